@@ -1,0 +1,29 @@
+//! The `akushu` command line: one file per subcommand, this file only parses and dispatches.
+//! Every subcommand prints its resolved configuration (seed included) before it starts.
+
+use clap::{Parser, Subcommand};
+
+pub mod bench;
+
+/// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
+#[derive(Debug, Parser)]
+#[command(name = "akushu", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Speed measurements (playouts, ...).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Parses the command line and runs the subcommand.
+pub fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Bench(cmd) => bench::run(cmd),
+    }
+}

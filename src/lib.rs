@@ -1,0 +1,33 @@
+//! # akushu (悪手, "bad move")
+//!
+//! A research toolkit that learns which moves in 9x9 Go are bad and uses that knowledge to
+//! prune Monte-Carlo tree search. The ideas come from five short papers summarised in the
+//! project's `SEEDS.md` notes; `ARCHITECTURE.md` maps every module.
+//!
+//! ## Reading guide
+//!
+//! Read bottom-up, like michi:
+//!
+//! 1. **Coordinates** — [`rules::coord`]: the one table of coordinate systems (flat index,
+//!    row/col, GTP, SGF) and the only conversions.
+//! 2. **The board** — [`rules::board::Board`]: `place` is where stones go down, chains merge
+//!    and captures happen; `random_move` is the seed's O(1) empty-point draw.
+//! 3. **The game** — [`rules::game::Game`]: history, superko, passes, komi; [`rules::score`]
+//!    counts area and territory.
+//! 4. **Playouts** — [`playout::run`]: the loop every Monte-Carlo engine here shares; a
+//!    [`playout::PlayoutPolicy`] decides each move, which is where pruning plugs in.
+//!
+//! Higher layers (datasets, networks, search, GTP, tournaments) build on these four and never
+//! the other way round.
+//!
+//! ```
+//! use akushu::rules::{Game, Move};
+//! let mut game = Game::new(6.5);
+//! game.play(Move::from_gtp("E5").unwrap()).unwrap();
+//! assert!(game.play(Move::from_gtp("E5").unwrap()).is_err()); // occupied
+//! ```
+
+pub mod cli;
+pub mod playout;
+pub mod rules;
+pub mod util;

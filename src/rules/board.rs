@@ -1,0 +1,656 @@
+//! The playout-grade board: stones, chains with exact liberty sets, captures, suicide and
+//! simple-ko rules, an incremental Zobrist hash and the O(1) empty-point list.
+//!
+//! Chains are a union-find with one level: every stone names its chain's representative
+//! point, and the representative holds the chain's stones and liberties as 81-bit masks
+//! (`u128`). Merging ORs the masks and relabels the smaller chain; a capture is "liberty mask
+//! became zero". This is the modern equivalent of the seed's two-level tree (SEEDS.md B), with
+//! exact liberty counts for free (`count_ones`).
+//!
+//! The empty points live in an array whose first `n_empty` entries are the empty points
+//! (SEEDS.md B): a random empty point is one index draw, removal is a swap with the last
+//! entry, captured stones are appended. `empty_pos` keeps every point's slot for O(1) removal.
+//!
+//! The board knows nothing of history: positional superko, passes, komi and scoring policy
+//! live in [`Game`](super::Game).
+
+use std::fmt;
+
+use thiserror::Error;
+
+use super::coord::{Move, NN, Point};
+use super::tables::{
+    BOARD, BitIter, Bits, DIAGONAL_MASK, NEIGHBOUR_COUNT, NEIGHBOUR_MASK, NEIGHBOURS, ZOBRIST, bit,
+    flood,
+};
+use crate::util::rng::FastRng;
+
+/// A stone colour. The discriminants are the paper's input encoding (1 black, 2 white).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[repr(u8)]
+pub enum Color {
+    Black = 1,
+    White = 2,
+}
+
+impl Color {
+    #[inline(always)]
+    pub const fn opponent(self) -> Color {
+        match self {
+            Color::Black => Color::White,
+            Color::White => Color::Black,
+        }
+    }
+    /// 0 for black, 1 for white: the index into per-colour arrays.
+    #[inline(always)]
+    pub const fn idx(self) -> usize {
+        self as usize - 1
+    }
+    /// `B` or `W`, as in SGF and GTP.
+    pub fn letter(self) -> char {
+        match self {
+            Color::Black => 'B',
+            Color::White => 'W',
+        }
+    }
+    /// Reads `b`, `black`, `w`, `white` in any case (GTP and SGF spellings).
+    pub fn parse(text: &str) -> Option<Color> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "b" | "black" => Some(Color::Black),
+            "w" | "white" => Some(Color::White),
+            _ => None,
+        }
+    }
+}
+
+/// Why a move may not be played. The game layer adds superko.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum IllegalMove {
+    #[error("point {0} is occupied")]
+    Occupied(Point),
+    #[error("move at {0} is suicide")]
+    Suicide(Point),
+    #[error("move at {0} retakes a ko")]
+    Ko(Point),
+    #[error("move at {0} repeats an earlier position (positional superko)")]
+    Superko(Point),
+    #[error("the game is already over")]
+    GameOver,
+}
+
+/// Marker for "no point" in the compact `u8` fields.
+const NONE: u8 = u8::MAX;
+
+/// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2.8 KB).
+#[derive(Clone, Copy)]
+pub struct Board {
+    /// 0 empty, 1 black, 2 white (the paper's encoding).
+    cells: [u8; NN],
+    /// Stones of each colour (index by [`Color::idx`]).
+    stones: [Bits; 2],
+    /// Representative point of each stone's chain (`NONE` on empty points).
+    chain: [u8; NN],
+    /// Stones of the chain whose representative is the index (stale elsewhere).
+    chain_stones: [Bits; NN],
+    /// Liberties of the chain whose representative is the index (stale elsewhere).
+    chain_libs: [Bits; NN],
+    /// Empty points: the first `n_empty` entries.
+    empty: [u8; NN],
+    /// Slot of each empty point in `empty`.
+    empty_pos: [u8; NN],
+    n_empty: u8,
+    /// Point forbidden by simple ko for the next move, or `NONE`.
+    ko: u8,
+    /// Zobrist hash of the stones (no side to move, no ko).
+    hash: u64,
+    /// Prisoners taken by black and by white.
+    captures: [u32; 2],
+}
+
+impl Default for Board {
+    fn default() -> Self {
+        Board::new()
+    }
+}
+
+impl PartialEq for Board {
+    /// Two boards are equal when they hold the same stones and ko point (the order of the
+    /// empty list and the chain representatives are implementation details).
+    fn eq(&self, other: &Self) -> bool {
+        self.cells == other.cells && self.ko == other.ko
+    }
+}
+
+impl Board {
+    /// The empty board.
+    pub fn new() -> Board {
+        let mut empty = [0u8; NN];
+        let mut empty_pos = [0u8; NN];
+        for i in 0..NN {
+            empty[i] = i as u8;
+            empty_pos[i] = i as u8;
+        }
+        Board {
+            cells: [0; NN],
+            stones: [0; 2],
+            chain: [NONE; NN],
+            chain_stones: [0; NN],
+            chain_libs: [0; NN],
+            empty,
+            empty_pos,
+            n_empty: NN as u8,
+            ko: NONE,
+            hash: 0,
+            captures: [0; 2],
+        }
+    }
+
+    // ----- queries -------------------------------------------------------------------------
+
+    /// Contents of a point: `None` when empty.
+    #[inline]
+    pub fn color_at(&self, p: Point) -> Option<Color> {
+        match self.cells[p.index()] {
+            1 => Some(Color::Black),
+            2 => Some(Color::White),
+            _ => None,
+        }
+    }
+
+    /// The paper's 81 inputs: 0 empty, 1 black, 2 white, in flat-index order.
+    #[inline]
+    pub fn cells(&self) -> &[u8; NN] {
+        &self.cells
+    }
+
+    /// Stones of one colour as a mask.
+    #[inline(always)]
+    pub fn stones(&self, c: Color) -> Bits {
+        self.stones[c.idx()]
+    }
+
+    /// Empty points as a mask.
+    #[inline(always)]
+    pub fn empty_bits(&self) -> Bits {
+        BOARD & !(self.stones[0] | self.stones[1])
+    }
+
+    /// The empty points, in the list's current (arbitrary) order.
+    pub fn empty_points(&self) -> &[u8] {
+        &self.empty[..self.n_empty as usize]
+    }
+
+    pub fn empty_count(&self) -> usize {
+        self.n_empty as usize
+    }
+
+    /// Zobrist hash of the stones alone.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The point simple ko forbids for the next move, if any.
+    pub fn ko_point(&self) -> Option<Point> {
+        (self.ko != NONE).then(|| Point::new(self.ko as usize))
+    }
+
+    /// Prisoners captured so far by `c`.
+    pub fn captures(&self, c: Color) -> u32 {
+        self.captures[c.idx()]
+    }
+
+    /// Stones of the chain through `p` (empty set when `p` is empty).
+    #[inline]
+    pub fn chain_stones(&self, p: Point) -> Bits {
+        match self.chain[p.index()] {
+            NONE => 0,
+            r => self.chain_stones[r as usize],
+        }
+    }
+
+    /// Liberties of the chain through `p` (empty set when `p` is empty).
+    #[inline]
+    pub fn chain_liberties(&self, p: Point) -> Bits {
+        match self.chain[p.index()] {
+            NONE => 0,
+            r => self.chain_libs[r as usize],
+        }
+    }
+
+    /// Number of liberties of the chain through `p` (0 when `p` is empty).
+    #[inline]
+    pub fn liberty_count(&self, p: Point) -> u32 {
+        self.chain_liberties(p).count_ones()
+    }
+
+    /// Representative point of the chain through `p` (a stable chain id until the chain
+    /// changes), or `None` when `p` is empty.
+    pub fn chain_id(&self, p: Point) -> Option<Point> {
+        match self.chain[p.index()] {
+            NONE => None,
+            r => Some(Point::new(r as usize)),
+        }
+    }
+
+    /// True when `p` is an empty point whose orthogonal neighbours are all `c`'s stones and
+    /// whose diagonals hold too few opponent stones to make it false (at most one in the
+    /// middle, none on the edge). Playouts never fill such a point of their own.
+    #[inline]
+    pub fn is_eye(&self, c: Color, p: Point) -> bool {
+        let i = p.index();
+        if NEIGHBOUR_MASK[i] & !self.stones[c.idx()] != 0 {
+            return false;
+        }
+        let diag = DIAGONAL_MASK[i];
+        let bad = (diag & self.stones[c.opponent().idx()]).count_ones();
+        if diag.count_ones() < 4 {
+            bad == 0
+        } else {
+            bad < 2
+        }
+    }
+
+    /// Checks a stone of colour `c` at `p` against the board's rules (occupied, ko, suicide).
+    pub fn check(&self, c: Color, p: Point) -> Result<(), IllegalMove> {
+        let i = p.index();
+        if self.cells[i] != 0 {
+            return Err(IllegalMove::Occupied(p));
+        }
+        if self.ko == i as u8 {
+            return Err(IllegalMove::Ko(p));
+        }
+        if self.is_suicide(c, i) {
+            return Err(IllegalMove::Suicide(p));
+        }
+        Ok(())
+    }
+
+    /// Fast legality test (same rules as [`Board::check`]).
+    #[inline]
+    pub fn is_legal(&self, c: Color, p: Point) -> bool {
+        let i = p.index();
+        self.cells[i] == 0 && self.ko != i as u8 && !self.is_suicide(c, i)
+    }
+
+    /// Would a stone of `c` on the empty point `i` have no liberties and capture nothing?
+    #[inline]
+    fn is_suicide(&self, c: Color, i: usize) -> bool {
+        if NEIGHBOUR_MASK[i] & self.empty_bits() != 0 {
+            return false;
+        }
+        let pb = bit(i);
+        let ci = c as u8;
+        for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
+            let libs = self.chain_libs[self.chain[n as usize] as usize];
+            if self.cells[n as usize] == ci {
+                if libs != pb {
+                    return false; // joins a chain that keeps another liberty
+                }
+            } else if libs == pb {
+                return false; // captures
+            }
+        }
+        true
+    }
+
+    /// Would a stone of `c` at `p` be left in atari (one liberty) without capturing?
+    /// Used by the rule-based pruners and playout heuristics.
+    pub fn is_self_atari(&self, c: Color, p: Point) -> bool {
+        let i = p.index();
+        if self.cells[i] != 0 {
+            return false;
+        }
+        let mut after = *self;
+        let captured_before = after.captures[c.idx()];
+        if after.place(c, i).is_none() {
+            return false;
+        }
+        after.captures[c.idx()] == captured_before && after.liberty_count(p) == 1
+    }
+
+    // ----- moves ---------------------------------------------------------------------------
+
+    /// Plays a stone after checking the rules; returns the number of stones captured.
+    pub fn play(&mut self, c: Color, p: Point) -> Result<u32, IllegalMove> {
+        self.check(c, p)?;
+        Ok(self.place(c, p.index()).expect("checked move is legal"))
+    }
+
+    /// Plays a move (a pass only clears the ko point).
+    pub fn play_move(&mut self, c: Color, m: Move) -> Result<u32, IllegalMove> {
+        match m {
+            Move::Pass => {
+                self.ko = NONE;
+                Ok(0)
+            }
+            Move::Play(p) => self.play(c, p),
+        }
+    }
+
+    /// Plays a move already known to be legal (playouts test legality first).
+    #[inline]
+    pub fn play_legal(&mut self, c: Color, p: Point) {
+        let placed = self.place(c, p.index());
+        debug_assert!(
+            placed.is_some(),
+            "play_legal called with an illegal move {p}"
+        );
+    }
+
+    /// Places the stone and resolves captures. Returns `None` (board unchanged) for suicide.
+    /// The caller has checked that the point is empty and not the ko point.
+    #[inline]
+    fn place(&mut self, c: Color, i: usize) -> Option<u32> {
+        if self.is_suicide(c, i) {
+            return None;
+        }
+        let pb = bit(i);
+        let me = c.idx();
+        let ci = c as u8;
+        self.remove_empty(i);
+        self.cells[i] = ci;
+        self.stones[me] |= pb;
+        self.hash ^= ZOBRIST[me][i];
+        self.chain[i] = i as u8;
+        self.chain_stones[i] = pb;
+        self.chain_libs[i] = NEIGHBOUR_MASK[i] & self.empty_bits();
+
+        let mut rep = i;
+        let mut captured = 0u32;
+        let mut last_captured = NONE;
+        for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
+            let n = n as usize;
+            let cell = self.cells[n];
+            if cell == ci {
+                let r = self.chain[n] as usize;
+                if r != rep {
+                    rep = self.merge(rep, r);
+                }
+            } else if cell != 0 {
+                let r = self.chain[n] as usize;
+                self.chain_libs[r] &= !pb;
+                if self.chain_libs[r] == 0 {
+                    let taken = self.chain_stones[r];
+                    captured += taken.count_ones();
+                    last_captured = r as u8; // a single-stone chain's representative is itself
+                    self.remove_chain(taken, c);
+                }
+            }
+        }
+        self.chain_libs[rep] &= !pb;
+        self.captures[me] += captured;
+
+        // Simple ko: exactly one stone captured by a lone stone now in atari.
+        self.ko = if captured == 1
+            && self.chain_stones[rep] == pb
+            && self.chain_libs[rep].count_ones() == 1
+        {
+            last_captured
+        } else {
+            NONE
+        };
+        Some(captured)
+    }
+
+    /// Joins chains `a` and `b`; the larger keeps its representative. Returns it.
+    #[inline]
+    fn merge(&mut self, a: usize, b: usize) -> usize {
+        let (big, small) = if self.chain_stones[a].count_ones() >= self.chain_stones[b].count_ones()
+        {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let moved = self.chain_stones[small];
+        for s in BitIter(moved) {
+            self.chain[s] = big as u8;
+        }
+        self.chain_stones[big] |= moved;
+        self.chain_libs[big] |= self.chain_libs[small];
+        big
+    }
+
+    /// Lifts the captured stones `taken` (of `capturer`'s opponent) off the board and gives
+    /// their points back as liberties to the capturer's adjacent chains.
+    fn remove_chain(&mut self, taken: Bits, capturer: Color) {
+        let victim = capturer.opponent().idx();
+        let ci = capturer as u8;
+        self.stones[victim] &= !taken;
+        for s in BitIter(taken) {
+            self.cells[s] = 0;
+            self.chain[s] = NONE;
+            self.hash ^= ZOBRIST[victim][s];
+            self.add_empty(s);
+        }
+        for s in BitIter(taken) {
+            for &n in &NEIGHBOURS[s][..NEIGHBOUR_COUNT[s] as usize] {
+                if self.cells[n as usize] == ci {
+                    let r = self.chain[n as usize] as usize;
+                    self.chain_libs[r] |= bit(s);
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn remove_empty(&mut self, i: usize) {
+        let slot = self.empty_pos[i] as usize;
+        let last = self.n_empty as usize - 1;
+        let moved = self.empty[last];
+        self.empty[slot] = moved;
+        self.empty_pos[moved as usize] = slot as u8;
+        self.n_empty -= 1;
+    }
+
+    #[inline(always)]
+    fn add_empty(&mut self, i: usize) {
+        let k = self.n_empty as usize;
+        self.empty[k] = i as u8;
+        self.empty_pos[i] = k as u8;
+        self.n_empty += 1;
+    }
+
+    /// Places setup stones (SGF `AB`/`AW`) without capture logic. Fails if the point is
+    /// occupied; chains and liberties are rebuilt from scratch afterwards by the caller's
+    /// last call, so prefer [`Board::setup`] for a batch.
+    pub fn setup(
+        &mut self,
+        black: &[Point],
+        white: &[Point],
+        empty: &[Point],
+    ) -> Result<(), String> {
+        let mut cells = self.cells;
+        for p in empty {
+            cells[p.index()] = 0;
+        }
+        for (list, v) in [(black, 1u8), (white, 2u8)] {
+            for p in list {
+                cells[p.index()] = v;
+            }
+        }
+        let rebuilt = Board::from_cells(&cells, self.captures)?;
+        *self = rebuilt;
+        Ok(())
+    }
+
+    /// Builds a board from the paper's 81-cell encoding, computing chains, liberties, hash and
+    /// the empty list from scratch. Fails when a chain has no liberty.
+    pub fn from_cells(cells: &[u8; NN], captures: [u32; 2]) -> Result<Board, String> {
+        let mut b = Board::new();
+        b.captures = captures;
+        b.n_empty = 0;
+        for i in 0..NN {
+            match cells[i] {
+                0 => b.add_empty(i),
+                v @ (1 | 2) => {
+                    b.cells[i] = v;
+                    b.stones[v as usize - 1] |= bit(i);
+                    b.hash ^= ZOBRIST[v as usize - 1][i];
+                }
+                v => return Err(format!("cell {i} holds {v}, expected 0, 1 or 2")),
+            }
+        }
+        let empty = b.empty_bits();
+        for c in 0..2 {
+            let mut left = b.stones[c];
+            while left != 0 {
+                let seed = left & left.wrapping_neg();
+                let chain = flood(seed, b.stones[c]);
+                left &= !chain;
+                let rep = chain.trailing_zeros() as usize;
+                let libs = super::tables::grow(chain) & empty;
+                if libs == 0 {
+                    return Err(format!("chain at {} has no liberties", Point::new(rep)));
+                }
+                for s in BitIter(chain) {
+                    b.chain[s] = rep as u8;
+                }
+                b.chain_stones[rep] = chain;
+                b.chain_libs[rep] = libs;
+            }
+        }
+        Ok(b)
+    }
+
+    /// Reads a board diagram: 9 rows of `.` (empty), `X` (black), `O` (white), top row first;
+    /// spaces are ignored, as are lines that hold none of these characters (labels). Letters
+    /// `x`/`o` and `+` (empty) are accepted too.
+    pub fn from_diagram(text: &str) -> Result<Board, String> {
+        let mut cells = [0u8; NN];
+        let mut row = 0;
+        for line in text.lines() {
+            let symbols: Vec<u8> = line
+                .bytes()
+                .filter_map(|b| match b {
+                    b'.' | b'+' => Some(0),
+                    b'X' | b'x' | b'#' => Some(1),
+                    b'O' | b'o' => Some(2),
+                    _ => None,
+                })
+                .collect();
+            if symbols.is_empty() {
+                continue;
+            }
+            if symbols.len() != 9 {
+                return Err(format!(
+                    "diagram row {} has {} points, expected 9",
+                    row + 1,
+                    symbols.len()
+                ));
+            }
+            if row == 9 {
+                return Err("diagram has more than 9 rows".into());
+            }
+            cells[row * 9..row * 9 + 9].copy_from_slice(&symbols);
+            row += 1;
+        }
+        if row != 9 {
+            return Err(format!("diagram has {row} rows, expected 9"));
+        }
+        Board::from_cells(&cells, [0, 0])
+    }
+
+    // ----- playouts ------------------------------------------------------------------------
+
+    /// A uniformly random point among the empty points in `allowed` that `c` may legally play
+    /// and that is not `c`'s own eye, or `None` when there is none.
+    ///
+    /// The seed's O(1) draw (SEEDS.md B) with rejection: draw a slot among the first `k`
+    /// entries of the empty list; a rejected point is swapped to slot `k-1` and `k` shrinks,
+    /// so each point is tried at most once and the accepted one is uniform among the
+    /// acceptable. Only the order of the empty list changes.
+    #[inline]
+    pub fn random_move(&mut self, c: Color, allowed: Bits, rng: &mut FastRng) -> Option<Point> {
+        let mut k = self.n_empty as usize;
+        while k > 0 {
+            let slot = rng.below(k as u32) as usize;
+            let i = self.empty[slot] as usize;
+            let p = Point::new(i);
+            if allowed & bit(i) != 0 && !self.is_eye(c, p) && self.is_legal(c, p) {
+                return Some(p);
+            }
+            k -= 1;
+            // move the rejected point out of the draw range
+            let other = self.empty[k];
+            self.empty[slot] = other;
+            self.empty_pos[other as usize] = slot as u8;
+            self.empty[k] = i as u8;
+            self.empty_pos[i] = k as u8;
+        }
+        None
+    }
+
+    // ----- checking ------------------------------------------------------------------------
+
+    /// Recomputes everything from the cells and compares it with the incremental state.
+    /// Returns a description of the first difference. Used by the property tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let fresh = Board::from_cells(&self.cells, self.captures)?;
+        if fresh.hash != self.hash {
+            return Err("hash differs from recomputation".into());
+        }
+        if fresh.stones != self.stones {
+            return Err("stone masks differ".into());
+        }
+        let empties = self.empty_bits();
+        if fresh.n_empty != self.n_empty {
+            return Err(format!("empty count {} != {}", self.n_empty, fresh.n_empty));
+        }
+        let mut listed = 0u128;
+        for (slot, &p) in self.empty_points().iter().enumerate() {
+            if self.empty_pos[p as usize] as usize != slot {
+                return Err(format!("empty_pos of {} is wrong", Point::new(p as usize)));
+            }
+            listed |= bit(p as usize);
+        }
+        if listed != empties {
+            return Err("empty list does not match the empty points".into());
+        }
+        for i in 0..NN {
+            let p = Point::new(i);
+            if self.cells[i] == 0 {
+                if self.chain[i] != NONE {
+                    return Err(format!("empty point {p} has a chain"));
+                }
+                continue;
+            }
+            if self.chain_stones(p) != fresh.chain_stones(p) {
+                return Err(format!("chain stones at {p} differ"));
+            }
+            if self.chain_liberties(p) != fresh.chain_liberties(p) {
+                return Err(format!("liberties at {p} differ"));
+            }
+            if self.chain_stones(p) & bit(self.chain[i] as usize) == 0 {
+                return Err(format!("representative of {p} is not in its chain"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Board {
+    /// Diagram with GTP coordinates: `X` black, `O` white, `.` empty.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "   A B C D E F G H J")?;
+        for r in 0..9 {
+            write!(f, "{} ", 9 - r)?;
+            for c in 0..9 {
+                let ch = match self.cells[r * 9 + c] {
+                    1 => 'X',
+                    2 => 'O',
+                    _ => '.',
+                };
+                write!(f, " {ch}")?;
+            }
+            writeln!(f, "  {}", 9 - r)?;
+        }
+        write!(f, "   A B C D E F G H J")
+    }
+}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{self}")
+    }
+}

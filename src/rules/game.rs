@@ -1,0 +1,183 @@
+//! The game layer above [`Board`]: side to move, history, positional superko, passes (two in
+//! a row end the game), komi, undo and final scoring.
+
+use std::collections::HashSet;
+
+use super::board::{Board, Color, IllegalMove};
+use super::coord::Move;
+use super::score::{self, Count};
+use super::tables::Bits;
+
+/// Scoring rule for the final result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scoring {
+    /// Tromp-Taylor area scoring (stones + surrounded empty points): akushu's default.
+    #[default]
+    Area,
+    /// Japanese-style: territory + prisoners (dead stones must be named).
+    Territory,
+}
+
+/// A game in progress.
+#[derive(Clone, Debug)]
+pub struct Game {
+    board: Board,
+    to_move: Color,
+    komi: f32,
+    /// Moves played so far, with their colour.
+    moves: Vec<(Color, Move)>,
+    /// Board before each move, for undo.
+    snapshots: Vec<Board>,
+    /// Hashes of every position seen (positional superko).
+    seen: HashSet<u64>,
+    /// Consecutive passes at the end of `moves`.
+    passes: u8,
+    /// Whether positional superko is enforced (on by default).
+    superko: bool,
+}
+
+impl Game {
+    /// A new game on the empty board, black to move.
+    pub fn new(komi: f32) -> Game {
+        Game::from_board(Board::new(), Color::Black, komi)
+    }
+
+    /// A game starting from a set-up position (handicap stones, problems).
+    pub fn from_board(board: Board, to_move: Color, komi: f32) -> Game {
+        let mut seen = HashSet::new();
+        seen.insert(board.hash());
+        Game {
+            board,
+            to_move,
+            komi,
+            moves: Vec::new(),
+            snapshots: Vec::new(),
+            seen,
+            passes: 0,
+            superko: true,
+        }
+    }
+
+    /// Turns positional superko on or off (records from servers that use simple ko only).
+    pub fn set_superko(&mut self, on: bool) {
+        self.superko = on;
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+    /// Sets who moves next (SGF `PL`, GTP `play` out of turn).
+    pub fn set_to_move(&mut self, c: Color) {
+        self.to_move = c;
+    }
+    pub fn komi(&self) -> f32 {
+        self.komi
+    }
+    pub fn set_komi(&mut self, komi: f32) {
+        self.komi = komi;
+    }
+    pub fn moves(&self) -> &[(Color, Move)] {
+        &self.moves
+    }
+    pub fn move_count(&self) -> usize {
+        self.moves.len()
+    }
+    pub fn last_move(&self) -> Option<(Color, Move)> {
+        self.moves.last().copied()
+    }
+    /// Two passes in a row end the game.
+    pub fn is_over(&self) -> bool {
+        self.passes >= 2
+    }
+
+    /// Checks `m` for `c` against every rule, superko included, without playing it.
+    pub fn check(&self, c: Color, m: Move) -> Result<(), IllegalMove> {
+        if self.is_over() {
+            return Err(IllegalMove::GameOver);
+        }
+        let Move::Play(p) = m else { return Ok(()) };
+        self.board.check(c, p)?;
+        if self.superko {
+            let mut after = self.board;
+            after.play_legal(c, p);
+            if self.seen.contains(&after.hash()) {
+                return Err(IllegalMove::Superko(p));
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays `m` for the side to move.
+    pub fn play(&mut self, m: Move) -> Result<(), IllegalMove> {
+        self.play_as(self.to_move, m)
+    }
+
+    /// Plays `m` for colour `c` (which need not be the side to move, as GTP allows); the
+    /// opponent of `c` moves next.
+    pub fn play_as(&mut self, c: Color, m: Move) -> Result<(), IllegalMove> {
+        self.check(c, m)?;
+        self.snapshots.push(self.board);
+        match m {
+            Move::Pass => {
+                self.board.play_move(c, Move::Pass)?;
+                self.passes += 1;
+            }
+            Move::Play(p) => {
+                self.board.play_legal(c, p);
+                self.seen.insert(self.board.hash());
+                self.passes = 0;
+            }
+        }
+        self.moves.push((c, m));
+        self.to_move = c.opponent();
+        Ok(())
+    }
+
+    /// Takes back the last move; false when there is none.
+    pub fn undo(&mut self) -> bool {
+        let (Some(before), Some((c, m))) = (self.snapshots.pop(), self.moves.pop()) else {
+            return false;
+        };
+        if let Move::Play(_) = m {
+            // Only remove the hash if no other occurrence remains (it cannot: superko).
+            self.seen.remove(&self.board.hash());
+        }
+        self.board = before;
+        self.to_move = c;
+        self.passes = self
+            .moves
+            .iter()
+            .rev()
+            .take_while(|(_, m)| *m == Move::Pass)
+            .count() as u8;
+        true
+    }
+
+    /// Area (Tromp-Taylor) count.
+    pub fn area(&self) -> Count {
+        score::area(&self.board)
+    }
+
+    /// Black's margin under `scoring` with komi (dead stones only matter for territory).
+    pub fn score(&self, scoring: Scoring, dead: Bits) -> f32 {
+        match scoring {
+            Scoring::Area => score::area(&self.board).margin(self.komi),
+            Scoring::Territory => score::territory(&self.board, dead).margin(self.komi),
+        }
+    }
+
+    /// The result text in SGF/GTP style: `B+3.5`, `W+0.5`, `0` for a draw.
+    pub fn result_text(margin: f32) -> String {
+        if margin > 0.0 {
+            format!("B+{margin}")
+        } else if margin < 0.0 {
+            format!("W+{}", -margin)
+        } else {
+            "0".to_string()
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Atomic output: every result file is written to a temporary sibling and renamed into place,
+//! so an interrupted run never leaves a half-written file behind.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The temporary path used while `path` is being written.
+fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(format!(".tmp-{}", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Writes `bytes` to `path` atomically (temporary file, fsync, rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// Writes `path` atomically through a buffered writer handed to `fill`.
+pub fn write_atomic_with<F>(path: &Path, fill: F) -> io::Result<()>
+where
+    F: FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
+{
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir)?;
+    }
+    let tmp = temp_path(path);
+    let result = (|| {
+        let mut w = io::BufWriter::new(fs::File::create(&tmp)?);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_and_replaces() {
+        let dir = std::env::temp_dir().join(format!("akushu-fsio-{}", std::process::id()));
+        let path = dir.join("a.txt");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        let failed = write_atomic_with(&path, |_| Err(io::Error::other("boom")));
+        assert!(failed.is_err());
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            b"two",
+            "a failed write keeps the old file"
+        );
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left behind"
+        );
+        fs::remove_dir_all(dir).unwrap();
+    }
+}
