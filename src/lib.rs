@@ -29,5 +29,7 @@
 
 pub mod cli;
 pub mod playout;
+pub mod prune;
 pub mod rules;
+pub mod search;
 pub mod util;

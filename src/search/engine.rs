@@ -1,0 +1,41 @@
+//! The interface every in-process player implements. GTP (`akushu gtp`) and the arena drive
+//! engines only through it.
+
+use crate::rules::{Color, Game, IllegalMove, Move};
+
+/// An engine's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineMove {
+    Play(Move),
+    Resign,
+}
+
+/// What a move decision cost and what the engine thinks of the position.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MoveStats {
+    /// Simulations (playouts) run for this move.
+    pub simulations: u64,
+    /// Wall-clock seconds spent thinking.
+    pub seconds: f64,
+    /// The engine's estimated win rate for the side that moved, if it has one.
+    pub winrate: Option<f32>,
+}
+
+/// A Go player that keeps its own copy of the game.
+pub trait Engine: Send {
+    /// The engine spec it was built from (e.g. `uct:sims=10000,prune=nn:41@0`).
+    fn name(&self) -> String;
+    /// Starts a new game on the empty board with this komi.
+    fn new_game(&mut self, komi: f32);
+    /// Records a move made by either side (GTP `play`).
+    fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove>;
+    /// Chooses and plays a move for `color`.
+    fn genmove(&mut self, color: Color) -> (EngineMove, MoveStats);
+    /// Takes back the last move (GTP `undo`); false when there is none.
+    fn undo(&mut self) -> bool;
+    /// The engine's view of the game.
+    fn game(&self) -> &Game;
+    /// Sets the time left for the engine's own side (GTP `time_left`); engines with a fixed
+    /// simulation budget may ignore it.
+    fn set_time_left(&mut self, _color: Color, _seconds: f64) {}
+}
