@@ -28,6 +28,7 @@
 //! ```
 
 pub mod cli;
+pub mod dataset;
 pub mod playout;
 pub mod prune;
 pub mod rules;
