@@ -60,7 +60,8 @@ impl Position {
         Move::from_index(self.played as usize).expect("stored moves are valid")
     }
 
-    /// Rebuilds the board (chains, liberties, hash) from the cells; the ko point is restored.
+    /// Rebuilds the board (chains, liberties, hash) from the cells. The ko point is not part
+    /// of it: check `ko` before playing.
     pub fn board(&self) -> Board {
         Board::from_cells(&self.cells, [0, 0]).expect("stored positions are legal")
     }
