@@ -31,6 +31,7 @@ pub mod cli;
 pub mod dataset;
 pub mod playout;
 pub mod prune;
+pub mod report;
 pub mod rules;
 pub mod search;
 pub mod util;
