@@ -63,7 +63,7 @@ fn naive_play(cells: &[u8; NN], c: u8, p: usize) -> Option<[u8; NN]> {
 #[test]
 fn random_games_keep_incremental_state_exact() {
     let mut checked = 0;
-    for game in 0..300u64 {
+    for game in 0..400u64 {
         let mut rng = FastRng::for_stream(2024, game);
         let mut board = Board::new();
         let mut color = Color::Black;
