@@ -13,7 +13,14 @@ fn bench_playout(c: &mut Criterion) {
     c.bench_function("playout_from_empty_board", |b| {
         b.iter(|| {
             let mut board = empty;
-            playout::run(&mut board, Color::Black, &mut Uniform, &mut rng, &config, |_, _| {})
+            playout::run(
+                &mut board,
+                Color::Black,
+                &mut Uniform,
+                &mut rng,
+                &config,
+                |_, _| {},
+            )
         })
     });
 
@@ -30,7 +37,9 @@ fn bench_playout(c: &mut Criterion) {
     c.bench_function("random_move_and_play_midgame", |b| {
         b.iter(|| {
             let mut board = mid;
-            let p = board.random_move(color, BOARD, &mut rng).expect("moves left");
+            let p = board
+                .random_move(color, BOARD, &mut rng)
+                .expect("moves left");
             board.play_legal(color, p);
             board
         })
