@@ -332,8 +332,30 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
                     };
                     target.extend(s.iter().copied());
                 }
+                // OGS writes empty values inside setup lists (`AB[ee][][db]`), which
+                // sgf-parse refuses as a whole: keep the real points, ignore the empties.
                 Prop::Invalid(name, values) if matches!(name.as_str(), "AB" | "AW" | "AE") => {
-                    return Err(SgfError::BadSetup(values.join(",")));
+                    if !rec.moves.is_empty() {
+                        return Err(SgfError::SetupAfterMoves {
+                            number: rec.moves.len(),
+                        });
+                    }
+                    let target = match name.as_str() {
+                        "AB" => &mut black,
+                        "AW" => &mut white,
+                        _ => &mut empty,
+                    };
+                    for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+                        match Move::from_sgf(v, N) {
+                            Ok(Move::Play(p)) => {
+                                target.insert(go::Point {
+                                    x: p.col() as u8,
+                                    y: p.row() as u8,
+                                });
+                            }
+                            _ => return Err(SgfError::BadSetup(values.join(","))),
+                        }
+                    }
                 }
                 Prop::PL(c) if rec.moves.is_empty() => {
                     rec.first_player = Some(match c {
