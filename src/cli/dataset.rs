@@ -45,6 +45,9 @@ pub struct BuildArgs {
     /// Drop handicap games (HA >= 2 or setup stones).
     #[arg(long)]
     pub no_handicap: bool,
+    /// With --no-handicap, keep games with setup stones but HA < 2 (as the OGS index counts).
+    #[arg(long)]
+    pub allow_setup: bool,
     /// Drop games whose result is unknown or void.
     #[arg(long)]
     pub result_known: bool,
@@ -163,6 +166,7 @@ pub fn resolve_config(a: &BuildArgs) -> Result<BuildConfig> {
         f.max_moves = v;
     }
     f.no_handicap |= a.no_handicap;
+    f.allow_setup |= a.allow_setup;
     f.result_known |= a.result_known;
     f.exclude_bots |= a.exclude_bots;
     if a.min_rank.is_some() {

@@ -27,8 +27,12 @@ pub struct FilterConfig {
     pub min_moves: usize,
     /// Maximum main-line moves (0 = no limit).
     pub max_moves: usize,
-    /// Drop games with `HA` >= 2 or any setup stones.
+    /// Drop handicap games: `HA` >= 2, and (unless `allow_setup`) games that start from
+    /// setup stones (`AB`/`AW`), which on OGS are mostly handicap stones without `HA`.
     pub no_handicap: bool,
+    /// With `no_handicap`, keep games with setup stones but `HA` < 2 (the shared OGS
+    /// index counts only `HA` as handicap; this reproduces its figures exactly).
+    pub allow_setup: bool,
     /// Drop games whose result is unknown (`?`, empty) or void; draws are kept.
     pub result_known: bool,
     /// Lowest rank allowed (e.g. `1d`, `5k`); see `rank_scope`.
@@ -56,6 +60,7 @@ impl Default for FilterConfig {
             min_moves: 0,
             max_moves: 0,
             no_handicap: false,
+            allow_setup: false,
             result_known: false,
             min_rank: None,
             max_rank: None,
@@ -143,10 +148,12 @@ impl Filter {
         if c.result_known && !rec.result.is_known() {
             return Err("filter:result");
         }
-        if c.no_handicap
-            && (rec.handicap >= 2 || !rec.setup_black.is_empty() || !rec.setup_white.is_empty())
-        {
+        if c.no_handicap && rec.handicap >= 2 {
             return Err("filter:handicap");
+        }
+        let setup = !rec.setup_black.is_empty() || !rec.setup_white.is_empty();
+        if c.no_handicap && !c.allow_setup && setup {
+            return Err("filter:setup-stones");
         }
         let n = rec.moves.len();
         if n < c.min_moves || (c.max_moves > 0 && n > c.max_moves) {
@@ -239,10 +246,14 @@ mod tests {
             f.check(&rec("RE[B+R]HA[2]RU[Japanese]KM[6.5]", 6), &dan),
             Err("filter:handicap")
         );
-        assert_eq!(
-            f.check(&rec("RE[B+R]AB[aa]RU[Japanese]KM[6.5]", 6), &dan),
-            Err("filter:handicap")
-        );
+        let setup = rec("RE[B+R]AB[aa]RU[Japanese]KM[6.5]", 6);
+        assert_eq!(f.check(&setup, &dan), Err("filter:setup-stones"));
+        let allow = Filter::new(FilterConfig {
+            allow_setup: true,
+            ..f.cfg.clone()
+        })
+        .unwrap();
+        assert_eq!(allow.check(&setup, &dan), Ok(()));
         assert_eq!(
             f.check(&rec("RE[B+R]RU[Japanese]KM[6.5]", 3), &dan),
             Err("filter:moves")
