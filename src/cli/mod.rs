@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod dataset;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -18,6 +19,9 @@ pub enum Command {
     /// Speed measurements (playouts, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Game records to training data: build, stats, show.
+    #[command(subcommand)]
+    Dataset(dataset::DatasetCommand),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -25,5 +29,6 @@ pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Dataset(cmd) => dataset::run(cmd),
     }
 }
