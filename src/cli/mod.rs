@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod gtp;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -18,6 +19,8 @@ pub enum Command {
     /// Speed measurements (playouts, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Play Go over GTP on stdin/stdout with an engine spec.
+    Gtp(gtp::GtpArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -25,5 +28,6 @@ pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Gtp(args) => gtp::run(args),
     }
 }
