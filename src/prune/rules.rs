@@ -8,7 +8,8 @@
 //! never prefers a self-atari.
 
 use crate::prune::{PruneContext, Pruner};
-use crate::rules::{N, NN, Point};
+use crate::rules::tables::NEIGHBOUR_MASK;
+use crate::rules::{BitIter, Board, Color, N, NN, Point, bit};
 
 /// Weights of the rules; a point's badness is the sum of the weights of the rules it breaks.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -44,6 +45,25 @@ pub struct RulePruner {
     pub weights: RuleWeights,
 }
 
+/// Same answer as [`Board::is_self_atari`] without copying the board (the pruner runs on
+/// every playout move in one playout-pruning mode): a stone of `c` on the empty point `p`
+/// that captures nothing and ends with exactly one liberty.
+pub fn is_self_atari_fast(board: &Board, c: Color, p: Point) -> bool {
+    let i = p.index();
+    let pb = bit(i);
+    let mut libs = NEIGHBOUR_MASK[i] & board.empty_bits();
+    for n in BitIter(NEIGHBOUR_MASK[i] & !board.empty_bits()) {
+        let q = Point::new(n);
+        let chain_libs = board.chain_liberties(q);
+        if board.color_at(q) == Some(c) {
+            libs |= chain_libs;
+        } else if chain_libs == pb {
+            return false; // captures
+        }
+    }
+    (libs & !pb).count_ones() == 1
+}
+
 /// Distance of a point to the nearest edge: 0 on the first line.
 fn line(p: Point) -> usize {
     let (r, c) = (p.row(), p.col());
@@ -72,7 +92,7 @@ impl Pruner for RulePruner {
                 if ctx.board.is_eye(ctx.to_move, p) {
                     bad += w.own_eye;
                 }
-                if ctx.board.is_self_atari(ctx.to_move, p) {
+                if is_self_atari_fast(ctx.board, ctx.to_move, p) {
                     bad += w.self_atari;
                 }
             }
@@ -102,6 +122,38 @@ mod tests {
 
     fn at(s: &[f32; NN], gtp: &str) -> f32 {
         s[Move::from_gtp(gtp).unwrap().index()]
+    }
+
+    #[test]
+    fn fast_self_atari_agrees_with_the_board() {
+        use crate::rules::BOARD;
+        use crate::util::rng::FastRng;
+        let mut rng = FastRng::new(11);
+        let mut checked = 0;
+        for game in 0..40 {
+            let mut b = Board::new();
+            let mut c = Color::Black;
+            for m in 0..(20 + game * 3) {
+                for p in Point::all() {
+                    if b.color_at(p).is_none() {
+                        for col in [Color::Black, Color::White] {
+                            assert_eq!(
+                                is_self_atari_fast(&b, col, p),
+                                b.is_self_atari(col, p),
+                                "{b}\n{p} {col:?} move {m}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+                match b.random_move(c, BOARD, &mut rng) {
+                    Some(p) => b.play_legal(c, p),
+                    None => break,
+                }
+                c = c.opponent();
+            }
+        }
+        assert!(checked > 10_000);
     }
 
     #[test]

@@ -170,6 +170,23 @@ pub fn worst_share_mask(board: &Board, scores: &[f32; NN], share: f32) -> Bits {
     pts[..k].iter().fold(0, |m, &p| m | bit(p as usize))
 }
 
+/// A random playout move inside `allowed`; when none is playable and some empty point was
+/// forbidden, a random move anywhere (so playouts end). With nothing forbidden it draws
+/// exactly like the unpruned playout, so share 0 replays the unpruned search.
+#[inline]
+pub fn masked_move(
+    board: &mut Board,
+    color: Color,
+    allowed: Bits,
+    rng: &mut FastRng,
+) -> Option<Point> {
+    match board.random_move(color, allowed, rng) {
+        Some(p) => Some(p),
+        None if board.empty_bits() & !allowed != 0 => board.random_move(color, BOARD, rng),
+        None => None,
+    }
+}
+
 /// Playout policy for [`PlayoutEval::Leaf`]: each colour avoids its own forbidden set, fixed
 /// at the leaf; when no allowed move is left it falls back to every point, so playouts end.
 #[derive(Debug, Clone, Copy)]
@@ -181,9 +198,7 @@ pub struct LeafMasked {
 impl PlayoutPolicy for LeafMasked {
     #[inline]
     fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
-        board
-            .random_move(color, self.allowed[color.idx()], rng)
-            .or_else(|| board.random_move(color, BOARD, rng))
+        masked_move(board, color, self.allowed[color.idx()], rng)
     }
 }
 
@@ -210,9 +225,7 @@ impl PlayoutPolicy for EveryMove<'_> {
     fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
         self.slot.scores_uncached(board, color, &mut self.scores);
         let forbidden = worst_share_mask(board, &self.scores, self.share);
-        board
-            .random_move(color, BOARD & !forbidden, rng)
-            .or_else(|| board.random_move(color, BOARD, rng))
+        masked_move(board, color, BOARD & !forbidden, rng)
     }
 }
 

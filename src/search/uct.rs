@@ -236,6 +236,11 @@ impl UctEngine {
             .fold((0, 0), |(e, h), s| (e + s.evals, h + s.hits))
     }
 
+    /// Real visits of the first thread's current root (0 after a reset): shows tree reuse.
+    pub fn root_visits(&self) -> u32 {
+        self.workers[0].root().real_visits()
+    }
+
     /// Consecutive passes at the end of the game.
     fn trailing_passes(&self) -> u8 {
         self.game
@@ -401,6 +406,8 @@ impl Engine for UctEngine {
             for w in &mut self.workers {
                 w.advance(color, mv);
             }
+        } else {
+            self.reset_trees();
         }
         Ok(())
     }
