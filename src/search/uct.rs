@@ -361,12 +361,11 @@ impl UctEngine {
         let (m, stats) = self.decide(color, cleanup);
         if let EngineMove::Play(mv) = m
             && !was_over
+            && self.play(color, mv).is_err()
         {
-            if self.play(color, mv).is_err() {
-                // Cannot happen (root moves pass the game's check); pass rather than panic.
-                let _ = self.play(color, Move::Pass);
-                return (EngineMove::Play(Move::Pass), stats);
-            }
+            // Cannot happen (root moves pass the game's check); pass rather than panic.
+            let _ = self.play(color, Move::Pass);
+            return (EngineMove::Play(Move::Pass), stats);
         }
         (m, stats)
     }
