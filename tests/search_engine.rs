@@ -231,3 +231,55 @@ fn threads_play_legal_moves() {
     }
     assert_eq!(e.game().moves(), g.moves());
 }
+
+#[test]
+fn tree_pruning_removes_the_worst_root_moves_only_from_its_depth() {
+    let root = |spec: &str| {
+        let mut e = UctEngine::new(parse_uct(spec).unwrap(), 1).unwrap();
+        e.new_game(6.5);
+        e.analyze(Color::Black)
+    };
+    let unpruned = root("uct:sims=500");
+    assert_eq!(unpruned.len(), 82); // every point and pass
+    let at0 = root("uct:sims=500,prune=rule:41@0");
+    assert_eq!(at0.len(), 82 - 41);
+    assert_eq!(at0.last().unwrap().mv, Move::Pass, "pass is never pruned");
+    // The rule pruner rates the first line worst: no first-line point survives at the root.
+    for s in &at0 {
+        if let Move::Play(p) = s.mv {
+            let (r, c) = (p.row(), p.col());
+            assert!(r > 0 && c > 0 && r < 8 && c < 8, "{p} survived");
+        }
+    }
+    assert_eq!(
+        root("uct:sims=500,prune=rule:41@1").len(),
+        82,
+        "root untouched at d=1"
+    );
+    // The paper's count: keep the 81 - x best candidates (all 81 are candidates here).
+    assert_eq!(
+        root("uct:sims=500,prune=rule:41@0,prune_count=board").len(),
+        82 - 41
+    );
+}
+
+#[test]
+fn soft_pruning_gives_lost_visits_instead_of_deleting() {
+    let mut e = UctEngine::new(parse_uct("uct:sims=3000,soft=rule:50:41@0").unwrap(), 1).unwrap();
+    e.new_game(6.5);
+    let stats = e.analyze(Color::Black);
+    assert_eq!(stats.len(), 82, "soft pruning keeps every move");
+    let soft: Vec<_> = stats.iter().filter(|s| s.prior > 0).collect();
+    assert_eq!(soft.len(), 41);
+    assert!(soft.iter().all(|s| s.prior == 50));
+    let visits = |v: &[&akushu::search::uct::RootStat]| {
+        v.iter().map(|s| s.visits as f64).sum::<f64>() / v.len() as f64
+    };
+    let others: Vec<_> = stats.iter().filter(|s| s.prior == 0).collect();
+    assert!(
+        visits(&soft) * 3.0 < visits(&others),
+        "soft {} vs others {}",
+        visits(&soft),
+        visits(&others)
+    );
+}

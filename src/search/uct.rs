@@ -130,6 +130,18 @@ pub fn resolve_pruner(spec: &str, seed: u64) -> anyhow::Result<Arc<dyn Pruner>> 
     make_pruner(kind, arg.as_deref()).with_context(|| format!("pruner `{spec}`"))
 }
 
+/// One root move after a search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RootStat {
+    pub mv: Move,
+    /// Visits made by simulations (soft-pruning priors not counted).
+    pub visits: u32,
+    /// Wins for the side to move (draws count one half).
+    pub wins: f32,
+    /// Soft-pruning prior visits given to the move.
+    pub prior: u32,
+}
+
 /// The UCT engine.
 pub struct UctEngine {
     config: UctConfig,
@@ -268,9 +280,28 @@ impl UctEngine {
         }
     }
 
+    /// Searches the current position with `color` to move (the configured number of
+    /// simulations, reusing the tree) without playing, and returns the root's moves with
+    /// their statistics summed over threads, in move-index order (pass last).
+    pub fn analyze(&mut self, color: Color) -> Vec<RootStat> {
+        self.game.set_to_move(color);
+        let stats = self.search(color);
+        stats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.2)
+            .map(|(i, &(visits, wins, _, prior))| RootStat {
+                mv: Move::from_index(i).expect("root child index"),
+                visits,
+                wins,
+                prior,
+            })
+            .collect()
+    }
+
     /// Runs the search for `color` and returns the summed root statistics per move index
-    /// (real visits, wins).
-    fn search(&mut self, color: Color) -> Vec<(u32, f32)> {
+    /// (real visits, wins, present as a root child, prior visits).
+    fn search(&mut self, color: Color) -> Vec<(u32, f32, bool, u32)> {
         let board = *self.game.board();
         let passes = self.trailing_passes();
         let allowed = self.root_allowed(color);
@@ -294,12 +325,14 @@ impl UctEngine {
                 }
             });
         }
-        let mut stats = vec![(0u32, 0f32); NN + 1];
+        let mut stats = vec![(0u32, 0f32, false, 0u32); NN + 1];
         for w in &self.workers {
             for ch in w.root_children() {
                 let e = &mut stats[ch.mv as usize];
                 e.0 += ch.real_visits();
                 e.1 += ch.wins;
+                e.2 = true;
+                e.3 += ch.prior as u32;
             }
         }
         stats
@@ -331,7 +364,7 @@ impl UctEngine {
         let root_stats = self.search(color);
         stats.simulations = self.config.sims as u64;
         let mut best: Option<(usize, u32, f32)> = None;
-        for (i, &(v, w)) in root_stats.iter().enumerate() {
+        for (i, &(v, w, _, _)) in root_stats.iter().enumerate() {
             if v == 0 || (cleanup && i == PASS_INDEX) {
                 continue;
             }
