@@ -166,7 +166,14 @@ pub fn worst_share_mask(board: &Board, scores: &[f32; NN], share: f32) -> Bits {
     for (j, i) in BitIter(empty).enumerate() {
         pts[j] = i as u8;
     }
-    sort_worst_first(&mut pts[..n], scores);
+    // Only the set of the k worst matters, not their order: a linear-time selection.
+    if k < n {
+        pts[..n].select_nth_unstable_by(k, |&a, &b| {
+            scores[b as usize]
+                .total_cmp(&scores[a as usize])
+                .then(a.cmp(&b))
+        });
+    }
     pts[..k].iter().fold(0, |m, &p| m | bit(p as usize))
 }
 
@@ -180,9 +187,14 @@ pub fn masked_move(
     allowed: Bits,
     rng: &mut FastRng,
 ) -> Option<Point> {
+    let empty = board.empty_bits();
+    if empty & allowed == 0 && empty != 0 {
+        // Every allowed point is taken: skip the futile scan of the forbidden ones.
+        return board.random_move(color, BOARD, rng);
+    }
     match board.random_move(color, allowed, rng) {
         Some(p) => Some(p),
-        None if board.empty_bits() & !allowed != 0 => board.random_move(color, BOARD, rng),
+        None if empty & !allowed != 0 => board.random_move(color, BOARD, rng),
         None => None,
     }
 }
