@@ -6,9 +6,9 @@ use akushu::search::spec::{build_engine, parse_uct};
 use akushu::search::uct::UctEngine;
 use akushu::search::{Engine, EngineMove};
 
-/// Replays a fixture into an engine: the board's stones are played as alternating-colour
-/// moves is not possible in general, so engines get the position through `play` of each
-/// stone with its own colour (no captures happen in these fixtures).
+/// Loads a fixture diagram into an engine by playing each stone with its own colour (GTP
+/// `play` allows either colour at any time); the fixtures have no captures, so the engine's
+/// board ends up equal to the diagram, which is checked.
 fn load(engine: &mut dyn Engine, diagram: &str) {
     let board = Board::from_diagram(diagram).expect("fixture");
     engine.new_game(6.5);

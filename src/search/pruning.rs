@@ -111,11 +111,6 @@ impl PrunerSlot {
         self.pruner.badness(&ctx, out);
         self.evals += 1;
     }
-
-    /// Forgets every cached score (new game: not needed for correctness, frees nothing).
-    pub fn clear(&mut self) {
-        self.keys.iter_mut().for_each(|k| *k = 0);
-    }
 }
 
 /// Sorts `points` (flat indices) from worst to best by `scores`, ties by index: the one

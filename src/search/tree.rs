@@ -85,14 +85,23 @@ pub struct PlayoutPruning {
 /// The numbers one search thread needs (resolved from `UctConfig`).
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
+    /// Visits before a node is expanded.
     pub expand: u32,
+    /// UCB1 exploration constant.
     pub c: f32,
+    /// Node budget of the tree.
     pub max_nodes: usize,
+    /// Playout cap and komi (komi follows the game).
     pub playout: PlayoutConfig,
+    /// Tree pruning, if any.
     pub prune: Option<TreePruning>,
+    /// Soft pruning, if any.
     pub soft: Option<SoftPruning>,
+    /// Playout pruning, if any.
     pub playout_prune: Option<PlayoutPruning>,
+    /// What the tree-pruning x counts.
     pub prune_count: PruneCount,
+    /// Board moves tree pruning always leaves.
     pub keep_min: usize,
 }
 
