@@ -283,3 +283,23 @@ fn soft_pruning_gives_lost_visits_instead_of_deleting() {
         visits(&others)
     );
 }
+
+#[test]
+fn time_limits_stop_a_huge_search() {
+    // Functional, not a speed test: a budget no machine finishes in 0.05 s must stop early.
+    let huge = 100_000_000;
+    let mut e = build_engine(&format!("uct:sims={huge},max_seconds=0.05"), 1).unwrap();
+    e.new_game(6.5);
+    let (m, stats) = e.genmove(Color::Black);
+    assert!(matches!(m, EngineMove::Play(_)));
+    assert!(
+        stats.simulations > 0 && stats.simulations < huge as u64,
+        "{stats:?}"
+    );
+    // GTP time_left: a move may use 1/20 of the time left.
+    let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
+    e.new_game(6.5);
+    e.set_time_left(Color::Black, 1.0);
+    let (_, stats) = e.genmove(Color::Black);
+    assert!(stats.simulations < huge as u64, "{stats:?}");
+}

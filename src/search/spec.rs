@@ -13,8 +13,8 @@
 //! (`rule`, `random`, `random:7`, `nn`, `nn:models/x`). A missing `@D` means depth 0.
 //!
 //! UCT keys: `sims expand c threads reuse resign pass max_nodes playout_moves prune
-//! prune_count keep playout_prune playout_eval soft cache`; flat keys: `sims c resign pass
-//! playout_moves`. Unknown keys and bad values are errors naming the key.
+//! prune_count keep playout_prune playout_eval soft cache max_seconds`; flat keys: `sims c
+//! resign pass playout_moves`. Unknown keys and bad values are errors naming the key.
 
 use anyhow::{Context, anyhow, bail};
 
@@ -133,6 +133,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 "playout_moves" => c.playout_moves = num(k, v)?,
                 "keep" => c.keep_min = num(k, v)?,
                 "cache" => c.cache = num(k, v)?,
+                "max_seconds" => c.max_seconds = num(k, v)?,
                 "prune_count" => {
                     c.prune_count = match v {
                         "legal" => PruneCount::Legal,
@@ -178,7 +179,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 _ => bail!(
                     "unknown key `{k}` (uct keys: sims, expand, c, threads, reuse, resign, pass, \
                      max_nodes, playout_moves, prune, prune_count, keep, playout_prune, \
-                     playout_eval, soft, cache)"
+                     playout_eval, soft, cache, max_seconds)"
                 ),
             }
             Ok(())

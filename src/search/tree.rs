@@ -230,11 +230,19 @@ impl Worker {
         self.nodes.len()
     }
 
-    /// Runs `n` simulations.
-    pub fn search(&mut self, n: u64) {
-        for _ in 0..n {
+    /// Runs `n` simulations, or fewer when `deadline` passes (checked every 64); returns
+    /// how many ran.
+    pub fn search(&mut self, n: u64, deadline: Option<std::time::Instant>) -> u64 {
+        for done in 0..n {
+            if done % 64 == 0
+                && done > 0
+                && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return done;
+            }
             self.simulate();
         }
+        n
     }
 
     /// One simulation: descend, maybe expand, play out, back up.
@@ -458,7 +466,7 @@ mod tests {
             }),
             None,
         );
-        w.search(3000);
+        w.search(3000, None);
         let by_depth = children_by_depth(&w);
         assert_eq!(by_depth[0], vec![82], "root (depth 0) is not pruned");
         assert!(!by_depth[1].is_empty() && !by_depth[2].is_empty());
@@ -491,7 +499,7 @@ mod tests {
     #[test]
     fn backup_counts_wins_for_the_player_who_moved() {
         let mut w = worker(None, None);
-        w.search(2000);
+        w.search(2000, None);
         let root = *w.root();
         assert_eq!(root.visits, 2000);
         let children = w.root_children();

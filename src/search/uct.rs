@@ -92,6 +92,10 @@ pub struct UctConfig {
     pub soft: Option<SoftPrune>,
     /// Entries of each pruner's score cache (rounded up to a power of two; 324 bytes each).
     pub cache: usize,
+    /// Stop a move's search after this many seconds even when `sims` are not done (0 = no
+    /// limit). GTP `time_left` also caps a move at 1/20 of the time left. Either limit makes
+    /// games depend on machine speed, so experiments leave both off.
+    pub max_seconds: f64,
 }
 
 impl Default for UctConfig {
@@ -112,6 +116,7 @@ impl Default for UctConfig {
             playout_prune: None,
             soft: None,
             cache: 4096,
+            max_seconds: 0.0,
         }
     }
 }
@@ -150,6 +155,10 @@ pub struct UctEngine {
     workers: Vec<Worker>,
     /// The pruner shown by GTP analyze commands (tree, else soft, else playout pruner).
     view_pruner: Option<(Arc<dyn Pruner>, usize)>,
+    /// Seconds left on each colour's clock (GTP `time_left`), when known.
+    time_left: [Option<f64>; 2],
+    /// Simulations run by the last search (fewer than `sims` when a time limit hit).
+    last_sims: u64,
 }
 
 impl UctEngine {
@@ -157,6 +166,10 @@ impl UctEngine {
     pub fn new(config: UctConfig, seed: u64) -> anyhow::Result<UctEngine> {
         anyhow::ensure!(config.sims > 0, "sims must be at least 1");
         anyhow::ensure!(config.c >= 0.0, "c must not be negative");
+        anyhow::ensure!(
+            config.max_seconds >= 0.0,
+            "max_seconds must not be negative"
+        );
         if let Some(pp) = &config.playout_prune {
             anyhow::ensure!(
                 (0.0..=1.0).contains(&pp.share),
@@ -227,6 +240,8 @@ impl UctEngine {
             game: Game::new(6.5),
             workers,
             view_pruner,
+            time_left: [None; 2],
+            last_sims: 0,
         })
     }
 
@@ -308,23 +323,38 @@ impl UctEngine {
         let reuse = self.config.reuse;
         let threads = self.workers.len() as u64;
         let total = self.config.sims as u64;
+        let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
+        if let Some(left) = self.time_left[color.idx()] {
+            let share = (left / 20.0).max(0.01);
+            limit = Some(limit.map_or(share, |l| l.min(share)));
+        }
+        let deadline = limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
         let run = |w: &mut Worker, n: u64| {
             if !reuse {
                 w.reset(board, color, passes);
             }
             w.set_root(&board, color, passes, allowed);
-            w.search(n);
+            w.search(n, deadline)
         };
-        if threads == 1 {
-            run(&mut self.workers[0], total);
+        self.last_sims = if threads == 1 {
+            run(&mut self.workers[0], total)
         } else {
             std::thread::scope(|s| {
-                for (t, w) in self.workers.iter_mut().enumerate() {
-                    let n = total / threads + u64::from((t as u64) < total % threads);
-                    s.spawn(move || run(w, n));
-                }
-            });
-        }
+                let handles: Vec<_> = self
+                    .workers
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(t, w)| {
+                        let n = total / threads + u64::from((t as u64) < total % threads);
+                        s.spawn(move || run(w, n))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("search thread panicked"))
+                    .sum()
+            })
+        };
         let mut stats = vec![(0u32, 0f32, false, 0u32); NN + 1];
         for w in &self.workers {
             for ch in w.root_children() {
@@ -362,7 +392,7 @@ impl UctEngine {
             }
         }
         let root_stats = self.search(color);
-        stats.simulations = self.config.sims as u64;
+        stats.simulations = self.last_sims;
         let mut best: Option<(usize, u32, f32)> = None;
         for (i, &(v, w, _, _)) in root_stats.iter().enumerate() {
             if v == 0 || (cleanup && i == PASS_INDEX) {
@@ -470,6 +500,10 @@ impl Engine for UctEngine {
             w.settings.playout.komi = komi;
         }
         self.reset_trees();
+    }
+
+    fn set_time_left(&mut self, color: Color, seconds: f64) {
+        self.time_left[color.idx()] = (seconds.is_finite() && seconds > 0.0).then_some(seconds);
     }
 
     fn pruner_view(&self, color: Color) -> Option<PrunerView> {
