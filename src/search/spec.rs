@@ -256,6 +256,59 @@ mod tests {
         assert!(msg("flat:expand=3").contains("`expand`"));
         assert!(msg("mcts:sims=3").contains("unknown engine"));
         assert!(msg("uct:sims").contains("key=value"));
+        assert!(msg("uct:threads=100000").contains("threads"));
+        assert!(msg("uct:cache=99999999999").contains("cache"));
+    }
+
+    #[test]
+    fn random_specs_never_panic() {
+        use crate::util::rng::FastRng;
+        let parts = [
+            "uct",
+            "flat",
+            ":",
+            ",",
+            "=",
+            "@",
+            "sims",
+            "1",
+            "0",
+            "-1",
+            "nan",
+            "1e99",
+            "prune",
+            "rule",
+            "random",
+            "nn",
+            "soft",
+            "playout_prune",
+            "playout_eval",
+            "move",
+            "leaf",
+            "0.6",
+            "41",
+            "c",
+            "threads",
+            "keep",
+            "cache",
+            "expand",
+            "max_nodes",
+            "",
+            " ",
+        ];
+        let mut rng = FastRng::new(8);
+        let mut built = 0;
+        for _ in 0..3000 {
+            let n = 1 + rng.below(10) as usize;
+            let spec: String = (0..n)
+                .map(|_| parts[rng.below(parts.len() as u32) as usize])
+                .collect();
+            // Keep accidental giant searches out: only parse + build, never search.
+            if build_engine(&spec, 1).is_ok() {
+                built += 1;
+            }
+        }
+        assert!(built > 0);
     }
 
     #[test]
