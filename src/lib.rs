@@ -29,6 +29,7 @@
 
 pub mod cli;
 pub mod dataset;
+pub mod gtp;
 pub mod playout;
 pub mod prune;
 pub mod report;

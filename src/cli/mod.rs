@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 pub mod bench;
 pub mod dataset;
+pub mod gtp;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -22,6 +23,8 @@ pub enum Command {
     /// Game records to training data: build, stats, show.
     #[command(subcommand)]
     Dataset(dataset::DatasetCommand),
+    /// Play Go over GTP on stdin/stdout with an engine spec.
+    Gtp(gtp::GtpArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -30,5 +33,6 @@ pub fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Dataset(cmd) => dataset::run(cmd),
+        Command::Gtp(args) => gtp::run(args),
     }
 }
