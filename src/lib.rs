@@ -28,7 +28,9 @@
 //! ```
 
 pub mod cli;
+pub mod analysis;
 pub mod dataset;
+pub mod endgame;
 pub mod playout;
 pub mod prune;
 pub mod rules;
