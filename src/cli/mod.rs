@@ -3,7 +3,9 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod analyze;
 pub mod bench;
+pub mod yose;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -18,6 +20,10 @@ pub enum Command {
     /// Speed measurements (playouts, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Board analysis of an SGF position: chains, groups, territory, kake-me marks.
+    Analyze(analyze::AnalyzeArgs),
+    /// Exact endgame solver (`yose FILE`) and its benchmark (`yose bench DIR`).
+    Yose(yose::YoseArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -25,5 +31,7 @@ pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Yose(args) => yose::run(args),
     }
 }

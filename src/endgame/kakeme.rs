@@ -61,7 +61,10 @@ fn components(mut within: Bits) -> Vec<Bits> {
     out
 }
 
-/// Alive stones of `c` (step 1) and the eye regions they enclose.
+/// Alive stones of `c` (step 1) and the eye regions they enclose. An eye region is a
+/// connected area of points that are not `c`'s alive stones and either holds no opponent
+/// stone or holds only opponent stones that cannot live there (step 3 applied to them: they
+/// do not have two eyes, so step 1 removes them).
 pub fn alive_and_regions(board: &Board, c: Color) -> (Bits, Vec<Bits>) {
     let opp = board.stones(c.opponent());
     let mut chains = components(board.stones(c));
@@ -69,7 +72,7 @@ pub fn alive_and_regions(board: &Board, c: Color) -> (Bits, Vec<Bits>) {
         let alive: Bits = chains.iter().fold(0, |m, &ch| m | ch);
         let regions: Vec<Bits> = components(BOARD & !alive)
             .into_iter()
-            .filter(|r| r & opp == 0)
+            .filter(|&r| r & opp == 0 || !two_eyes_possible(possible_eyes(r, alive)))
             .collect();
         let before = chains.len();
         chains.retain(|&ch| {
@@ -125,8 +128,10 @@ pub fn dead_regions(board: &Board) -> Vec<DeadRegion> {
     let mut out = Vec::new();
     for owner in [Color::Black, Color::White] {
         let (alive, regions) = alive_and_regions(board, owner);
+        let invader = board.stones(owner.opponent());
         for r in regions {
-            if !two_eyes_possible(possible_eyes(r, alive)) {
+            // a region holding invader stones stays: pruning would forbid capturing them
+            if r & invader == 0 && !two_eyes_possible(possible_eyes(r, alive)) {
                 out.push(DeadRegion { owner, points: r });
             }
         }
@@ -186,48 +191,75 @@ fn legal_outside(board: &Board, c: Color, pruned: Bits) -> Vec<Point> {
         .collect()
 }
 
-/// The defender extension: look 2 moves ahead from `board` with `to_move` (the attacker)
-/// moving first. A candidate point `p` is removed when, whatever other move (or pass) the
-/// attacker makes, the defender has a reply (or pass) after which the kake-me test marks
-/// `p`: the defender can always seal `p` into a dead region, so neither side needs to play
-/// there. Returns those points (the kake-me marks of the position itself are not included).
-pub fn defender_mask(board: &Board, to_move: Color) -> Bits {
+/// The defender extension: look 2 moves ahead and also remove the points the kake-me test
+/// marks there. For each colour as the *attacker* moving first (the other is the
+/// *defender*), a point `p` is removed when some defender move `d` would seal `p` into a
+/// dead region (the kake-me test marks `p` after `d`) and the attacker cannot stop it:
+/// whatever other move (or pass) the attacker makes, the defender has a reply (or pass)
+/// after which the kake-me test marks `p`. Attacker moves strictly inside the region `d`
+/// would seal (every neighbour in it or a defender stone) are not asked about: they are the
+/// invasions the kake-me test itself calls useless. The union over both attackers is
+/// returned, without the kake-me marks of the position itself. Cost: about
+/// 2 x candidates^2 kake-me tests, which is why the solver runs it once, at the root.
+pub fn defender_mask(board: &Board, _to_move: Color) -> Bits {
     let now = kakeme_mask(board);
-    let attacker: Vec<Move> = legal_outside(board, to_move, now)
+    attacker_first(board, Color::Black, now) | attacker_first(board, Color::White, now)
+}
+
+/// Legal moves of `c` outside `pruned`, plus pass.
+fn moves_and_pass(board: &Board, c: Color, pruned: Bits) -> Vec<Move> {
+    legal_outside(board, c, pruned)
         .into_iter()
         .map(Move::Play)
         .chain([Move::Pass])
+        .collect()
+}
+
+/// The defender extension with `attacker` moving first.
+fn attacker_first(board: &Board, attacker: Color, now: Bits) -> Bits {
+    let defender = attacker.opponent();
+    let defender_stones = board.stones(defender);
+    // what each defender move would seal
+    let seals: Vec<Bits> = legal_outside(board, defender, now)
+        .into_iter()
+        .map(|d| {
+            let mut b = *board;
+            b.play_legal(defender, d);
+            kakeme_mask(&b) & !now
+        })
+        .filter(|&m| m != 0)
         .collect();
-    let candidates: Bits = attacker
-        .iter()
-        .filter_map(|m| m.point())
-        .fold(0, |m, p| m | bit(p.index()));
-    // sealed[k] = points marked after attacker move k and some defender reply
-    let mut sealed = Vec::with_capacity(attacker.len());
-    for &m in &attacker {
+    let targets = seals.iter().fold(0, |m, &s| m | s);
+    if targets == 0 {
+        return 0;
+    }
+    // replies[k] = points marked after attacker move k and some defender reply
+    let attacks = moves_and_pass(board, attacker, now);
+    let mut replies = Vec::with_capacity(attacks.len());
+    for &m in &attacks {
         let mut b1 = *board;
-        b1.play_move(to_move, m).expect("generated moves are legal");
+        b1.play_move(attacker, m).expect("generated moves are legal");
         let k1 = kakeme_mask(&b1);
         let mut marks = 0;
-        for r in legal_outside(&b1, to_move.opponent(), k1)
-            .into_iter()
-            .map(Move::Play)
-            .chain([Move::Pass])
-        {
+        for r in moves_and_pass(&b1, defender, k1) {
             let mut b2 = b1;
-            b2.play_move(to_move.opponent(), r)
-                .expect("generated moves are legal");
+            b2.play_move(defender, r).expect("generated moves are legal");
             marks |= kakeme_mask(&b2);
         }
-        sealed.push((m, marks));
+        replies.push((m, marks));
     }
     let mut out = 0;
-    for p in BitIter(candidates) {
-        let every = sealed
-            .iter()
-            .filter(|(m, _)| *m != Move::Play(Point::new(p)))
-            .all(|(_, marks)| marks & bit(p) != 0);
-        if every {
+    for p in BitIter(targets) {
+        let holds = seals.iter().filter(|&&s| s & bit(p) != 0).any(|&seal| {
+            replies.iter().all(|&(m, marks)| match m {
+                Move::Play(q) if q.index() == p => true,
+                Move::Play(q) if NEIGHBOUR_MASK[q.index()] & !(seal | defender_stones) == 0 => {
+                    true // an invasion strictly inside the sealed region
+                }
+                _ => marks & bit(p) != 0,
+            })
+        });
+        if holds {
             out |= bit(p);
         }
     }

@@ -11,15 +11,22 @@
 //! `max_ply` is scored as it stands (never reached on the problem set; counted in
 //! [`SolveResult::ply_cap_hits`]).
 //!
+//! **Moves.** Every legal move and pass, except filling one's own eye ([`Board::is_eye`], the
+//! playouts' rule), in every mode: without it even a one-dame problem never finishes,
+//! because the search must prove that suicidal eye-filling lines lose, and a captured group
+//! leaves a whole-board game behind.
+//!
 //! **Pruning.** With `kakeme` on, every node drops the points of [`kakeme_mask`]; with
 //! `defender` on, the root also computes [`defender_mask`] once ("look 2 moves ahead before
-//! searching") and those points are dropped for both colours for the whole search. Pass is
+//! searching") and those points are dropped for both colours for the whole search, except
+//! next to stones played since the root: an invader's stone or a block brings its
+//! neighbours back, since they may be needed to capture or to answer. Pass is
 //! always a candidate, so every node has a move.
 
 use std::time::Instant;
 
 use super::kakeme::{defender_mask, kakeme_mask};
-use crate::rules::tables::{NEIGHBOUR_COUNT, NEIGHBOURS, ZOBRIST_KO, ZOBRIST_WHITE_TO_MOVE};
+use crate::rules::tables::{NEIGHBOUR_COUNT, grow, NEIGHBOURS, ZOBRIST_KO, ZOBRIST_WHITE_TO_MOVE};
 use crate::rules::{BitIter, Bits, Board, Color, Move, NN, Point, score};
 
 /// The search algorithm.
@@ -180,6 +187,8 @@ pub struct Solver {
     table: Vec<Entry>,
     mask: usize,
     static_pruned: Bits,
+    /// Stones of the root position (the defender's points near newer stones come back).
+    root_stones: Bits,
     nodes: u64,
     ply_cap_hits: u64,
     start: Instant,
@@ -194,6 +203,7 @@ impl Solver {
             table: vec![Entry::default(); size],
             mask: size - 1,
             static_pruned: 0,
+            root_stones: 0,
             nodes: 0,
             ply_cap_hits: 0,
             start: Instant::now(),
@@ -212,6 +222,7 @@ impl Solver {
         self.ply_cap_hits = 0;
         self.aborted = false;
         self.start = Instant::now();
+        self.root_stones = !board.empty_bits() & crate::rules::BOARD;
         self.static_pruned = if self.config.defender {
             defender_mask(board, to_move)
         } else {
@@ -254,7 +265,13 @@ impl Solver {
     /// moves, the rest, pass last.
     fn moves(&self, node: &Node, tt_move: u8) -> Vec<u8> {
         let b = &node.board;
-        let mut pruned = self.static_pruned;
+        let mut pruned = 0;
+        if self.static_pruned != 0 {
+            // a stone played next to a defender point (an invasion, a block) brings it back:
+            // it may be needed to capture or to answer
+            let new_stones = !b.empty_bits() & crate::rules::BOARD & !self.root_stones;
+            pruned |= self.static_pruned & !grow(new_stones);
+        }
         if self.config.kakeme {
             pruned |= kakeme_mask(b);
         }
@@ -262,7 +279,8 @@ impl Solver {
         let mut scored: Vec<(i32, u8)> = Vec::with_capacity(32);
         for i in BitIter(b.empty_bits() & !pruned) {
             let p = Point::new(i);
-            if !b.is_legal(c, p) {
+            // Filling one's own eye is never searched, in every mode (the playouts' rule).
+            if !b.is_legal(c, p) || b.is_eye(c, p) {
                 continue;
             }
             let mut s = 0;
