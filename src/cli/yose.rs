@@ -149,7 +149,7 @@ fn print_result(problem: &Problem, r: &SolveResult) {
         }
         None => println!("unfinished (limit reached)"),
     }
-    println!("nodes {}, time {:.3} s", r.nodes, r.seconds);
+    println!("nodes {}, time {:.3} s, ply-cap hits {}", r.nodes, r.seconds, r.ply_cap_hits);
 }
 
 /// One row of the bench table.

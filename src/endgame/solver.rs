@@ -7,9 +7,10 @@
 //! **Scoring rule.** Area (Tromp-Taylor) counting of the position after two passes: stones
 //! plus empty points that reach only one colour. Internally the value is black's area minus
 //! white's area, an integer; komi is subtracted only when reporting, so it never changes the
-//! search. Simple ko is enforced by the board; a search path longer than
-//! `max_ply` is scored as it stands (never reached on the problem set; counted in
-//! [`SolveResult::ply_cap_hits`]).
+//! search. Simple ko is enforced by the board and positional superko along the search path (a move
+//! that recreates a position of the current path is skipped; the transposition table
+//! ignores this path dependence, as usual). A path longer than `max_ply` is scored as it
+//! stands (counted in [`SolveResult::ply_cap_hits`]).
 //!
 //! **Moves.** Every legal move and pass, except filling one's own eye ([`Board::is_eye`], the
 //! playouts' rule), in every mode: without it even a one-dame problem never finishes,
@@ -189,6 +190,10 @@ pub struct Solver {
     static_pruned: Bits,
     /// Stones of the root position (the defender's points near newer stones come back).
     root_stones: Bits,
+    /// Stone hashes of the positions on the current search path (positional superko).
+    path: Vec<u64>,
+    /// Kake-me masks by stone hash (the test depends on the stones only).
+    mask_cache: Vec<(u64, Bits)>,
     nodes: u64,
     ply_cap_hits: u64,
     start: Instant,
@@ -204,6 +209,8 @@ impl Solver {
             mask: size - 1,
             static_pruned: 0,
             root_stones: 0,
+            mask_cache: vec![(0, 0); 1 << 16],
+            path: Vec::with_capacity(256),
             nodes: 0,
             ply_cap_hits: 0,
             start: Instant::now(),
@@ -218,6 +225,8 @@ impl Solver {
     /// Solves `board` with `to_move` to play (the previous move was not a pass).
     pub fn solve(&mut self, board: &Board, to_move: Color) -> SolveResult {
         self.table.fill(Entry::default());
+        self.mask_cache.fill((0, 0));
+        self.path.clear();
         self.nodes = 0;
         self.ply_cap_hits = 0;
         self.aborted = false;
@@ -263,7 +272,20 @@ impl Solver {
 
     /// Candidate moves of a node, best first: transposition-table move, captures, contact
     /// moves, the rest, pass last.
-    fn moves(&self, node: &Node, tt_move: u8) -> Vec<u8> {
+    /// The kake-me mask of `b`, through a small direct-mapped cache.
+    fn kakeme(&mut self, b: &Board) -> Bits {
+        let h = b.hash() | 1; // never 0, so an empty slot never matches
+        let slot = (h >> 7) as usize & (self.mask_cache.len() - 1);
+        let (k, m) = self.mask_cache[slot];
+        if k == h {
+            return m;
+        }
+        let m = kakeme_mask(b);
+        self.mask_cache[slot] = (h, m);
+        m
+    }
+
+    fn moves(&mut self, node: &Node, tt_move: u8) -> Vec<u8> {
         let b = &node.board;
         let mut pruned = 0;
         if self.static_pruned != 0 {
@@ -273,7 +295,7 @@ impl Solver {
             pruned |= self.static_pruned & !grow(new_stones);
         }
         if self.config.kakeme {
-            pruned |= kakeme_mask(b);
+            pruned |= self.kakeme(b);
         }
         let c = node.to_move;
         let mut scored: Vec<(i32, u8)> = Vec::with_capacity(32);
@@ -353,13 +375,20 @@ impl Solver {
         let (alpha0, beta0) = (alpha, beta);
         let mut best = -INF;
         let mut best_move = NO_MOVE;
-        for (k, code) in self.moves(node, tt_move).into_iter().enumerate() {
+        self.path.push(node.board.hash());
+        let mut k = 0;
+        for code in self.moves(node, tt_move) {
             let v = if code == PASS_CODE && node.passed {
                 // the second pass ends the game: score the position
                 self.nodes += 1;
                 -node.child(code).terminal_value()
             } else {
                 let child = node.child(code);
+                if code != PASS_CODE && self.path.contains(&child.board.hash()) {
+                    continue; // positional superko on the search path
+                }
+                k += 1;
+                let k = k - 1;
                 if scout && k > 0 {
                     let a = alpha.max(best);
                     let mut v = -self.search(&child, -a - 1, -a, ply + 1, scout);
@@ -372,6 +401,7 @@ impl Solver {
                 }
             };
             if self.aborted {
+                self.path.pop();
                 return 0;
             }
             if v > best {
@@ -382,6 +412,7 @@ impl Solver {
                 }
             }
         }
+        self.path.pop();
         let flag = if best <= alpha0 {
             UPPER
         } else if best >= beta0 {
