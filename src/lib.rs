@@ -27,8 +27,10 @@
 //! assert!(game.play(Move::from_gtp("E5").unwrap()).is_err()); // occupied
 //! ```
 
+pub mod analysis;
 pub mod cli;
 pub mod dataset;
+pub mod endgame;
 pub mod gtp;
 pub mod playout;
 pub mod prune;

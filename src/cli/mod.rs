@@ -3,9 +3,11 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod analyze;
 pub mod bench;
 pub mod dataset;
 pub mod gtp;
+pub mod yose;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -25,6 +27,10 @@ pub enum Command {
     Dataset(dataset::DatasetCommand),
     /// Play Go over GTP on stdin/stdout with an engine spec.
     Gtp(gtp::GtpArgs),
+    /// Board analysis of an SGF position: chains, groups, territory, kake-me marks.
+    Analyze(analyze::AnalyzeArgs),
+    /// Exact endgame solver (`yose FILE`) and its benchmark (`yose bench DIR`).
+    Yose(yose::YoseArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -34,5 +40,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Dataset(cmd) => dataset::run(cmd),
         Command::Gtp(args) => gtp::run(args),
+        Command::Analyze(args) => analyze::run(args),
+        Command::Yose(args) => yose::run(args),
     }
 }
