@@ -29,6 +29,7 @@
 
 pub mod cli;
 pub mod dataset;
+pub mod net;
 pub mod playout;
 pub mod prune;
 pub mod rules;
