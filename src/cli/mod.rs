@@ -4,6 +4,8 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod eval;
+pub mod train;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -18,6 +20,10 @@ pub enum Command {
     /// Speed measurements (playouts, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Train a bad-move network (mlp: the paper's; cnn: ours) into a model directory.
+    Train(train::TrainArgs),
+    /// Error-rate curve, top-k and baselines of a model on a dataset split.
+    Eval(eval::EvalArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -25,5 +31,7 @@ pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Train(args) => train::run(args),
+        Command::Eval(args) => eval::run(args),
     }
 }

@@ -13,6 +13,7 @@
 pub mod baselines;
 pub mod cnn;
 pub mod curve;
+pub mod data;
 pub mod encode;
 pub mod mlp;
 pub mod model;

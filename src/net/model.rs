@@ -87,8 +87,8 @@ impl TrainConfig {
 /// A trained network in memory (burn modules, on the CPU device, validation mode).
 #[derive(Debug, Clone)]
 pub enum SavedModel {
-    Mlp(Mlp, MlpConfig),
-    Cnn(Cnn, CnnConfig),
+    Mlp(Box<Mlp>, MlpConfig),
+    Cnn(Box<Cnn>, CnnConfig),
 }
 
 /// Paths inside a model directory.
@@ -143,11 +143,11 @@ impl SavedModel {
         let model = match config.model {
             NetKind::Mlp => {
                 let m = load_weights(config.mlp.init(&device), &weights_path(dir))?;
-                SavedModel::Mlp(m, config.mlp.clone())
+                SavedModel::Mlp(Box::new(m), config.mlp.clone())
             }
             NetKind::Cnn => {
                 let m = load_weights(config.cnn.init(&device), &weights_path(dir))?;
-                SavedModel::Cnn(m, config.cnn.clone())
+                SavedModel::Cnn(Box::new(m), config.cnn.clone())
             }
         };
         Ok((model, config))
