@@ -144,8 +144,8 @@ fn saved_models_round_trip_and_plain_export_matches_burn() {
         // Saving the loaded model again gives byte-identical weights.
         let again = tmp.join(format!("{name}.bpk"));
         match &model {
-            SavedModel::Mlp(m, _) => akushu::net::model::save_weights(m, &again).unwrap(),
-            SavedModel::Cnn(m, _) => akushu::net::model::save_weights(m, &again).unwrap(),
+            SavedModel::Mlp(m, _) => akushu::net::model::save_weights(m.as_ref(), &again).unwrap(),
+            SavedModel::Cnn(m, _) => akushu::net::model::save_weights(m.as_ref(), &again).unwrap(),
         }
         assert_eq!(
             std::fs::read(&again).unwrap(),
