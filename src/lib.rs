@@ -34,4 +34,5 @@ pub mod playout;
 pub mod prune;
 pub mod rules;
 pub mod search;
+pub mod sgf;
 pub mod util;
