@@ -29,12 +29,8 @@ impl SplitChoice {
 
 /// Reads one split of the dataset at `dir`.
 pub fn read_split(dir: &Path, split: Split) -> Result<Vec<Position>, NetError> {
-    // TEMPORARY until wip/dataset is merged: then `crate::dataset::read_split(dir, split)`.
-    Err(NetError::Data(format!(
-        "{}: {} split: the dataset reader is not merged yet",
-        dir.display(),
-        split.name()
-    )))
+    crate::dataset::read_split(dir, split)
+        .map_err(|e| NetError::Data(format!("{}: {} split: {e}", dir.display(), split.name())))
 }
 
 /// Reads `choice` from `dir`; pass moves are kept (the curve counts and skips them).
