@@ -19,6 +19,7 @@ pub struct Scratch {
     a: Vec<f32>,
     b: Vec<f32>,
     c: Vec<f32>,
+    d: Vec<f32>,
 }
 
 impl Scratch {
@@ -67,6 +68,23 @@ impl Dense {
     /// Row-by-row accumulation: zero inputs (empty points, ReLU zeros) cost nothing.
     #[inline]
     fn forward(&self, input: &[f32], out: &mut [f32]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2_fma() {
+            // SAFETY: the CPU supports AVX2 and FMA (checked at run time).
+            unsafe { self.forward_avx2(input, out) };
+            return;
+        }
+        self.forward_portable(input, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn forward_avx2(&self, input: &[f32], out: &mut [f32]) {
+        self.forward_portable(input, out);
+    }
+
+    #[inline(always)]
+    fn forward_portable(&self, input: &[f32], out: &mut [f32]) {
         let out = &mut out[..self.outputs];
         out.copy_from_slice(&self.bias);
         for (i, &x) in input[..self.inputs].iter().enumerate() {
@@ -79,6 +97,13 @@ impl Dense {
             }
         }
     }
+}
+
+/// Whether the wide SIMD paths may run (cached by std after the first call).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx2_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
 /// The MLP without burn.
@@ -133,21 +158,24 @@ impl PlainMlp {
 /// is a constant offset and a convolution is a few long vectorisable multiply-adds.
 const P: usize = N + 2;
 const PP: usize = P * P;
-/// First and one-past-last padded index of the interior span.
-const LO: usize = P + 1;
-const HI: usize = P * N + N + 1;
 
 #[inline]
 fn padded(i: usize) -> usize {
     (i / N + 1) * P + i % N + 1
 }
 
-/// A 3x3 (or 1x1) convolution with weights `[out][in][k][k]` like burn's `Conv2d`.
+/// Dot products run over blocks of this many values (four 8-lane accumulators).
+const LANES: usize = 32;
+
+/// A 3x3 (or 1x1) convolution with weights `[out][in][k][k]` like burn's `Conv2d`, stored
+/// per output channel as one row of `kdim` values (`in * k * k` padded with zeros to a
+/// multiple of [`LANES`]) so each output is one dot product with an im2col row.
 #[derive(Debug, Clone)]
 struct Conv {
     cin: usize,
     cout: usize,
     k: usize,
+    kdim: usize,
     weight: Vec<f32>,
     bias: Vec<f32>,
 }
@@ -161,44 +189,80 @@ impl Conv {
             .as_ref()
             .map(tensor_values)
             .unwrap_or_else(|| vec![0.0; cout]);
-        Conv {
-            cin,
-            cout,
-            k,
-            weight: tensor_values(&c.weight),
-            bias,
+        let raw = tensor_values(&c.weight);
+        let per = cin * k * k;
+        let kdim = per.div_ceil(LANES) * LANES;
+        let mut weight = vec![0.0; cout * kdim];
+        for oc in 0..cout {
+            weight[oc * kdim..oc * kdim + per].copy_from_slice(&raw[oc * per..(oc + 1) * per]);
         }
+        Conv { cin, cout, k, kdim, weight, bias }
     }
 
-    /// `out = conv(input)` on padded planes; the border of `out` is left zero.
-    fn forward(&self, input: &[f32], out: &mut [f32]) {
+    /// Gathers, for every board point, its `in x k x k` neighbourhood from padded planes
+    /// (`col` is `[81][kdim]`, zero-padded).
+    fn im2col(&self, input: &[f32], col: &mut [f32]) {
         let r = (self.k / 2) as isize;
-        for oc in 0..self.cout {
-            let dst = &mut out[oc * PP..(oc + 1) * PP];
-            dst.fill(0.0);
-            let span = &mut dst[LO..HI];
-            span.fill(self.bias[oc]);
+        for i in 0..NN {
+            let row = &mut col[i * self.kdim..(i + 1) * self.kdim];
+            let centre = padded(i) as isize;
+            let mut j = 0;
             for ic in 0..self.cin {
-                let src = &input[ic * PP..(ic + 1) * PP];
-                let wbase = (oc * self.cin + ic) * self.k * self.k;
-                for ky in 0..self.k {
-                    for kx in 0..self.k {
-                        let w = self.weight[wbase + ky * self.k + kx];
-                        let off = (ky as isize - r) * P as isize + (kx as isize - r);
-                        let s = &src[(LO as isize + off) as usize..(HI as isize + off) as usize];
-                        for (d, &x) in span.iter_mut().zip(s) {
-                            *d += w * x;
-                        }
+                let plane = &input[ic * PP..(ic + 1) * PP];
+                for ky in 0..self.k as isize {
+                    for kx in 0..self.k as isize {
+                        row[j] = plane[(centre + (ky - r) * P as isize + kx - r) as usize];
+                        j += 1;
                     }
                 }
             }
-            // The span also covers the left/right border columns: clear them again.
-            for row in 1..=N {
-                dst[row * P] = 0.0;
-                dst[row * P + P - 1] = 0.0;
+            row[j..].fill(0.0);
+        }
+    }
+
+    /// `out = conv(input)` on padded planes (borders of `out` left zero); `col` is scratch.
+    fn forward(&self, input: &[f32], col: &mut [f32], out: &mut [f32]) {
+        self.im2col(input, col);
+        out[..self.cout * PP].fill(0.0);
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2_fma() {
+            // SAFETY: the CPU supports AVX2 and FMA (checked at run time).
+            unsafe { self.dots_avx2(col, out) };
+            return;
+        }
+        self.dots(col, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn dots_avx2(&self, col: &[f32], out: &mut [f32]) {
+        self.dots(col, out);
+    }
+
+    #[inline(always)]
+    fn dots(&self, col: &[f32], out: &mut [f32]) {
+        for i in 0..NN {
+            let x = &col[i * self.kdim..(i + 1) * self.kdim];
+            let at = padded(i);
+            for oc in 0..self.cout {
+                let w = &self.weight[oc * self.kdim..(oc + 1) * self.kdim];
+                out[oc * PP + at] = self.bias[oc] + dot(w, x);
             }
         }
     }
+}
+
+/// A dot product over whole [`LANES`] blocks with independent accumulators, a shape the
+/// compiler vectorises without reassociating floating-point sums.
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    for (x, y) in a.chunks_exact(LANES).zip(b.chunks_exact(LANES)) {
+        for l in 0..LANES {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    acc.iter().sum()
 }
 
 /// The CNN without burn.
@@ -230,8 +294,17 @@ impl PlainCnn {
     /// [`cnn_planes`](super::encode::cnn_planes).
     pub fn logits(&self, planes: &[f32], scratch: &mut Scratch, out: &mut [f32; NN]) {
         let c = self.channels.max(CNN_PLANES);
-        scratch.ensure(c * PP);
-        let Scratch { a, b, c: t } = scratch;
+        let kdim = std::iter::once(&self.stem)
+            .chain(self.blocks.iter().flat_map(|(a, b)| [a, b]))
+            .chain(std::iter::once(&self.head))
+            .map(|l| l.kdim)
+            .max()
+            .unwrap_or(0);
+        scratch.ensure((c * PP).max(NN * kdim));
+        if scratch.d.len() < c * PP {
+            scratch.d.resize(c * PP, 0.0);
+        }
+        let Scratch { a, b, c: col, d: t } = scratch;
         // Pad the input planes into `a`.
         a[..CNN_PLANES * PP].fill(0.0);
         for pl in 0..CNN_PLANES {
@@ -239,20 +312,18 @@ impl PlainCnn {
                 a[pl * PP + padded(i)] = planes[pl * NN + i];
             }
         }
-        self.stem.forward(a, b);
-        relu(&mut b[..self.channels * PP]);
+        let live = self.channels * PP;
+        self.stem.forward(a, col, b);
+        relu(&mut b[..live]);
         for (c1, c2) in &self.blocks {
-            c1.forward(b, t);
-            relu(&mut t[..self.channels * PP]);
-            c2.forward(t, a);
-            for (x, &y) in b[..self.channels * PP]
-                .iter_mut()
-                .zip(&a[..self.channels * PP])
-            {
+            c1.forward(b, col, t);
+            relu(&mut t[..live]);
+            c2.forward(t, col, a);
+            for (x, &y) in b[..live].iter_mut().zip(&a[..live]) {
                 *x = (*x + y).max(0.0);
             }
         }
-        self.head.forward(b, a);
+        self.head.forward(b, col, a);
         for (i, o) in out.iter_mut().enumerate() {
             *o = a[padded(i)];
         }
