@@ -13,7 +13,7 @@ use crate::dataset::Position;
 use crate::net::NetPruner;
 use crate::net::baselines::{RandomPruner, RulePruner};
 use crate::net::curve::{Curve, PositionScorer, PrunerScorer, evaluate};
-use crate::net::data::{SplitChoice, read_choice, synthetic_split};
+use crate::net::data::{SplitChoice, read_choice, sgf_positions, synthetic_split};
 use crate::net::train::sample;
 use crate::rules::NN;
 use crate::util::fsio::write_atomic_with;
@@ -25,8 +25,12 @@ pub struct EvalArgs {
     #[arg(long, required = true)]
     pub model: Vec<String>,
     /// Dataset directory written by `akushu dataset build`.
-    #[arg(long, required_unless_present = "synthetic_games")]
+    #[arg(long, required_unless_present_any = ["synthetic_games", "sgf"])]
     pub data: Option<PathBuf>,
+    /// Evaluate on SGF records instead (files, folders, .tar.xz archives; repeatable), e.g. a
+    /// second source such as `../shared/data/engine9x9.tar.xz`. `--split` is ignored.
+    #[arg(long)]
+    pub sgf: Vec<PathBuf>,
     /// Evaluate on synthetic random games instead (smoke runs).
     #[arg(long)]
     pub synthetic_games: Option<usize>,
@@ -160,6 +164,11 @@ fn write_curve(path: &Path, c: &Curve) -> anyhow::Result<()> {
 
 /// Loads the positions the arguments name.
 fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
+    if !args.sgf.is_empty() {
+        let (all, skipped) = sgf_positions(&args.sgf);
+        println!("# SGF: {} positions, {skipped} records skipped", all.len());
+        return Ok(sample(all, args.max_positions, args.seed));
+    }
     let all = match (&args.data, args.synthetic_games) {
         (Some(dir), _) => read_choice(dir, args.split)?,
         (None, Some(games)) => args

@@ -56,3 +56,55 @@ pub fn synthetic_split(games: usize, seed: u64, split: Split) -> Vec<Position> {
         })
         .collect()
 }
+
+/// Positions from SGF files, folders or archives (a second source such as the engine games):
+/// every main-line move of every record that parses and replays legally. Returns the
+/// positions and the number of records skipped (unreadable, unparsable or illegal).
+pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
+    use crate::sgf::{Superko, parse_records, replay, source};
+    use std::ops::ControlFlow;
+    let mut out = Vec::new();
+    let mut skipped = 0usize;
+    let mut game = 0u32;
+    source::for_each(inputs, |raw| {
+        let Ok(raw) = raw else {
+            skipped += 1;
+            return ControlFlow::Continue(());
+        };
+        for rec in parse_records(&raw.bytes, &raw.id, &raw.source, Default::default()) {
+            let Ok(rec) = rec else {
+                skipped += 1;
+                continue;
+            };
+            let mut positions = Vec::new();
+            let ok = replay(&rec, Superko::Never, |step| {
+                let code = |m: Option<crate::rules::Move>| {
+                    m.map_or(crate::dataset::NO_POINT, |m| m.index() as u8)
+                };
+                positions.push(Position {
+                    cells: *step.board.cells(),
+                    to_move: step.color as u8,
+                    played: step.mv.index() as u8,
+                    move_number: step.number as u16,
+                    last_moves: step.last.map(code),
+                    ko: step
+                        .board
+                        .ko_point()
+                        .map_or(crate::dataset::NO_POINT, |k| k.index() as u8),
+                    winner: rec.result.winner_code(),
+                    black_rank: rec.black_rank.unwrap_or(i8::MIN),
+                    white_rank: rec.white_rank.unwrap_or(i8::MIN),
+                    game,
+                });
+            });
+            if ok.is_ok() {
+                out.extend(positions);
+                game += 1;
+            } else {
+                skipped += 1;
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    (out, skipped)
+}

@@ -196,7 +196,14 @@ impl Conv {
         for oc in 0..cout {
             weight[oc * kdim..oc * kdim + per].copy_from_slice(&raw[oc * per..(oc + 1) * per]);
         }
-        Conv { cin, cout, k, kdim, weight, bias }
+        Conv {
+            cin,
+            cout,
+            k,
+            kdim,
+            weight,
+            bias,
+        }
     }
 
     /// Gathers, for every board point, its `in x k x k` neighbourhood from padded planes
