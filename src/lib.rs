@@ -32,6 +32,7 @@ pub mod dataset;
 pub mod net;
 pub mod playout;
 pub mod prune;
+pub mod report;
 pub mod rules;
 pub mod search;
 pub mod sgf;
