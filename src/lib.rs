@@ -32,6 +32,7 @@ pub mod cli;
 pub mod dataset;
 pub mod endgame;
 pub mod gtp;
+pub mod net;
 pub mod playout;
 pub mod prune;
 pub mod report;

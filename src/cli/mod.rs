@@ -8,6 +8,8 @@ pub mod bench;
 pub mod dataset;
 pub mod gtp;
 pub mod yose;
+pub mod eval;
+pub mod train;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -31,6 +33,10 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Exact endgame solver (`yose FILE`) and its benchmark (`yose bench DIR`).
     Yose(yose::YoseArgs),
+    /// Train a bad-move network (mlp: the paper's; cnn: ours) into a model directory.
+    Train(train::TrainArgs),
+    /// Error-rate curve, top-k and baselines of a model on a dataset split.
+    Eval(eval::EvalArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -42,5 +48,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Gtp(args) => gtp::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Yose(args) => yose::run(args),
+        Command::Train(args) => train::run(args),
+        Command::Eval(args) => eval::run(args),
     }
 }
