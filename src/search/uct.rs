@@ -166,8 +166,15 @@ impl UctEngine {
     pub fn new(config: UctConfig, seed: u64) -> anyhow::Result<UctEngine> {
         anyhow::ensure!(config.sims > 0, "sims must be at least 1");
         anyhow::ensure!(config.c >= 0.0, "c must not be negative");
-        anyhow::ensure!(config.max_seconds >= 0.0, "max_seconds must not be negative");
-        anyhow::ensure!(config.threads <= 256, "threads {} is above 256", config.threads);
+        anyhow::ensure!(
+            config.max_seconds >= 0.0,
+            "max_seconds must not be negative"
+        );
+        anyhow::ensure!(
+            config.threads <= 256,
+            "threads {} is above 256",
+            config.threads
+        );
         anyhow::ensure!(
             config.cache <= 1 << 20,
             "cache {} is above 2^20 entries (324 bytes each)",
