@@ -27,6 +27,7 @@
 //! assert!(game.play(Move::from_gtp("E5").unwrap()).is_err()); // occupied
 //! ```
 
+pub mod arena;
 pub mod cli;
 pub mod dataset;
 pub mod playout;

@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod match_cmd;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -18,6 +19,9 @@ pub enum Command {
     /// Speed measurements (playouts, ...).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
+    /// combines shard folders.
+    Match(match_cmd::MatchCommand),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -25,5 +29,6 @@ pub fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Bench(cmd) => bench::run(cmd),
+        Command::Match(cmd) => match_cmd::run(cmd),
     }
 }
