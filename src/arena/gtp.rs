@@ -308,7 +308,9 @@ mod tests {
 
     #[test]
     fn missing_program_is_a_clear_error() {
-        let err = GtpClient::spawn("no-such-engine-akushu --gtp").err().unwrap();
+        let err = GtpClient::spawn("no-such-engine-akushu --gtp")
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("not found"), "{err}");
     }
 
@@ -319,7 +321,7 @@ mod tests {
         let e = c.command("name", Duration::from_secs(2)).unwrap_err();
         assert!(matches!(e, GtpError::Garbage { .. }), "{e}");
         // A minimal engine written in sh: answers, refuses, then exits.
-        let script = r#"while read -r c; do case "$c" in name) printf '= fake\n\n';; bad) printf '? nope\n\n';; *) exit 3;; esac; done"#;
+        let script = r#"while read -r c; do case "$c" in name) printf "= fake\n\n";; bad) printf "? nope\n\n";; *) exit 3;; esac; done"#;
         let mut c = GtpClient::spawn(&format!("sh -c '{script}'")).unwrap();
         assert_eq!(c.command("name", Duration::from_secs(2)).unwrap(), "fake");
         let e = c.command("bad", Duration::from_secs(2)).unwrap_err();

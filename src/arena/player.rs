@@ -84,7 +84,12 @@ pub fn build_player(
     timeouts: GtpTimeouts,
 ) -> Result<Box<dyn Player>, PlayerError> {
     if let Some(command) = spec.trim().strip_prefix("gtp:") {
-        Ok(Box::new(GtpPlayer::start(spec, command.trim(), seed, timeouts)?))
+        Ok(Box::new(GtpPlayer::start(
+            spec,
+            command.trim(),
+            seed,
+            timeouts,
+        )?))
     } else {
         let engine = build_engine(spec, seed).map_err(|e| PlayerError::Build(format!("{e:#}")))?;
         Ok(Box::new(InProcess {

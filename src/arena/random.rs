@@ -27,12 +27,15 @@ impl RandomConfig {
                 .ok_or_else(|| format!("random: expected key=value, got {item:?}"))?;
             match key.trim() {
                 "delay_ms" => {
-                    config.delay_ms = value
-                        .trim()
-                        .parse()
-                        .map_err(|_| format!("random: delay_ms must be an integer, got {value:?}"))?
+                    config.delay_ms = value.trim().parse().map_err(|_| {
+                        format!("random: delay_ms must be an integer, got {value:?}")
+                    })?
                 }
-                other => return Err(format!("random: unknown parameter {other:?} (known: delay_ms)")),
+                other => {
+                    return Err(format!(
+                        "random: unknown parameter {other:?} (known: delay_ms)"
+                    ));
+                }
             }
         }
         Ok(config)

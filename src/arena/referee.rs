@@ -62,8 +62,16 @@ pub fn play_game(setup: &GameSetup, rules: GameRules, timeouts: GtpTimeouts) -> 
     let wall = Instant::now();
     let mut tally = Tally::default();
     let mut game = Game::new(rules.komi);
-    let black = build_player(&setup.black, player_seed(setup.seed, Color::Black), timeouts);
-    let white = build_player(&setup.white, player_seed(setup.seed, Color::White), timeouts);
+    let black = build_player(
+        &setup.black,
+        player_seed(setup.seed, Color::Black),
+        timeouts,
+    );
+    let white = build_player(
+        &setup.white,
+        player_seed(setup.seed, Color::White),
+        timeouts,
+    );
     let (stop, gtp_score) = match (black, white) {
         (Err(e), _) => (Stop::Failed(Color::Black, e.to_string()), String::new()),
         (_, Err(e)) => (Stop::Failed(Color::White, e.to_string()), String::new()),
@@ -189,7 +197,9 @@ fn run_moves(
         }
         if let Err(e) = players[c.opponent().idx()].play(c, mv) {
             let e = match e {
-                PlayerError::Rejected(why) => format!("rejected the legal move {}: {why}", fmt_move(c, mv)),
+                PlayerError::Rejected(why) => {
+                    format!("rejected the legal move {}: {why}", fmt_move(c, mv))
+                }
                 other => other.to_string(),
             };
             return Stop::Failed(c.opponent(), e);
@@ -208,7 +218,10 @@ fn ask_final_scores(players: &mut [Box<dyn Player>; 2]) -> String {
     for c in [Color::Black, Color::White] {
         if let Some(s) = players[c.idx()].final_score() {
             let name = if c == Color::Black { "black" } else { "white" };
-            parts.push(format!("{name}={}", s.split_whitespace().next().unwrap_or("")));
+            parts.push(format!(
+                "{name}={}",
+                s.split_whitespace().next().unwrap_or("")
+            ));
         }
     }
     parts.join(" ")
@@ -238,7 +251,9 @@ mod tests {
         assert_eq!(a.record.reason, EndReason::Passes);
         let margin = a.record.score.unwrap();
         assert_eq!(a.record.winner, winner_text(margin));
-        assert!(a.sgf.contains("PB[random]") && a.sgf.contains(&format!("RE[{}]", a.record.result)));
+        assert!(
+            a.sgf.contains("PB[random]") && a.sgf.contains(&format!("RE[{}]", a.record.result))
+        );
     }
 
     #[test]

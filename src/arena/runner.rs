@@ -204,9 +204,10 @@ impl ResultsDir {
         if !path.exists() {
             return Ok(None);
         }
-        let text =
-            std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let header = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let header =
+            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
         Ok(Some(header))
     }
 
@@ -229,7 +230,11 @@ impl ResultsDir {
     }
 
     /// Writes `summary.md` for `rows`.
-    pub fn write_summary(&self, header: &Header, rows: &[GameRecord]) -> anyhow::Result<MatchSummary> {
+    pub fn write_summary(
+        &self,
+        header: &Header,
+        rows: &[GameRecord],
+    ) -> anyhow::Result<MatchSummary> {
         let summary = summarize(rows, [&header.config.black, &header.config.white]);
         let planned = header.config.planned_games().len();
         let text = format!(
@@ -247,7 +252,11 @@ impl ResultsDir {
             header.config.black,
             header.config.white,
             header.config.komi,
-            if header.config.alternate { "alternating" } else { "fixed" },
+            if header.config.alternate {
+                "alternating"
+            } else {
+                "fixed"
+            },
             header.config.seed,
             header.config.max_moves,
             summary
@@ -280,7 +289,11 @@ pub fn check_players(config: &MatchConfig) -> anyhow::Result<()> {
 }
 
 /// Runs (or resumes) a match into `out`. `show_progress` draws a progress bar.
-pub fn run_match(config: &MatchConfig, out: &Path, show_progress: bool) -> anyhow::Result<MatchOutcome> {
+pub fn run_match(
+    config: &MatchConfig,
+    out: &Path,
+    show_progress: bool,
+) -> anyhow::Result<MatchOutcome> {
     if config.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
@@ -305,7 +318,12 @@ pub fn run_match(config: &MatchConfig, out: &Path, show_progress: bool) -> anyho
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     for row in dir.read_rows()? {
         if config.shard.is_some_and(|s| !s.owns(row.game)) {
-            bail!("{}: game {} does not belong to shard {}", dir.csv().display(), row.game, config.shard.unwrap());
+            bail!(
+                "{}: game {} does not belong to shard {}",
+                dir.csv().display(),
+                row.game,
+                config.shard.unwrap()
+            );
         }
         rows.insert(row.game, row);
     }
@@ -429,9 +447,12 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
     let mut sgfs: BTreeMap<u32, PathBuf> = BTreeMap::new();
     for input in inputs {
         let dir = ResultsDir::new(input);
-        let header = dir
-            .read_header()?
-            .with_context(|| format!("{} has no match.toml: not a results folder", input.display()))?;
+        let header = dir.read_header()?.with_context(|| {
+            format!(
+                "{} has no match.toml: not a results folder",
+                input.display()
+            )
+        })?;
         let mut c = header.config.clone();
         c.shard = None;
         c.jobs = 1;
@@ -447,7 +468,11 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
         for row in dir.read_rows()? {
             if let Some(seen) = rows.get(&row.game) {
                 if seen.without_timing() != row.without_timing() {
-                    bail!("game {} differs between shard folders ({})", row.game, input.display());
+                    bail!(
+                        "game {} differs between shard folders ({})",
+                        row.game,
+                        input.display()
+                    );
                 }
                 continue;
             }
@@ -471,7 +496,10 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
     write_csv(&outdir.csv(), &rows)?;
     let missing = header.config.games as usize - rows.len().min(header.config.games as usize);
     if missing > 0 {
-        eprintln!("warning: {missing} of {} games are missing from the shards", header.config.games);
+        eprintln!(
+            "warning: {missing} of {} games are missing from the shards",
+            header.config.games
+        );
     }
     let summary = outdir.write_summary(&header, &rows)?;
     Ok(MatchOutcome {

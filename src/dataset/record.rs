@@ -52,7 +52,11 @@ pub struct Position {
 
 impl Position {
     pub fn color(&self) -> Color {
-        if self.to_move == 2 { Color::White } else { Color::Black }
+        if self.to_move == 2 {
+            Color::White
+        } else {
+            Color::Black
+        }
     }
 
     /// The move played.
