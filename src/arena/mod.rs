@@ -10,6 +10,7 @@
 //! - [`summary`]: win rates with Wilson intervals, errors, time per move, overhead;
 //! - [`runner`]: plans, runs, resumes, shards and merges matches.
 
+pub mod experiment;
 pub mod gtp;
 pub mod player;
 pub mod random;
