@@ -30,6 +30,7 @@
 pub mod arena;
 pub mod cli;
 pub mod dataset;
+pub mod gtp;
 pub mod playout;
 pub mod prune;
 pub mod rules;

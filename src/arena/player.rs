@@ -62,7 +62,8 @@ pub trait Player: Send {
 }
 
 /// Builds an in-process engine from its spec. `random[:delay_ms=N]` is the arena's own test
-/// engine; every other spec goes to the search module's parser.
+/// engine; every other spec goes to the search module's parser
+/// ([`crate::search::spec::build_engine`]: `uct:...`, `flat:...`).
 pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
     let spec = spec.trim();
     let (kind, params) = spec.split_once(':').unwrap_or((spec, ""));
@@ -71,9 +72,7 @@ pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
             RandomConfig::parse(params).map_err(anyhow::Error::msg)?,
             seed,
         ))),
-        _ => anyhow::bail!(
-            "unknown engine spec {spec:?}: the arena knows `random[:delay_ms=N]` and `gtp:<command line>`"
-        ),
+        _ => crate::search::spec::build_engine(spec, seed),
     }
 }
 

@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod gtp;
 pub mod match_cmd;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
@@ -22,6 +23,8 @@ pub enum Command {
     /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
     /// combines shard folders.
     Match(match_cmd::MatchCommand),
+    /// Play Go over GTP on stdin/stdout with an engine spec.
+    Gtp(gtp::GtpArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -30,5 +33,6 @@ pub fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Match(cmd) => match_cmd::run(cmd),
+        Command::Gtp(args) => gtp::run(args),
     }
 }
