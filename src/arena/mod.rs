@@ -16,6 +16,7 @@ pub mod player;
 pub mod random;
 pub mod record;
 pub mod referee;
+pub mod report_md;
 pub mod runner;
 pub mod summary;
 

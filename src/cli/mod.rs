@@ -4,8 +4,10 @@
 use clap::{Parser, Subcommand};
 
 pub mod bench;
+pub mod experiment;
 pub mod gtp;
 pub mod match_cmd;
+pub mod reproduce;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -25,6 +27,11 @@ pub enum Command {
     Match(match_cmd::MatchCommand),
     /// Play Go over GTP on stdin/stdout with an engine spec.
     Gtp(gtp::GtpArgs),
+    /// Run the paper's experiments from `experiments/*.toml` files.
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentCommand),
+    /// Run every experiment and write report/REPORT.md (`--quick`: a ten-minute check).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -34,5 +41,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Match(cmd) => match_cmd::run(cmd),
         Command::Gtp(args) => gtp::run(args),
+        Command::Experiment(cmd) => experiment::run(cmd),
+        Command::Reproduce(args) => reproduce::run(args),
     }
 }
