@@ -543,8 +543,6 @@ vars = { sims = 50 }
 
     #[test]
     fn resolves_sweep_arms_and_quick_overrides() {
-        let mut vars = BTreeMap::new();
-        vars.insert("prune".to_string(), "nn:{x}@0".to_string());
         let mut f: ExperimentFile = toml::from_str(FILE).unwrap();
         f.vars
             .insert("prune".into(), toml::Value::String("nn:{x}@0".into()));

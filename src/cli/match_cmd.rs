@@ -45,8 +45,8 @@ pub struct MatchArgs {
     /// Games in the whole match.
     #[arg(long, default_value_t = 100)]
     pub games: u32,
-    /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    /// Games played at once (default: all cores). Results do not depend on it.
+    #[arg(long, default_value_t = super::experiment::default_jobs())]
     pub jobs: usize,
     /// Match seed (each game's seed is derived from it and logged in the CSV).
     #[arg(long, default_value_t = 1)]
