@@ -33,6 +33,7 @@ pub mod dataset;
 pub mod gtp;
 pub mod playout;
 pub mod prune;
+pub mod report;
 pub mod rules;
 pub mod search;
 pub mod util;

@@ -1,0 +1,266 @@
+//! Line charts as PNG files: error-rate curves, win rate against pruning, with confidence
+//! bands and the paper's reference points drawn in.
+//!
+//! Text is drawn with DejaVu Sans compiled into the binary (`fonts/`, free licence beside it),
+//! so charts look the same on every machine and need no system fonts.
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use plotters::prelude::*;
+use thiserror::Error;
+
+/// A chart could not be drawn or saved.
+#[derive(Debug, Error)]
+pub enum PlotError {
+    #[error("drawing {path}: {message}")]
+    Draw { path: PathBuf, message: String },
+    #[error("saving {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeriesStyle {
+    /// A solid line through the points.
+    Line,
+    /// Markers only (reference values from the paper, measured win rates).
+    Points,
+    /// A line with a marker on every point.
+    LinePoints,
+}
+
+/// One data series.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+    pub style: SeriesStyle,
+    /// Optional shaded band: `(x, low, high)` triples, e.g. a 95% confidence interval.
+    pub band: Vec<(f64, f64, f64)>,
+}
+
+impl Series {
+    pub fn new(label: impl Into<String>, style: SeriesStyle, points: Vec<(f64, f64)>) -> Series {
+        Series {
+            label: label.into(),
+            points,
+            style,
+            band: Vec::new(),
+        }
+    }
+    pub fn with_band(mut self, band: Vec<(f64, f64, f64)>) -> Series {
+        self.band = band;
+        self
+    }
+}
+
+/// A whole chart.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x_range: (f64, f64),
+    pub y_range: (f64, f64),
+    pub series: Vec<Series>,
+    /// Horizontal reference lines: `(y, label)`, drawn dashed-grey (e.g. the 0.37 baseline).
+    pub hlines: Vec<(f64, String)>,
+}
+
+impl Chart {
+    pub fn new(title: &str, x_label: &str, y_label: &str) -> Chart {
+        Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            x_range: (0.0, 1.0),
+            y_range: (0.0, 1.0),
+            series: Vec::new(),
+            hlines: Vec::new(),
+        }
+    }
+    pub fn x_range(mut self, lo: f64, hi: f64) -> Chart {
+        self.x_range = (lo, hi);
+        self
+    }
+    pub fn y_range(mut self, lo: f64, hi: f64) -> Chart {
+        self.y_range = (lo, hi);
+        self
+    }
+    pub fn series(mut self, s: Series) -> Chart {
+        self.series.push(s);
+        self
+    }
+    pub fn hline(mut self, y: f64, label: &str) -> Chart {
+        self.hlines.push((y, label.into()));
+        self
+    }
+}
+
+static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bundled font is valid; failure here would be a packaging bug.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// Draws `chart` to the PNG file `path` (900x600), atomically.
+pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
+    register_font();
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| PlotError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    // plotters picks the encoder from the extension, so the temporary name ends in .png.
+    let tmp = path.with_extension(format!("tmp-{}.png", std::process::id()));
+    let drawn = draw(chart, &tmp).map_err(|message| PlotError::Draw {
+        path: path.to_path_buf(),
+        message,
+    });
+    if let Err(e) = drawn {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path).map_err(|source| PlotError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
+    let e = |err: &dyn std::fmt::Display| err.to_string();
+    let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|x| e(&x))?;
+    let (x0, x1) = chart.x_range;
+    let (y0, y1) = chart.y_range;
+    let mut ctx = ChartBuilder::on(&root)
+        .caption(&chart.title, ("sans-serif", 24))
+        .margin(20)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|x| e(&x))?;
+    ctx.configure_mesh()
+        .x_desc(chart.x_label.as_str())
+        .y_desc(chart.y_label.as_str())
+        .label_style(("sans-serif", 15))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|x| e(&x))?;
+
+    for (y, label) in &chart.hlines {
+        let grey = RGBColor(120, 120, 120);
+        // dashes: short segments along the line
+        let step = (x1 - x0) / 60.0;
+        let dashes = (0..60).step_by(2).map(|k| {
+            let a = x0 + k as f64 * step;
+            PathElement::new(vec![(a, *y), (a + step, *y)], grey.stroke_width(1))
+        });
+        ctx.draw_series(dashes)
+            .map_err(|x| e(&x))?
+            .label(label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+    }
+
+    for (k, s) in chart.series.iter().enumerate() {
+        let color = PALETTE[k % PALETTE.len()];
+        if !s.band.is_empty() {
+            let mut poly: Vec<(f64, f64)> = s.band.iter().map(|&(x, lo, _)| (x, lo)).collect();
+            poly.extend(s.band.iter().rev().map(|&(x, _, hi)| (x, hi)));
+            ctx.draw_series(std::iter::once(Polygon::new(
+                poly,
+                color.mix(0.18).filled(),
+            )))
+            .map_err(|x| e(&x))?;
+        }
+        let with_line = matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints);
+        let with_marks = matches!(s.style, SeriesStyle::Points | SeriesStyle::LinePoints);
+        if with_line {
+            ctx.draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))
+                .map_err(|x| e(&x))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+        }
+        if with_marks {
+            let marks = ctx
+                .draw_series(s.points.iter().map(|&p| Circle::new(p, 5, color.filled())))
+                .map_err(|x| e(&x))?;
+            if !with_line {
+                marks
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
+            }
+        }
+    }
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 15))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|x| e(&x))?;
+    root.present().map_err(|x| e(&x))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_a_png_with_band_points_and_reference_line() {
+        let dir = std::env::temp_dir().join(format!("akushu-plot-{}", std::process::id()));
+        let path = dir.join("curve.png");
+        let chart = Chart::new("error rate", "pruned points", "error")
+            .x_range(0.0, 80.0)
+            .y_range(0.0, 1.0)
+            .hline(0.1, "10%")
+            .series(
+                Series::new(
+                    "model",
+                    SeriesStyle::Line,
+                    (0..=80).map(|x| (x as f64, x as f64 / 80.0)).collect(),
+                )
+                .with_band(
+                    (0..=80)
+                        .map(|x| (x as f64, x as f64 / 90.0, x as f64 / 70.0))
+                        .collect(),
+                ),
+            )
+            .series(Series::new(
+                "paper",
+                SeriesStyle::Points,
+                vec![(30.0, 0.1), (32.0, 0.1)],
+            ));
+        render_png(&chart, &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+        assert!(bytes.len() > 5_000, "a real picture, not an empty file");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
