@@ -28,6 +28,7 @@
 //! ```
 
 pub mod analysis;
+pub mod arena;
 pub mod cli;
 pub mod dataset;
 pub mod endgame;

@@ -10,6 +10,9 @@ pub mod gtp;
 pub mod yose;
 pub mod eval;
 pub mod train;
+pub mod experiment;
+pub mod match_cmd;
+pub mod reproduce;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
@@ -37,6 +40,14 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Error-rate curve, top-k and baselines of a model on a dataset split.
     Eval(eval::EvalArgs),
+    /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
+    /// combines shard folders.
+    Match(match_cmd::MatchCommand),
+    /// Run the paper's experiments from `experiments/*.toml` files.
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentCommand),
+    /// Run every experiment and write report/REPORT.md (`--quick`: a ten-minute check).
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 /// Parses the command line and runs the subcommand.
@@ -50,5 +61,8 @@ pub fn main() -> anyhow::Result<()> {
         Command::Yose(args) => yose::run(args),
         Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Match(cmd) => match_cmd::run(cmd),
+        Command::Experiment(cmd) => experiment::run(cmd),
+        Command::Reproduce(args) => reproduce::run(args),
     }
 }

@@ -1,0 +1,262 @@
+//! A match's summary: win rate of each player overall and by colour with Wilson 95%
+//! intervals, errors counted separately, time per move, and the arena's own overhead.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::record::{EndReason, GameRecord};
+use crate::rules::Color;
+
+/// z for a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson score interval for `wins` successes in `n` trials at normal quantile `z`
+/// (Wilson 1927; Newcombe 1998, method 3). Returns `(low, high)`; `(0, 1)` when `n = 0`.
+pub fn wilson(wins: f64, n: f64, z: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let p = wins / n;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = p + z2 / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    (
+        ((centre - spread) / denom).max(0.0),
+        ((centre + spread) / denom).min(1.0),
+    )
+}
+
+/// Wins out of games, with the rate and its Wilson 95% interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Rate {
+    pub wins: u32,
+    pub games: u32,
+}
+
+impl Rate {
+    pub fn add(&mut self, won: bool) {
+        self.games += 1;
+        self.wins += won as u32;
+    }
+    /// The win rate (0 with no games).
+    pub fn rate(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.wins as f64 / self.games as f64
+        }
+    }
+    /// Wilson 95% interval.
+    pub fn interval(&self) -> (f64, f64) {
+        wilson(self.wins as f64, self.games as f64, Z95)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.games == 0 {
+            return write!(f, "-");
+        }
+        let (lo, hi) = self.interval();
+        write!(
+            f,
+            "{}/{} = {:.3} [{:.3}, {:.3}]",
+            self.wins,
+            self.games,
+            self.rate(),
+            lo,
+            hi
+        )
+    }
+}
+
+/// One match player's figures.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PlayerSummary {
+    /// `A` or `B`.
+    pub label: String,
+    pub spec: String,
+    /// All games; a game lost by an error counts as a loss for the side that erred.
+    pub overall: Rate,
+    /// Only games without an error.
+    pub clean: Rate,
+    pub as_black: Rate,
+    pub as_white: Rate,
+    pub draws: u32,
+    /// Games this player lost by an error (crash, hang, garbage, illegal move).
+    pub errors: u32,
+    pub seconds: f64,
+    pub moves: u64,
+    pub sims: u64,
+}
+
+impl PlayerSummary {
+    pub fn seconds_per_move(&self) -> f64 {
+        self.seconds / self.moves.max(1) as f64
+    }
+    pub fn sims_per_move(&self) -> f64 {
+        self.sims as f64 / self.moves.max(1) as f64
+    }
+}
+
+/// Everything the summary reports.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MatchSummary {
+    pub games: u32,
+    pub players: [PlayerSummary; 2],
+    /// Black's wins over all games (the paper's measure when black is the pruned program).
+    pub black: Rate,
+    pub ends: [(String, u32); 4],
+    pub errors: u32,
+    pub score_disagreements: u32,
+    /// Sum of per-game wall-clock seconds.
+    pub wall_seconds: f64,
+    /// Sum of both engines' thinking seconds.
+    pub thinking_seconds: f64,
+}
+
+impl MatchSummary {
+    /// The arena's overhead: (wall - thinking) / thinking.
+    pub fn overhead(&self) -> f64 {
+        if self.thinking_seconds <= 0.0 {
+            0.0
+        } else {
+            (self.wall_seconds - self.thinking_seconds) / self.thinking_seconds
+        }
+    }
+}
+
+/// Summarises rows; `specs` are players A and B.
+pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
+    let mut s = MatchSummary {
+        games: rows.len() as u32,
+        ..MatchSummary::default()
+    };
+    for (i, label) in ["A", "B"].iter().enumerate() {
+        s.players[i].label = label.to_string();
+        s.players[i].spec = specs[i].to_string();
+    }
+    let reasons = [
+        EndReason::Passes,
+        EndReason::Resign,
+        EndReason::MoveCap,
+        EndReason::Error,
+    ];
+    for (slot, r) in s.ends.iter_mut().zip(reasons) {
+        slot.0 = r.name().to_string();
+    }
+    for row in rows {
+        let black_idx = if row.black_player == "B" { 1 } else { 0 };
+        let winner = row.winner_color();
+        let erred = row.reason == EndReason::Error;
+        s.black.add(winner == Some(Color::Black));
+        for (color, idx) in [(Color::Black, black_idx), (Color::White, 1 - black_idx)] {
+            let p = &mut s.players[idx];
+            let won = winner == Some(color);
+            p.overall.add(won);
+            if !erred {
+                p.clean.add(won);
+            }
+            match color {
+                Color::Black => p.as_black.add(won),
+                Color::White => p.as_white.add(won),
+            }
+            p.draws += (row.winner == "draw") as u32;
+            p.errors += (erred && row.error_by == color.letter().to_string()) as u32;
+            p.moves += row.moves_by(color) as u64;
+            let (secs, sims) = match color {
+                Color::Black => (row.black_seconds, row.black_sims),
+                Color::White => (row.white_seconds, row.white_sims),
+            };
+            p.seconds += secs;
+            p.sims += sims;
+        }
+        let ri = reasons.iter().position(|r| *r == row.reason).unwrap_or(3);
+        s.ends[ri].1 += 1;
+        s.errors += erred as u32;
+        s.score_disagreements += row.score_disagreement as u32;
+        s.wall_seconds += row.wall_seconds;
+        s.thinking_seconds += row.black_seconds + row.white_seconds;
+    }
+    s
+}
+
+impl fmt::Display for MatchSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "games: {}", self.games)?;
+        writeln!(
+            f,
+            "\nwin rates (wins/games = rate [Wilson 95%]); an error loses the game for the side that erred\n"
+        )?;
+        writeln!(
+            f,
+            "| player | spec | all games | without error games | as black | as white | errors | draws | s/move | sims/move |"
+        )?;
+        writeln!(f, "|---|---|---|---|---|---|---|---|---|---|")?;
+        for p in &self.players {
+            writeln!(
+                f,
+                "| {} | `{}` | {} | {} | {} | {} | {} | {} | {:.4} | {:.0} |",
+                p.label,
+                p.spec,
+                p.overall,
+                p.clean,
+                p.as_black,
+                p.as_white,
+                p.errors,
+                p.draws,
+                p.seconds_per_move(),
+                p.sims_per_move()
+            )?;
+        }
+        writeln!(f, "\nblack wins: {}", self.black)?;
+        let ends: Vec<String> = self.ends.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        writeln!(f, "game ends: {}", ends.join(", "))?;
+        writeln!(f, "errors: {}", self.errors)?;
+        writeln!(
+            f,
+            "GTP final_score disagreements with the referee: {}",
+            self.score_disagreements
+        )?;
+        writeln!(
+            f,
+            "arena overhead: {:.2}% (wall {:.2}s, engines thinking {:.2}s; includes engine start-up)",
+            self.overhead() * 100.0,
+            self.wall_seconds,
+            self.thinking_seconds
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Newcombe (1998), "Two-sided confidence intervals for the single proportion",
+    /// Statistics in Medicine 17:857-872, Table II, method 3 (Wilson score, no continuity
+    /// correction), to four decimals.
+    #[test]
+    fn wilson_matches_newcombe_1998() {
+        let cases = [
+            (81.0, 263.0, 0.2553, 0.3662),
+            (15.0, 148.0, 0.0624, 0.1605),
+            (0.0, 20.0, 0.0, 0.1611),
+            (1.0, 29.0, 0.0061, 0.1718),
+        ];
+        for (x, n, lo, hi) in cases {
+            let (l, h) = wilson(x, n, Z95);
+            assert!((l - lo).abs() < 6e-5, "{x}/{n}: low {l} vs {lo}");
+            assert!((h - hi).abs() < 6e-5, "{x}/{n}: high {h} vs {hi}");
+        }
+        assert_eq!(wilson(0.0, 0.0, Z95), (0.0, 1.0));
+    }
+
+    #[test]
+    fn wilson_is_symmetric() {
+        let (l, h) = wilson(3.0, 10.0, Z95);
+        let (l2, h2) = wilson(7.0, 10.0, Z95);
+        assert!((l - (1.0 - h2)).abs() < 1e-12 && (h - (1.0 - l2)).abs() < 1e-12);
+    }
+}
