@@ -38,7 +38,15 @@ pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
             let e = FlatEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
             Ok(Box::new(e.with_name(spec)))
         }
-        other => bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat)"),
+        "territory" => {
+            if !split_kind(spec).1.is_empty() {
+                bail!("engine spec `{spec}`: `territory` takes no options");
+            }
+            Ok(Box::new(crate::analysis::TerritoryPlayer::new(seed)))
+        }
+        other => {
+            bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat, territory)")
+        }
     }
 }
 
