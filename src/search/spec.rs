@@ -259,7 +259,8 @@ mod tests {
         assert!(msg("uct:playout_prune=rule:1.5").contains("`playout_prune`"));
         assert!(msg("uct:playout_eval=move").contains("playout_prune"));
         assert!(msg("uct:sims=1,sims=2").contains("twice"));
-        assert!(msg("uct:prune=nn:41@0").contains("not available yet"));
+        assert!(msg("uct:prune=nn:no/such/model:41@0").contains("no/such/model"));
+        assert!(msg("territory:x=1").contains("no options"));
         assert!(msg("uct:prune=bogus:41").contains("bogus"));
         assert!(msg("flat:expand=3").contains("`expand`"));
         assert!(msg("mcts:sims=3").contains("unknown engine"));
