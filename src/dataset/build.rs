@@ -237,7 +237,9 @@ fn encode_game(
 ) -> Result<(u64, u64), sgf::ReplayError> {
     let (mut n, mut passes) = (0u64, 0u64);
     let winner = a.rec.result.winner_code();
-    sgf::replay(&a.rec, cfg.superko, |step| {
+    // `process` already replayed the game through the game layer (superko policy
+    // included); the bare board gives the same positions faster.
+    sgf::replay::replay_board(&a.rec, |step| {
         if step.mv == Move::Pass && !cfg.include_passes {
             passes += 1;
             return;
