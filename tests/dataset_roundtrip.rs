@@ -350,3 +350,27 @@ fn a_failed_build_leaves_nothing_and_never_clobbers_other_files() {
     assert!(out.join(MANIFEST_FILE).exists());
     fs::remove_dir_all(work).unwrap();
 }
+
+#[test]
+fn a_corrupt_archive_is_reported_and_the_build_goes_on() {
+    let work = temp("corrupt");
+    let (_, gz) = make_archives(&work);
+    let bytes = fs::read(&gz).unwrap();
+    let cut = work.join("cut.tar.gz");
+    fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let missing = work.join("missing.sgf");
+    let out = work.join("ds");
+    let good = build(&config(vec![fixtures()]), &work.join("good"), false).unwrap();
+    let m = build(&config(vec![cut.clone(), missing, fixtures()]), &out, false).unwrap();
+    let unreadable: Vec<_> = m
+        .skipped
+        .iter()
+        .filter(|s| s.kind == "unreadable")
+        .collect();
+    assert_eq!(unreadable.len(), 2, "{unreadable:?}");
+    assert!(unreadable.iter().any(|s| s.file.ends_with("cut.tar.gz")));
+    assert!(unreadable.iter().any(|s| s.file.ends_with("missing.sgf")));
+    // Everything after the broken archive is still read.
+    assert!(m.games >= good.games, "{} < {}", m.games, good.games);
+    fs::remove_dir_all(work).unwrap();
+}

@@ -204,6 +204,29 @@ fn process(raw: RawRecord, cfg: &BuildConfig, filter: &Filter, index: &GameIndex
     }
 }
 
+/// [`process`], with a panic in a third-party parser turned into a skipped record: one bad
+/// record must never stop a build.
+fn process_guarded(
+    raw: RawRecord,
+    cfg: &BuildConfig,
+    filter: &Filter,
+    index: &GameIndex,
+) -> Processed {
+    let (seq, id, source) = (raw.seq, raw.id.clone(), raw.source.clone());
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        process(raw, cfg, filter, index)
+    }))
+    .unwrap_or_else(|_| Processed {
+        seq,
+        outcomes: vec![Outcome::Skipped(Skip {
+            file: source,
+            game: id,
+            kind: "internal-error".into(),
+            reason: "the reader panicked on this record".into(),
+        })],
+    })
+}
+
 /// Encodes the positions of one game (game table index `game`) onto `out`; returns the
 /// number of positions and of dropped passes.
 fn encode_game(
@@ -214,7 +237,9 @@ fn encode_game(
 ) -> Result<(u64, u64), sgf::ReplayError> {
     let (mut n, mut passes) = (0u64, 0u64);
     let winner = a.rec.result.winner_code();
-    sgf::replay(&a.rec, cfg.superko, |step| {
+    // `process` already replayed the game through the game layer (superko policy
+    // included); the bare board gives the same positions faster.
+    sgf::replay::replay_board(&a.rec, |step| {
         if step.mv == Move::Pass && !cfg.include_passes {
             passes += 1;
             return;
@@ -363,7 +388,7 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
             .par_bridge()
             .map(|raw| {
                 pb.inc(1);
-                process(raw, cfg, &filter, &index)
+                process_guarded(raw, cfg, &filter, &index)
             })
             .collect()
     });
