@@ -27,8 +27,8 @@
 //! assert!(game.play(Move::from_gtp("E5").unwrap()).is_err()); // occupied
 //! ```
 
-pub mod cli;
 pub mod analysis;
+pub mod cli;
 pub mod dataset;
 pub mod endgame;
 pub mod playout;
