@@ -2,8 +2,8 @@
 //! influence and end-of-game territory on fixture boards, territory-gain candidates.
 
 use akushu::analysis::{
-    Chains, EndConfig, Groups, PATTERNS, PatternKind, best_gain_moves, connections,
-    end_territory, influence, territory_gains,
+    Chains, EndConfig, Groups, PATTERNS, PatternKind, best_gain_moves, connections, end_territory,
+    influence, territory_gains,
 };
 use akushu::rules::{Bits, Board, Color, Point, bit};
 
@@ -37,7 +37,14 @@ fn sixteen_patterns_in_the_papers_proportions() {
     assert_eq!(count(PatternKind::TwoSpaceJump), 2);
     assert_eq!(count(PatternKind::Knight), 4);
     assert_eq!(count(PatternKind::LargeKnight), 4);
-    let between = |k| PATTERNS.iter().find(|p| p.kind == k).unwrap().between().len();
+    let between = |k| {
+        PATTERNS
+            .iter()
+            .find(|p| p.kind == k)
+            .unwrap()
+            .between()
+            .len()
+    };
     assert_eq!(between(PatternKind::Diagonal), 2);
     assert_eq!(between(PatternKind::OneSpaceJump), 1);
     assert_eq!(between(PatternKind::TwoSpaceJump), 2);
@@ -56,11 +63,15 @@ fn every_pattern_is_found_in_every_rotation_with_its_connection_points() {
                 .between()
                 .into_iter()
                 .map(|o| sym(k, o))
-                .fold(0, |m, (r, c)| m | bit(pt(4 + r as i32, 4 + c as i32).index()));
+                .fold(0, |m, (r, c)| {
+                    m | bit(pt(4 + r as i32, 4 + c as i32).index())
+                });
             let board = board_with(&[a, b], &[]);
             let found = connections(&board, Color::Black);
             assert!(
-                found.iter().any(|c| c.kind == p.kind && c.points == expected),
+                found
+                    .iter()
+                    .any(|c| c.kind == p.kind && c.points == expected),
                 "{:?} symmetry {k}: offset ({dr},{dc}) not found, got {found:?}",
                 p.kind
             );
@@ -114,7 +125,10 @@ fn groups_merge_chains_through_connections_to_the_smaller_number() {
     }
     assert_eq!(groups.list[0].stones.count_ones(), 4);
     assert_ne!(groups.id[pt(6, 8).index()], g);
-    assert_eq!(groups.list[0].connection_points & bit(pt(1, 3).index()), bit(pt(1, 3).index()));
+    assert_eq!(
+        groups.list[0].connection_points & bit(pt(1, 3).index()),
+        bit(pt(1, 3).index())
+    );
     assert_eq!(groups.list[2].color, Color::White);
 }
 
@@ -156,8 +170,15 @@ fn end_territory_removes_weak_groups_and_scans_four_directions() {
             inside |= bit(pt(r, c).index());
         }
     }
-    assert_eq!(end.removed, bit(pt(4, 4).index()), "the lone white stone is weak");
-    assert_eq!(end.black, inside, "the 3x3 inside (dead stone's point included)");
+    assert_eq!(
+        end.removed,
+        bit(pt(4, 4).index()),
+        "the lone white stone is weak"
+    );
+    assert_eq!(
+        end.black, inside,
+        "the 3x3 inside (dead stone's point included)"
+    );
     assert_eq!(end.white, 0);
     assert_eq!(end.area().black, 16 + 9);
     // with the weak limit at 0 the white stone stays and splits the count
@@ -171,7 +192,11 @@ fn end_territory_removes_weak_groups_and_scans_four_directions() {
 fn territory_gain_on_the_empty_board() {
     let (gain, best) = best_gain_moves(&Board::new(), Color::Black);
     assert_eq!(gain, 13);
-    assert_eq!(best.len(), 25, "every point at least two lines from the edge");
+    assert_eq!(
+        best.len(),
+        25,
+        "every point at least two lines from the edge"
+    );
     let corner = territory_gains(&Board::new(), Color::White)
         .into_iter()
         .find(|m| m.point == pt(0, 0))

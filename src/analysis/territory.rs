@@ -43,7 +43,10 @@ pub struct Influence {
 impl Influence {
     /// Owned points of `c` minus owned points of its opponent.
     pub fn net(&self, c: Color) -> i32 {
-        let (b, w) = (self.black.count_ones() as i32, self.white.count_ones() as i32);
+        let (b, w) = (
+            self.black.count_ones() as i32,
+            self.white.count_ones() as i32,
+        );
         match c {
             Color::Black => b - w,
             Color::White => w - b,

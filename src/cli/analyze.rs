@@ -60,12 +60,19 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
 pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: usize) -> String {
     let mut s = format!(
         "position after move {move_number}, {} to move\n",
-        if to_move == Color::Black { "black" } else { "white" }
+        if to_move == Color::Black {
+            "black"
+        } else {
+            "white"
+        }
     );
     s += &diagram(|i| stone(board, i).unwrap_or('.'));
 
     let chains = Chains::of(board);
-    s += &format!("\nchains ({}), numbered by flood fill:\n", chains.list.len());
+    s += &format!(
+        "\nchains ({}), numbered by flood fill:\n",
+        chains.list.len()
+    );
     s += &diagram(|i| label(chains.id[i]));
 
     let groups = Groups::of(board);
@@ -85,7 +92,11 @@ pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: us
         s += &format!(
             "  group {}: {} {} stones\n",
             label(k as u8 + 1),
-            if g.color == Color::Black { "black" } else { "white" },
+            if g.color == Color::Black {
+                "black"
+            } else {
+                "white"
+            },
             g.stones.count_ones()
         );
     }
@@ -144,7 +155,11 @@ pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: us
     let list: Vec<String> = best.iter().map(|p| p.to_gtp()).collect();
     s += &format!(
         "\nbest territory gain for the side to move: {gain} at {}\n",
-        if list.is_empty() { "-".to_string() } else { list.join(" ") }
+        if list.is_empty() {
+            "-".to_string()
+        } else {
+            list.join(" ")
+        }
     );
     s
 }

@@ -114,12 +114,18 @@ fn solve_one(args: &YoseArgs, path: &Path) -> anyhow::Result<()> {
     };
     println!("# akushu yose {}", path.display());
     println!("# solver config: {}", serde_json::to_string(&config)?);
-    println!("# scoring: area (stones + surrounded empty points) with komi, game ends at two passes");
+    println!(
+        "# scoring: area (stones + surrounded empty points) with komi, game ends at two passes"
+    );
     let problem = Problem::load(path).context("yose")?;
     println!("{}", problem.board);
     println!(
         "{} to move, komi {}",
-        if problem.to_move == Color::Black { "black" } else { "white" },
+        if problem.to_move == Color::Black {
+            "black"
+        } else {
+            "white"
+        },
         problem.komi
     );
     let r = Solver::new(config).solve(&problem.board, problem.to_move);
@@ -144,12 +150,18 @@ fn print_result(problem: &Problem, r: &SolveResult) {
             );
             if let Some(a) = problem.answer {
                 let ok = (s as f32 - problem.komi - a).abs() < 1e-3;
-                println!("stored answer AK[{a}]: {}", if ok { "agrees" } else { "DISAGREES" });
+                println!(
+                    "stored answer AK[{a}]: {}",
+                    if ok { "agrees" } else { "DISAGREES" }
+                );
             }
         }
         None => println!("unfinished (limit reached)"),
     }
-    println!("nodes {}, time {:.3} s, ply-cap hits {}", r.nodes, r.seconds, r.ply_cap_hits);
+    println!(
+        "nodes {}, time {:.3} s, ply-cap hits {}",
+        r.nodes, r.seconds, r.ply_cap_hits
+    );
 }
 
 /// One row of the bench table.
@@ -196,8 +208,16 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         ..SolverConfig::default()
     };
     println!("# akushu yose bench {}", dir.display());
-    println!("# solver config (algorithm and pruning vary): {}", serde_json::to_string(&base)?);
-    println!("# algorithms {:?}, modes {:?}, csv {}", algos, modes.iter().map(|m| m.name()).collect::<Vec<_>>(), args.csv.display());
+    println!(
+        "# solver config (algorithm and pruning vary): {}",
+        serde_json::to_string(&base)?
+    );
+    println!(
+        "# algorithms {:?}, modes {:?}, csv {}",
+        algos,
+        modes.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        args.csv.display()
+    );
     let mut problems = Vec::new();
     let mut skipped = 0;
     for f in problem_files(dir)? {
@@ -269,7 +289,11 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         println!("skipped {skipped} unreadable problem files");
     }
     let wrong = rows.iter().filter(|r| r.agrees == Some(false)).count();
-    println!("rows {}, disagreeing with the stored answer: {wrong}; csv: {}", rows.len(), args.csv.display());
+    println!(
+        "rows {}, disagreeing with the stored answer: {wrong}; csv: {}",
+        rows.len(),
+        args.csv.display()
+    );
     Ok(())
 }
 

@@ -238,12 +238,14 @@ fn attacker_first(board: &Board, attacker: Color, now: Bits) -> Bits {
     let mut replies = Vec::with_capacity(attacks.len());
     for &m in &attacks {
         let mut b1 = *board;
-        b1.play_move(attacker, m).expect("generated moves are legal");
+        b1.play_move(attacker, m)
+            .expect("generated moves are legal");
         let k1 = kakeme_mask(&b1);
         let mut marks = 0;
         for r in moves_and_pass(&b1, defender, k1) {
             let mut b2 = b1;
-            b2.play_move(defender, r).expect("generated moves are legal");
+            b2.play_move(defender, r)
+                .expect("generated moves are legal");
             marks |= kakeme_mask(&b2);
         }
         replies.push((m, marks));

@@ -51,9 +51,7 @@ impl Problem {
             message,
         };
         let trees = go::parse(text).map_err(|e| bad(format!("SGF parse error: {e}")))?;
-        let root = trees
-            .first()
-            .ok_or_else(|| bad("no game tree".into()))?;
+        let root = trees.first().ok_or_else(|| bad("no game tree".into()))?;
         let (mut black, mut white) = (Vec::new(), Vec::new());
         let mut to_move = None;
         let mut komi = 0.0f32;
@@ -72,7 +70,11 @@ impl Problem {
                             &mut white
                         };
                         for p in ps {
-                            list.push(point(p).ok_or_else(|| bad(format!("setup point {p:?} off the board")))?);
+                            list.push(
+                                point(p).ok_or_else(|| {
+                                    bad(format!("setup point {p:?} off the board"))
+                                })?,
+                            );
                         }
                     }
                     Prop::PL(c) if depth == 0 => {
@@ -99,7 +101,10 @@ impl Problem {
                     }
                     Prop::Unknown(id, values) if id == "AK" => {
                         let v = values.first().map(|s| s.trim()).unwrap_or("");
-                        answer = Some(v.parse::<f32>().map_err(|_| bad(format!("AK[{v}] is not a number")))?);
+                        answer = Some(
+                            v.parse::<f32>()
+                                .map_err(|_| bad(format!("AK[{v}] is not a number")))?,
+                        );
                     }
                     _ => {}
                 }

@@ -27,7 +27,7 @@
 use std::time::Instant;
 
 use super::kakeme::{defender_mask, kakeme_mask};
-use crate::rules::tables::{NEIGHBOUR_COUNT, grow, NEIGHBOURS, ZOBRIST_KO, ZOBRIST_WHITE_TO_MOVE};
+use crate::rules::tables::{NEIGHBOUR_COUNT, NEIGHBOURS, ZOBRIST_KO, ZOBRIST_WHITE_TO_MOVE, grow};
 use crate::rules::{BitIter, Bits, Board, Color, Move, NN, Point, score};
 
 /// The search algorithm.
