@@ -233,8 +233,37 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Draws every curve in both forms with the paper's reference points.
+/// Draws every model's paper-form curve, the first model's legal-moves curve, and the
+/// paper's reference points.
 fn plot_curves(path: &Path, curves: &[(String, Curve)]) -> anyhow::Result<()> {
-    let _ = (path, curves, PAPER_POINTS);
-    anyhow::bail!("PNG output needs the report::plot helper (not merged yet)")
+    use crate::report::plot::{Chart, Series, SeriesStyle, render_png};
+    let xs = |f: &dyn Fn(usize) -> f64| (0..NN).map(|x| (x as f64, f(x))).collect::<Vec<_>>();
+    let mut chart = Chart::new(
+        "Pruning error rate (error = recorded move pruned)",
+        "points pruned (x)",
+        "error rate",
+    )
+    .x_range(0.0, 80.0)
+    .y_range(0.0, 1.0)
+    .hline(0.10, "10% error");
+    for (name, c) in curves {
+        chart = chart.series(Series::new(
+            format!("{name}: all 81 points"),
+            SeriesStyle::Line,
+            xs(&|x| c.error_all(x)),
+        ));
+    }
+    if let Some((name, c)) = curves.first() {
+        chart = chart.series(Series::new(
+            format!("{name}: legal moves only"),
+            SeriesStyle::Line,
+            xs(&|x| c.error_legal(x)),
+        ));
+    }
+    chart = chart.series(Series::new(
+        "paper (KGS, Fig. 2)",
+        SeriesStyle::Points,
+        PAPER_POINTS.to_vec(),
+    ));
+    render_png(&chart, path).with_context(|| format!("writing {}", path.display()))
 }
