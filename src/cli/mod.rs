@@ -6,13 +6,13 @@ use clap::{Parser, Subcommand};
 pub mod analyze;
 pub mod bench;
 pub mod dataset;
-pub mod gtp;
-pub mod yose;
 pub mod eval;
-pub mod train;
 pub mod experiment;
+pub mod gtp;
 pub mod match_cmd;
 pub mod reproduce;
+pub mod train;
+pub mod yose;
 
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]

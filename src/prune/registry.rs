@@ -31,7 +31,10 @@ pub const DEFAULT_MODEL: &str = "models/default";
 /// every one of them shares the same read-only network.
 fn load_network(dir: &Path) -> anyhow::Result<Arc<dyn Pruner>> {
     static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<NetPruner>>>> = OnceLock::new();
-    let mut cache = LOADED.get_or_init(Default::default).lock().expect("model cache poisoned");
+    let mut cache = LOADED
+        .get_or_init(Default::default)
+        .lock()
+        .expect("model cache poisoned");
     if let Some(net) = cache.get(dir) {
         return Ok(net.clone());
     }
