@@ -303,3 +303,41 @@ fn time_limits_stop_a_huge_search() {
     let (_, stats) = e.genmove(Color::Black);
     assert!(stats.simulations < huge as u64, "{stats:?}");
 }
+
+/// `uct:playout=territory` plays its playouts with the territory-gain generator (SEEDS.md E):
+/// a legal game comes out, it differs from the uniform-playout engine for the same seed, and
+/// it cannot be combined with playout pruning.
+#[test]
+fn territory_playouts_are_selectable_by_spec() {
+    use akushu::rules::Color;
+    use akushu::search::EngineMove;
+    let play = |spec: &str| {
+        let mut e = akushu::search::spec::build_engine(spec, 3).unwrap();
+        e.new_game(6.5);
+        let mut moves = Vec::new();
+        for i in 0..6 {
+            let c = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let (m, stats) = e.genmove(c);
+            assert_eq!(stats.simulations, 200);
+            moves.push(m);
+        }
+        moves
+    };
+    let territory = play("uct:sims=200,playout=territory");
+    assert!(territory.iter().all(|m| matches!(m, EngineMove::Play(_))));
+    assert_ne!(territory, play("uct:sims=200"));
+    assert_eq!(
+        territory,
+        play("uct:sims=200,playout=territory"),
+        "seeded: same game twice"
+    );
+    let err = akushu::search::spec::build_engine("uct:playout=territory,playout_prune=rule:0.6", 1)
+        .err()
+        .unwrap();
+    assert!(format!("{err:#}").contains("territory"));
+    assert!(akushu::search::spec::build_engine("uct:playout=heavy", 1).is_err());
+}

@@ -21,7 +21,7 @@ use anyhow::{Context, anyhow, bail};
 use super::engine::Engine;
 use super::flat::{FlatConfig, FlatEngine};
 use super::pruning::{PlayoutEval, PruneCount};
-use super::uct::{PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
+use super::uct::{PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
 
 /// Builds an engine from its spec; the engine's name is the spec.
 pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
@@ -147,6 +147,13 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                         "legal" => PruneCount::Legal,
                         "board" => PruneCount::Board,
                         _ => bail!("key `{k}`: bad value `{v}` (expected legal or board)"),
+                    }
+                }
+                "playout" => {
+                    c.playout = match v {
+                        "uniform" => PlayoutKind::Uniform,
+                        "territory" => PlayoutKind::Territory,
+                        _ => bail!("key `{k}`: bad value `{v}` (expected uniform or territory)"),
                     }
                 }
                 "playout_eval" => {

@@ -11,8 +11,10 @@
 //! and the descent continues; otherwise a playout runs from the leaf and its result is
 //! backed up. Two passes in a row end the game inside the tree and are scored directly.
 
+use crate::analysis::TerritoryPlayout;
 use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
 use crate::rules::{BitIter, Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
+use crate::search::uct::PlayoutKind;
 use crate::util::rng::FastRng;
 
 use super::pruning::{
@@ -99,6 +101,8 @@ pub struct Settings {
     pub soft: Option<SoftPruning>,
     /// Playout pruning, if any.
     pub playout_prune: Option<PlayoutPruning>,
+    /// The playout move generator (when there is no playout pruning).
+    pub playout_kind: PlayoutKind,
     /// What the tree-pruning x counts.
     pub prune_count: PruneCount,
     /// Board moves tree pruning always leaves.
@@ -385,7 +389,15 @@ impl Worker {
         let cfg = self.settings.playout;
         let rng = &mut self.rng;
         let result = match self.settings.playout_prune {
-            None => playout::run(board, color, &mut Uniform, rng, &cfg, |_, _| {}),
+            None => match self.settings.playout_kind {
+                PlayoutKind::Uniform => {
+                    playout::run(board, color, &mut Uniform, rng, &cfg, |_, _| {})
+                }
+                PlayoutKind::Territory => {
+                    let mut policy = TerritoryPlayout::new();
+                    run_dyn(board, color, &mut policy, rng, &cfg)
+                }
+            },
             Some(pp) => match pp.eval {
                 PlayoutEval::Leaf => {
                     let slot = &mut self.slots[pp.slot];
@@ -433,6 +445,7 @@ mod tests {
             prune,
             soft,
             playout_prune: None,
+            playout_kind: PlayoutKind::Uniform,
             prune_count: PruneCount::Legal,
             keep_min: 1,
         };

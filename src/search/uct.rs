@@ -57,6 +57,17 @@ pub struct SoftPrune {
     pub depth: u32,
 }
 
+/// Which policy plays the playouts out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayoutKind {
+    /// Uniformly random legal moves that do not fill the mover's own eye.
+    #[default]
+    Uniform,
+    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
+    Territory,
+}
+
 /// Every tunable of the UCT engine. Defaults are the paper's setup (SEEDS.md A).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -88,6 +99,9 @@ pub struct UctConfig {
     pub keep_min: usize,
     /// Playout pruning (none by default).
     pub playout_prune: Option<PlayoutPrune>,
+    /// Playout move generator: `uniform` (the paper's light playout) or `territory` (the
+    /// rule-based territory-gain generator of SEEDS.md E, much slower per playout).
+    pub playout: PlayoutKind,
     /// Soft pruning (none by default).
     pub soft: Option<SoftPrune>,
     /// Entries of each pruner's score cache (rounded up to a power of two; 324 bytes each).
@@ -114,6 +128,7 @@ impl Default for UctConfig {
             prune_count: PruneCount::Legal,
             keep_min: 1,
             playout_prune: None,
+            playout: PlayoutKind::Uniform,
             soft: None,
             cache: 4096,
             max_seconds: 0.0,
@@ -184,6 +199,10 @@ impl UctEngine {
             config.max_seconds >= 0.0,
             "max_seconds must not be negative"
         );
+        anyhow::ensure!(
+            config.playout == PlayoutKind::Uniform || config.playout_prune.is_none(),
+            "playout=territory cannot be combined with playout_prune"
+        );
         if let Some(pp) = &config.playout_prune {
             anyhow::ensure!(
                 (0.0..=1.0).contains(&pp.share),
@@ -231,6 +250,7 @@ impl UctEngine {
             prune,
             soft,
             playout_prune,
+            playout_kind: config.playout,
             prune_count: config.prune_count,
             keep_min: config.keep_min,
         };
@@ -456,6 +476,9 @@ fn describe(c: &UctConfig) -> String {
     }
     if let Some(p) = &c.playout_prune {
         s += &format!(",playout_prune={}:{}", p.pruner, p.share);
+    }
+    if c.playout == PlayoutKind::Territory {
+        s += ",playout=territory";
     }
     if let Some(p) = &c.soft {
         s += &format!(",soft={}:{}:{}@{}", p.pruner, p.visits, p.x, p.depth);
