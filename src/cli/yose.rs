@@ -54,6 +54,9 @@ pub struct YoseArgs {
     /// Bench: pruning modes to run (comma-separated; default all three).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub modes: Vec<Mode>,
+    /// Bench: only these problems (file stems, comma-separated; default all).
+    #[arg(long, value_delimiter = ',')]
+    pub problems: Vec<String>,
     /// Bench: CSV output path.
     #[arg(long, default_value = "yose-bench.csv")]
     pub csv: PathBuf,
@@ -221,6 +224,10 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
     let mut problems = Vec::new();
     let mut skipped = 0;
     for f in problem_files(dir)? {
+        let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned());
+        if !args.problems.is_empty() && !stem.is_some_and(|s| args.problems.contains(&s)) {
+            continue;
+        }
         match Problem::load(&f) {
             Ok(p) => problems.push(p),
             Err(e) => {
