@@ -101,6 +101,21 @@ fn every_algorithm_agrees_with_the_answer_when_pruned() {
 }
 
 #[test]
+fn deeper_defender_extension_keeps_the_results() {
+    for p in problems()
+        .iter()
+        .filter(|p| SMALL.contains(&p.name.as_str()))
+    {
+        let c = SolverConfig {
+            defender_depth: 2,
+            ..config(Algorithm::Negascout, true, true, 3_000_000)
+        };
+        let r = solve(&p.board, p.to_move, &c);
+        assert_eq!(r.score.map(|s| s as f32 - p.komi), p.answer, "{}", p.name);
+    }
+}
+
+#[test]
 fn the_one_dame_problem_fills_the_dame() {
     let p = Problem::load(Path::new("data/yose/y01.sgf")).unwrap();
     let r = solve(

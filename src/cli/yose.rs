@@ -45,6 +45,9 @@ pub struct YoseArgs {
     /// Stop each search after this many seconds (0 = no limit; bench default 60).
     #[arg(long)]
     pub time_limit: Option<f64>,
+    /// Recompute the defender extension down to this many plies below the root (0: root only).
+    #[arg(long, default_value_t = 0)]
+    pub defender_depth: u32,
     /// Transposition table size: 2^bits entries of 16 bytes.
     #[arg(long, default_value_t = SolverConfig::default().tt_bits)]
     pub tt_bits: u32,
@@ -113,6 +116,7 @@ fn solve_one(args: &YoseArgs, path: &Path) -> anyhow::Result<()> {
         node_limit: args.node_limit,
         time_limit: args.time_limit.unwrap_or(0.0),
         tt_bits: args.tt_bits,
+        defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
     println!("# akushu yose {}", path.display());
@@ -208,6 +212,7 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         node_limit: args.node_limit,
         time_limit: args.time_limit.unwrap_or(60.0),
         tt_bits: args.tt_bits,
+        defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
     println!("# akushu yose bench {}", dir.display());
