@@ -12,8 +12,8 @@ fn experiments_dir() -> PathBuf {
 
 /// Checks an in-process spec with the search module's parser (the network is not loaded).
 fn check_spec(spec: &str) {
-    if spec.starts_with("gtp:") {
-        let words = akushu::arena::gtp::split_command_line(&spec[4..]).unwrap();
+    if let Some(command) = spec.strip_prefix("gtp:") {
+        let words = akushu::arena::gtp::split_command_line(command).unwrap();
         assert!(!words.is_empty(), "{spec}");
     } else if spec.starts_with("uct") {
         akushu::search::spec::parse_uct(spec).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
