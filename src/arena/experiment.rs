@@ -134,6 +134,10 @@ pub struct CurveSpec {
     /// mode, and in quick mode only when the CSV does not exist yet.
     #[serde(default)]
     pub command: Vec<String>,
+    /// The command for `--quick` (e.g. a sample of positions); when empty, quick mode runs
+    /// `command` only if the CSV does not exist yet.
+    #[serde(default)]
+    pub quick_command: Vec<String>,
 }
 
 /// An `experiments/*.toml` file.
@@ -375,7 +379,7 @@ pub struct CurveData {
 pub enum Outcome {
     Arms(Vec<ArmResult>),
     Curve(CurveData),
-    /// Not run, with the reason (quick-mode skip, a failed command).
+    /// Not run, with the reason (skipped in quick mode, or failed).
     Skipped(String),
 }
 
@@ -406,7 +410,7 @@ pub fn run(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Experimen
     } else {
         match file.kind {
             Kind::Match => run_arms(file, opts)?,
-            Kind::Curve => run_curve(file, opts),
+            Kind::Curve => run_curve(file, opts)?,
         }
     };
     Ok(ExperimentResult {
@@ -445,39 +449,39 @@ fn run_arms(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome>
     Ok(Outcome::Arms(results))
 }
 
-fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> Outcome {
+fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome> {
     let spec = file.curve.as_ref().expect("checked by load");
     let out_dir = opts.out.join(&file.name);
     let vars = BTreeMap::from([("out".to_string(), out_dir.display().to_string())]);
-    let csv = match substitute(&spec.csv, &vars) {
-        Ok(c) => PathBuf::from(c),
-        Err(e) => return Outcome::Skipped(e),
+    let csv = PathBuf::from(substitute(&spec.csv, &vars).map_err(anyhow::Error::msg)?);
+    let command = if opts.quick && !spec.quick_command.is_empty() {
+        &spec.quick_command
+    } else {
+        &spec.command
     };
-    let need_run = !spec.command.is_empty() && (!opts.quick || !csv.exists());
+    let need_run = !command.is_empty()
+        && (!opts.quick || !spec.quick_command.is_empty() || !csv.exists());
     if need_run {
         let mut v = vars.clone();
         v.insert("csv".into(), csv.display().to_string());
-        let args: Result<Vec<String>, String> =
-            spec.command.iter().map(|a| substitute(a, &v)).collect();
-        let args = match args {
-            Ok(a) => a,
-            Err(e) => return Outcome::Skipped(e),
-        };
-        let _ = std::fs::create_dir_all(&out_dir);
+        let args = command
+            .iter()
+            .map(|a| substitute(a, &v))
+            .collect::<Result<Vec<String>, String>>()
+            .map_err(anyhow::Error::msg)?;
+        std::fs::create_dir_all(&out_dir)
+            .with_context(|| format!("creating {}", out_dir.display()))?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("akushu"));
         eprintln!("[{}] running akushu {}", file.name, args.join(" "));
-        match std::process::Command::new(&exe).args(&args).status() {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                return Outcome::Skipped(format!("`akushu {}` failed ({s})", args.join(" ")));
-            }
-            Err(e) => return Outcome::Skipped(format!("cannot run {}: {e}", exe.display())),
+        let status = std::process::Command::new(&exe)
+            .args(&args)
+            .status()
+            .with_context(|| format!("running {}", exe.display()))?;
+        if !status.success() {
+            bail!("`akushu {}` failed ({status})", args.join(" "));
         }
     }
-    match read_curve(&csv, &spec.x, &spec.y) {
-        Ok(data) => Outcome::Curve(data),
-        Err(e) => Outcome::Skipped(format!("{e:#}")),
-    }
+    Ok(Outcome::Curve(read_curve(&csv, &spec.x, &spec.y)?))
 }
 
 /// Reads columns `x` and `ys` of a CSV; rows with an unreadable number are skipped.
