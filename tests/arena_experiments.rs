@@ -159,3 +159,53 @@ baseline = 0.5
     assert_eq!(rows.len(), 3);
     std::fs::remove_dir_all(root).unwrap();
 }
+
+#[test]
+fn a_failing_arm_does_not_stop_the_others() {
+    let file: experiment::ExperimentFile = toml::from_str(
+        r#"
+name = "mixed"
+title = "One good arm, one bad"
+[match]
+games = 2
+[players]
+black = "{engine}"
+white = "random"
+[[arm]]
+label = "bad"
+vars = { engine = "nonsense:x=1" }
+[[arm]]
+label = "good"
+vars = { engine = "random" }
+"#,
+    )
+    .unwrap();
+    let out = std::env::temp_dir().join(format!("akushu-mixed-{}", std::process::id()));
+    let opts = experiment::RunOptions {
+        out: out.clone(),
+        quick: false,
+        jobs: 1,
+        show_progress: false,
+    };
+    let result = experiment::run(&file, &opts).unwrap();
+    assert_eq!(result.failed_arms.len(), 1);
+    assert_eq!(result.failed_arms[0].0, "bad");
+    let experiment::Outcome::Arms(arms) = &result.outcome else {
+        panic!("arms expected")
+    };
+    assert_eq!(arms.len(), 1);
+    assert_eq!(arms[0].summary.games, 2);
+    let report = akushu::report::writer::render(
+        &akushu::report::writer::ReportInfo {
+            quick: false,
+            command: "test".into(),
+            runs: out.clone(),
+            seconds: 0.0,
+            jobs: 1,
+        },
+        std::slice::from_ref(&result),
+        &[],
+    );
+    assert!(report.contains("Arm **bad** failed"), "{report}");
+    std::fs::remove_dir_all(out).unwrap();
+}

@@ -389,6 +389,8 @@ pub struct ExperimentResult {
     pub file: ExperimentFile,
     pub quick: bool,
     pub outcome: Outcome,
+    /// Arms that could not be played: `(label, error)`. The other arms still ran.
+    pub failed_arms: Vec<(String, String)>,
     pub seconds: f64,
 }
 
@@ -405,11 +407,12 @@ pub struct RunOptions {
 /// Runs (or resumes) every arm of `file`.
 pub fn run(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<ExperimentResult> {
     let start = std::time::Instant::now();
+    let mut failed_arms = Vec::new();
     let outcome = if let (true, Some(reason)) = (opts.quick, &file.quick.skip) {
         Outcome::Skipped(format!("skipped in quick mode: {reason}"))
     } else {
         match file.kind {
-            Kind::Match => run_arms(file, opts)?,
+            Kind::Match => run_arms(file, opts, &mut failed_arms)?,
             Kind::Curve => run_curve(file, opts)?,
         }
     };
@@ -417,11 +420,18 @@ pub fn run(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Experimen
         file: file.clone(),
         quick: opts.quick,
         outcome,
+        failed_arms,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
 
-fn run_arms(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome> {
+/// Runs every arm; an arm that fails (a spec that does not build, an engine that will not
+/// start) is recorded in `failed` and the next arm runs.
+fn run_arms(
+    file: &ExperimentFile,
+    opts: &RunOptions,
+    failed: &mut Vec<(String, String)>,
+) -> anyhow::Result<Outcome> {
     let mut results = Vec::new();
     for arm in file.arms(opts.quick)? {
         let dir = opts.out.join(&file.name).join(slug(&arm.label));
@@ -438,8 +448,14 @@ fn run_arms(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome>
             config.games,
             dir.display()
         );
-        let MatchOutcome { summary, .. } = run_match(&config, &dir, opts.show_progress)
-            .with_context(|| format!("experiment {}, arm {}", file.name, arm.label))?;
+        let summary = match run_match(&config, &dir, opts.show_progress) {
+            Ok(MatchOutcome { summary, .. }) => summary,
+            Err(e) => {
+                eprintln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
+                failed.push((arm.label.clone(), format!("{e:#}")));
+                continue;
+            }
+        };
         eprintln!(
             "[{}] arm {}: black wins {}",
             file.name, arm.label, summary.black
@@ -459,8 +475,8 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
     } else {
         &spec.command
     };
-    let need_run = !command.is_empty()
-        && (!opts.quick || !spec.quick_command.is_empty() || !csv.exists());
+    let need_run =
+        !command.is_empty() && (!opts.quick || !spec.quick_command.is_empty() || !csv.exists());
     if need_run {
         let mut v = vars.clone();
         v.insert("csv".into(), csv.display().to_string());

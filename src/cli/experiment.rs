@@ -90,6 +90,13 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 .with_context(|| format!("writing {}", path.display()))?;
             println!("{text}");
             println!("written: {}", path.display());
+            if !result.failed_arms.is_empty() {
+                anyhow::bail!(
+                    "{} arm(s) failed (see {})",
+                    result.failed_arms.len(),
+                    path.display()
+                );
+            }
             Ok(())
         }
     }

@@ -101,9 +101,13 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
                 file: file.clone(),
                 quick: args.quick,
                 outcome: Outcome::Skipped(format!("failed: {why}")),
+                failed_arms: Vec::new(),
                 seconds: t.elapsed().as_secs_f64(),
             }
         });
+        if !result.failed_arms.is_empty() && !failures.contains(&file.name) {
+            failures.push(file.name.clone());
+        }
         results.push(result);
     }
     let info = ReportInfo {

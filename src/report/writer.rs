@@ -146,7 +146,7 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
     let _ = writeln!(out, "| experiment | paper | ours | time |");
     let _ = writeln!(out, "|---|---|---|---|");
     for r in results {
-        let ours = match &r.outcome {
+        let mut ours = match &r.outcome {
             Outcome::Arms(arms) => arms
                 .iter()
                 .map(|a| {
@@ -161,6 +161,10 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
             Outcome::Curve(d) => format!("{} points from `{}`", d.x.len(), d.csv.display()),
             Outcome::Skipped(why) => format!("not run: {why}"),
         };
+        if !r.failed_arms.is_empty() {
+            let labels: Vec<&str> = r.failed_arms.iter().map(|(l, _)| l.as_str()).collect();
+            ours.push_str(&format!("; **failed arms:** {}", labels.join(", ")));
+        }
         let _ = writeln!(
             out,
             "| [{}](#{}) | {} | {} | {:.0} s |",
@@ -212,6 +216,9 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
             Outcome::Skipped(why) => {
                 let _ = writeln!(out, "Not run: {why}");
             }
+        }
+        for (label, why) in &r.failed_arms {
+            let _ = writeln!(out, "\nArm **{label}** failed: {why}");
         }
         for p in plots.iter().filter(|p| p.experiment == r.file.name) {
             let _ = writeln!(out, "\n![{}]({})", r.file.title, p.file);
