@@ -6,9 +6,9 @@ use akushu::search::spec::{build_engine, parse_uct};
 use akushu::search::uct::UctEngine;
 use akushu::search::{Engine, EngineMove};
 
-/// Replays a fixture into an engine: the board's stones are played as alternating-colour
-/// moves is not possible in general, so engines get the position through `play` of each
-/// stone with its own colour (no captures happen in these fixtures).
+/// Loads a fixture diagram into an engine by playing each stone with its own colour (GTP
+/// `play` allows either colour at any time); the fixtures have no captures, so the engine's
+/// board ends up equal to the diagram, which is checked.
 fn load(engine: &mut dyn Engine, diagram: &str) {
     let board = Board::from_diagram(diagram).expect("fixture");
     engine.new_game(6.5);
@@ -230,4 +230,114 @@ fn threads_play_legal_moves() {
         c = c.opponent();
     }
     assert_eq!(e.game().moves(), g.moves());
+}
+
+#[test]
+fn tree_pruning_removes_the_worst_root_moves_only_from_its_depth() {
+    let root = |spec: &str| {
+        let mut e = UctEngine::new(parse_uct(spec).unwrap(), 1).unwrap();
+        e.new_game(6.5);
+        e.analyze(Color::Black)
+    };
+    let unpruned = root("uct:sims=500");
+    assert_eq!(unpruned.len(), 82); // every point and pass
+    let at0 = root("uct:sims=500,prune=rule:41@0");
+    assert_eq!(at0.len(), 82 - 41);
+    assert_eq!(at0.last().unwrap().mv, Move::Pass, "pass is never pruned");
+    // The rule pruner rates the first line worst: no first-line point survives at the root.
+    for s in &at0 {
+        if let Move::Play(p) = s.mv {
+            let (r, c) = (p.row(), p.col());
+            assert!(r > 0 && c > 0 && r < 8 && c < 8, "{p} survived");
+        }
+    }
+    assert_eq!(
+        root("uct:sims=500,prune=rule:41@1").len(),
+        82,
+        "root untouched at d=1"
+    );
+    // The paper's count: keep the 81 - x best candidates (all 81 are candidates here).
+    assert_eq!(
+        root("uct:sims=500,prune=rule:41@0,prune_count=board").len(),
+        82 - 41
+    );
+}
+
+#[test]
+fn soft_pruning_gives_lost_visits_instead_of_deleting() {
+    let mut e = UctEngine::new(parse_uct("uct:sims=3000,soft=rule:50:41@0").unwrap(), 1).unwrap();
+    e.new_game(6.5);
+    let stats = e.analyze(Color::Black);
+    assert_eq!(stats.len(), 82, "soft pruning keeps every move");
+    let soft: Vec<_> = stats.iter().filter(|s| s.prior > 0).collect();
+    assert_eq!(soft.len(), 41);
+    assert!(soft.iter().all(|s| s.prior == 50));
+    let visits = |v: &[&akushu::search::uct::RootStat]| {
+        v.iter().map(|s| s.visits as f64).sum::<f64>() / v.len() as f64
+    };
+    let others: Vec<_> = stats.iter().filter(|s| s.prior == 0).collect();
+    assert!(
+        visits(&soft) * 3.0 < visits(&others),
+        "soft {} vs others {}",
+        visits(&soft),
+        visits(&others)
+    );
+}
+
+#[test]
+fn time_limits_stop_a_huge_search() {
+    // Functional, not a speed test: a budget no machine finishes in 0.05 s must stop early.
+    let huge = 100_000_000;
+    let mut e = build_engine(&format!("uct:sims={huge},max_seconds=0.05"), 1).unwrap();
+    e.new_game(6.5);
+    let (m, stats) = e.genmove(Color::Black);
+    assert!(matches!(m, EngineMove::Play(_)));
+    assert!(
+        stats.simulations > 0 && stats.simulations < huge as u64,
+        "{stats:?}"
+    );
+    // GTP time_left: a move may use 1/20 of the time left.
+    let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
+    e.new_game(6.5);
+    e.set_time_left(Color::Black, 1.0);
+    let (_, stats) = e.genmove(Color::Black);
+    assert!(stats.simulations < huge as u64, "{stats:?}");
+}
+
+/// `uct:playout=territory` plays its playouts with the territory-gain generator (SEEDS.md E):
+/// a legal game comes out, it differs from the uniform-playout engine for the same seed, and
+/// it cannot be combined with playout pruning.
+#[test]
+fn territory_playouts_are_selectable_by_spec() {
+    use akushu::rules::Color;
+    use akushu::search::EngineMove;
+    let play = |spec: &str| {
+        let mut e = akushu::search::spec::build_engine(spec, 3).unwrap();
+        e.new_game(6.5);
+        let mut moves = Vec::new();
+        for i in 0..6 {
+            let c = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let (m, stats) = e.genmove(c);
+            assert_eq!(stats.simulations, 200);
+            moves.push(m);
+        }
+        moves
+    };
+    let territory = play("uct:sims=200,playout=territory");
+    assert!(territory.iter().all(|m| matches!(m, EngineMove::Play(_))));
+    assert_ne!(territory, play("uct:sims=200"));
+    assert_eq!(
+        territory,
+        play("uct:sims=200,playout=territory"),
+        "seeded: same game twice"
+    );
+    let err = akushu::search::spec::build_engine("uct:playout=territory,playout_prune=rule:0.6", 1)
+        .err()
+        .unwrap();
+    assert!(format!("{err:#}").contains("territory"));
+    assert!(akushu::search::spec::build_engine("uct:playout=heavy", 1).is_err());
 }

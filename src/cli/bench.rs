@@ -37,7 +37,7 @@ pub struct SearchBenchArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// CSV output file.
-    #[arg(long, default_value = "results/bench-search.csv")]
+    #[arg(long, default_value = "runs/bench-search.csv")]
     pub out: std::path::PathBuf,
 }
 
@@ -89,8 +89,20 @@ pub struct SearchBenchRow {
     pub s_per_move: f64,
     /// Seconds per move relative to the first engine.
     pub time_ratio: f64,
+    /// On-CPU seconds per move of the benchmarking thread (Linux schedstat; empty elsewhere,
+    /// and an undercount for `threads>1`): unlike wall time, barely affected by other jobs
+    /// sharing the machine.
+    pub cpu_s_per_move: Option<f64>,
     pub pruner_evals: u64,
     pub cache_hits: u64,
+}
+
+/// On-CPU time of the calling thread in seconds, from `/proc/thread-self/schedstat` (Linux);
+/// `None` where that file does not exist.
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 * 1e-9)
 }
 
 /// Self-plays `args.moves` moves with each engine and writes the table.
@@ -123,6 +135,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         let mut engine = UctEngine::new(parse_uct(spec)?, args.seed)?.with_name(spec.as_str());
         engine.new_game(6.5);
         let (mut sims, mut secs, mut moves) = (0u64, 0f64, 0usize);
+        let cpu0 = thread_cpu_seconds();
         let mut color = Color::Black;
         for _ in 0..args.moves {
             let (m, st) = engine.genmove(color);
@@ -135,6 +148,9 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             }
             color = color.opponent();
         }
+        let cpu = thread_cpu_seconds()
+            .zip(cpu0)
+            .map(|(b, a)| (b - a) / moves.max(1) as f64);
         let (evals, hits) = engine.pruner_counts();
         let s_per_move = secs / moves.max(1) as f64;
         let base = rows.first().map_or(s_per_move, |r| r.s_per_move);
@@ -146,19 +162,23 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             sims_per_s: sims as f64 / secs.max(1e-9),
             s_per_move,
             time_ratio: s_per_move / base.max(1e-12),
+            cpu_s_per_move: cpu,
             pruner_evals: evals,
             cache_hits: hits,
         });
     }
     bar.finish_and_clear();
     println!(
-        "{:<70} {:>12} {:>10} {:>7} {:>12} {:>10}",
-        "engine", "sims/s", "s/move", "ratio", "pruner evals", "cache hits"
+        "{:<64} {:>9} {:>8} {:>6} {:>10} {:>12} {:>10}",
+        "engine", "sims/s", "s/move", "ratio", "cpu s/move", "pruner evals", "cache hits"
     );
     for r in &rows {
+        let cpu = r
+            .cpu_s_per_move
+            .map_or("-".to_string(), |c| format!("{c:.4}"));
         println!(
-            "{:<70} {:>12.0} {:>10.4} {:>7.2} {:>12} {:>10}",
-            r.engine, r.sims_per_s, r.s_per_move, r.time_ratio, r.pruner_evals, r.cache_hits
+            "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>12} {:>10}",
+            r.engine, r.sims_per_s, r.s_per_move, r.time_ratio, cpu, r.pruner_evals, r.cache_hits
         );
     }
     crate::util::fsio::write_atomic_with(&args.out, |w| {

@@ -16,6 +16,9 @@ pub struct GtpArgs {
     /// Seed of the engine's random choices (same seed + one thread = same game).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Do not print a statistics line per genmove on stderr.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 pub fn run(args: GtpArgs) -> anyhow::Result<()> {
@@ -23,7 +26,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
     eprintln!("# akushu gtp --engine {} --seed {}", args.engine, args.seed);
     eprintln!("{config}");
     let engine = build_engine(&args.engine, args.seed)?;
-    let mut server = GtpServer::new(engine);
+    let mut server = GtpServer::new(engine).with_log(!args.quiet);
     server.run(BufReader::new(stdin().lock()), stdout().lock())?;
     Ok(())
 }

@@ -1,8 +1,17 @@
 //! Training data: game records turned into the paper's position/target pairs.
 //!
-//! The contract other modules rely on is [`Position`] and [`Split`] below and the reader
-//! `read_split(dir, split) -> Result<Vec<Position>>` (added with the on-disk format).
+//! The contract other modules rely on is [`Position`] and [`Split`] and the reader
+//! [`read_split`] (plus the streaming [`SplitReader`] and the memory-mapped [`MappedSplit`]).
+//! [`format`] documents the bytes on disk.
 
+pub use build::{BuildConfig, Manifest, build};
+pub use format::{
+    DatasetError, Header, MappedSplit, SplitReader, read_header, read_split, split_path,
+};
 pub use record::{NO_POINT, Position, Split};
 
+pub mod build;
+pub mod filter;
+pub mod format;
+pub mod index;
 pub mod record;

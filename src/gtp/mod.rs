@@ -43,6 +43,9 @@ pub struct GtpServer {
     /// Main time, byo-yomi time and stones from `time_settings` (kept for logging only:
     /// engines with a fixed simulation budget ignore the clock).
     time_settings: Option<(f64, f64, u32)>,
+    /// Print one line of search statistics per genmove to stderr (GoGui shows it in its
+    /// GTP shell; stdout stays pure protocol).
+    log: bool,
 }
 
 /// A reply: success or failure text (without the `=`/`?` prefix).
@@ -56,7 +59,14 @@ impl GtpServer {
             engine,
             komi,
             time_settings: None,
+            log: false,
         }
+    }
+
+    /// Turns the per-genmove statistics line on stderr on or off (off by default).
+    pub fn with_log(mut self, on: bool) -> GtpServer {
+        self.log = on;
+        self
     }
 
     pub fn engine(&self) -> &dyn Engine {
@@ -173,15 +183,25 @@ impl GtpServer {
             }
             "genmove" | "kgs-genmove_cleanup" => {
                 let color = color_arg(args, 0)?;
-                let (m, _stats) = if command == "genmove" {
+                let (m, stats) = if command == "genmove" {
                     self.engine.genmove(color)
                 } else {
                     self.engine.genmove_cleanup(color)
                 };
-                Ok(match m {
+                let text = match m {
                     EngineMove::Play(mv) => mv.to_gtp(),
                     EngineMove::Resign => "resign".into(),
-                })
+                };
+                if self.log {
+                    let wr = stats.winrate.map_or("-".into(), |w| format!("{w:.3}"));
+                    eprintln!(
+                        "# {command} {}: {text}  winrate {wr}  sims {}  {:.3} s",
+                        color.letter(),
+                        stats.simulations,
+                        stats.seconds
+                    );
+                }
+                Ok(text)
             }
             "undo" => {
                 if self.engine.undo() {

@@ -5,18 +5,43 @@
 //! | `none`   | —                   | [`NoPruner`]: every point scores 0           |
 //! | `random` | seed (default 0)    | [`RandomPruner`]: the control arm            |
 //! | `rule`   | —                   | [`RulePruner`]: self-atari, own eye, edges   |
-//! | `nn`     | model (later)       | the trained network (not available yet)      |
+//! | `nn`     | model dir (default `models/default`) | [`NetPruner`]: the trained network |
+//! | `kakeme` | —                   | [`KakemePruner`]: regions nobody can live in (SEEDS.md C) |
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::{Context, bail};
+
+use crate::endgame::{KakemeConfig, KakemePruner};
+use crate::net::NetPruner;
 
 use super::random::RandomPruner;
 use super::rules::RulePruner;
 use super::{NoPruner, Pruner};
 
 /// The kinds [`make_pruner`] knows, for error messages and `--help` texts.
-pub const KINDS: &[&str] = &["none", "random", "rule", "nn"];
+pub const KINDS: &[&str] = &["none", "random", "rule", "nn", "kakeme"];
+
+/// The model a bare `nn` pruner loads.
+pub const DEFAULT_MODEL: &str = "models/default";
+
+/// Loads each model directory once per process: a tournament builds an engine per game, and
+/// every one of them shares the same read-only network.
+fn load_network(dir: &Path) -> anyhow::Result<Arc<dyn Pruner>> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<NetPruner>>>> = OnceLock::new();
+    let mut cache = LOADED
+        .get_or_init(Default::default)
+        .lock()
+        .expect("model cache poisoned");
+    if let Some(net) = cache.get(dir) {
+        return Ok(net.clone());
+    }
+    let net = Arc::new(NetPruner::load(dir)?);
+    cache.insert(dir.to_path_buf(), net.clone());
+    Ok(net)
+}
 
 /// Builds a pruner by kind, with an optional kind-specific argument.
 pub fn make_pruner(kind: &str, arg: Option<&str>) -> anyhow::Result<Arc<dyn Pruner>> {
@@ -44,7 +69,11 @@ pub fn make_pruner(kind: &str, arg: Option<&str>) -> anyhow::Result<Arc<dyn Prun
             no_arg(kind)?;
             Ok(Arc::new(RulePruner::default()))
         }
-        "nn" => bail!("network pruner not available yet"),
+        "nn" => load_network(Path::new(arg.unwrap_or(DEFAULT_MODEL))),
+        "kakeme" => {
+            no_arg(kind)?;
+            Ok(Arc::new(KakemePruner::new(KakemeConfig::default())))
+        }
         other => bail!(
             "unknown pruner kind `{other}` (known: {})",
             KINDS.join(", ")
@@ -63,8 +92,9 @@ mod tests {
         assert_eq!(make_pruner("random", Some("7")).unwrap().name(), "random:7");
         let e = make_pruner("random", Some("x")).err().unwrap();
         assert!(format!("{e:#}").contains("seed"));
-        let e = make_pruner("nn", None).err().unwrap();
-        assert!(e.to_string().contains("not available yet"));
+        let e = make_pruner("nn", Some("no/such/model")).err().unwrap();
+        assert!(format!("{e:#}").contains("no/such/model"), "{e:#}");
+        assert!(make_pruner("kakeme", None).is_ok());
         let e = make_pruner("bogus", None).err().unwrap();
         assert!(e.to_string().contains("bogus"));
         assert!(make_pruner("rule", Some("1")).is_err());

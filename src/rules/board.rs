@@ -19,9 +19,10 @@ use std::fmt;
 use thiserror::Error;
 
 use super::coord::{Move, NN, Point};
+use super::tables;
 use super::tables::{
-    BOARD, BitIter, Bits, DIAGONAL_MASK, NEIGHBOUR_COUNT, NEIGHBOUR_MASK, NEIGHBOURS, ZOBRIST, bit,
-    flood,
+    BOARD, BitIter, Bits, DIAGONAL_MASK, NEIGHBOUR_COUNT, NEIGHBOUR_MASK, NEIGHBOURS, ON_EDGE,
+    ZOBRIST, bit, flood,
 };
 use crate::util::rng::FastRng;
 
@@ -94,6 +95,8 @@ pub struct Board {
     chain_stones: [Bits; NN],
     /// Liberties of the chain whose representative is the index (stale elsewhere).
     chain_libs: [Bits; NN],
+    /// Stone count of the chain whose representative is the index (avoids popcount).
+    chain_size: [u8; NN],
     /// Empty points: the first `n_empty` entries.
     empty: [u8; NN],
     /// Slot of each empty point in `empty`.
@@ -136,6 +139,7 @@ impl Board {
             chain: [NONE; NN],
             chain_stones: [0; NN],
             chain_libs: [0; NN],
+            chain_size: [0; NN],
             empty,
             empty_pos,
             n_empty: NN as u8,
@@ -242,12 +246,13 @@ impl Board {
         if NEIGHBOUR_MASK[i] & !self.stones[c.idx()] != 0 {
             return false;
         }
-        let diag = DIAGONAL_MASK[i];
-        let bad = (diag & self.stones[c.opponent().idx()]).count_ones();
-        if diag.count_ones() < 4 {
+        let bad = DIAGONAL_MASK[i] & self.stones[c.opponent().idx()];
+        // No popcount on the hot path (baseline x86-64 has no POPCNT instruction): "at most
+        // one" is `x & (x - 1) == 0`.
+        if ON_EDGE & bit(i) != 0 {
             bad == 0
         } else {
-            bad < 2
+            bad & bad.wrapping_sub(1) == 0
         }
     }
 
@@ -345,6 +350,12 @@ impl Board {
         if self.is_suicide(c, i) {
             return None;
         }
+        Some(self.place_unchecked(c, i))
+    }
+
+    /// [`Board::place`] for a move known to be legal.
+    #[inline]
+    fn place_unchecked(&mut self, c: Color, i: usize) -> u32 {
         let pb = bit(i);
         let me = c.idx();
         let ci = c as u8;
@@ -354,6 +365,7 @@ impl Board {
         self.hash ^= ZOBRIST[me][i];
         self.chain[i] = i as u8;
         self.chain_stones[i] = pb;
+        self.chain_size[i] = 1;
         self.chain_libs[i] = NEIGHBOUR_MASK[i] & self.empty_bits();
 
         let mut rep = i;
@@ -372,7 +384,7 @@ impl Board {
                 self.chain_libs[r] &= !pb;
                 if self.chain_libs[r] == 0 {
                     let taken = self.chain_stones[r];
-                    captured += taken.count_ones();
+                    captured += self.chain_size[r] as u32;
                     last_captured = r as u8; // a single-stone chain's representative is itself
                     self.remove_chain(taken, c);
                 }
@@ -382,26 +394,25 @@ impl Board {
         self.captures[me] += captured;
 
         // Simple ko: exactly one stone captured by a lone stone now in atari.
-        self.ko = if captured == 1
-            && self.chain_stones[rep] == pb
-            && self.chain_libs[rep].count_ones() == 1
-        {
-            last_captured
-        } else {
-            NONE
-        };
-        Some(captured)
+        let libs = self.chain_libs[rep];
+        self.ko =
+            if captured == 1 && self.chain_stones[rep] == pb && libs & libs.wrapping_sub(1) == 0 {
+                last_captured
+            } else {
+                NONE
+            };
+        captured
     }
 
     /// Joins chains `a` and `b`; the larger keeps its representative. Returns it.
     #[inline]
     fn merge(&mut self, a: usize, b: usize) -> usize {
-        let (big, small) = if self.chain_stones[a].count_ones() >= self.chain_stones[b].count_ones()
-        {
+        let (big, small) = if self.chain_size[a] >= self.chain_size[b] {
             (a, b)
         } else {
             (b, a)
         };
+        self.chain_size[big] += self.chain_size[small];
         let moved = self.chain_stones[small];
         for s in BitIter(moved) {
             self.chain[s] = big as u8;
@@ -507,6 +518,7 @@ impl Board {
                     b.chain[s] = rep as u8;
                 }
                 b.chain_stones[rep] = chain;
+                b.chain_size[rep] = chain.count_ones() as u8;
                 b.chain_libs[rep] = libs;
             }
         }
@@ -560,15 +572,23 @@ impl Board {
     /// entries of the empty list; a rejected point is swapped to slot `k-1` and `k` shrinks,
     /// so each point is tried at most once and the accepted one is uniform among the
     /// acceptable. Only the order of the empty list changes.
+    ///
+    /// (Computing the acceptable set with masks first, [`Board::playable`], was measured
+    /// slower: late in a playout most points need the per-point suicide test either way.)
     #[inline]
     pub fn random_move(&mut self, c: Color, allowed: Bits, rng: &mut FastRng) -> Option<Point> {
+        let unrestricted = allowed & BOARD == BOARD;
         let mut k = self.n_empty as usize;
         while k > 0 {
             let slot = rng.below(k as u32) as usize;
             let i = self.empty[slot] as usize;
-            let p = Point::new(i);
-            if allowed & bit(i) != 0 && !self.is_eye(c, p) && self.is_legal(c, p) {
-                return Some(p);
+            // Points in the empty list are empty: only ko, suicide and own eyes can reject.
+            if (unrestricted || allowed & bit(i) != 0)
+                && self.ko != i as u8
+                && !self.is_eye(c, Point::new(i))
+                && !self.is_suicide(c, i)
+            {
+                return Some(Point::new(i));
             }
             k -= 1;
             // move the rejected point out of the draw range
@@ -579,6 +599,31 @@ impl Board {
             self.empty_pos[i] = k as u8;
         }
         None
+    }
+
+    /// The empty points `c` may play in a playout: legal (not ko, not suicide) and not `c`'s
+    /// own eye in the sense of [`Board::is_eye`]: the exact candidate set of a light playout,
+    /// for searches and pruners that need all of it. Eyes are found for all points at once
+    /// with shifted masks; only points with no empty neighbour that are not eyes get the
+    /// per-point suicide test.
+    pub fn playable(&self, c: Color) -> Bits {
+        let empty = self.empty_bits();
+        let own = self.stones[c.idx()];
+        let opp = self.stones[c.opponent().idx()];
+        let all_own = empty & tables::all_neighbours_in(own);
+        let (any_diag, two_diag) = tables::diagonal_counts(opp);
+        let false_eye = two_diag | (any_diag & ON_EDGE);
+        let eyes = all_own & !false_eye;
+        let mut ok = empty & !eyes;
+        if self.ko != NONE {
+            ok &= !bit(self.ko as usize);
+        }
+        for i in BitIter(ok & !tables::has_neighbour_in(empty)) {
+            if self.is_suicide(c, i) {
+                ok &= !bit(i);
+            }
+        }
+        ok
     }
 
     // ----- checking ------------------------------------------------------------------------
@@ -621,7 +666,11 @@ impl Board {
             if self.chain_liberties(p) != fresh.chain_liberties(p) {
                 return Err(format!("liberties at {p} differ"));
             }
-            if self.chain_stones(p) & bit(self.chain[i] as usize) == 0 {
+            let rep = self.chain[i] as usize;
+            if self.chain_size[rep] as u32 != self.chain_stones[rep].count_ones() {
+                return Err(format!("chain size at {p} is wrong"));
+            }
+            if self.chain_stones(p) & bit(rep) == 0 {
                 return Err(format!("representative of {p} is not in its chain"));
             }
         }

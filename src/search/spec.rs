@@ -13,15 +13,15 @@
 //! (`rule`, `random`, `random:7`, `nn`, `nn:models/x`). A missing `@D` means depth 0.
 //!
 //! UCT keys: `sims expand c threads reuse resign pass max_nodes playout_moves prune
-//! prune_count keep playout_prune playout_eval soft cache`; flat keys: `sims c resign pass
-//! playout_moves`. Unknown keys and bad values are errors naming the key.
+//! prune_count keep playout_prune playout_eval soft cache max_seconds`; flat keys: `sims c
+//! resign pass playout_moves`. Unknown keys and bad values are errors naming the key.
 
 use anyhow::{Context, anyhow, bail};
 
 use super::engine::Engine;
 use super::flat::{FlatConfig, FlatEngine};
 use super::pruning::{PlayoutEval, PruneCount};
-use super::uct::{PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
+use super::uct::{PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
 
 /// Builds an engine from its spec; the engine's name is the spec.
 pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
@@ -38,7 +38,15 @@ pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
             let e = FlatEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
             Ok(Box::new(e.with_name(spec)))
         }
-        other => bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat)"),
+        "territory" => {
+            if !split_kind(spec).1.is_empty() {
+                bail!("engine spec `{spec}`: `territory` takes no options");
+            }
+            Ok(Box::new(crate::analysis::TerritoryPlayer::new(seed)))
+        }
+        other => {
+            bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat, territory)")
+        }
     }
 }
 
@@ -133,11 +141,19 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 "playout_moves" => c.playout_moves = num(k, v)?,
                 "keep" => c.keep_min = num(k, v)?,
                 "cache" => c.cache = num(k, v)?,
+                "max_seconds" => c.max_seconds = num(k, v)?,
                 "prune_count" => {
                     c.prune_count = match v {
                         "legal" => PruneCount::Legal,
                         "board" => PruneCount::Board,
                         _ => bail!("key `{k}`: bad value `{v}` (expected legal or board)"),
+                    }
+                }
+                "playout" => {
+                    c.playout = match v {
+                        "uniform" => PlayoutKind::Uniform,
+                        "territory" => PlayoutKind::Territory,
+                        _ => bail!("key `{k}`: bad value `{v}` (expected uniform or territory)"),
                     }
                 }
                 "playout_eval" => {
@@ -178,7 +194,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 _ => bail!(
                     "unknown key `{k}` (uct keys: sims, expand, c, threads, reuse, resign, pass, \
                      max_nodes, playout_moves, prune, prune_count, keep, playout_prune, \
-                     playout_eval, soft, cache)"
+                     playout_eval, soft, cache, max_seconds)"
                 ),
             }
             Ok(())
@@ -250,11 +266,65 @@ mod tests {
         assert!(msg("uct:playout_prune=rule:1.5").contains("`playout_prune`"));
         assert!(msg("uct:playout_eval=move").contains("playout_prune"));
         assert!(msg("uct:sims=1,sims=2").contains("twice"));
-        assert!(msg("uct:prune=nn:41@0").contains("not available yet"));
+        assert!(msg("uct:prune=nn:no/such/model:41@0").contains("no/such/model"));
+        assert!(msg("territory:x=1").contains("no options"));
         assert!(msg("uct:prune=bogus:41").contains("bogus"));
         assert!(msg("flat:expand=3").contains("`expand`"));
         assert!(msg("mcts:sims=3").contains("unknown engine"));
         assert!(msg("uct:sims").contains("key=value"));
+        assert!(msg("uct:threads=100000").contains("threads"));
+        assert!(msg("uct:cache=99999999999").contains("cache"));
+    }
+
+    #[test]
+    fn random_specs_never_panic() {
+        use crate::util::rng::FastRng;
+        let parts = [
+            "uct",
+            "flat",
+            ":",
+            ",",
+            "=",
+            "@",
+            "sims",
+            "1",
+            "0",
+            "-1",
+            "nan",
+            "1e99",
+            "prune",
+            "rule",
+            "random",
+            "nn",
+            "soft",
+            "playout_prune",
+            "playout_eval",
+            "move",
+            "leaf",
+            "0.6",
+            "41",
+            "c",
+            "threads",
+            "keep",
+            "cache",
+            "expand",
+            "max_nodes",
+            "",
+            " ",
+        ];
+        let mut rng = FastRng::new(8);
+        let mut built = 0;
+        for _ in 0..3000 {
+            let n = 1 + rng.below(10) as usize;
+            let spec: String = (0..n)
+                .map(|_| parts[rng.below(parts.len() as u32) as usize])
+                .collect();
+            // Keep accidental giant searches out: only parse + build, never search.
+            if build_engine(&spec, 1).is_ok() {
+                built += 1;
+            }
+        }
+        assert!(built > 0);
     }
 
     #[test]

@@ -11,8 +11,10 @@
 //! and the descent continues; otherwise a playout runs from the leaf and its result is
 //! backed up. Two passes in a row end the game inside the tree and are scored directly.
 
+use crate::analysis::TerritoryPlayout;
 use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
 use crate::rules::{BitIter, Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
+use crate::search::uct::PlayoutKind;
 use crate::util::rng::FastRng;
 
 use super::pruning::{
@@ -85,14 +87,25 @@ pub struct PlayoutPruning {
 /// The numbers one search thread needs (resolved from `UctConfig`).
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
+    /// Visits before a node is expanded.
     pub expand: u32,
+    /// UCB1 exploration constant.
     pub c: f32,
+    /// Node budget of the tree.
     pub max_nodes: usize,
+    /// Playout cap and komi (komi follows the game).
     pub playout: PlayoutConfig,
+    /// Tree pruning, if any.
     pub prune: Option<TreePruning>,
+    /// Soft pruning, if any.
     pub soft: Option<SoftPruning>,
+    /// Playout pruning, if any.
     pub playout_prune: Option<PlayoutPruning>,
+    /// The playout move generator (when there is no playout pruning).
+    pub playout_kind: PlayoutKind,
+    /// What the tree-pruning x counts.
     pub prune_count: PruneCount,
+    /// Board moves tree pruning always leaves.
     pub keep_min: usize,
 }
 
@@ -221,11 +234,19 @@ impl Worker {
         self.nodes.len()
     }
 
-    /// Runs `n` simulations.
-    pub fn search(&mut self, n: u64) {
-        for _ in 0..n {
+    /// Runs `n` simulations, or fewer when `deadline` passes (checked every 64); returns
+    /// how many ran.
+    pub fn search(&mut self, n: u64, deadline: Option<std::time::Instant>) -> u64 {
+        for done in 0..n {
+            if done % 64 == 0
+                && done > 0
+                && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                return done;
+            }
             self.simulate();
         }
+        n
     }
 
     /// One simulation: descend, maybe expand, play out, back up.
@@ -368,7 +389,15 @@ impl Worker {
         let cfg = self.settings.playout;
         let rng = &mut self.rng;
         let result = match self.settings.playout_prune {
-            None => playout::run(board, color, &mut Uniform, rng, &cfg, |_, _| {}),
+            None => match self.settings.playout_kind {
+                PlayoutKind::Uniform => {
+                    playout::run(board, color, &mut Uniform, rng, &cfg, |_, _| {})
+                }
+                PlayoutKind::Territory => {
+                    let mut policy = TerritoryPlayout::new();
+                    run_dyn(board, color, &mut policy, rng, &cfg)
+                }
+            },
             Some(pp) => match pp.eval {
                 PlayoutEval::Leaf => {
                     let slot = &mut self.slots[pp.slot];
@@ -399,4 +428,116 @@ fn run_dyn<P: PlayoutPolicy>(
     cfg: &PlayoutConfig,
 ) -> playout::PlayoutResult {
     playout::run(board, color, policy, rng, cfg, |_, _| {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prune::rules::RulePruner;
+    use std::sync::Arc;
+
+    fn worker(prune: Option<TreePruning>, soft: Option<SoftPruning>) -> Worker {
+        let settings = Settings {
+            expand: 2,
+            c: 0.4,
+            max_nodes: 1 << 20,
+            playout: PlayoutConfig::default(),
+            prune,
+            soft,
+            playout_prune: None,
+            playout_kind: PlayoutKind::Uniform,
+            prune_count: PruneCount::Legal,
+            keep_min: 1,
+        };
+        let slots = vec![PrunerSlot::new(Arc::new(RulePruner::default()), 64)];
+        Worker::new(settings, slots, FastRng::new(1))
+    }
+
+    /// Children counts of every expanded node, by depth.
+    fn children_by_depth(w: &Worker) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); 8];
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((i, d)) = stack.pop() {
+            let n = w.nodes[i];
+            if n.is_expanded() && d < 8 {
+                out[d].push(n.n_children as usize);
+                for k in 0..n.n_children as usize {
+                    stack.push((n.first as usize + k, d + 1));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn pruning_applies_from_its_depth_down_and_keeps_pass() {
+        let mut w = worker(
+            Some(TreePruning {
+                slot: 0,
+                x: 30,
+                depth: 1,
+            }),
+            None,
+        );
+        w.search(3000, None);
+        let by_depth = children_by_depth(&w);
+        assert_eq!(by_depth[0], vec![82], "root (depth 0) is not pruned");
+        assert!(!by_depth[1].is_empty() && !by_depth[2].is_empty());
+        // A depth-1 node has 80 empty points (81 after the root's pass): 30 are dropped and
+        // pass is added.
+        let mut d1 = by_depth[1].clone();
+        d1.sort();
+        assert_eq!(
+            d1.pop(),
+            Some(81 - 30 + 1),
+            "the pass child: {:?}",
+            by_depth[1]
+        );
+        assert!(d1.iter().all(|&n| n == 80 - 30 + 1), "{:?}", by_depth[1]);
+        for (d, counts) in by_depth.iter().enumerate().skip(1) {
+            assert!(
+                counts.iter().all(|&n| n <= 81 - 30 + 1),
+                "depth {d}: {counts:?}"
+            );
+        }
+        // Pass is the last child of every expanded node.
+        for n in &w.nodes {
+            if n.is_expanded() {
+                let last = w.nodes[n.first as usize + n.n_children as usize - 1];
+                assert_eq!(last.mv as usize, PASS_INDEX);
+            }
+        }
+    }
+
+    #[test]
+    fn backup_counts_wins_for_the_player_who_moved() {
+        let mut w = worker(None, None);
+        w.search(2000, None);
+        let root = *w.root();
+        assert_eq!(root.visits, 2000);
+        let children = w.root_children();
+        let visits: u32 = children.iter().map(|c| c.visits).sum();
+        assert_eq!(visits, 2000);
+        // The root's wins are white's (the side that moved into it); each child's are
+        // black's: together they account for every simulation.
+        let black_wins: f32 = children.iter().map(|c| c.wins).sum();
+        assert!((black_wins + root.wins - 2000.0).abs() < 1e-3);
+        // Each simulation through an expanded child either stopped there (black's win or
+        // not) or went on to one grandchild, where white's result is the complement of
+        // black's at the child: so child wins + grandchild wins lie in [through, visits].
+        let mut checked = 0;
+        for c in children.iter().filter(|c| c.is_expanded()) {
+            let g = &w.nodes[c.first as usize..c.first as usize + c.n_children as usize];
+            let through: u32 = g.iter().map(|x| x.visits).sum();
+            let g_wins: f32 = g.iter().map(|x| x.wins).sum();
+            let total = c.wins + g_wins;
+            assert!(
+                total >= through as f32 - 1e-3 && total <= c.visits as f32 + 1e-3,
+                "{total} not in [{through}, {}]",
+                c.visits
+            );
+            checked += 1;
+        }
+        assert!(checked > 10);
+    }
 }

@@ -57,6 +57,17 @@ pub struct SoftPrune {
     pub depth: u32,
 }
 
+/// Which policy plays the playouts out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayoutKind {
+    /// Uniformly random legal moves that do not fill the mover's own eye.
+    #[default]
+    Uniform,
+    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
+    Territory,
+}
+
 /// Every tunable of the UCT engine. Defaults are the paper's setup (SEEDS.md A).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -88,10 +99,17 @@ pub struct UctConfig {
     pub keep_min: usize,
     /// Playout pruning (none by default).
     pub playout_prune: Option<PlayoutPrune>,
+    /// Playout move generator: `uniform` (the paper's light playout) or `territory` (the
+    /// rule-based territory-gain generator of SEEDS.md E, much slower per playout).
+    pub playout: PlayoutKind,
     /// Soft pruning (none by default).
     pub soft: Option<SoftPrune>,
     /// Entries of each pruner's score cache (rounded up to a power of two; 324 bytes each).
     pub cache: usize,
+    /// Stop a move's search after this many seconds even when `sims` are not done (0 = no
+    /// limit). GTP `time_left` also caps a move at 1/20 of the time left. Either limit makes
+    /// games depend on machine speed, so experiments leave both off.
+    pub max_seconds: f64,
 }
 
 impl Default for UctConfig {
@@ -110,8 +128,10 @@ impl Default for UctConfig {
             prune_count: PruneCount::Legal,
             keep_min: 1,
             playout_prune: None,
+            playout: PlayoutKind::Uniform,
             soft: None,
             cache: 4096,
+            max_seconds: 0.0,
         }
     }
 }
@@ -130,6 +150,18 @@ pub fn resolve_pruner(spec: &str, seed: u64) -> anyhow::Result<Arc<dyn Pruner>> 
     make_pruner(kind, arg.as_deref()).with_context(|| format!("pruner `{spec}`"))
 }
 
+/// One root move after a search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RootStat {
+    pub mv: Move,
+    /// Visits made by simulations (soft-pruning priors not counted).
+    pub visits: u32,
+    /// Wins for the side to move (draws count one half).
+    pub wins: f32,
+    /// Soft-pruning prior visits given to the move.
+    pub prior: u32,
+}
+
 /// The UCT engine.
 pub struct UctEngine {
     config: UctConfig,
@@ -138,6 +170,10 @@ pub struct UctEngine {
     workers: Vec<Worker>,
     /// The pruner shown by GTP analyze commands (tree, else soft, else playout pruner).
     view_pruner: Option<(Arc<dyn Pruner>, usize)>,
+    /// Seconds left on each colour's clock (GTP `time_left`), when known.
+    time_left: [Option<f64>; 2],
+    /// Simulations run by the last search (fewer than `sims` when a time limit hit).
+    last_sims: u64,
 }
 
 impl UctEngine {
@@ -145,6 +181,28 @@ impl UctEngine {
     pub fn new(config: UctConfig, seed: u64) -> anyhow::Result<UctEngine> {
         anyhow::ensure!(config.sims > 0, "sims must be at least 1");
         anyhow::ensure!(config.c >= 0.0, "c must not be negative");
+        anyhow::ensure!(
+            config.max_seconds >= 0.0,
+            "max_seconds must not be negative"
+        );
+        anyhow::ensure!(
+            config.threads <= 256,
+            "threads {} is above 256",
+            config.threads
+        );
+        anyhow::ensure!(
+            config.cache <= 1 << 20,
+            "cache {} is above 2^20 entries (324 bytes each)",
+            config.cache
+        );
+        anyhow::ensure!(
+            config.max_seconds >= 0.0,
+            "max_seconds must not be negative"
+        );
+        anyhow::ensure!(
+            config.playout == PlayoutKind::Uniform || config.playout_prune.is_none(),
+            "playout=territory cannot be combined with playout_prune"
+        );
         if let Some(pp) = &config.playout_prune {
             anyhow::ensure!(
                 (0.0..=1.0).contains(&pp.share),
@@ -192,6 +250,7 @@ impl UctEngine {
             prune,
             soft,
             playout_prune,
+            playout_kind: config.playout,
             prune_count: config.prune_count,
             keep_min: config.keep_min,
         };
@@ -215,6 +274,8 @@ impl UctEngine {
             game: Game::new(6.5),
             workers,
             view_pruner,
+            time_left: [None; 2],
+            last_sims: 0,
         })
     }
 
@@ -268,38 +329,74 @@ impl UctEngine {
         }
     }
 
+    /// Searches the current position with `color` to move (the configured number of
+    /// simulations, reusing the tree) without playing, and returns the root's moves with
+    /// their statistics summed over threads, in move-index order (pass last).
+    pub fn analyze(&mut self, color: Color) -> Vec<RootStat> {
+        self.game.set_to_move(color);
+        let stats = self.search(color);
+        stats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.2)
+            .map(|(i, &(visits, wins, _, prior))| RootStat {
+                mv: Move::from_index(i).expect("root child index"),
+                visits,
+                wins,
+                prior,
+            })
+            .collect()
+    }
+
     /// Runs the search for `color` and returns the summed root statistics per move index
-    /// (real visits, wins).
-    fn search(&mut self, color: Color) -> Vec<(u32, f32)> {
+    /// (real visits, wins, present as a root child, prior visits).
+    fn search(&mut self, color: Color) -> Vec<(u32, f32, bool, u32)> {
         let board = *self.game.board();
         let passes = self.trailing_passes();
         let allowed = self.root_allowed(color);
         let reuse = self.config.reuse;
         let threads = self.workers.len() as u64;
         let total = self.config.sims as u64;
+        let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
+        if let Some(left) = self.time_left[color.idx()] {
+            let share = (left / 20.0).max(0.01);
+            limit = Some(limit.map_or(share, |l| l.min(share)));
+        }
+        let deadline = limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
         let run = |w: &mut Worker, n: u64| {
             if !reuse {
                 w.reset(board, color, passes);
             }
             w.set_root(&board, color, passes, allowed);
-            w.search(n);
+            w.search(n, deadline)
         };
-        if threads == 1 {
-            run(&mut self.workers[0], total);
+        self.last_sims = if threads == 1 {
+            run(&mut self.workers[0], total)
         } else {
             std::thread::scope(|s| {
-                for (t, w) in self.workers.iter_mut().enumerate() {
-                    let n = total / threads + u64::from((t as u64) < total % threads);
-                    s.spawn(move || run(w, n));
-                }
-            });
-        }
-        let mut stats = vec![(0u32, 0f32); NN + 1];
+                let handles: Vec<_> = self
+                    .workers
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(t, w)| {
+                        let n = total / threads + u64::from((t as u64) < total % threads);
+                        s.spawn(move || run(w, n))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("search thread panicked"))
+                    .sum()
+            })
+        };
+        let mut stats = vec![(0u32, 0f32, false, 0u32); NN + 1];
         for w in &self.workers {
             for ch in w.root_children() {
                 let e = &mut stats[ch.mv as usize];
                 e.0 += ch.real_visits();
                 e.1 += ch.wins;
+                e.2 = true;
+                e.3 += ch.prior as u32;
             }
         }
         stats
@@ -329,9 +426,9 @@ impl UctEngine {
             }
         }
         let root_stats = self.search(color);
-        stats.simulations = self.config.sims as u64;
+        stats.simulations = self.last_sims;
         let mut best: Option<(usize, u32, f32)> = None;
-        for (i, &(v, w)) in root_stats.iter().enumerate() {
+        for (i, &(v, w, _, _)) in root_stats.iter().enumerate() {
             if v == 0 || (cleanup && i == PASS_INDEX) {
                 continue;
             }
@@ -361,12 +458,11 @@ impl UctEngine {
         let (m, stats) = self.decide(color, cleanup);
         if let EngineMove::Play(mv) = m
             && !was_over
+            && self.play(color, mv).is_err()
         {
-            if self.play(color, mv).is_err() {
-                // Cannot happen (root moves pass the game's check); pass rather than panic.
-                let _ = self.play(color, Move::Pass);
-                return (EngineMove::Play(Move::Pass), stats);
-            }
+            // Cannot happen (root moves pass the game's check); pass rather than panic.
+            let _ = self.play(color, Move::Pass);
+            return (EngineMove::Play(Move::Pass), stats);
         }
         (m, stats)
     }
@@ -380,6 +476,9 @@ fn describe(c: &UctConfig) -> String {
     }
     if let Some(p) = &c.playout_prune {
         s += &format!(",playout_prune={}:{}", p.pruner, p.share);
+    }
+    if c.playout == PlayoutKind::Territory {
+        s += ",playout=territory";
     }
     if let Some(p) = &c.soft {
         s += &format!(",soft={}:{}:{}@{}", p.pruner, p.visits, p.x, p.depth);
@@ -438,6 +537,10 @@ impl Engine for UctEngine {
             w.settings.playout.komi = komi;
         }
         self.reset_trees();
+    }
+
+    fn set_time_left(&mut self, color: Color, seconds: f64) {
+        self.time_left[color.idx()] = (seconds.is_finite() && seconds > 0.0).then_some(seconds);
     }
 
     fn pruner_view(&self, color: Color) -> Option<PrunerView> {

@@ -1,0 +1,73 @@
+//! Batch-1 latency of the plain evaluators as CPU time per call, which (unlike criterion's
+//! wall-clock figures) stays meaningful on a shared, overloaded machine.
+//!
+//! Run: `cargo run --release --example net_latency -- [MODEL_DIR] [CALLS]`.
+
+use akushu::net::cnn::CnnConfig;
+use akushu::net::mlp::MlpConfig;
+use akushu::net::model::SavedModel;
+use akushu::net::synthetic::random_game_positions;
+use akushu::net::{NetPruner, cpu_device};
+use akushu::prune::{PruneContext, Pruner};
+use akushu::rules::NN;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+/// This process's user+system CPU seconds, from /proc (Linux).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let calls: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(200_000);
+    let device = cpu_device();
+    let mut models = vec![
+        (
+            "mlp-81-256-256-81".to_string(),
+            SavedModel::Mlp(Box::new(MlpConfig::new().init(&device)), MlpConfig::new()),
+        ),
+        (
+            "cnn-4x32".to_string(),
+            SavedModel::Cnn(Box::new(CnnConfig::new().init(&device)), CnnConfig::new()),
+        ),
+    ];
+    if let Some(dir) = args.get(1) {
+        let (m, _) = SavedModel::load(Path::new(dir)).expect("model loads");
+        models.insert(0, (dir.clone(), m));
+    }
+    let positions = random_game_positions(8, 5);
+    let boards: Vec<_> = positions.iter().map(|p| p.board()).collect();
+    let mut out = [0f32; NN];
+    for (name, model) in &models {
+        let pruner = NetPruner::from_model(model, name.clone());
+        let n = if name.starts_with("cnn") {
+            calls / 50
+        } else {
+            calls
+        };
+        let (c0, t0) = (cpu_seconds(), Instant::now());
+        for i in 0..n {
+            let k = i % positions.len();
+            let ctx = PruneContext {
+                board: &boards[k],
+                to_move: positions[k].color(),
+                recent: &[],
+            };
+            pruner.badness(black_box(&ctx), &mut out);
+            black_box(out[0]);
+        }
+        let (cpu, wall) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64());
+        println!(
+            "{name}: {n} calls, {:.2} us CPU per call, {:.2} us wall per call",
+            cpu * 1e6 / n as f64,
+            wall * 1e6 / n as f64
+        );
+    }
+}

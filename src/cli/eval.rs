@@ -1,0 +1,269 @@
+//! `akushu eval`: the pruning error-rate curve of a model (and baselines) on a dataset split:
+//! both forms (all 81 points, legal moves only), top-1/5/10, the largest x under 10% and 5%
+//! error, a CSV per model and a PNG with the paper's reference points.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+
+use crate::dataset::Position;
+use crate::net::NetPruner;
+use crate::net::baselines::{RandomPruner, RulePruner};
+use crate::net::curve::{Curve, PositionScorer, PrunerScorer, evaluate};
+use crate::net::data::{SplitChoice, read_choice, sgf_positions, synthetic_split};
+use crate::net::train::sample;
+use crate::rules::NN;
+use crate::util::fsio::write_atomic_with;
+
+#[derive(Debug, Clone, Args)]
+pub struct EvalArgs {
+    /// A model directory (e.g. `models/default`), or `random` / `rules` for the baselines.
+    /// Repeat to compare several on one plot; the first is the main one.
+    #[arg(long, required = true)]
+    pub model: Vec<String>,
+    /// Dataset directory written by `akushu dataset build`.
+    #[arg(long, required_unless_present_any = ["synthetic_games", "sgf"])]
+    pub data: Option<PathBuf>,
+    /// Evaluate on SGF records instead (files, folders, .tar.xz archives; repeatable), e.g. a
+    /// second source such as `../shared/data/engine9x9.tar.xz`. `--split` is ignored.
+    #[arg(long)]
+    pub sgf: Vec<PathBuf>,
+    /// Evaluate on synthetic random games instead (smoke runs).
+    #[arg(long)]
+    pub synthetic_games: Option<usize>,
+    /// Which split.
+    #[arg(long, value_enum, default_value = "test")]
+    pub split: SplitChoice,
+    /// Evaluate a seeded sample of at most this many positions (0 = all).
+    #[arg(long, default_value_t = 0)]
+    pub max_positions: usize,
+    /// Seed of the sample and of the random/rule baselines' tie-breaking.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The curve as CSV (`pruned,error_all,error_legal`); with several models, one file per
+    /// model named `FILE` with `-<model>` before the extension (the first keeps `FILE`).
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// One summary row per model (CSV).
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// The curves as a PNG chart with the paper's reference points.
+    #[arg(long)]
+    pub png: Option<PathBuf>,
+}
+
+/// One row of the curve CSV.
+#[derive(Debug, Serialize)]
+struct CurveRow {
+    pruned: usize,
+    error_all: f64,
+    error_legal: f64,
+}
+
+/// One row of the summary CSV.
+#[derive(Debug, Serialize)]
+pub struct SummaryRow {
+    pub model: String,
+    pub positions: u64,
+    pub passes_skipped: u64,
+    pub top1: f64,
+    pub top5: f64,
+    pub top10: f64,
+    /// Largest x with error <= 10% / 5%, paper form (all 81 points ranked).
+    pub x_at_10_all: usize,
+    pub x_at_5_all: usize,
+    /// The same, ranking legal moves only.
+    pub x_at_10_legal: usize,
+    pub x_at_5_legal: usize,
+    pub error_all_at_30: f64,
+    pub error_all_at_32: f64,
+    pub error_legal_at_30: f64,
+    pub seconds: f64,
+}
+
+impl SummaryRow {
+    pub fn new(model: String, c: &Curve, seconds: f64) -> SummaryRow {
+        SummaryRow {
+            model,
+            positions: c.n,
+            passes_skipped: c.passes,
+            top1: c.top_k(1),
+            top5: c.top_k(5),
+            top10: c.top_k(10),
+            x_at_10_all: c.largest_x_within(0.10, false),
+            x_at_5_all: c.largest_x_within(0.05, false),
+            x_at_10_legal: c.largest_x_within(0.10, true),
+            x_at_5_legal: c.largest_x_within(0.05, true),
+            error_all_at_30: c.error_all(30),
+            error_all_at_32: c.error_all(32),
+            error_legal_at_30: c.error_legal(30),
+            seconds,
+        }
+    }
+}
+
+/// The paper's Fig. 2 reference points (SEEDS A): about 10% error at 30 pruned, under 10%
+/// up to 32.
+pub const PAPER_POINTS: [(f64, f64); 2] = [(30.0, 0.10), (32.0, 0.10)];
+
+/// `random`, `rules` or a model directory.
+pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScorer>> {
+    struct Owned<P: crate::prune::Pruner>(P);
+    impl<P: crate::prune::Pruner> PositionScorer for Owned<P> {
+        fn name(&self) -> String {
+            self.0.name()
+        }
+        fn score(&self, pos: &Position, board: &crate::rules::Board, out: &mut [f32; NN]) {
+            PrunerScorer(&self.0).score(pos, board, out)
+        }
+    }
+    Ok(match name {
+        "random" => Box::new(Owned(RandomPruner { seed })),
+        "rules" => Box::new(Owned(RulePruner { seed })),
+        dir => Box::new(NetPruner::load(Path::new(dir))?),
+    })
+}
+
+fn label(name: &str) -> String {
+    Path::new(name)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| name.to_string())
+}
+
+fn csv_path_for(base: &Path, index: usize, name: &str) -> PathBuf {
+    if index == 0 {
+        return base.to_path_buf();
+    }
+    let stem = base.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = base
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    base.with_file_name(format!("{stem}-{}{ext}", label(name)))
+}
+
+fn write_curve(path: &Path, c: &Curve) -> anyhow::Result<()> {
+    write_atomic_with(path, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        for x in 0..NN {
+            let row = CurveRow {
+                pruned: x,
+                error_all: c.error_all(x),
+                error_legal: c.error_legal(x),
+            };
+            csv.serialize(row).map_err(std::io::Error::other)?;
+        }
+        csv.flush()
+    })
+    .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Loads the positions the arguments name.
+fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
+    if !args.sgf.is_empty() {
+        let (all, skipped) = sgf_positions(&args.sgf);
+        println!("# SGF: {} positions, {skipped} records skipped", all.len());
+        return Ok(sample(all, args.max_positions, args.seed));
+    }
+    let all = match (&args.data, args.synthetic_games) {
+        (Some(dir), _) => read_choice(dir, args.split)?,
+        (None, Some(games)) => args
+            .split
+            .splits()
+            .into_iter()
+            .flat_map(|s| synthetic_split(games, args.seed, s))
+            .collect(),
+        (None, None) => anyhow::bail!("give --data DIR or --synthetic-games N"),
+    };
+    Ok(sample(all, args.max_positions, args.seed))
+}
+
+pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+    println!("# akushu eval {args:?}");
+    let positions = positions(&args)?;
+    println!("# {} positions", positions.len());
+    let mut rows = Vec::new();
+    let mut curves = Vec::new();
+    for (i, name) in args.model.iter().enumerate() {
+        let scorer = scorer_for(name, args.seed)?;
+        let bar = indicatif::ProgressBar::new(positions.len() as u64);
+        bar.set_message(label(name));
+        let start = Instant::now();
+        let curve = evaluate(scorer.as_ref(), &positions, &|n| bar.inc(n));
+        bar.finish_and_clear();
+        let row = SummaryRow::new(label(name), &curve, start.elapsed().as_secs_f64());
+        println!(
+            "{:<16} n={} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
+            row.model,
+            row.positions,
+            row.top1,
+            row.top5,
+            row.top10,
+            row.error_all_at_30,
+            row.error_all_at_32,
+            row.x_at_10_all,
+            row.x_at_5_all,
+            row.error_legal_at_30,
+            row.x_at_10_legal,
+            row.x_at_5_legal
+        );
+        if let Some(base) = &args.csv {
+            write_curve(&csv_path_for(base, i, name), &curve)?;
+        }
+        rows.push(row);
+        curves.push((label(name), curve));
+    }
+    if let Some(path) = &args.summary {
+        write_atomic_with(path, |w| {
+            let mut csv = csv::Writer::from_writer(w);
+            for r in &rows {
+                csv.serialize(r).map_err(std::io::Error::other)?;
+            }
+            csv.flush()
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.png {
+        plot_curves(path, &curves)?;
+    }
+    Ok(())
+}
+
+/// Draws every model's paper-form curve, the first model's legal-moves curve, and the
+/// paper's reference points.
+fn plot_curves(path: &Path, curves: &[(String, Curve)]) -> anyhow::Result<()> {
+    use crate::report::plot::{Chart, Series, SeriesStyle, render_png};
+    let xs = |f: &dyn Fn(usize) -> f64| (0..NN).map(|x| (x as f64, f(x))).collect::<Vec<_>>();
+    let mut chart = Chart::new(
+        "Pruning error rate (error = recorded move pruned)",
+        "points pruned (x)",
+        "error rate",
+    )
+    .x_range(0.0, 80.0)
+    .y_range(0.0, 1.0)
+    .hline(0.10, "10% error");
+    for (name, c) in curves {
+        chart = chart.series(Series::new(
+            format!("{name}: all 81 points"),
+            SeriesStyle::Line,
+            xs(&|x| c.error_all(x)),
+        ));
+    }
+    if let Some((name, c)) = curves.first() {
+        chart = chart.series(Series::new(
+            format!("{name}: legal moves only"),
+            SeriesStyle::Line,
+            xs(&|x| c.error_legal(x)),
+        ));
+    }
+    chart = chart.series(Series::new(
+        "paper (KGS, Fig. 2)",
+        SeriesStyle::Points,
+        PAPER_POINTS.to_vec(),
+    ));
+    render_png(&chart, path).with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,594 @@
+//! The on-disk dataset format: one binary file per split plus `manifest.json` in a directory.
+//!
+//! A split file (`train.akd`, `validation.akd`, `test.akd`) is a 64-byte header followed by
+//! fixed-size 40-byte records, all little endian:
+//!
+//! | bytes  | header field                                             |
+//! |--------|----------------------------------------------------------|
+//! | 0..8   | magic `AKUSHUDS`                                         |
+//! | 8..12  | format version (`u32`, currently 1)                      |
+//! | 12..16 | record size in bytes (`u32`, 40)                         |
+//! | 16..24 | number of records (`u64`)                                |
+//! | 24..28 | number of games in the split (`u32`)                     |
+//! | 28..32 | CRC-32 of all record bytes (`u32`)                       |
+//! | 32     | split (0 train, 1 validation, 2 test)                    |
+//! | 33..64 | reserved, zero                                           |
+//!
+//! | bytes  | record field ([`Position`])                                        |
+//! |--------|---------------------------------------------------------------------|
+//! | 0..21  | the 81 cells, 2 bits each (cell `i` in byte `i / 4`, bits `2 * (i % 4)`) |
+//! | 21     | `to_move` (1 black, 2 white)                                        |
+//! | 22     | `played` (0..=80, 81 pass)                                          |
+//! | 23     | `ko` (0..=80 or 255)                                                |
+//! | 24..26 | `move_number` (`u16`)                                               |
+//! | 26..30 | `last_moves`, newest first                                          |
+//! | 30     | `winner` (0 unknown/draw, 1 black, 2 white)                         |
+//! | 31     | `black_rank` (`i8`)                                                 |
+//! | 32     | `white_rank` (`i8`)                                                 |
+//! | 33..36 | reserved, zero                                                      |
+//! | 36..40 | `game` (`u32`), index into the manifest's `games.csv`               |
+//!
+//! Fixed-size records make a split memory-mappable ([`MappedSplit`]) and streamable
+//! ([`SplitReader`]); the checksum catches truncation and bit rot before training starts.
+//! Files are written inside a temporary directory that the builder renames into place, so
+//! a reader never sees a half-written dataset.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::record::{NO_POINT, Position, Split};
+use crate::rules::{NN, PASS_INDEX};
+
+/// File magic of a split file.
+pub const MAGIC: &[u8; 8] = b"AKUSHUDS";
+/// Current format version; readers refuse other versions.
+pub const VERSION: u32 = 1;
+/// Size of the header in bytes.
+pub const HEADER_SIZE: usize = 64;
+/// Size of one record in bytes.
+pub const RECORD_SIZE: usize = 40;
+/// Name of the manifest inside a dataset directory.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// Why a dataset could not be read.
+#[derive(Debug, Error)]
+pub enum DatasetError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: not an akushu dataset file (bad magic)")]
+    BadMagic { path: PathBuf },
+    #[error("{path}: format version {found} is not supported (this build reads version {VERSION})")]
+    Version { path: PathBuf, found: u32 },
+    #[error("{path}: record size {found} bytes, expected {RECORD_SIZE}")]
+    RecordSize { path: PathBuf, found: u32 },
+    #[error("{path}: header says split {found}, file name says {expected}")]
+    WrongSplit {
+        path: PathBuf,
+        expected: &'static str,
+        found: u8,
+    },
+    #[error("{path}: truncated: header promises {expected} records, file holds {found}")]
+    Truncated {
+        path: PathBuf,
+        expected: u64,
+        found: u64,
+    },
+    #[error("{path}: checksum mismatch (header {expected:08x}, data {found:08x}): file is corrupt")]
+    Checksum {
+        path: PathBuf,
+        expected: u32,
+        found: u32,
+    },
+    #[error("{path}: record {index} is invalid: {reason}")]
+    BadRecord {
+        path: PathBuf,
+        index: u64,
+        reason: String,
+    },
+    #[error("{path}: manifest: {reason}")]
+    Manifest { path: PathBuf, reason: String },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> DatasetError + '_ {
+    move |source| DatasetError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The path of `split`'s file inside dataset directory `dir`.
+pub fn split_path(dir: &Path, split: Split) -> PathBuf {
+    dir.join(format!("{}.akd", split.name()))
+}
+
+fn split_code(split: Split) -> u8 {
+    match split {
+        Split::Train => 0,
+        Split::Validation => 1,
+        Split::Test => 2,
+    }
+}
+
+/// Encodes `p` into one record.
+pub fn encode(p: &Position) -> [u8; RECORD_SIZE] {
+    let mut r = [0u8; RECORD_SIZE];
+    for (i, &c) in p.cells.iter().enumerate() {
+        r[i / 4] |= (c & 3) << (2 * (i % 4));
+    }
+    r[21] = p.to_move;
+    r[22] = p.played;
+    r[23] = p.ko;
+    r[24..26].copy_from_slice(&p.move_number.to_le_bytes());
+    r[26..30].copy_from_slice(&p.last_moves);
+    r[30] = p.winner;
+    r[31] = p.black_rank as u8;
+    r[32] = p.white_rank as u8;
+    r[36..40].copy_from_slice(&p.game.to_le_bytes());
+    r
+}
+
+/// Decodes one record, checking every field's range.
+pub fn decode(r: &[u8]) -> Result<Position, String> {
+    if r.len() != RECORD_SIZE {
+        return Err(format!("record has {} bytes", r.len()));
+    }
+    let mut cells = [0u8; NN];
+    for (i, cell) in cells.iter_mut().enumerate() {
+        let v = (r[i / 4] >> (2 * (i % 4))) & 3;
+        if v == 3 {
+            return Err(format!("cell {i} holds 3"));
+        }
+        *cell = v;
+    }
+    if r[20] >> 2 != 0 {
+        return Err("padding bits of the last cell byte are set".into());
+    }
+    let p = Position {
+        cells,
+        to_move: r[21],
+        played: r[22],
+        ko: r[23],
+        move_number: u16::from_le_bytes([r[24], r[25]]),
+        last_moves: [r[26], r[27], r[28], r[29]],
+        winner: r[30],
+        black_rank: r[31] as i8,
+        white_rank: r[32] as i8,
+        game: u32::from_le_bytes([r[36], r[37], r[38], r[39]]),
+    };
+    if !(1..=2).contains(&p.to_move) {
+        return Err(format!("to_move {}", p.to_move));
+    }
+    if p.played as usize > PASS_INDEX {
+        return Err(format!("played {}", p.played));
+    }
+    if (p.played as usize) < NN && p.cells[p.played as usize] != 0 {
+        return Err(format!("played point {} is occupied", p.played));
+    }
+    if p.ko != NO_POINT && p.ko as usize >= NN {
+        return Err(format!("ko {}", p.ko));
+    }
+    if p.last_moves
+        .iter()
+        .any(|&m| m != NO_POINT && m as usize > PASS_INDEX)
+    {
+        return Err(format!("last_moves {:?}", p.last_moves));
+    }
+    if p.winner > 2 {
+        return Err(format!("winner {}", p.winner));
+    }
+    Ok(p)
+}
+
+/// The parsed header of a split file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub version: u32,
+    pub count: u64,
+    pub games: u32,
+    pub crc: u32,
+    pub split: Split,
+}
+
+impl Header {
+    fn to_bytes(self) -> [u8; HEADER_SIZE] {
+        let mut h = [0u8; HEADER_SIZE];
+        h[0..8].copy_from_slice(MAGIC);
+        h[8..12].copy_from_slice(&self.version.to_le_bytes());
+        h[12..16].copy_from_slice(&(RECORD_SIZE as u32).to_le_bytes());
+        h[16..24].copy_from_slice(&self.count.to_le_bytes());
+        h[24..28].copy_from_slice(&self.games.to_le_bytes());
+        h[28..32].copy_from_slice(&self.crc.to_le_bytes());
+        h[32] = split_code(self.split);
+        h
+    }
+
+    fn parse(h: &[u8; HEADER_SIZE], path: &Path, split: Split) -> Result<Header, DatasetError> {
+        if &h[0..8] != MAGIC {
+            return Err(DatasetError::BadMagic {
+                path: path.to_path_buf(),
+            });
+        }
+        let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(DatasetError::Version {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        }
+        let record_size = u32_at(12);
+        if record_size as usize != RECORD_SIZE {
+            return Err(DatasetError::RecordSize {
+                path: path.to_path_buf(),
+                found: record_size,
+            });
+        }
+        if h[32] != split_code(split) {
+            return Err(DatasetError::WrongSplit {
+                path: path.to_path_buf(),
+                expected: split.name(),
+                found: h[32],
+            });
+        }
+        let mut count = [0u8; 8];
+        count.copy_from_slice(&h[16..24]);
+        Ok(Header {
+            version,
+            count: u64::from_le_bytes(count),
+            games: u32_at(24),
+            crc: u32_at(28),
+            split,
+        })
+    }
+}
+
+/// Writes one split file: a placeholder header, the records, then the real header.
+pub struct SplitWriter {
+    out: BufWriter<File>,
+    split: Split,
+    count: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl SplitWriter {
+    /// Creates `split`'s file in `dir` (normally the builder's temporary directory).
+    pub fn create(dir: &Path, split: Split) -> io::Result<SplitWriter> {
+        let path = split_path(dir, split);
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        out.write_all(&[0u8; HEADER_SIZE])?;
+        Ok(SplitWriter {
+            out,
+            split,
+            count: 0,
+            crc: crc32fast::Hasher::new(),
+        })
+    }
+
+    /// Appends one position.
+    pub fn push(&mut self, p: &Position) -> io::Result<()> {
+        self.push_encoded(&encode(p))
+    }
+
+    /// Appends records already encoded with [`encode`] (a multiple of [`RECORD_SIZE`] bytes).
+    pub fn push_encoded(&mut self, bytes: &[u8]) -> io::Result<()> {
+        debug_assert_eq!(bytes.len() % RECORD_SIZE, 0);
+        self.crc.update(bytes);
+        self.count += (bytes.len() / RECORD_SIZE) as u64;
+        self.out.write_all(bytes)
+    }
+
+    /// Records written so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Writes the final header, flushes and syncs; returns the header.
+    pub fn finish(self, games: u32) -> io::Result<Header> {
+        let header = Header {
+            version: VERSION,
+            count: self.count,
+            games,
+            crc: self.crc.finalize(),
+            split: self.split,
+        };
+        let mut out = self.out;
+        out.seek(SeekFrom::Start(0))?;
+        out.write_all(&header.to_bytes())?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok(header)
+    }
+}
+
+fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), DatasetError> {
+    let path = split_path(dir, split);
+    let mut file = File::open(&path).map_err(io_err(&path))?;
+    let mut h = [0u8; HEADER_SIZE];
+    file.read_exact(&mut h).map_err(|e| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            DatasetError::BadMagic { path: path.clone() }
+        } else {
+            io_err(&path)(e)
+        }
+    })?;
+    let header = Header::parse(&h, &path, split)?;
+    let len = file.metadata().map_err(io_err(&path))?.len();
+    let found = len.saturating_sub(HEADER_SIZE as u64) / RECORD_SIZE as u64;
+    if found != header.count || (len - HEADER_SIZE as u64) % RECORD_SIZE as u64 != 0 {
+        return Err(DatasetError::Truncated {
+            path,
+            expected: header.count,
+            found,
+        });
+    }
+    Ok((file, header, path))
+}
+
+/// Reads every position of `split` from dataset directory `dir`, checking the header, the
+/// size and the checksum. This is the entry point the networks use.
+pub fn read_split(dir: &Path, split: Split) -> Result<Vec<Position>, DatasetError> {
+    SplitReader::open(dir, split)?.collect()
+}
+
+/// Reads only the header of `split`'s file (counts without loading records).
+pub fn read_header(dir: &Path, split: Split) -> Result<Header, DatasetError> {
+    open_checked(dir, split).map(|(_, h, _)| h)
+}
+
+/// Streams the positions of one split in file order; the checksum is verified when the last
+/// record has been read (an error is then the final item).
+pub struct SplitReader {
+    input: BufReader<File>,
+    header: Header,
+    path: PathBuf,
+    next: u64,
+    crc: crc32fast::Hasher,
+    done: bool,
+}
+
+impl SplitReader {
+    pub fn open(dir: &Path, split: Split) -> Result<SplitReader, DatasetError> {
+        let (file, header, path) = open_checked(dir, split)?;
+        Ok(SplitReader {
+            input: BufReader::with_capacity(1 << 20, file),
+            header,
+            path,
+            next: 0,
+            crc: crc32fast::Hasher::new(),
+            done: false,
+        })
+    }
+
+    pub fn header(&self) -> Header {
+        self.header
+    }
+}
+
+impl Iterator for SplitReader {
+    type Item = Result<Position, DatasetError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.next == self.header.count {
+            self.done = true;
+            let found = std::mem::take(&mut self.crc).finalize();
+            return (found != self.header.crc).then(|| {
+                Err(DatasetError::Checksum {
+                    path: self.path.clone(),
+                    expected: self.header.crc,
+                    found,
+                })
+            });
+        }
+        let mut r = [0u8; RECORD_SIZE];
+        if let Err(e) = self.input.read_exact(&mut r) {
+            self.done = true;
+            return Some(Err(io_err(&self.path)(e)));
+        }
+        self.crc.update(&r);
+        let index = self.next;
+        self.next += 1;
+        Some(decode(&r).map_err(|reason| {
+            self.done = true;
+            DatasetError::BadRecord {
+                path: self.path.clone(),
+                index,
+                reason,
+            }
+        }))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (self.header.count - self.next) as usize;
+        (left, Some(left + 1))
+    }
+}
+
+/// A memory-mapped split: random access to any record without loading the file.
+pub struct MappedSplit {
+    map: memmap2::Mmap,
+    header: Header,
+    path: PathBuf,
+}
+
+impl MappedSplit {
+    /// Maps `split`'s file and verifies its checksum (one pass over the bytes).
+    pub fn open(dir: &Path, split: Split) -> Result<MappedSplit, DatasetError> {
+        let (file, header, path) = open_checked(dir, split)?;
+        // Safety: dataset files are written once into a temporary directory and renamed into
+        // place; nothing modifies them while they are mapped.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_err(&path))?;
+        let found = crc32fast::hash(&map[HEADER_SIZE..]);
+        if found != header.crc {
+            return Err(DatasetError::Checksum {
+                path,
+                expected: header.crc,
+                found,
+            });
+        }
+        Ok(MappedSplit { map, header, path })
+    }
+
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    pub fn len(&self) -> usize {
+        self.header.count as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The raw bytes of record `i`.
+    pub fn raw(&self, i: usize) -> &[u8] {
+        let start = HEADER_SIZE + i * RECORD_SIZE;
+        &self.map[start..start + RECORD_SIZE]
+    }
+
+    /// Record `i`, decoded and range-checked.
+    pub fn get(&self, i: usize) -> Result<Position, DatasetError> {
+        if i >= self.len() {
+            return Err(DatasetError::BadRecord {
+                path: self.path.clone(),
+                index: i as u64,
+                reason: format!("index out of range (split holds {})", self.len()),
+            });
+        }
+        decode(self.raw(i)).map_err(|reason| DatasetError::BadRecord {
+            path: self.path.clone(),
+            index: i as u64,
+            reason,
+        })
+    }
+
+    /// Every record in file order.
+    pub fn iter(&self) -> impl Iterator<Item = Result<Position, DatasetError>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(i: u32) -> Position {
+        let mut cells = [0u8; NN];
+        for (k, c) in cells.iter_mut().enumerate() {
+            *c = ((k as u32 * 7 + i) % 3) as u8;
+        }
+        cells[40] = 0;
+        Position {
+            cells,
+            to_move: 1 + (i % 2) as u8,
+            played: 40,
+            move_number: i as u16,
+            last_moves: [3, 81, NO_POINT, NO_POINT],
+            ko: if i % 3 == 0 { 12 } else { NO_POINT },
+            winner: (i % 3) as u8,
+            black_rank: -5,
+            white_rank: i8::MIN,
+            game: i * 1000,
+        }
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("akushu-fmt-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn record_round_trip() {
+        for i in 0..50 {
+            let p = sample(i);
+            assert_eq!(decode(&encode(&p)).unwrap(), p);
+        }
+    }
+
+    #[test]
+    fn write_read_stream_and_map() {
+        let dir = temp_dir("rw");
+        let ps: Vec<Position> = (0..1000).map(sample).collect();
+        let mut w = SplitWriter::create(&dir, Split::Validation).unwrap();
+        for p in &ps {
+            w.push(p).unwrap();
+        }
+        let h = w.finish(7).unwrap();
+        assert_eq!((h.count, h.games), (1000, 7));
+        assert_eq!(read_split(&dir, Split::Validation).unwrap(), ps);
+        let m = MappedSplit::open(&dir, Split::Validation).unwrap();
+        assert_eq!(m.len(), 1000);
+        assert_eq!(m.get(999).unwrap(), ps[999]);
+        assert!(m.get(1000).is_err());
+        // A missing split is an I/O error naming the file.
+        let e = read_split(&dir, Split::Test).unwrap_err().to_string();
+        assert!(e.contains("test.akd"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn corruption_and_truncation_are_detected() {
+        let dir = temp_dir("bad");
+        let mut w = SplitWriter::create(&dir, Split::Train).unwrap();
+        for i in 0..10 {
+            w.push(&sample(i)).unwrap();
+        }
+        w.finish(1).unwrap();
+        let path = split_path(&dir, Split::Train);
+        let good = std::fs::read(&path).unwrap();
+
+        let mut flipped = good.clone();
+        flipped[HEADER_SIZE + 5 * RECORD_SIZE + 37] ^= 1; // game id byte: still decodable
+        std::fs::write(&path, &flipped).unwrap();
+        assert!(matches!(
+            read_split(&dir, Split::Train),
+            Err(DatasetError::Checksum { .. })
+        ));
+        assert!(matches!(
+            MappedSplit::open(&dir, Split::Train),
+            Err(DatasetError::Checksum { .. })
+        ));
+
+        std::fs::write(&path, &good[..good.len() - 3]).unwrap();
+        assert!(matches!(
+            read_split(&dir, Split::Train),
+            Err(DatasetError::Truncated { .. })
+        ));
+
+        let mut magic = good.clone();
+        magic[0] = b'X';
+        std::fs::write(&path, &magic).unwrap();
+        assert!(matches!(
+            read_split(&dir, Split::Train),
+            Err(DatasetError::BadMagic { .. })
+        ));
+
+        let mut version = good.clone();
+        version[8] = 9;
+        std::fs::write(&path, &version).unwrap();
+        assert!(matches!(
+            read_split(&dir, Split::Train),
+            Err(DatasetError::Version { found: 9, .. })
+        ));
+
+        // A file renamed to another split's name is refused.
+        std::fs::write(split_path(&dir, Split::Test), &good).unwrap();
+        assert!(matches!(
+            read_split(&dir, Split::Test),
+            Err(DatasetError::WrongSplit { .. })
+        ));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,116 @@
+//! Baselines for the error-rate curve: what a network has to beat.
+//!
+//! - [`RandomPruner`]: uniform-random badness (seeded, the same for the same position).
+//! - [`RulePruner`]: a few hand rules, worst first: illegal points, filling one's own eye,
+//!   self-atari, first-line points, second-line points; ties broken at random.
+
+use crate::prune::{PruneContext, Pruner};
+use crate::rules::{Bits, NN, Point};
+use crate::util::rng::{FastRng, mix64};
+
+/// A per-position stream: the same position (stones, mover, recent moves) gets the same
+/// scores, whatever order positions are evaluated in.
+fn position_rng(seed: u64, ctx: &PruneContext<'_>) -> FastRng {
+    let mut h = mix64(seed ^ ctx.board.hash() ^ (ctx.to_move as u64) << 60);
+    for m in ctx.recent {
+        h = mix64(h ^ m.index() as u64);
+    }
+    FastRng::new(h)
+}
+
+/// Uniform-random ranking of all points.
+#[derive(Debug, Clone, Copy)]
+pub struct RandomPruner {
+    pub seed: u64,
+}
+
+impl Pruner for RandomPruner {
+    fn name(&self) -> String {
+        format!("random:{}", self.seed)
+    }
+    fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
+        let mut rng = position_rng(self.seed, ctx);
+        for v in out.iter_mut() {
+            *v = rng.unit() as f32;
+        }
+    }
+}
+
+/// Weight of each rule (badness adds up); a random value in [0, 1) breaks ties.
+const ILLEGAL: f32 = 16.0;
+const OWN_EYE: f32 = 8.0;
+const SELF_ATARI: f32 = 4.0;
+const FIRST_LINE: f32 = 2.0;
+const SECOND_LINE: f32 = 1.0;
+
+/// Hand-written rule ranking.
+#[derive(Debug, Clone, Copy)]
+pub struct RulePruner {
+    pub seed: u64,
+}
+
+fn line(p: Point) -> usize {
+    let (r, c) = (p.row(), p.col());
+    r.min(c).min(8 - r).min(8 - c)
+}
+
+impl Pruner for RulePruner {
+    fn name(&self) -> String {
+        format!("rules:{}", self.seed)
+    }
+    fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
+        let mut rng = position_rng(self.seed, ctx);
+        let (b, c) = (ctx.board, ctx.to_move);
+        let empty: Bits = b.empty_bits();
+        for p in Point::all() {
+            let i = p.index();
+            let mut s = rng.unit() as f32;
+            if empty & (1u128 << i) == 0 || !b.is_legal(c, p) {
+                s += ILLEGAL;
+            } else {
+                if b.is_eye(c, p) {
+                    s += OWN_EYE;
+                }
+                if b.is_self_atari(c, p) {
+                    s += SELF_ATARI;
+                }
+                match line(p) {
+                    0 => s += FIRST_LINE,
+                    1 => s += SECOND_LINE,
+                    _ => {}
+                }
+            }
+            out[i] = s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Board, Color};
+
+    #[test]
+    fn rules_rank_edges_below_centre_and_stones_worst() {
+        let board = Board::from_diagram(
+            ".........\n.........\n.........\n.........\n....X....\n.........\n.........\n.........\n.........",
+        )
+        .unwrap();
+        let ctx = PruneContext {
+            board: &board,
+            to_move: Color::White,
+            recent: &[],
+        };
+        let mut s = [0.0; NN];
+        RulePruner { seed: 1 }.badness(&ctx, &mut s);
+        let idx = |r: usize, c: usize| r * 9 + c;
+        assert!(s[idx(4, 4)] > s[idx(0, 0)]); // occupied is worst
+        assert!(s[idx(0, 4)] > s[idx(1, 4)]); // first line worse than second
+        assert!(s[idx(1, 4)] > s[idx(3, 3)]); // second line worse than centre
+        let mut again = [0.0; NN];
+        RulePruner { seed: 1 }.badness(&ctx, &mut again);
+        assert_eq!(s, again);
+        RandomPruner { seed: 2 }.badness(&ctx, &mut again);
+        assert_ne!(s, again);
+    }
+}

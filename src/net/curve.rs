@@ -1,0 +1,212 @@
+//! The pruning error-rate curve (SEEDS A, their Fig. 2) and top-k accuracy.
+//!
+//! For each evaluation position the points are sorted worst first by a scorer's badness
+//! (ties broken by flat index, as [`worst_first`](crate::prune::worst_first) does); pruning
+//! `x` removes the first `x`. An error is a position whose played move is among them.
+//! Two forms: the paper's ranks all 81 points; the honest one ranks only the legal moves
+//! (occupied points are trivially bad, so ranking them inflates the curve).
+
+use crate::dataset::Position;
+use crate::net::encode::{NetInput, recent_moves};
+use crate::prune::{PruneContext, Pruner};
+use crate::rules::{Board, NN};
+use rayon::prelude::*;
+
+/// Rank histograms from which every point of the curve and every top-k follows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// Positions counted (pass moves are skipped).
+    pub n: u64,
+    /// Positions skipped because the recorded move was a pass.
+    pub passes: u64,
+    /// `all[r]`: positions whose played move was `r`-th worst among all 81 points.
+    pub all: [u64; NN],
+    /// `legal[r]`: positions whose played move was `r`-th worst among the legal moves.
+    pub legal: [u64; NN],
+    /// `best[r]`: positions whose played move was `r`-th best among the legal moves.
+    pub best: [u64; NN],
+}
+
+impl Default for Curve {
+    fn default() -> Self {
+        Curve {
+            n: 0,
+            passes: 0,
+            all: [0; NN],
+            legal: [0; NN],
+            best: [0; NN],
+        }
+    }
+}
+
+/// Position of `played` in the worst-first order of `scores` over the points `keep` accepts.
+fn worst_rank(scores: &[f32; NN], played: usize, keep: impl Fn(usize) -> bool) -> usize {
+    let s = scores[played];
+    (0..NN)
+        .filter(|&q| q != played && keep(q))
+        .filter(|&q| scores[q] > s || (scores[q] == s && q < played))
+        .count()
+}
+
+impl Curve {
+    /// Counts one position: `scores` are badness (higher = worse), `legal` the legal moves,
+    /// `played` the recorded move (81 = pass, skipped).
+    pub fn add(&mut self, scores: &[f32; NN], legal: &[bool; NN], played: usize) {
+        if played >= NN {
+            self.passes += 1;
+            return;
+        }
+        self.n += 1;
+        self.all[worst_rank(scores, played, |_| true)] += 1;
+        let r = worst_rank(scores, played, |q| legal[q]);
+        let count = legal.iter().filter(|&&l| l).count().max(r + 1);
+        self.legal[r] += 1;
+        self.best[count - 1 - r] += 1;
+    }
+
+    /// Adds another curve's counts.
+    pub fn merge(&mut self, o: &Curve) {
+        self.n += o.n;
+        self.passes += o.passes;
+        for i in 0..NN {
+            self.all[i] += o.all[i];
+            self.legal[i] += o.legal[i];
+            self.best[i] += o.best[i];
+        }
+    }
+
+    fn share_below(&self, hist: &[u64; NN], x: usize) -> f64 {
+        if self.n == 0 {
+            return 0.0;
+        }
+        hist[..x.min(NN)].iter().sum::<u64>() as f64 / self.n as f64
+    }
+
+    /// Paper form: error rate when the `x` worst of all 81 points are pruned.
+    pub fn error_all(&self, x: usize) -> f64 {
+        self.share_below(&self.all, x)
+    }
+
+    /// Honest form: error rate when the `x` worst legal moves are pruned.
+    pub fn error_legal(&self, x: usize) -> f64 {
+        self.share_below(&self.legal, x)
+    }
+
+    /// Share of positions whose played move is among the `k` best-rated legal moves.
+    pub fn top_k(&self, k: usize) -> f64 {
+        self.share_below(&self.best, k)
+    }
+
+    /// The largest `x` (0..=80) whose error stays at or below `limit` (errors only grow with x).
+    pub fn largest_x_within(&self, limit: f64, legal_form: bool) -> usize {
+        (0..NN)
+            .take_while(|&x| {
+                let e = if legal_form {
+                    self.error_legal(x)
+                } else {
+                    self.error_all(x)
+                };
+                e <= limit
+            })
+            .last()
+            .unwrap_or(0)
+    }
+}
+
+/// Anything that rates the points of a dataset position.
+pub trait PositionScorer: Sync {
+    /// For logs and CSV labels.
+    fn name(&self) -> String;
+    /// Badness per point (higher = worse); `board` is `pos.board()`.
+    fn score(&self, pos: &Position, board: &Board, out: &mut [f32; NN]);
+}
+
+/// Any [`Pruner`] scores positions through the context a search would give it.
+pub struct PrunerScorer<'a>(pub &'a dyn Pruner);
+
+impl PositionScorer for PrunerScorer<'_> {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn score(&self, pos: &Position, board: &Board, out: &mut [f32; NN]) {
+        let recent = recent_moves(pos);
+        let ctx = PruneContext {
+            board,
+            to_move: pos.color(),
+            recent: &recent,
+        };
+        self.0.badness(&ctx, out);
+    }
+}
+
+/// The curve of `scorer` over `positions` (in parallel; the result does not depend on the
+/// thread count). `on_chunk` is called with the number of positions done per chunk.
+pub fn evaluate(
+    scorer: &dyn PositionScorer,
+    positions: &[Position],
+    on_chunk: &(dyn Fn(u64) + Sync),
+) -> Curve {
+    positions
+        .par_chunks(2048)
+        .map(|chunk| {
+            let mut c = Curve::default();
+            let mut scores = [0f32; NN];
+            for pos in chunk {
+                let board = pos.board();
+                scorer.score(pos, &board, &mut scores);
+                let legal = NetInput::from_position(pos, &board).legal_mask();
+                c.add(&scores, &legal, pos.played as usize);
+            }
+            on_chunk(chunk.len() as u64);
+            c
+        })
+        .reduce(Curve::default, |mut a, b| {
+            a.merge(&b);
+            a
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hand-worked: three positions on a board where only points 0..4 are legal.
+    #[test]
+    fn hand_worked_curve() {
+        let mut legal = [false; NN];
+        legal[..4].fill(true);
+        let mut c = Curve::default();
+        // Position A: scores favour point 0 as worst. Played = 3 (best: lowest score).
+        let mut s = [0.0f32; NN];
+        s[..4].copy_from_slice(&[0.9, 0.5, 0.4, 0.1]);
+        for v in &mut s[4..] {
+            *v = 0.95; // occupied points rated worse than everything legal
+        }
+        c.add(&s, &legal, 3);
+        // Position B: same scores, played = 0 (the worst legal point).
+        c.add(&s, &legal, 0);
+        // Position C: tie between 1 and 2; played = 2 loses the tie (index order: 1 first).
+        s[1] = 0.4;
+        c.add(&s, &legal, 2);
+        // A pass is skipped.
+        c.add(&s, &legal, NN);
+        assert_eq!((c.n, c.passes), (3, 1));
+        // All-points ranks: A: 77 occupied + 3 legal worse -> 80; B: 77; C: 77 + {0,1} -> 79.
+        assert_eq!(c.error_all(77), 0.0);
+        assert!((c.error_all(78) - 1.0 / 3.0).abs() < 1e-12);
+        assert!((c.error_all(80) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(c.error_all(81), 1.0);
+        // Legal ranks: A 3, B 0, C 2.
+        assert_eq!(c.error_legal(0), 0.0);
+        assert!((c.error_legal(1) - 1.0 / 3.0).abs() < 1e-12);
+        assert!((c.error_legal(3) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(c.error_legal(4), 1.0);
+        // Best ranks among 4 legal: A 0, B 3, C 1.
+        assert!((c.top_k(1) - 1.0 / 3.0).abs() < 1e-12);
+        assert!((c.top_k(2) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(c.top_k(4), 1.0);
+        assert_eq!(c.largest_x_within(0.34, false), 79);
+        assert_eq!(c.largest_x_within(0.0, true), 0);
+        assert_eq!(c.largest_x_within(0.5, true), 2);
+    }
+}

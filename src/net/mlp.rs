@@ -1,0 +1,62 @@
+//! The paper's network: a multi-layer perceptron from the 81 points (or one-hot planes) to
+//! 81 sigmoid outputs, trained with binary cross-entropy against 0 = played, 1 = every other
+//! point.
+
+use super::encode::MlpEncoding;
+use burn::nn::{Linear, LinearConfig, Relu};
+use burn::prelude::*;
+
+/// The MLP's shape.
+#[derive(Config, Debug, PartialEq)]
+pub struct MlpConfig {
+    /// Input encoding: `paper` (81 values 0/1/2) or `one-hot` (own/opponent/empty planes).
+    #[config(default = "MlpEncoding::Paper")]
+    pub encoding: MlpEncoding,
+    /// Widths of the hidden layers, input side first (ReLU after each).
+    #[config(default = "vec![256, 256]")]
+    pub hidden: Vec<usize>,
+}
+
+/// The MLP module: hidden linear layers with ReLU, then a linear layer to 81 logits.
+#[derive(Module, Debug)]
+pub struct Mlp {
+    pub hidden: Vec<Linear>,
+    pub output: Linear,
+    activation: Relu,
+}
+
+impl MlpConfig {
+    /// A freshly initialised network on `device`.
+    pub fn init(&self, device: &Device) -> Mlp {
+        let mut width = self.encoding.width();
+        let mut hidden = Vec::with_capacity(self.hidden.len());
+        for &w in &self.hidden {
+            hidden.push(LinearConfig::new(width, w).init(device));
+            width = w;
+        }
+        Mlp {
+            hidden,
+            output: LinearConfig::new(width, crate::rules::NN).init(device),
+            activation: Relu::new(),
+        }
+    }
+}
+
+impl Mlp {
+    /// Logits of badness: `[batch, inputs] -> [batch, 81]`; `sigmoid` gives the paper's output.
+    pub fn forward(&self, input: Tensor<2>) -> Tensor<2> {
+        let mut x = input; // [batch, inputs]
+        for layer in &self.hidden {
+            x = self.activation.forward(layer.forward(x)); // [batch, width]
+        }
+        self.output.forward(x) // [batch, 81]
+    }
+}
+
+/// Mean binary cross-entropy of `sigmoid(logits)` against `targets` (both `[batch, 81]`),
+/// written in the stable form `max(z, 0) - z t + ln(1 + e^-|z|)`.
+pub fn bce_with_logits(logits: Tensor<2>, targets: Tensor<2>) -> Tensor<1> {
+    let pos = logits.clone().clamp_min(0.0);
+    let soft = logits.clone().abs().neg().exp().log1p();
+    (pos - logits * targets + soft).mean()
+}

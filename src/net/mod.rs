@@ -1,0 +1,54 @@
+//! Bad-move networks (SEEDS section A): read a 9x9 position, rate every point's badness.
+//!
+//! - [`encode`]: what the networks see (paper cells, one-hot planes, CNN feature planes) and
+//!   the 8 symmetries.
+//! - [`mlp`] (the paper's network) and [`cnn`] (ours): burn modules with their configs.
+//! - [`model`]: a trained model on disk (`config.json`, `model.bpk`, `train_log.csv`).
+//! - [`train`]: the seeded, checkpointed, early-stopping training loop.
+//! - [`plain`]: the burn-free batch-1 evaluators the search calls.
+//! - [`curve`]: the pruning error-rate curve and top-k accuracy.
+//! - [`baselines`]: uniform-random and rule rankings for the same curve.
+//! - [`pruner`]: [`NetPruner`], the [`Pruner`](crate::prune::Pruner) backed by a saved model.
+
+pub mod baselines;
+pub mod cnn;
+pub mod curve;
+pub mod data;
+pub mod encode;
+pub mod mlp;
+pub mod model;
+pub mod plain;
+pub mod pruner;
+pub mod synthetic;
+pub mod train;
+
+pub use model::{NetKind, SavedModel, TrainConfig};
+pub use pruner::NetPruner;
+
+/// Errors of the network layer.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    #[error("{path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: bad config: {message}")]
+    Config {
+        path: std::path::PathBuf,
+        message: String,
+    },
+    #[error("{path}: cannot read weights: {message}")]
+    Weights {
+        path: std::path::PathBuf,
+        message: String,
+    },
+    #[error("{0}")]
+    Data(String),
+}
+
+/// The CPU device all training and evaluation runs on: burn's pure-Rust `flex` backend,
+/// chosen explicitly (`Device::default()` would prefer a slow software GPU adapter).
+pub fn cpu_device() -> burn::prelude::Device {
+    burn::prelude::Device::flex()
+}

@@ -1,0 +1,155 @@
+//! A model directory: `config.json` (the full [`TrainConfig`]), `model.bpk` (burnpack
+//! weights of the best epoch), `train_log.csv`, and `checkpoint/` while training.
+
+use super::NetError;
+use super::cnn::{Cnn, CnnConfig};
+use super::mlp::{Mlp, MlpConfig};
+use crate::util::fsio::write_atomic;
+use burn::module::Module;
+use burn::prelude::*;
+use burn::store::ModuleRecord;
+use burn::tensor::Bytes;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Which network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum NetKind {
+    /// The paper's multi-layer perceptron with sigmoid outputs.
+    Mlp,
+    /// Our residual CNN with a softmax over legal points.
+    Cnn,
+}
+
+/// Everything `akushu train` needs; saved as `config.json` next to the model.
+#[derive(Config, Debug)]
+pub struct TrainConfig {
+    /// Which network to train.
+    pub model: NetKind,
+    /// Shape of the MLP (used when `model` is `mlp`).
+    #[config(default = "MlpConfig::new()")]
+    pub mlp: MlpConfig,
+    /// Shape of the CNN (used when `model` is `cnn`).
+    #[config(default = "CnnConfig::new()")]
+    pub cnn: CnnConfig,
+    /// Maximum number of passes over the training split.
+    #[config(default = 20)]
+    pub epochs: usize,
+    /// Examples per optimiser step.
+    #[config(default = 256)]
+    pub batch_size: usize,
+    /// Adam learning rate.
+    #[config(default = 1e-3)]
+    pub learning_rate: f64,
+    /// Seed of the weight initialisation, the shuffles and the augmentation.
+    #[config(default = 42)]
+    pub seed: u64,
+    /// Early stopping: stop after this many epochs without a better validation loss.
+    #[config(default = 3)]
+    pub patience: usize,
+    /// Use at most this many training positions (a seeded sample; 0 = all).
+    #[config(default = 0)]
+    pub max_train: usize,
+    /// Validate on at most this many validation positions (a seeded sample; 0 = all).
+    #[config(default = 20000)]
+    pub max_validation: usize,
+    /// Apply a random one of the 8 board symmetries to every training example.
+    #[config(default = false)]
+    pub augment: bool,
+}
+
+impl TrainConfig {
+    /// Reads a config file: `.toml` as TOML, anything else as JSON. Missing fields take
+    /// their defaults.
+    pub fn from_file(path: &Path) -> Result<TrainConfig, NetError> {
+        let text = std::fs::read_to_string(path).map_err(|source| NetError::Io {
+            path: path.into(),
+            source,
+        })?;
+        let bad = |message: String| NetError::Config {
+            path: path.into(),
+            message,
+        };
+        if path.extension().is_some_and(|e| e == "toml") {
+            toml::from_str(&text).map_err(|e| bad(e.to_string()))
+        } else {
+            serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
+        }
+    }
+
+    /// Pretty JSON, as saved and as printed at the start of a run.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("configs serialise")
+    }
+}
+
+/// A trained network in memory (burn modules, on the CPU device, validation mode).
+#[derive(Debug, Clone)]
+pub enum SavedModel {
+    Mlp(Box<Mlp>, MlpConfig),
+    Cnn(Box<Cnn>, CnnConfig),
+}
+
+/// Paths inside a model directory.
+pub fn config_path(dir: &Path) -> PathBuf {
+    dir.join("config.json")
+}
+pub fn weights_path(dir: &Path) -> PathBuf {
+    dir.join("model.bpk")
+}
+pub fn log_path(dir: &Path) -> PathBuf {
+    dir.join("train_log.csv")
+}
+
+/// Writes a module's weights atomically as burnpack.
+pub fn save_weights<M: Module>(module: &M, path: &Path) -> Result<(), NetError> {
+    let bytes = module
+        .clone()
+        .into_record()
+        .into_bytes()
+        .map_err(|e| NetError::Weights {
+            path: path.into(),
+            message: format!("{e:?}"),
+        })?;
+    write_atomic(path, &bytes).map_err(|source| NetError::Io {
+        path: path.into(),
+        source,
+    })
+}
+
+/// Loads burnpack weights into `module` (which must have the same shape).
+pub fn load_weights<M: Module>(module: M, path: &Path) -> Result<M, NetError> {
+    let bytes = std::fs::read(path).map_err(|source| NetError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let bad = |message: String| NetError::Weights {
+        path: path.into(),
+        message,
+    };
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
+        .map_err(|e| bad(format!("{e:?}")))?;
+    module
+        .try_load_record(record)
+        .map_err(|e| bad(format!("{e:?}")))
+}
+
+impl SavedModel {
+    /// Loads `dir/config.json` and `dir/model.bpk`.
+    pub fn load(dir: &Path) -> Result<(SavedModel, TrainConfig), NetError> {
+        let config = TrainConfig::from_file(&config_path(dir))?;
+        let device = super::cpu_device();
+        let model = match config.model {
+            NetKind::Mlp => {
+                let m = load_weights(config.mlp.init(&device), &weights_path(dir))?;
+                SavedModel::Mlp(Box::new(m), config.mlp.clone())
+            }
+            NetKind::Cnn => {
+                let m = load_weights(config.cnn.init(&device), &weights_path(dir))?;
+                SavedModel::Cnn(Box::new(m), config.cnn.clone())
+            }
+        };
+        Ok((model, config))
+    }
+}

@@ -1,0 +1,107 @@
+//! [`NetPruner`]: a saved model as a [`Pruner`] for the search, evaluated by the plain-Rust
+//! forward pass (no burn on the hot path, no allocation per call after a thread's first).
+
+use super::NetError;
+use super::curve::PositionScorer;
+use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
+use super::model::SavedModel;
+use super::plain::{PlainCnn, PlainMlp, Scratch};
+use crate::dataset::Position;
+use crate::prune::{PruneContext, Pruner};
+use crate::rules::{Board, NN};
+use std::cell::RefCell;
+use std::path::Path;
+
+#[derive(Debug, Clone)]
+enum PlainNet {
+    Mlp(PlainMlp, MlpEncoding),
+    Cnn(PlainCnn),
+}
+
+/// Per-thread buffers: the encoded input and the forward pass's intermediates.
+struct Buffers {
+    input: Vec<f32>,
+    scratch: Scratch,
+}
+
+thread_local! {
+    static BUFFERS: RefCell<Buffers> = RefCell::new(Buffers {
+        input: vec![0.0; (CNN_PLANES * NN).max(3 * NN)],
+        scratch: Scratch::default(),
+    });
+}
+
+/// A trained bad-move network behind the [`Pruner`] interface.
+///
+/// MLP badness is the paper's sigmoid output; CNN badness is `1 - p` (softmax over the legal
+/// points; illegal points score 1).
+#[derive(Debug, Clone)]
+pub struct NetPruner {
+    name: String,
+    net: PlainNet,
+}
+
+impl NetPruner {
+    /// Loads `dir/config.json` + `dir/model.bpk` (e.g. `models/default`).
+    pub fn load(dir: &Path) -> anyhow::Result<NetPruner> {
+        let (model, _) = SavedModel::load(dir)
+            .map_err(|e| anyhow::anyhow!("loading model {}: {e}", dir.display()))?;
+        Ok(NetPruner::from_model(
+            &model,
+            format!("nn:{}", dir.display()),
+        ))
+    }
+
+    /// Same as [`load`](Self::load) with the network layer's typed error.
+    pub fn try_load(dir: &Path) -> Result<NetPruner, NetError> {
+        let (model, _) = SavedModel::load(dir)?;
+        Ok(NetPruner::from_model(
+            &model,
+            format!("nn:{}", dir.display()),
+        ))
+    }
+
+    /// Exports an in-memory burn model.
+    pub fn from_model(model: &SavedModel, name: String) -> NetPruner {
+        let net = match model {
+            SavedModel::Mlp(m, cfg) => PlainNet::Mlp(PlainMlp::from_burn(m), cfg.encoding),
+            SavedModel::Cnn(m, _) => PlainNet::Cnn(PlainCnn::from_burn(m)),
+        };
+        NetPruner { name, net }
+    }
+
+    /// Badness of every point of `inp`.
+    pub fn rate(&self, inp: &NetInput<'_>, out: &mut [f32; NN]) {
+        BUFFERS.with(|b| {
+            let Buffers { input, scratch } = &mut *b.borrow_mut();
+            match &self.net {
+                PlainNet::Mlp(m, enc) => {
+                    mlp_input(*enc, inp, input);
+                    m.forward(&input[..enc.width()], scratch, out);
+                }
+                PlainNet::Cnn(m) => {
+                    cnn_planes(inp, input);
+                    m.forward(input, &inp.legal_mask(), scratch, out);
+                }
+            }
+        })
+    }
+}
+
+impl Pruner for NetPruner {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
+        self.rate(&NetInput::from_context(ctx), out);
+    }
+}
+
+impl PositionScorer for NetPruner {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn score(&self, pos: &Position, board: &Board, out: &mut [f32; NN]) {
+        self.rate(&NetInput::from_position(pos, board), out);
+    }
+}

@@ -1,0 +1,495 @@
+//! One game record read from SGF: root metadata, setup stones and the main line.
+//!
+//! Parsing uses the `sgf-parse` crate, with its known 4.2.8 pitfalls handled here:
+//! `B[tt]` arrives as the point (19,19) and is a pass; points are not checked against the
+//! board size; `KM[6,5]`, `KM[7 points]` and `HA[1]` arrive as `Invalid` and are recovered
+//! from the raw values; FF[3] `Komi[5.5]` arrives as `K` (lower-case letters dropped);
+//! `AB`/`AW` are unordered sets (sorted here so results are deterministic); lenient parsing
+//! returns an empty tree for garbage, so a record must contain at least one move or setup
+//! stone to count as recovered.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use sgf_parse::go::{self, Prop};
+use sgf_parse::{ParseOptions, SgfNode};
+use thiserror::Error;
+
+use super::decode;
+use super::props::{GameResult, parse_handicap, parse_komi, parse_rank};
+use crate::rules::{Color, Move, N, Point};
+
+/// Why a record cannot be used. The `Display` text is the skip reason in manifests, and
+/// [`SgfError::kind`] is the short key skip counts are grouped by.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SgfError {
+    #[error("SGF syntax error: {0}")]
+    Syntax(String),
+    #[error("no game tree in the file")]
+    NoGame,
+    #[error("not a Go record (GM[{0}])")]
+    NotGo(i64),
+    #[error("board size {0} (akushu reads 9x9 only)")]
+    BoardSize(String),
+    #[error("move {number}: {color}[{text}] is not a point on the 9x9 board")]
+    OffBoard {
+        number: usize,
+        color: char,
+        text: String,
+    },
+    #[error("move {number}: node holds more than one move")]
+    TwoMoves { number: usize },
+    #[error("setup stones (AB/AW/AE) after move {number}")]
+    SetupAfterMoves { number: usize },
+    #[error("setup point {0:?} is not on the 9x9 board")]
+    BadSetup(String),
+    #[error("garbage: no moves or stones found")]
+    Garbage,
+    #[error("game tree nested deeper than {MAX_DEPTH} levels")]
+    TooDeep,
+}
+
+impl SgfError {
+    /// A short stable key for grouping skip counts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SgfError::Syntax(_) => "syntax",
+            SgfError::NoGame => "no-game",
+            SgfError::NotGo(_) => "not-go",
+            SgfError::BoardSize(_) => "board-size",
+            SgfError::OffBoard { .. } => "off-board",
+            SgfError::TwoMoves { .. } => "two-moves-in-node",
+            SgfError::SetupAfterMoves { .. } => "setup-after-moves",
+            SgfError::BadSetup(_) => "bad-setup",
+            SgfError::Garbage => "garbage",
+            SgfError::TooDeep => "too-deep",
+        }
+    }
+}
+
+/// A game record: metadata from the root plus the main line (first child at every node).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    /// Game id: the file stem (e.g. `ogs_10174314`), with `#k` for the k-th game of a
+    /// multi-game file or the k-th line of an `.sgfs` file.
+    pub id: String,
+    /// Where the record came from: a path, or `archive!member`.
+    pub source: String,
+    /// Board side (always 9 for records that parse; other sizes are an error).
+    pub size: u8,
+    pub komi: Option<f32>,
+    /// Handicap from `HA` (0 when absent; `HA[1]` is 1).
+    pub handicap: u8,
+    pub rules: Option<String>,
+    pub result: GameResult,
+    /// The raw `RE` text.
+    pub result_text: String,
+    pub black_rank: Option<i8>,
+    pub white_rank: Option<i8>,
+    pub black_name: String,
+    pub white_name: String,
+    pub date: String,
+    pub place: String,
+    /// Setup stones before the first move, sorted by point.
+    pub setup_black: Vec<Point>,
+    pub setup_white: Vec<Point>,
+    pub setup_empty: Vec<Point>,
+    /// `PL` before the first move.
+    pub first_player: Option<Color>,
+    /// The main line.
+    pub moves: Vec<(Color, Move)>,
+    /// Whether some node had more than one child (variations dropped).
+    pub had_variations: bool,
+    /// The text encoding used, and whether the decode was lossy (text fields only).
+    pub encoding: &'static str,
+    pub lossy_text: bool,
+    /// Whether the record came from lenient parsing of a broken file.
+    pub recovered: bool,
+}
+
+impl GameRecord {
+    /// Moves that are passes.
+    pub fn passes(&self) -> usize {
+        self.moves.iter().filter(|(_, m)| *m == Move::Pass).count()
+    }
+}
+
+/// How records are parsed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ParseConfig {
+    /// Recover what can be read from a broken file (truncated, bad syntax) instead of
+    /// skipping it. Off by default: a broken record is skipped and counted.
+    pub lenient: bool,
+}
+
+/// Deepest nesting of game trees accepted. OGS nests every move as a one-child variation,
+/// so a 9x9 game of a few hundred moves is a few hundred levels deep; sgf-parse frees a
+/// tree recursively, and a hostile file nested 100,000 deep would overflow the stack.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// The deepest `(` nesting outside property values.
+pub fn nesting_depth(text: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_value, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text {
+        if in_value {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b']' => in_value = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'[' => in_value = true,
+            b'(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Parses every game in one SGF file's bytes. `id` and `source` name the file; a file with
+/// several games gives ids `id#1`, `id#2`, ... after the first.
+pub fn parse_records(
+    bytes: &[u8],
+    id: &str,
+    source: &str,
+    cfg: ParseConfig,
+) -> Vec<Result<GameRecord, SgfError>> {
+    if nesting_depth(bytes) > MAX_DEPTH {
+        return vec![Err(SgfError::TooDeep)];
+    }
+    let decoded = decode::decode(bytes);
+    let (trees, recovered) = match go::parse(&decoded.text) {
+        Ok(trees) => (trees, false),
+        Err(e) if cfg.lenient => {
+            let opts = ParseOptions {
+                lenient: true,
+                ..ParseOptions::default()
+            };
+            match sgf_parse::parse_with_options(&decoded.text, &opts) {
+                Ok(trees) => (
+                    trees
+                        .into_iter()
+                        .filter_map(|t| t.into_go_node().ok())
+                        .collect(),
+                    true,
+                ),
+                Err(_) => return vec![Err(SgfError::Syntax(e.to_string()))],
+            }
+        }
+        Err(e) => return vec![Err(SgfError::Syntax(e.to_string()))],
+    };
+    if trees.is_empty() {
+        return vec![Err(SgfError::NoGame)];
+    }
+    trees
+        .iter()
+        .enumerate()
+        .map(|(k, root)| {
+            let id = if k == 0 {
+                id.to_string()
+            } else {
+                format!("{id}#{}", k + 1)
+            };
+            let mut rec = read_tree(root, id, source.to_string())?;
+            rec.encoding = decoded.encoding;
+            rec.lossy_text = decoded.lossy;
+            rec.recovered = recovered;
+            if recovered && rec.moves.is_empty() && rec.setup_black.is_empty() {
+                return Err(SgfError::Garbage);
+            }
+            Ok(rec)
+        })
+        .collect()
+}
+
+/// Parses a single-game file; the first game of a collection.
+pub fn parse_record(bytes: &[u8], id: &str, source: &str) -> Result<GameRecord, SgfError> {
+    parse_records(bytes, id, source, ParseConfig::default())
+        .into_iter()
+        .next()
+        .unwrap_or(Err(SgfError::NoGame))
+}
+
+fn text_of(values: &[String]) -> String {
+    values.first().cloned().unwrap_or_default()
+}
+
+/// Converts an sgf-parse point to a 9x9 point, or `None` when it lies off the board.
+fn point(p: &go::Point) -> Option<Point> {
+    Point::from_rc(p.y as usize, p.x as usize).ok()
+}
+
+fn sorted_points(set: &HashSet<go::Point>) -> Result<Vec<Point>, SgfError> {
+    let mut v = set
+        .iter()
+        .map(|p| point(p).ok_or_else(|| SgfError::BadSetup(format!("({}, {})", p.x, p.y))))
+        .collect::<Result<Vec<_>, _>>()?;
+    v.sort();
+    Ok(v)
+}
+
+/// Reads the root metadata and walks the main line.
+fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRecord, SgfError> {
+    let mut rec = GameRecord {
+        id,
+        source,
+        size: 19,
+        komi: None,
+        handicap: 0,
+        rules: None,
+        result: GameResult::UNKNOWN,
+        result_text: String::new(),
+        black_rank: None,
+        white_rank: None,
+        black_name: String::new(),
+        white_name: String::new(),
+        date: String::new(),
+        place: String::new(),
+        setup_black: Vec::new(),
+        setup_white: Vec::new(),
+        setup_empty: Vec::new(),
+        first_player: None,
+        moves: Vec::new(),
+        had_variations: false,
+        encoding: "UTF-8",
+        lossy_text: false,
+        recovered: false,
+    };
+    let mut size_text = None;
+    let mut fallback_komi = None;
+    for prop in root.properties() {
+        match prop {
+            Prop::GM(g) if *g != 1 => return Err(SgfError::NotGo(*g)),
+            Prop::SZ((w, h)) => {
+                if w != h {
+                    return Err(SgfError::BoardSize(format!("{w}:{h}")));
+                }
+                rec.size = *w;
+            }
+            Prop::KM(k) => rec.komi = Some(*k as f32),
+            Prop::HA(h) => rec.handicap = (*h).clamp(0, 81) as u8,
+            Prop::RE(t) => {
+                rec.result_text = t.text.clone();
+                rec.result = GameResult::parse(&t.text);
+            }
+            Prop::RU(t) => rec.rules = Some(t.text.trim().to_string()).filter(|s| !s.is_empty()),
+            Prop::BR(t) => rec.black_rank = parse_rank(&t.text),
+            Prop::WR(t) => rec.white_rank = parse_rank(&t.text),
+            Prop::PB(t) => rec.black_name = t.text.clone(),
+            Prop::PW(t) => rec.white_name = t.text.clone(),
+            Prop::DT(t) => rec.date = t.text.clone(),
+            Prop::PC(t) => rec.place = t.text.clone(),
+            Prop::Invalid(name, values) => match name.as_str() {
+                "KM" => rec.komi = parse_komi(&text_of(values)),
+                "HA" => rec.handicap = parse_handicap(&text_of(values)).unwrap_or(0),
+                "SZ" => size_text = Some(text_of(values)),
+                "RE" => {
+                    rec.result_text = text_of(values);
+                    rec.result = GameResult::parse(&rec.result_text);
+                }
+                _ => {}
+            },
+            // FF[3] `Komi[5.5]`: sgf-parse drops the lower-case letters.
+            Prop::Unknown(name, values) if name == "K" => {
+                fallback_komi = parse_komi(&text_of(values));
+            }
+            _ => {}
+        }
+    }
+    if let Some(t) = size_text {
+        return Err(SgfError::BoardSize(t));
+    }
+    if rec.size as usize != N {
+        return Err(SgfError::BoardSize(rec.size.to_string()));
+    }
+    if rec.komi.is_none() {
+        rec.komi = fallback_komi;
+    }
+
+    let mut node = Some(root);
+    let mut black = HashSet::new();
+    let mut white = HashSet::new();
+    let mut empty = HashSet::new();
+    while let Some(n) = node {
+        let mut children = n.children();
+        node = children.next();
+        rec.had_variations |= children.next().is_some();
+        let mut moved = false;
+        for prop in n.properties() {
+            let number = rec.moves.len() + 1;
+            match prop {
+                Prop::B(m) | Prop::W(m) => {
+                    if moved {
+                        return Err(SgfError::TwoMoves { number });
+                    }
+                    moved = true;
+                    let color = if matches!(prop, Prop::B(_)) {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    let mv = match m {
+                        go::Move::Pass => Move::Pass,
+                        // `tt` is the FF[3] pass on boards up to 19x19.
+                        go::Move::Move(p) if p.x == 19 && p.y == 19 => Move::Pass,
+                        go::Move::Move(p) => {
+                            Move::Play(point(p).ok_or_else(|| SgfError::OffBoard {
+                                number,
+                                color: color.letter(),
+                                text: format!("{}{}", (b'a' + p.x) as char, (b'a' + p.y) as char),
+                            })?)
+                        }
+                    };
+                    rec.moves.push((color, mv));
+                }
+                Prop::Invalid(name, values) if name == "B" || name == "W" => {
+                    return Err(SgfError::OffBoard {
+                        number,
+                        color: name.chars().next().unwrap_or('?'),
+                        text: text_of(values),
+                    });
+                }
+                Prop::AB(s) | Prop::AW(s) | Prop::AE(s) => {
+                    if !rec.moves.is_empty() {
+                        return Err(SgfError::SetupAfterMoves {
+                            number: rec.moves.len(),
+                        });
+                    }
+                    let target = match prop {
+                        Prop::AB(_) => &mut black,
+                        Prop::AW(_) => &mut white,
+                        _ => &mut empty,
+                    };
+                    target.extend(s.iter().copied());
+                }
+                // OGS writes empty values inside setup lists (`AB[ee][][db]`), which
+                // sgf-parse refuses as a whole: keep the real points, ignore the empties.
+                Prop::Invalid(name, values) if matches!(name.as_str(), "AB" | "AW" | "AE") => {
+                    if !rec.moves.is_empty() {
+                        return Err(SgfError::SetupAfterMoves {
+                            number: rec.moves.len(),
+                        });
+                    }
+                    let target = match name.as_str() {
+                        "AB" => &mut black,
+                        "AW" => &mut white,
+                        _ => &mut empty,
+                    };
+                    for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+                        match Move::from_sgf(v, N) {
+                            Ok(Move::Play(p)) => {
+                                target.insert(go::Point {
+                                    x: p.col() as u8,
+                                    y: p.row() as u8,
+                                });
+                            }
+                            _ => return Err(SgfError::BadSetup(values.join(","))),
+                        }
+                    }
+                }
+                Prop::PL(c) if rec.moves.is_empty() => {
+                    rec.first_player = Some(match c {
+                        sgf_parse::Color::Black => Color::Black,
+                        sgf_parse::Color::White => Color::White,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    // A later AE clears an earlier AB/AW on the same point; later colours win.
+    rec.setup_black = sorted_points(&black)?;
+    rec.setup_white = sorted_points(&white)?;
+    rec.setup_empty = sorted_points(&empty)?;
+    rec.setup_black.retain(|p| !rec.setup_empty.contains(p));
+    rec.setup_white
+        .retain(|p| !rec.setup_empty.contains(p) && !rec.setup_black.contains(p));
+    Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Result<GameRecord, SgfError> {
+        parse_record(text.as_bytes(), "t", "t.sgf")
+    }
+
+    #[test]
+    fn pitfalls_are_handled() {
+        let r = one("(;GM[1]SZ[9]KM[6,5]HA[1]RE[B+R];B[tt];W[];B[ee])").unwrap();
+        assert_eq!(r.komi, Some(6.5));
+        assert_eq!(r.handicap, 1);
+        assert_eq!(
+            r.moves,
+            vec![
+                (Color::Black, Move::Pass),
+                (Color::White, Move::Pass),
+                (Color::Black, Move::from_gtp("E5").unwrap())
+            ]
+        );
+        assert_eq!(one("(;SZ[9]KM[7 points])").unwrap().komi, Some(7.0));
+        assert_eq!(one("(;FF[3]SZ[9]Komi[5.5])").unwrap().komi, Some(5.5));
+        assert!(matches!(
+            one("(;SZ[9];B[jj])"),
+            Err(SgfError::OffBoard { number: 1, .. })
+        ));
+        assert!(matches!(
+            one("(;SZ[19];B[aa])"),
+            Err(SgfError::BoardSize(_))
+        ));
+        assert_eq!(one("(;SZ[9:9];B[aa])").unwrap().moves.len(), 1);
+        assert!(
+            matches!(one("(;B[aa])"), Err(SgfError::BoardSize(_))),
+            "default size is 19"
+        );
+    }
+
+    #[test]
+    fn main_line_is_first_child() {
+        let r = one("(;SZ[9](;B[ee](;W[cc])(;W[gg]))(;B[aa]))").unwrap();
+        assert_eq!(r.moves.len(), 2);
+        assert_eq!(r.moves[1].1, Move::from_gtp("C7").unwrap());
+        assert!(r.had_variations);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_crash() {
+        assert_eq!(nesting_depth(b"(;C[(((]B[aa](;W[bb]))"), 2);
+        assert_eq!(nesting_depth(br"(;C[\](((]B[aa])"), 1);
+        let n = MAX_DEPTH + 1;
+        let text = format!("(;SZ[9]{}{})", "(;B[]".repeat(n), ")".repeat(n));
+        assert_eq!(
+            parse_record(text.as_bytes(), "d", "d"),
+            Err(SgfError::TooDeep)
+        );
+        let n = MAX_DEPTH - 1;
+        let text = format!("(;SZ[9]{}{})", "(;B[]".repeat(n), ")".repeat(n));
+        // Run where the build runs its workers: a thread with the default stack.
+        let r = std::thread::spawn(move || {
+            parse_record(text.as_bytes(), "d", "d").map(|r| r.moves.len())
+        });
+        assert_eq!(r.join().unwrap(), Ok(n));
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(one("this is not sgf").is_err());
+        let lenient = ParseConfig { lenient: true };
+        let r = parse_records(b"garbage (;", "g", "g", lenient);
+        assert!(r.iter().all(|r| r.is_err()), "{r:?}");
+        // Truncated: lenient recovers the moves before the cut.
+        let r = parse_records(b"(;SZ[9];B[ee];W[cc];B[g", "g", "g", lenient);
+        let rec = r[0].as_ref().unwrap();
+        assert!(rec.recovered);
+        assert_eq!(rec.moves.len(), 2);
+        assert!(one("(;SZ[9];B[ee];W[cc];B[g").is_err());
+    }
+}

@@ -1,0 +1,309 @@
+//! Where SGF records come from: single files, folders (recursive, sorted), `.tar`,
+//! `.tar.gz`/`.tgz` and `.tar.xz`/`.txz` archives read as a stream (never unpacked), and
+//! `.sgfs` files (one game per line).
+//!
+//! [`for_each`] walks the inputs in a deterministic order and hands every raw record to a
+//! callback; [`stream`] runs it on a reader thread behind a bounded channel, so
+//! decompression overlaps with parsing on the other core.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use thiserror::Error;
+
+/// The bytes of one record (or one file holding several) and where they came from.
+#[derive(Debug, Clone)]
+pub struct RawRecord {
+    /// Position in the input order (0-based), for deterministic results.
+    pub seq: u64,
+    /// Game id: the file stem, with `#line` for `.sgfs` lines.
+    pub id: String,
+    /// A path, or `archive!member`, or `file.sgfs:line`.
+    pub source: String,
+    pub bytes: Vec<u8>,
+}
+
+/// An input that could not be read (the build goes on with the rest).
+#[derive(Debug, Error)]
+#[error("{source_name}: {reason}")]
+pub struct SourceError {
+    pub source_name: String,
+    pub reason: String,
+}
+
+/// What kind of input a path is, by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Sgf,
+    Sgfs,
+    Tar,
+    TarGz,
+    TarXz,
+}
+
+impl InputKind {
+    /// Classifies a file name (case-insensitive); `None` for files that are not records.
+    pub fn of(name: &str) -> Option<InputKind> {
+        let n = name.to_ascii_lowercase();
+        if n.ends_with(".sgf") {
+            Some(InputKind::Sgf)
+        } else if n.ends_with(".sgfs") {
+            Some(InputKind::Sgfs)
+        } else if n.ends_with(".tar") {
+            Some(InputKind::Tar)
+        } else if n.ends_with(".tar.gz") || n.ends_with(".tgz") {
+            Some(InputKind::TarGz)
+        } else if n.ends_with(".tar.xz") || n.ends_with(".txz") {
+            Some(InputKind::TarXz)
+        } else {
+            None
+        }
+    }
+}
+
+/// The id of a record from its file name: the stem without `.sgf`.
+pub fn id_from_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let lower = base.to_ascii_lowercase();
+    if lower.ends_with(".sgf") {
+        base[..base.len() - 4].to_string()
+    } else {
+        base.to_string()
+    }
+}
+
+/// Largest single record accepted (bigger entries are skipped as errors, not loaded).
+pub const MAX_RECORD_BYTES: u64 = 16 << 20;
+
+struct Walker<'f> {
+    seq: u64,
+    emit: &'f mut dyn FnMut(Result<RawRecord, SourceError>) -> ControlFlow<()>,
+}
+
+impl Walker<'_> {
+    fn record(&mut self, id: String, source: String, bytes: Vec<u8>) -> ControlFlow<()> {
+        let seq = self.seq;
+        self.seq += 1;
+        (self.emit)(Ok(RawRecord {
+            seq,
+            id,
+            source,
+            bytes,
+        }))
+    }
+
+    fn error(&mut self, source: &str, reason: impl ToString) -> ControlFlow<()> {
+        (self.emit)(Err(SourceError {
+            source_name: source.to_string(),
+            reason: reason.to_string(),
+        }))
+    }
+
+    fn path(&mut self, path: &Path, explicit: bool) -> ControlFlow<()> {
+        let name = path.display().to_string();
+        if path.is_dir() {
+            return self.dir(path);
+        }
+        let kind = InputKind::of(&name);
+        let Some(kind) = kind else {
+            if explicit {
+                // Named on the command line: read it as SGF whatever its extension.
+                return self.file(path, InputKind::Sgf);
+            }
+            return ControlFlow::Continue(());
+        };
+        self.file(path, kind)
+    }
+
+    fn dir(&mut self, dir: &Path) -> ControlFlow<()> {
+        let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
+            Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+            Err(e) => return self.error(&dir.display().to_string(), e),
+        };
+        entries.sort();
+        for p in entries {
+            self.path(&p, false)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn file(&mut self, path: &Path, kind: InputKind) -> ControlFlow<()> {
+        let name = path.display().to_string();
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) => return self.error(&name, e),
+        };
+        match kind {
+            InputKind::Sgf => {
+                let mut bytes = Vec::new();
+                match file.take(MAX_RECORD_BYTES + 1).read_to_end(&mut bytes) {
+                    Ok(_) if bytes.len() as u64 > MAX_RECORD_BYTES => {
+                        self.error(&name, "file larger than 16 MiB")
+                    }
+                    Ok(_) => self.record(id_from_name(&name), name, bytes),
+                    Err(e) => self.error(&name, e),
+                }
+            }
+            InputKind::Sgfs => self.sgfs(BufReader::new(file), &name),
+            InputKind::Tar => self.tar(file, &name),
+            InputKind::TarGz => self.tar(flate2::read::MultiGzDecoder::new(file), &name),
+            InputKind::TarXz => self.tar(liblzma::read::XzDecoder::new(file), &name),
+        }
+    }
+
+    fn sgfs<R: BufRead>(&mut self, mut input: R, name: &str) -> ControlFlow<()> {
+        let stem = id_from_name(name.trim_end_matches(".sgfs"));
+        let mut line = Vec::new();
+        let mut number = 0usize;
+        loop {
+            line.clear();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) => return ControlFlow::Continue(()),
+                Ok(_) => {}
+                Err(e) => return self.error(&format!("{name}:{}", number + 1), e),
+            }
+            number += 1;
+            let trimmed = line.trim_ascii();
+            if trimmed.is_empty() {
+                continue;
+            }
+            self.record(
+                format!("{stem}#{number}"),
+                format!("{name}:{number}"),
+                trimmed.to_vec(),
+            )?;
+        }
+    }
+
+    fn tar<R: Read>(&mut self, input: R, name: &str) -> ControlFlow<()> {
+        let mut archive = tar::Archive::new(input);
+        let entries = match archive.entries() {
+            Ok(e) => e,
+            Err(e) => return self.error(name, e),
+        };
+        for entry in entries {
+            let mut entry = match entry {
+                Ok(e) => e,
+                // A corrupt archive cannot be resynchronised: report and stop this input.
+                Err(e) => return self.error(name, format!("archive error: {e}")),
+            };
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let member = match entry.path() {
+                Ok(p) => p.display().to_string(),
+                Err(e) => {
+                    self.error(name, format!("bad member name: {e}"))?;
+                    continue;
+                }
+            };
+            let Some(kind) = InputKind::of(&member) else {
+                continue;
+            };
+            let source = format!("{name}!{member}");
+            if entry.size() > MAX_RECORD_BYTES {
+                self.error(&source, "member larger than 16 MiB")?;
+                continue;
+            }
+            match kind {
+                InputKind::Sgf => {
+                    let mut bytes = Vec::with_capacity(entry.size() as usize);
+                    match entry.read_to_end(&mut bytes) {
+                        Ok(_) => self.record(id_from_name(&member), source, bytes)?,
+                        Err(e) => return self.error(&source, format!("archive error: {e}")),
+                    }
+                }
+                InputKind::Sgfs => self.sgfs(BufReader::new(&mut entry), &source)?,
+                // Archives inside archives are not opened.
+                _ => self.error(&source, "nested archive not read")?,
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Walks `inputs` in order (folders sorted by name) and calls `emit` for every raw record
+/// or unreadable input; `emit` may stop the walk early with `ControlFlow::Break`.
+pub fn for_each<F>(inputs: &[PathBuf], mut emit: F)
+where
+    F: FnMut(Result<RawRecord, SourceError>) -> ControlFlow<()>,
+{
+    let mut w = Walker {
+        seq: 0,
+        emit: &mut emit,
+    };
+    for p in inputs {
+        if !p.exists() {
+            if w.error(&p.display().to_string(), "no such file or folder")
+                .is_break()
+            {
+                return;
+            }
+            continue;
+        }
+        if w.path(p, true).is_break() {
+            return;
+        }
+    }
+}
+
+/// Every record of `inputs`, in order (for tests and small inputs).
+pub fn read_all(inputs: &[PathBuf]) -> Vec<Result<RawRecord, SourceError>> {
+    let mut out = Vec::new();
+    for_each(inputs, |r| {
+        out.push(r);
+        ControlFlow::Continue(())
+    });
+    out
+}
+
+/// Runs [`for_each`] on a reader thread; records arrive through a bounded channel. Dropping
+/// the receiver stops the reader.
+pub fn stream(inputs: Vec<PathBuf>) -> mpsc::Receiver<Result<RawRecord, SourceError>> {
+    let (tx, rx) = mpsc::sync_channel(4096);
+    std::thread::Builder::new()
+        .name("sgf-reader".into())
+        .spawn(move || {
+            for_each(&inputs, |r| {
+                if tx.send(r).is_ok() {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            })
+        })
+        .expect("spawning the reader thread");
+    rx
+}
+
+/// Reads a whole file, transparently decompressing `.xz` and `.gz` (for index files).
+pub fn read_maybe_compressed(path: &Path) -> io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let mut out = Vec::new();
+    if name.ends_with(".xz") {
+        liblzma::read::XzDecoder::new(file).read_to_end(&mut out)?;
+    } else if name.ends_with(".gz") {
+        flate2::read::MultiGzDecoder::new(file).read_to_end(&mut out)?;
+    } else {
+        BufReader::new(file).read_to_end(&mut out)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_ids() {
+        assert_eq!(InputKind::of("a/B.SGF"), Some(InputKind::Sgf));
+        assert_eq!(InputKind::of("x.tar.xz"), Some(InputKind::TarXz));
+        assert_eq!(InputKind::of("x.tgz"), Some(InputKind::TarGz));
+        assert_eq!(InputKind::of("x.txt"), None);
+        assert_eq!(id_from_name("ogs9x9/ogs_123.sgf"), "ogs_123");
+    }
+}

@@ -1,0 +1,203 @@
+//! Network tests on synthetic random-game positions: training lowers the loss, is
+//! deterministic for a seed, resumes to the same weights, saves and loads, and the plain-Rust
+//! export matches burn.
+
+use akushu::dataset::Position;
+use akushu::net::cnn::CnnConfig;
+use akushu::net::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
+use akushu::net::mlp::MlpConfig;
+use akushu::net::model::{NetKind, SavedModel, TrainConfig};
+use akushu::net::plain::{PlainCnn, PlainMlp, Scratch, masked_softmax_badness};
+use akushu::net::synthetic::random_game_positions;
+use akushu::net::{NetPruner, cpu_device, train};
+use akushu::prune::{PruneContext, Pruner};
+use akushu::rules::NN;
+use burn::prelude::*;
+use burn::tensor::activation::sigmoid;
+use std::path::Path;
+
+fn data() -> (Vec<Position>, Vec<Position>) {
+    (random_game_positions(40, 1), random_game_positions(8, 2))
+}
+
+fn tiny_mlp(encoding: MlpEncoding) -> TrainConfig {
+    TrainConfig::new(NetKind::Mlp)
+        .with_mlp(
+            MlpConfig::new()
+                .with_encoding(encoding)
+                .with_hidden(vec![32]),
+        )
+        .with_epochs(3)
+        .with_batch_size(64)
+        .with_patience(10)
+        .with_seed(7)
+}
+
+fn tiny_cnn() -> TrainConfig {
+    TrainConfig::new(NetKind::Cnn)
+        .with_cnn(CnnConfig::new().with_blocks(1).with_channels(8))
+        .with_epochs(2)
+        .with_batch_size(64)
+        .with_patience(10)
+        .with_augment(true)
+        .with_seed(7)
+}
+
+fn run(cfg: &TrainConfig, dir: &Path, resume: bool) -> train::TrainSummary {
+    let (t, v) = data();
+    train::train(cfg, &t, &v, dir, resume, false).expect("training runs")
+}
+
+#[test]
+fn mlp_training_lowers_loss_and_is_deterministic() {
+    let tmp = tempdir("mlp_det");
+    let cfg = tiny_mlp(MlpEncoding::Paper);
+    let a = run(&cfg, &tmp.join("a"), false);
+    let b = run(&cfg, &tmp.join("b"), false);
+    assert!(
+        a.log.last().unwrap().train_loss < a.log[0].train_loss * 0.8,
+        "{:?}",
+        a.log
+    );
+    assert!(a.log.last().unwrap().validation_loss < a.log[0].validation_loss);
+    let weights = |d: &str| outputs(&tmp.join(d));
+    assert!(weights("a") == weights("b"), "same seed, same weights");
+    let losses = |s: &train::TrainSummary| s.log.iter().map(|r| r.train_loss).collect::<Vec<_>>();
+    assert_eq!(losses(&a), losses(&b));
+    let c = run(&cfg.clone().with_seed(8), &tmp.join("c"), false);
+    assert!(weights("a") != weights("c"), "another seed, other weights");
+    assert_ne!(losses(&a), losses(&c));
+}
+
+#[test]
+fn resumed_training_matches_an_uninterrupted_run() {
+    let tmp = tempdir("mlp_resume");
+    let cfg = tiny_mlp(MlpEncoding::OneHot);
+    run(&cfg, &tmp.join("full"), false);
+    run(&cfg.clone().with_epochs(1), &tmp.join("split"), false);
+    let resumed = run(&cfg, &tmp.join("split"), true);
+    assert_eq!(resumed.log.len(), 3);
+    assert!(outputs(&tmp.join("full")) == outputs(&tmp.join("split")));
+}
+
+/// Burn's outputs for `positions`, one row of 81 per position, and the plain evaluator's.
+fn compare(model: &SavedModel, positions: &[Position]) -> f32 {
+    let device = cpu_device();
+    let pruner = NetPruner::from_model(model, "t".into());
+    let mut worst = 0f32;
+    let mut scratch = Scratch::default();
+    for pos in positions {
+        let board = pos.board();
+        let inp = NetInput::from_position(pos, &board);
+        let (burn_out, plain_out): (Vec<f32>, [f32; NN]) = match model {
+            SavedModel::Mlp(m, cfg) => {
+                let w = cfg.encoding.width();
+                let mut x = vec![0.0; w];
+                mlp_input(cfg.encoding, &inp, &mut x);
+                let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [1, w]), &device);
+                let y = sigmoid(m.forward(t))
+                    .into_data()
+                    .try_to_vec::<f32>()
+                    .unwrap();
+                let mut out = [0.0; NN];
+                PlainMlp::from_burn(m).forward(&x, &mut scratch, &mut out);
+                (y, out)
+            }
+            SavedModel::Cnn(m, _) => {
+                let mut x = vec![0.0; CNN_PLANES * NN];
+                cnn_planes(&inp, &mut x);
+                let t = Tensor::<4>::from_data(
+                    TensorData::new(x.clone(), [1, CNN_PLANES, 9, 9]),
+                    &device,
+                );
+                let logits = m.forward(t).into_data().try_to_vec::<f32>().unwrap();
+                let mut y: [f32; NN] = logits.try_into().unwrap();
+                masked_softmax_badness(&inp.legal_mask(), &mut y);
+                let mut out = [0.0; NN];
+                PlainCnn::from_burn(m).forward(&x, &inp.legal_mask(), &mut scratch, &mut out);
+                (y.to_vec(), out)
+            }
+        };
+        let mut via_pruner = [0.0; NN];
+        pruner.rate(&inp, &mut via_pruner);
+        assert_eq!(via_pruner, plain_out);
+        for (a, b) in burn_out.iter().zip(plain_out.iter()) {
+            worst = worst.max((a - b).abs());
+        }
+    }
+    worst
+}
+
+#[test]
+fn saved_models_round_trip_and_plain_export_matches_burn() {
+    let tmp = tempdir("roundtrip");
+    let (_, v) = data();
+    for (name, cfg) in [
+        ("paper", tiny_mlp(MlpEncoding::Paper).with_epochs(1)),
+        ("onehot", tiny_mlp(MlpEncoding::OneHot).with_epochs(1)),
+        ("cnn", tiny_cnn().with_epochs(1)),
+    ] {
+        let dir = tmp.join(name);
+        run(&cfg, &dir, false);
+        let (model, loaded_cfg) = SavedModel::load(&dir).unwrap();
+        assert_eq!(loaded_cfg.model, cfg.model);
+        // Saving the loaded model again gives byte-identical weights.
+        let again = tmp.join(format!("{name}.bpk"));
+        match &model {
+            SavedModel::Mlp(m, _) => akushu::net::model::save_weights(m.as_ref(), &again).unwrap(),
+            SavedModel::Cnn(m, _) => akushu::net::model::save_weights(m.as_ref(), &again).unwrap(),
+        }
+        assert_eq!(
+            std::fs::read(&again).unwrap(),
+            std::fs::read(dir.join("model.bpk")).unwrap()
+        );
+        let worst = compare(&model, &v[..200]);
+        assert!(worst < 1e-5, "{name}: plain differs from burn by {worst}");
+        // And through the Pruner interface loaded from disk.
+        let p = NetPruner::load(&dir).unwrap();
+        let pos = &v[10];
+        let board = pos.board();
+        let ctx = PruneContext {
+            board: &board,
+            to_move: pos.color(),
+            recent: &[],
+        };
+        let mut out = [0.0; NN];
+        p.badness(&ctx, &mut out);
+        assert!(out.iter().all(|x| (0.0..=1.0).contains(x)));
+    }
+}
+
+#[test]
+fn cnn_training_lowers_loss() {
+    let tmp = tempdir("cnn");
+    let s = run(&tiny_cnn(), &tmp, false);
+    assert!(s.log[1].train_loss < s.log[0].train_loss, "{:?}", s.log);
+}
+
+#[test]
+fn missing_model_is_a_clear_error() {
+    let err = NetPruner::load(Path::new("/nonexistent/model")).unwrap_err();
+    assert!(err.to_string().contains("/nonexistent/model"), "{err}");
+}
+
+/// The saved model's outputs on a fixed set of positions: equal outputs, equal weights.
+/// (Weight files also hold random parameter ids, so their bytes differ between runs.)
+fn outputs(dir: &Path) -> Vec<f32> {
+    let p = NetPruner::load(dir).unwrap();
+    let mut v = Vec::new();
+    for pos in random_game_positions(2, 99).iter().take(50) {
+        let board = pos.board();
+        let mut out = [0.0; NN];
+        p.rate(&NetInput::from_position(pos, &board), &mut out);
+        v.extend_from_slice(&out);
+    }
+    v
+}
+
+fn tempdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
