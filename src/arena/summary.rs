@@ -214,4 +214,56 @@ impl fmt::Display for MatchSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(game: u32, black_player: &str, winner: &str, error_by: &str) -> GameRecord {
+        GameRecord {
+            game,
+            black: "b".into(),
+            white: "w".into(),
+            black_player: black_player.into(),
+            winner: winner.into(),
+            result: String::new(),
+            score: None,
+            moves: 11,
+            reason: if error_by.is_empty() {
+                EndReason::Passes
+            } else {
+                EndReason::Error
+            },
+            black_seconds: 6.0,
+            white_seconds: 5.0,
+            black_sims: 600,
+            white_sims: 0,
+            wall_seconds: 11.5,
+            seed: 0,
+            error_by: error_by.into(),
+            error: String::new(),
+            gtp_score: String::new(),
+            score_disagreement: false,
+        }
+    }
+
+    #[test]
+    fn counts_players_colours_and_errors() {
+        // Game 1: A black wins. Game 2: B black, A (white) wins. Game 3: A black, white (B)
+        // errs, so A wins by error.
+        let rows = [
+            row(1, "A", "B", ""),
+            row(2, "B", "W", ""),
+            row(3, "A", "B", "W"),
+        ];
+        let s = summarize(&rows, ["a", "b"]);
+        let (a, b) = (&s.players[0], &s.players[1]);
+        assert_eq!((a.overall.wins, a.overall.games), (3, 3));
+        assert_eq!((a.clean.wins, a.clean.games), (2, 2));
+        assert_eq!((a.as_black.wins, a.as_black.games), (2, 2));
+        assert_eq!((a.as_white.wins, a.as_white.games), (1, 1));
+        assert_eq!((b.overall.wins, b.errors, a.errors), (0, 1, 0));
+        assert_eq!((s.black.wins, s.black.games), (2, 3));
+        assert_eq!(s.errors, 1);
+        // A moved 6 times as black (games 1, 3) twice and 5 times as white once.
+        assert_eq!(a.moves, 6 + 6 + 5);
+        assert!((a.seconds - 17.0).abs() < 1e-9);
+        assert!((s.overhead() - 1.5 / 33.0).abs() < 1e-9);
+    }
 }

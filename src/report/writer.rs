@@ -244,19 +244,6 @@ fn anchor(title: &str) -> String {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn anchors_follow_github() {
-        assert_eq!(
-            anchor("Tree pruning: win rate vs x"),
-            "tree-pruning-win-rate-vs-x"
-        );
-    }
-}
-
 /// Axis range covering `values` with a little margin (`(0, 1)` when empty).
 fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -373,4 +360,17 @@ pub fn write_plots(results: &[ExperimentResult], dir: &Path) -> Vec<PlotFile> {
         }
     }
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_follow_github() {
+        assert_eq!(
+            anchor("Tree pruning: win rate vs x"),
+            "tree-pruning-win-rate-vs-x"
+        );
+    }
 }
