@@ -457,8 +457,8 @@ fn run_arms(
             }
         };
         eprintln!(
-            "[{}] arm {}: black wins {}",
-            file.name, arm.label, summary.black
+            "[{}] arm {}: A ({}) wins {}",
+            file.name, arm.label, config.black, summary.players[0].overall
         );
         results.push(ArmResult { arm, dir, summary });
     }
