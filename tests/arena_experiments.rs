@@ -12,8 +12,8 @@ fn experiments_dir() -> PathBuf {
 
 /// Checks an in-process spec with the search module's parser (the network is not loaded).
 fn check_spec(spec: &str) {
-    if spec.starts_with("gtp:") {
-        let words = akushu::arena::gtp::split_command_line(&spec[4..]).unwrap();
+    if let Some(command) = spec.strip_prefix("gtp:") {
+        let words = akushu::arena::gtp::split_command_line(command).unwrap();
         assert!(!words.is_empty(), "{spec}");
     } else if spec.starts_with("uct") {
         akushu::search::spec::parse_uct(spec).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
@@ -158,4 +158,54 @@ baseline = 0.5
         akushu::arena::record::read_csv(&out.join("runs-quick/sweep/x=0/games.csv")).unwrap();
     assert_eq!(rows.len(), 3);
     std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn a_failing_arm_does_not_stop_the_others() {
+    let file: experiment::ExperimentFile = toml::from_str(
+        r#"
+name = "mixed"
+title = "One good arm, one bad"
+[match]
+games = 2
+[players]
+black = "{engine}"
+white = "random"
+[[arm]]
+label = "bad"
+vars = { engine = "nonsense:x=1" }
+[[arm]]
+label = "good"
+vars = { engine = "random" }
+"#,
+    )
+    .unwrap();
+    let out = std::env::temp_dir().join(format!("akushu-mixed-{}", std::process::id()));
+    let opts = experiment::RunOptions {
+        out: out.clone(),
+        quick: false,
+        jobs: 1,
+        show_progress: false,
+    };
+    let result = experiment::run(&file, &opts).unwrap();
+    assert_eq!(result.failed_arms.len(), 1);
+    assert_eq!(result.failed_arms[0].0, "bad");
+    let experiment::Outcome::Arms(arms) = &result.outcome else {
+        panic!("arms expected")
+    };
+    assert_eq!(arms.len(), 1);
+    assert_eq!(arms[0].summary.games, 2);
+    let report = akushu::report::writer::render(
+        &akushu::report::writer::ReportInfo {
+            quick: false,
+            command: "test".into(),
+            runs: out.clone(),
+            seconds: 0.0,
+            jobs: 1,
+        },
+        std::slice::from_ref(&result),
+        &[],
+    );
+    assert!(report.contains("Arm **bad** failed"), "{report}");
+    std::fs::remove_dir_all(out).unwrap();
 }

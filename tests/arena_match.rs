@@ -128,11 +128,14 @@ fn resume_after_a_killed_run_counts_no_game_twice() {
         "each game exactly once"
     );
     assert_eq!(resumed, rows_without_timing(&whole));
-    assert_eq!(
-        &resumed[..partial.len()],
-        &partial[..],
-        "finished games are kept, not replayed"
-    );
+    // With several jobs the finished games need not be a prefix: compare by game number.
+    for row in &partial {
+        assert_eq!(
+            &resumed[row.game as usize - 1],
+            row,
+            "finished games are kept, not replayed"
+        );
+    }
     for d in [killed, whole] {
         std::fs::remove_dir_all(d).unwrap();
     }

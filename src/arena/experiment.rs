@@ -134,6 +134,10 @@ pub struct CurveSpec {
     /// mode, and in quick mode only when the CSV does not exist yet.
     #[serde(default)]
     pub command: Vec<String>,
+    /// The command for `--quick` (e.g. a sample of positions); when empty, quick mode runs
+    /// `command` only if the CSV does not exist yet.
+    #[serde(default)]
+    pub quick_command: Vec<String>,
 }
 
 /// An `experiments/*.toml` file.
@@ -375,7 +379,7 @@ pub struct CurveData {
 pub enum Outcome {
     Arms(Vec<ArmResult>),
     Curve(CurveData),
-    /// Not run, with the reason (quick-mode skip, a failed command).
+    /// Not run, with the reason (skipped in quick mode, or failed).
     Skipped(String),
 }
 
@@ -385,6 +389,8 @@ pub struct ExperimentResult {
     pub file: ExperimentFile,
     pub quick: bool,
     pub outcome: Outcome,
+    /// Arms that could not be played: `(label, error)`. The other arms still ran.
+    pub failed_arms: Vec<(String, String)>,
     pub seconds: f64,
 }
 
@@ -401,23 +407,31 @@ pub struct RunOptions {
 /// Runs (or resumes) every arm of `file`.
 pub fn run(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<ExperimentResult> {
     let start = std::time::Instant::now();
+    let mut failed_arms = Vec::new();
     let outcome = if let (true, Some(reason)) = (opts.quick, &file.quick.skip) {
         Outcome::Skipped(format!("skipped in quick mode: {reason}"))
     } else {
         match file.kind {
-            Kind::Match => run_arms(file, opts)?,
-            Kind::Curve => run_curve(file, opts),
+            Kind::Match => run_arms(file, opts, &mut failed_arms)?,
+            Kind::Curve => run_curve(file, opts)?,
         }
     };
     Ok(ExperimentResult {
         file: file.clone(),
         quick: opts.quick,
         outcome,
+        failed_arms,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
 
-fn run_arms(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome> {
+/// Runs every arm; an arm that fails (a spec that does not build, an engine that will not
+/// start) is recorded in `failed` and the next arm runs.
+fn run_arms(
+    file: &ExperimentFile,
+    opts: &RunOptions,
+    failed: &mut Vec<(String, String)>,
+) -> anyhow::Result<Outcome> {
     let mut results = Vec::new();
     for arm in file.arms(opts.quick)? {
         let dir = opts.out.join(&file.name).join(slug(&arm.label));
@@ -434,50 +448,56 @@ fn run_arms(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome>
             config.games,
             dir.display()
         );
-        let MatchOutcome { summary, .. } = run_match(&config, &dir, opts.show_progress)
-            .with_context(|| format!("experiment {}, arm {}", file.name, arm.label))?;
+        let summary = match run_match(&config, &dir, opts.show_progress) {
+            Ok(MatchOutcome { summary, .. }) => summary,
+            Err(e) => {
+                eprintln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
+                failed.push((arm.label.clone(), format!("{e:#}")));
+                continue;
+            }
+        };
         eprintln!(
-            "[{}] arm {}: black wins {}",
-            file.name, arm.label, summary.black
+            "[{}] arm {}: A ({}) wins {}",
+            file.name, arm.label, config.black, summary.players[0].overall
         );
         results.push(ArmResult { arm, dir, summary });
     }
     Ok(Outcome::Arms(results))
 }
 
-fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> Outcome {
+fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome> {
     let spec = file.curve.as_ref().expect("checked by load");
     let out_dir = opts.out.join(&file.name);
     let vars = BTreeMap::from([("out".to_string(), out_dir.display().to_string())]);
-    let csv = match substitute(&spec.csv, &vars) {
-        Ok(c) => PathBuf::from(c),
-        Err(e) => return Outcome::Skipped(e),
+    let csv = PathBuf::from(substitute(&spec.csv, &vars).map_err(anyhow::Error::msg)?);
+    let command = if opts.quick && !spec.quick_command.is_empty() {
+        &spec.quick_command
+    } else {
+        &spec.command
     };
-    let need_run = !spec.command.is_empty() && (!opts.quick || !csv.exists());
+    let need_run =
+        !command.is_empty() && (!opts.quick || !spec.quick_command.is_empty() || !csv.exists());
     if need_run {
         let mut v = vars.clone();
         v.insert("csv".into(), csv.display().to_string());
-        let args: Result<Vec<String>, String> =
-            spec.command.iter().map(|a| substitute(a, &v)).collect();
-        let args = match args {
-            Ok(a) => a,
-            Err(e) => return Outcome::Skipped(e),
-        };
-        let _ = std::fs::create_dir_all(&out_dir);
+        let args = command
+            .iter()
+            .map(|a| substitute(a, &v))
+            .collect::<Result<Vec<String>, String>>()
+            .map_err(anyhow::Error::msg)?;
+        std::fs::create_dir_all(&out_dir)
+            .with_context(|| format!("creating {}", out_dir.display()))?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("akushu"));
         eprintln!("[{}] running akushu {}", file.name, args.join(" "));
-        match std::process::Command::new(&exe).args(&args).status() {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                return Outcome::Skipped(format!("`akushu {}` failed ({s})", args.join(" ")));
-            }
-            Err(e) => return Outcome::Skipped(format!("cannot run {}: {e}", exe.display())),
+        let status = std::process::Command::new(&exe)
+            .args(&args)
+            .status()
+            .with_context(|| format!("running {}", exe.display()))?;
+        if !status.success() {
+            bail!("`akushu {}` failed ({status})", args.join(" "));
         }
     }
-    match read_curve(&csv, &spec.x, &spec.y) {
-        Ok(data) => Outcome::Curve(data),
-        Err(e) => Outcome::Skipped(format!("{e:#}")),
-    }
+    Ok(Outcome::Curve(read_curve(&csv, &spec.x, &spec.y)?))
 }
 
 /// Reads columns `x` and `ys` of a CSV; rows with an unreadable number are skipped.

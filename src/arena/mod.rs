@@ -7,7 +7,9 @@
 //! - [`random`]: the seeded random mover used by tests and quick checks;
 //! - [`referee`]: plays one game and scores it;
 //! - [`record`]: the CSV row and the SGF of a game;
-//! - [`summary`]: win rates with Wilson intervals, errors, time per move, overhead;
+//! - [`summary`]: win rates with Wilson intervals ([`crate::report::stats`]), errors, time
+//!   per move, overhead;
+//! - [`experiment`]: experiment files (`experiments/*.toml`) and running their arms;
 //! - [`runner`]: plans, runs, resumes, shards and merges matches.
 
 pub mod experiment;
@@ -16,11 +18,10 @@ pub mod player;
 pub mod random;
 pub mod record;
 pub mod referee;
-pub mod report_md;
 pub mod runner;
 pub mod summary;
 
 pub use player::{GtpTimeouts, Player, build_engine, build_player};
 pub use record::{EndReason, GameRecord};
 pub use runner::{MatchConfig, MatchOutcome, Shard, merge, run_match};
-pub use summary::{MatchSummary, wilson};
+pub use summary::MatchSummary;

@@ -6,27 +6,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::record::{EndReason, GameRecord};
+use crate::report::stats::{Z95, wilson};
 use crate::rules::Color;
-
-/// z for a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
-
-/// Wilson score interval for `wins` successes in `n` trials at normal quantile `z`
-/// (Wilson 1927; Newcombe 1998, method 3). Returns `(low, high)`; `(0, 1)` when `n = 0`.
-pub fn wilson(wins: f64, n: f64, z: f64) -> (f64, f64) {
-    if n <= 0.0 {
-        return (0.0, 1.0);
-    }
-    let p = wins / n;
-    let z2 = z * z;
-    let denom = 1.0 + z2 / n;
-    let centre = p + z2 / (2.0 * n);
-    let spread = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    (
-        ((centre - spread) / denom).max(0.0),
-        ((centre + spread) / denom).min(1.0),
-    )
-}
 
 /// Wins out of games, with the rate and its Wilson 95% interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -234,29 +215,55 @@ impl fmt::Display for MatchSummary {
 mod tests {
     use super::*;
 
-    /// Newcombe (1998), "Two-sided confidence intervals for the single proportion",
-    /// Statistics in Medicine 17:857-872, Table II, method 3 (Wilson score, no continuity
-    /// correction), to four decimals.
-    #[test]
-    fn wilson_matches_newcombe_1998() {
-        let cases = [
-            (81.0, 263.0, 0.2553, 0.3662),
-            (15.0, 148.0, 0.0624, 0.1605),
-            (0.0, 20.0, 0.0, 0.1611),
-            (1.0, 29.0, 0.0061, 0.1718),
-        ];
-        for (x, n, lo, hi) in cases {
-            let (l, h) = wilson(x, n, Z95);
-            assert!((l - lo).abs() < 6e-5, "{x}/{n}: low {l} vs {lo}");
-            assert!((h - hi).abs() < 6e-5, "{x}/{n}: high {h} vs {hi}");
+    fn row(game: u32, black_player: &str, winner: &str, error_by: &str) -> GameRecord {
+        GameRecord {
+            game,
+            black: "b".into(),
+            white: "w".into(),
+            black_player: black_player.into(),
+            winner: winner.into(),
+            result: String::new(),
+            score: None,
+            moves: 11,
+            reason: if error_by.is_empty() {
+                EndReason::Passes
+            } else {
+                EndReason::Error
+            },
+            black_seconds: 6.0,
+            white_seconds: 5.0,
+            black_sims: 600,
+            white_sims: 0,
+            wall_seconds: 11.5,
+            seed: 0,
+            error_by: error_by.into(),
+            error: String::new(),
+            gtp_score: String::new(),
+            score_disagreement: false,
         }
-        assert_eq!(wilson(0.0, 0.0, Z95), (0.0, 1.0));
     }
 
     #[test]
-    fn wilson_is_symmetric() {
-        let (l, h) = wilson(3.0, 10.0, Z95);
-        let (l2, h2) = wilson(7.0, 10.0, Z95);
-        assert!((l - (1.0 - h2)).abs() < 1e-12 && (h - (1.0 - l2)).abs() < 1e-12);
+    fn counts_players_colours_and_errors() {
+        // Game 1: A black wins. Game 2: B black, A (white) wins. Game 3: A black, white (B)
+        // errs, so A wins by error.
+        let rows = [
+            row(1, "A", "B", ""),
+            row(2, "B", "W", ""),
+            row(3, "A", "B", "W"),
+        ];
+        let s = summarize(&rows, ["a", "b"]);
+        let (a, b) = (&s.players[0], &s.players[1]);
+        assert_eq!((a.overall.wins, a.overall.games), (3, 3));
+        assert_eq!((a.clean.wins, a.clean.games), (2, 2));
+        assert_eq!((a.as_black.wins, a.as_black.games), (2, 2));
+        assert_eq!((a.as_white.wins, a.as_white.games), (1, 1));
+        assert_eq!((b.overall.wins, b.errors, a.errors), (0, 1, 0));
+        assert_eq!((s.black.wins, s.black.games), (2, 3));
+        assert_eq!(s.errors, 1);
+        // A moved 6 times as black (games 1, 3) twice and 5 times as white once.
+        assert_eq!(a.moves, 6 + 6 + 5);
+        assert!((a.seconds - 17.0).abs() < 1e-9);
+        assert!((s.overhead() - 1.5 / 33.0).abs() < 1e-9);
     }
 }

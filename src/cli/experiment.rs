@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use crate::arena::experiment::{self, RunOptions};
-use crate::arena::report_md::{ReportInfo, render};
+use crate::report::writer::{ReportInfo, render, write_plots};
 
 #[derive(Debug, Subcommand)]
 pub enum ExperimentCommand {
@@ -82,12 +82,21 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 seconds: result.seconds,
                 jobs: args.jobs,
             };
-            let text = render(&info, std::slice::from_ref(&result), &[]);
-            let path = out.join(&file.name).join("report.md");
+            let dir = out.join(&file.name);
+            let plots = write_plots(std::slice::from_ref(&result), &dir);
+            let text = render(&info, std::slice::from_ref(&result), &plots);
+            let path = dir.join("report.md");
             crate::util::fsio::write_atomic(&path, text.as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;
             println!("{text}");
             println!("written: {}", path.display());
+            if !result.failed_arms.is_empty() {
+                anyhow::bail!(
+                    "{} arm(s) failed (see {})",
+                    result.failed_arms.len(),
+                    path.display()
+                );
+            }
             Ok(())
         }
     }

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 
 use crate::arena::experiment::{self, ExperimentResult, Outcome, RunOptions};
-use crate::arena::report_md::{ReportInfo, render};
+use crate::report::writer::{ReportInfo, render, write_plots};
 
 use super::experiment::{default_jobs, default_runs};
 
@@ -101,9 +101,13 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
                 file: file.clone(),
                 quick: args.quick,
                 outcome: Outcome::Skipped(format!("failed: {why}")),
+                failed_arms: Vec::new(),
                 seconds: t.elapsed().as_secs_f64(),
             }
         });
+        if !result.failed_arms.is_empty() && !failures.contains(&file.name) {
+            failures.push(file.name.clone());
+        }
         results.push(result);
     }
     let info = ReportInfo {
@@ -113,7 +117,8 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         seconds: start.elapsed().as_secs_f64(),
         jobs: args.jobs,
     };
-    let text = render(&info, &results, &[]);
+    let plots = write_plots(&results, &args.out);
+    let text = render(&info, &results, &plots);
     let path = args.out.join("REPORT.md");
     crate::util::fsio::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;

@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::experiment::{ArmResult, CurveData, ExperimentResult, Outcome};
+use super::plot::{Chart, Series, SeriesStyle, render_png};
+use crate::arena::experiment::{ArmResult, CurveData, ExperimentResult, Outcome};
 
 /// Settings of the report as a whole.
 #[derive(Debug, Clone)]
@@ -145,7 +146,7 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
     let _ = writeln!(out, "| experiment | paper | ours | time |");
     let _ = writeln!(out, "|---|---|---|---|");
     for r in results {
-        let ours = match &r.outcome {
+        let mut ours = match &r.outcome {
             Outcome::Arms(arms) => arms
                 .iter()
                 .map(|a| {
@@ -160,6 +161,10 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
             Outcome::Curve(d) => format!("{} points from `{}`", d.x.len(), d.csv.display()),
             Outcome::Skipped(why) => format!("not run: {why}"),
         };
+        if !r.failed_arms.is_empty() {
+            let labels: Vec<&str> = r.failed_arms.iter().map(|(l, _)| l.as_str()).collect();
+            ours.push_str(&format!("; **failed arms:** {}", labels.join(", ")));
+        }
         let _ = writeln!(
             out,
             "| [{}](#{}) | {} | {} | {:.0} s |",
@@ -212,6 +217,9 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
                 let _ = writeln!(out, "Not run: {why}");
             }
         }
+        for (label, why) in &r.failed_arms {
+            let _ = writeln!(out, "\nArm **{label}** failed: {why}");
+        }
         for p in plots.iter().filter(|p| p.experiment == r.file.name) {
             let _ = writeln!(out, "\n![{}]({})", r.file.title, p.file);
         }
@@ -234,6 +242,124 @@ fn anchor(title: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Axis range covering `values` with a little margin (`(0, 1)` when empty).
+fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi - lo < 1e-9 {
+        1.0
+    } else {
+        (hi - lo) * 0.05
+    };
+    (lo - pad, hi + pad)
+}
+
+/// The chart of one experiment, if it has something to draw: win rate against the arms' x
+/// with the Wilson band, or the curve's series; plus the paper's points and reference line.
+pub fn chart(result: &ExperimentResult) -> Option<Chart> {
+    let f = &result.file;
+    let plot = &f.plot;
+    let mut chart = Chart::new(
+        &f.title,
+        if plot.x_label.is_empty() {
+            "x"
+        } else {
+            &plot.x_label
+        },
+        if plot.y_label.is_empty() {
+            "win rate"
+        } else {
+            &plot.y_label
+        },
+    );
+    let mut xs: Vec<f64> = plot.paper_points.iter().map(|p| p[0]).collect();
+    let mut ys: Vec<f64> = vec![0.0, 1.0];
+    match &result.outcome {
+        Outcome::Arms(arms) => {
+            let mut pts: Vec<(f64, &ArmResult)> = arms
+                .iter()
+                .filter_map(|a| a.arm.x.map(|x| (x, a)))
+                .collect();
+            if pts.is_empty() {
+                return None;
+            }
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let line: Vec<(f64, f64)> = pts
+                .iter()
+                .map(|(x, a)| (*x, a.summary.players[0].overall.rate()))
+                .collect();
+            let band: Vec<(f64, f64, f64)> = pts
+                .iter()
+                .map(|(x, a)| {
+                    let (lo, hi) = a.summary.players[0].overall.interval();
+                    (*x, lo, hi)
+                })
+                .collect();
+            xs.extend(line.iter().map(|p| p.0));
+            let games: u32 = pts.iter().map(|(_, a)| a.summary.games).max().unwrap_or(0);
+            chart = chart.series(
+                Series::new(
+                    format!("akushu (up to {games} games per point, Wilson 95% band)"),
+                    SeriesStyle::LinePoints,
+                    line,
+                )
+                .with_band(band),
+            );
+        }
+        Outcome::Curve(data) => {
+            if data.x.is_empty() {
+                return None;
+            }
+            xs.extend(data.x.iter().copied());
+            for (name, values) in &data.series {
+                ys.extend(values.iter().copied());
+                let pts = data.x.iter().copied().zip(values.iter().copied()).collect();
+                chart = chart.series(Series::new(name.clone(), SeriesStyle::Line, pts));
+            }
+        }
+        Outcome::Skipped(_) => return None,
+    }
+    if !plot.paper_points.is_empty() {
+        let pts = plot.paper_points.iter().map(|p| (p[0], p[1])).collect();
+        chart = chart.series(Series::new("paper", SeriesStyle::Points, pts));
+    }
+    if let Some(b) = plot.baseline {
+        let label = if plot.baseline_label.is_empty() {
+            "reference"
+        } else {
+            &plot.baseline_label
+        };
+        chart = chart.hline(b, label);
+    }
+    let (x0, x1) = padded_range(xs.into_iter());
+    let (y0, y1) = (
+        ys.iter().copied().fold(0.0, f64::min),
+        ys.iter().copied().fold(1.0, f64::max),
+    );
+    Some(chart.x_range(x0, x1).y_range(y0, y1))
+}
+
+/// Draws every experiment's chart into `dir` as `<name>.png`.
+pub fn write_plots(results: &[ExperimentResult], dir: &Path) -> Vec<PlotFile> {
+    let mut files = Vec::new();
+    for r in results {
+        let Some(c) = chart(r) else { continue };
+        let file = format!("{}.png", r.file.name);
+        match render_png(&c, &dir.join(&file)) {
+            Ok(()) => files.push(PlotFile {
+                experiment: r.file.name.clone(),
+                file,
+            }),
+            Err(e) => eprintln!("warning: plot for {} not drawn: {e}", r.file.name),
+        }
+    }
+    files
 }
 
 #[cfg(test)]
