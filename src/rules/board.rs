@@ -82,6 +82,28 @@ pub enum IllegalMove {
 /// Marker for "no point" in the compact `u8` fields.
 const NONE: u8 = u8::MAX;
 
+/// The empty-neighbour field of [`Board::nbr`].
+const NBR_EMPTY: u16 = 0xF;
+
+/// Shift of colour `c`'s field in [`Board::nbr`] (4 for black, 8 for white).
+#[inline(always)]
+const fn nbr_shift(c: u8) -> u32 {
+    4 * c as u32
+}
+
+/// Neighbour counts of the empty board (off-board neighbours count for both colours).
+const EMPTY_NBR: [u16; NN] = {
+    let mut t = [0u16; NN];
+    let mut i = 0;
+    while i < NN {
+        let k = NEIGHBOUR_COUNT[i] as u16;
+        let off = 4 - k;
+        t[i] = k | (off << 4) | (off << 8);
+        i += 1;
+    }
+    t
+};
+
 /// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2.8 KB).
 #[derive(Clone, Copy)]
 pub struct Board {
@@ -91,8 +113,10 @@ pub struct Board {
     stones: [Bits; 2],
     /// Representative point of each stone's chain (`NONE` on empty points).
     chain: [u8; NN],
-    /// Stones of the chain whose representative is the index (stale elsewhere).
-    chain_stones: [Bits; NN],
+    /// Next stone of the same chain (a circular list through every chain's stones): merging
+    /// splices two lists in O(1) and a capture walks one, with one byte per point where a
+    /// stone mask per chain would cost sixteen (the board is copied for every playout).
+    next: [u8; NN],
     /// Liberties of the chain whose representative is the index (stale elsewhere).
     chain_libs: [Bits; NN],
     /// Stone count of the chain whose representative is the index (avoids popcount).
@@ -104,6 +128,11 @@ pub struct Board {
     n_empty: u8,
     /// Point forbidden by simple ko for the next move, or `NONE`.
     ko: u8,
+    /// Packed neighbour counts of every point: bits 0-3 empty neighbours, bits 4-7 black
+    /// neighbours, bits 8-11 white neighbours, where off-board neighbours count for both
+    /// colours. One load answers "has an empty neighbour" (cannot be suicide) and "every
+    /// neighbour is `c`'s" (eye shape), the two tests every playout candidate needs.
+    nbr: [u16; NN],
     /// Zobrist hash of the stones (no side to move, no ko).
     hash: u64,
     /// Prisoners taken by black and by white.
@@ -137,13 +166,14 @@ impl Board {
             cells: [0; NN],
             stones: [0; 2],
             chain: [NONE; NN],
-            chain_stones: [0; NN],
+            next: [NONE; NN],
             chain_libs: [0; NN],
             chain_size: [0; NN],
             empty,
             empty_pos,
             n_empty: NN as u8,
             ko: NONE,
+            nbr: EMPTY_NBR,
             hash: 0,
             captures: [0; 2],
         }
@@ -207,9 +237,18 @@ impl Board {
     /// Stones of the chain through `p` (empty set when `p` is empty).
     #[inline]
     pub fn chain_stones(&self, p: Point) -> Bits {
-        match self.chain[p.index()] {
-            NONE => 0,
-            r => self.chain_stones[r as usize],
+        if self.chain[p.index()] == NONE {
+            return 0;
+        }
+        let start = p.index();
+        let mut s = start;
+        let mut m = 0;
+        loop {
+            m |= bit(s);
+            s = self.next[s] as usize;
+            if s == start {
+                return m;
+            }
         }
     }
 
@@ -243,9 +282,15 @@ impl Board {
     #[inline]
     pub fn is_eye(&self, c: Color, p: Point) -> bool {
         let i = p.index();
-        if NEIGHBOUR_MASK[i] & !self.stones[c.idx()] != 0 {
+        if (self.nbr[i] >> nbr_shift(c as u8)) & 0xF != 4 {
             return false;
         }
+        self.diagonals_allow_eye(c, i)
+    }
+
+    /// The diagonal half of [`Board::is_eye`] for a point whose neighbours are all `c`'s.
+    #[inline(always)]
+    fn diagonals_allow_eye(&self, c: Color, i: usize) -> bool {
         let bad = DIAGONAL_MASK[i] & self.stones[c.opponent().idx()];
         // No popcount on the hot path (baseline x86-64 has no POPCNT instruction): "at most
         // one" is `x & (x - 1) == 0`.
@@ -281,9 +326,15 @@ impl Board {
     /// Would a stone of `c` on the empty point `i` have no liberties and capture nothing?
     #[inline]
     fn is_suicide(&self, c: Color, i: usize) -> bool {
-        if NEIGHBOUR_MASK[i] & self.empty_bits() != 0 {
+        if self.nbr[i] & NBR_EMPTY != 0 {
             return false;
         }
+        self.is_suicide_surrounded(c, i)
+    }
+
+    /// [`Board::is_suicide`] for a point with no empty neighbour.
+    #[inline(always)]
+    fn is_suicide_surrounded(&self, c: Color, i: usize) -> bool {
         let pb = bit(i);
         let ci = c as u8;
         for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
@@ -364,15 +415,17 @@ impl Board {
         self.stones[me] |= pb;
         self.hash ^= ZOBRIST[me][i];
         self.chain[i] = i as u8;
-        self.chain_stones[i] = pb;
+        self.next[i] = i as u8;
         self.chain_size[i] = 1;
         self.chain_libs[i] = NEIGHBOUR_MASK[i] & self.empty_bits();
 
         let mut rep = i;
         let mut captured = 0u32;
         let mut last_captured = NONE;
+        let delta = (1u16 << nbr_shift(ci)) - 1; // one empty neighbour becomes a `c` stone
         for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
             let n = n as usize;
+            self.nbr[n] = self.nbr[n].wrapping_add(delta);
             let cell = self.cells[n];
             if cell == ci {
                 let r = self.chain[n] as usize;
@@ -383,10 +436,9 @@ impl Board {
                 let r = self.chain[n] as usize;
                 self.chain_libs[r] &= !pb;
                 if self.chain_libs[r] == 0 {
-                    let taken = self.chain_stones[r];
                     captured += self.chain_size[r] as u32;
                     last_captured = r as u8; // a single-stone chain's representative is itself
-                    self.remove_chain(taken, c);
+                    self.remove_chain(r, c);
                 }
             }
         }
@@ -395,12 +447,12 @@ impl Board {
 
         // Simple ko: exactly one stone captured by a lone stone now in atari.
         let libs = self.chain_libs[rep];
-        self.ko =
-            if captured == 1 && self.chain_stones[rep] == pb && libs & libs.wrapping_sub(1) == 0 {
-                last_captured
-            } else {
-                NONE
-            };
+        self.ko = if captured == 1 && self.chain_size[rep] == 1 && libs & libs.wrapping_sub(1) == 0
+        {
+            last_captured
+        } else {
+            NONE
+        };
         captured
     }
 
@@ -413,33 +465,44 @@ impl Board {
             (b, a)
         };
         self.chain_size[big] += self.chain_size[small];
-        let moved = self.chain_stones[small];
-        for s in BitIter(moved) {
+        let mut s = small;
+        loop {
             self.chain[s] = big as u8;
+            s = self.next[s] as usize;
+            if s == small {
+                break;
+            }
         }
-        self.chain_stones[big] |= moved;
+        self.next.swap(big, small); // splice the two circular lists
         self.chain_libs[big] |= self.chain_libs[small];
         big
     }
 
-    /// Lifts the captured stones `taken` (of `capturer`'s opponent) off the board and gives
-    /// their points back as liberties to the capturer's adjacent chains.
-    fn remove_chain(&mut self, taken: Bits, capturer: Color) {
+    /// Lifts the captured chain with representative `rep` (of `capturer`'s opponent) off the
+    /// board and gives its points back as liberties to the capturer's adjacent chains.
+    fn remove_chain(&mut self, rep: usize, capturer: Color) {
         let victim = capturer.opponent().idx();
         let ci = capturer as u8;
-        self.stones[victim] &= !taken;
-        for s in BitIter(taken) {
+        let delta = (1u16 << nbr_shift(capturer.opponent() as u8)) - 1;
+        let mut s = rep;
+        loop {
             self.cells[s] = 0;
             self.chain[s] = NONE;
+            self.stones[victim] &= !bit(s);
             self.hash ^= ZOBRIST[victim][s];
             self.add_empty(s);
-        }
-        for s in BitIter(taken) {
+            // Captured stones are the victim's, never `ci`: clearing them one at a time does
+            // not disturb the test below.
             for &n in &NEIGHBOURS[s][..NEIGHBOUR_COUNT[s] as usize] {
+                self.nbr[n as usize] = self.nbr[n as usize].wrapping_sub(delta);
                 if self.cells[n as usize] == ci {
                     let r = self.chain[n as usize] as usize;
                     self.chain_libs[r] |= bit(s);
                 }
+            }
+            s = self.next[s] as usize;
+            if s == rep {
+                break;
             }
         }
     }
@@ -496,6 +559,9 @@ impl Board {
                 0 => b.add_empty(i),
                 v @ (1 | 2) => {
                     b.cells[i] = v;
+                    for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
+                        b.nbr[n as usize] += (1u16 << nbr_shift(v)) - 1;
+                    }
                     b.stones[v as usize - 1] |= bit(i);
                     b.hash ^= ZOBRIST[v as usize - 1][i];
                 }
@@ -514,10 +580,13 @@ impl Board {
                 if libs == 0 {
                     return Err(format!("chain at {} has no liberties", Point::new(rep)));
                 }
+                let mut prev = rep;
                 for s in BitIter(chain) {
                     b.chain[s] = rep as u8;
+                    b.next[prev] = s as u8;
+                    prev = s;
                 }
-                b.chain_stones[rep] = chain;
+                b.next[prev] = rep as u8; // close the circle (prev is the highest stone)
                 b.chain_size[rep] = chain.count_ones() as u8;
                 b.chain_libs[rep] = libs;
             }
@@ -583,12 +652,18 @@ impl Board {
             let slot = rng.below(k as u32) as usize;
             let i = self.empty[slot] as usize;
             // Points in the empty list are empty: only ko, suicide and own eyes can reject.
-            if (unrestricted || allowed & bit(i) != 0)
-                && self.ko != i as u8
-                && !self.is_eye(c, Point::new(i))
-                && !self.is_suicide(c, i)
-            {
-                return Some(Point::new(i));
+            if (unrestricted || allowed & bit(i) != 0) && self.ko != i as u8 {
+                let v = self.nbr[i];
+                // An empty neighbour rules out both an eye and suicide: the common case.
+                if v & NBR_EMPTY != 0 {
+                    return Some(Point::new(i));
+                }
+                let eye_shape = (v >> nbr_shift(c as u8)) & 0xF == 4;
+                if !(eye_shape && self.diagonals_allow_eye(c, i))
+                    && !self.is_suicide_surrounded(c, i)
+                {
+                    return Some(Point::new(i));
+                }
             }
             k -= 1;
             // move the rejected point out of the draw range
@@ -638,6 +713,9 @@ impl Board {
         if fresh.stones != self.stones {
             return Err("stone masks differ".into());
         }
+        if let Some(i) = (0..NN).find(|&i| fresh.nbr[i] != self.nbr[i]) {
+            return Err(format!("neighbour counts of {} differ", Point::new(i)));
+        }
         let empties = self.empty_bits();
         if fresh.n_empty != self.n_empty {
             return Err(format!("empty count {} != {}", self.n_empty, fresh.n_empty));
@@ -667,7 +745,7 @@ impl Board {
                 return Err(format!("liberties at {p} differ"));
             }
             let rep = self.chain[i] as usize;
-            if self.chain_size[rep] as u32 != self.chain_stones[rep].count_ones() {
+            if self.chain_size[rep] as u32 != self.chain_stones(p).count_ones() {
                 return Err(format!("chain size at {p} is wrong"));
             }
             if self.chain_stones(p) & bit(rep) == 0 {
