@@ -21,8 +21,8 @@ use thiserror::Error;
 use super::coord::{Move, NN, Point};
 use super::tables;
 use super::tables::{
-    BOARD, BitIter, Bits, DIAGONAL_MASK, NEIGHBOUR_COUNT, NEIGHBOUR_MASK, NEIGHBOURS, ON_EDGE,
-    ZOBRIST, bit, flood,
+    BOARD, BitIter, Bits, DIAGONAL_MASK, NEIGHBOUR_COUNT, NEIGHBOUR_MASK, NEIGHBOURS,
+    NEIGHBOURS_PADDED, ON_EDGE, ZOBRIST, bit, flood,
 };
 use crate::util::rng::FastRng;
 
@@ -85,6 +85,9 @@ const NONE: u8 = u8::MAX;
 /// The empty-neighbour field of [`Board::nbr`].
 const NBR_EMPTY: u16 = 0xF;
 
+/// The spare cell's value: neither empty nor a colour.
+const OFF_BOARD_CELL: u8 = 3;
+
 /// Shift of colour `c`'s field in [`Board::nbr`] (4 for black, 8 for white).
 #[inline(always)]
 const fn nbr_shift(c: u8) -> u32 {
@@ -92,8 +95,8 @@ const fn nbr_shift(c: u8) -> u32 {
 }
 
 /// Neighbour counts of the empty board (off-board neighbours count for both colours).
-const EMPTY_NBR: [u16; NN] = {
-    let mut t = [0u16; NN];
+const EMPTY_NBR: [u16; NN + 1] = {
+    let mut t = [0u16; NN + 1];
     let mut i = 0;
     while i < NN {
         let k = NEIGHBOUR_COUNT[i] as u16;
@@ -107,18 +110,21 @@ const EMPTY_NBR: [u16; NN] = {
 /// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2.8 KB).
 #[derive(Clone, Copy)]
 pub struct Board {
-    /// 0 empty, 1 black, 2 white (the paper's encoding).
-    cells: [u8; NN],
+    /// 0 empty, 1 black, 2 white (the paper's encoding); the spare last slot is
+    /// [`OFF_BOARD_CELL`], what [`NEIGHBOURS_PADDED`]'s off-board entries read.
+    cells: [u8; NN + 1],
     /// Stones of each colour (index by [`Color::idx`]).
     stones: [Bits; 2],
-    /// Representative point of each stone's chain (`NONE` on empty points).
-    chain: [u8; NN],
+    /// Representative point of each stone's chain (`NONE` on empty points; the spare slot
+    /// names itself, so off-board reads land on the spare liberty entry).
+    chain: [u8; NN + 1],
     /// Next stone of the same chain (a circular list through every chain's stones): merging
     /// splices two lists in O(1) and a capture walks one, with one byte per point where a
     /// stone mask per chain would cost sixteen (the board is copied for every playout).
     next: [u8; NN],
-    /// Liberties of the chain whose representative is the index (stale elsewhere).
-    chain_libs: [Bits; NN],
+    /// Liberties of the chain whose representative is the index (stale elsewhere). The spare
+    /// slot is always empty: never equal to a single point, never touched.
+    chain_libs: [Bits; NN + 1],
     /// Stone count of the chain whose representative is the index (avoids popcount).
     chain_size: [u8; NN],
     /// Empty points: the first `n_empty` entries.
@@ -132,7 +138,7 @@ pub struct Board {
     /// neighbours, bits 8-11 white neighbours, where off-board neighbours count for both
     /// colours. One load answers "has an empty neighbour" (cannot be suicide) and "every
     /// neighbour is `c`'s" (eye shape), the two tests every playout candidate needs.
-    nbr: [u16; NN],
+    nbr: [u16; NN + 1],
     /// Zobrist hash of the stones (no side to move, no ko).
     hash: u64,
     /// Prisoners taken by black and by white.
@@ -149,7 +155,7 @@ impl PartialEq for Board {
     /// Two boards are equal when they hold the same stones and ko point (the order of the
     /// empty list and the chain representatives are implementation details).
     fn eq(&self, other: &Self) -> bool {
-        self.cells == other.cells && self.ko == other.ko
+        self.cells[..NN] == other.cells[..NN] && self.ko == other.ko
     }
 }
 
@@ -163,11 +169,19 @@ impl Board {
             empty_pos[i] = i as u8;
         }
         Board {
-            cells: [0; NN],
+            cells: {
+                let mut cells = [0; NN + 1];
+                cells[NN] = OFF_BOARD_CELL;
+                cells
+            },
             stones: [0; 2],
-            chain: [NONE; NN],
+            chain: {
+                let mut chain = [NONE; NN + 1];
+                chain[NN] = NN as u8;
+                chain
+            },
             next: [NONE; NN],
-            chain_libs: [0; NN],
+            chain_libs: [0; NN + 1],
             chain_size: [0; NN],
             empty,
             empty_pos,
@@ -194,7 +208,7 @@ impl Board {
     /// The paper's 81 inputs: 0 empty, 1 black, 2 white, in flat-index order.
     #[inline]
     pub fn cells(&self) -> &[u8; NN] {
-        &self.cells
+        self.cells[..NN].try_into().expect("NN cells")
     }
 
     /// Stones of one colour as a mask.
@@ -337,7 +351,8 @@ impl Board {
     fn is_suicide_surrounded(&self, c: Color, i: usize) -> bool {
         let pb = bit(i);
         let ci = c as u8;
-        for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
+        for &n in &NEIGHBOURS_PADDED[i] {
+            // Off-board: the spare chain's empty liberty set fails both tests below.
             let libs = self.chain_libs[self.chain[n as usize] as usize];
             if self.cells[n as usize] == ci {
                 if libs != pb {
@@ -423,8 +438,10 @@ impl Board {
         let mut captured = 0u32;
         let mut last_captured = NONE;
         let delta = (1u16 << nbr_shift(ci)) - 1; // one empty neighbour becomes a `c` stone
-        for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
+        let oi = c.opponent() as u8;
+        for &n in &NEIGHBOURS_PADDED[i] {
             let n = n as usize;
+            // (the spare slot's counts are scratch: written, never read)
             self.nbr[n] = self.nbr[n].wrapping_add(delta);
             let cell = self.cells[n];
             if cell == ci {
@@ -432,7 +449,7 @@ impl Board {
                 if r != rep {
                     rep = self.merge(rep, r);
                 }
-            } else if cell != 0 {
+            } else if cell == oi {
                 let r = self.chain[n] as usize;
                 self.chain_libs[r] &= !pb;
                 if self.chain_libs[r] == 0 {
@@ -493,7 +510,7 @@ impl Board {
             self.add_empty(s);
             // Captured stones are the victim's, never `ci`: clearing them one at a time does
             // not disturb the test below.
-            for &n in &NEIGHBOURS[s][..NEIGHBOUR_COUNT[s] as usize] {
+            for &n in &NEIGHBOURS_PADDED[s] {
                 self.nbr[n as usize] = self.nbr[n as usize].wrapping_sub(delta);
                 if self.cells[n as usize] == ci {
                     let r = self.chain[n as usize] as usize;
@@ -534,7 +551,7 @@ impl Board {
         white: &[Point],
         empty: &[Point],
     ) -> Result<(), String> {
-        let mut cells = self.cells;
+        let mut cells = *self.cells();
         for p in empty {
             cells[p.index()] = 0;
         }
@@ -706,12 +723,18 @@ impl Board {
     /// Recomputes everything from the cells and compares it with the incremental state.
     /// Returns a description of the first difference. Used by the property tests.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let fresh = Board::from_cells(&self.cells, self.captures)?;
+        let fresh = Board::from_cells(self.cells(), self.captures)?;
         if fresh.hash != self.hash {
             return Err("hash differs from recomputation".into());
         }
         if fresh.stones != self.stones {
             return Err("stone masks differ".into());
+        }
+        if self.cells[NN] != OFF_BOARD_CELL
+            || self.chain[NN] != NN as u8
+            || self.chain_libs[NN] != 0
+        {
+            return Err("the off-board slot was written".into());
         }
         if let Some(i) = (0..NN).find(|&i| fresh.nbr[i] != self.nbr[i]) {
             return Err(format!("neighbour counts of {} differ", Point::new(i)));
