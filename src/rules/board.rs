@@ -82,6 +82,11 @@ pub enum IllegalMove {
 /// Marker for "no point" in the compact `u8` fields.
 const NONE: u8 = u8::MAX;
 
+/// The chain entry of an empty point: the spare slot, whose liberty set is always empty. So
+/// every entry of [`Board::chain`] indexes [`Board::chain_libs`] in bounds (the invariant
+/// behind the unchecked reads of the hot paths, validated by [`Board::check_invariants`]).
+const NO_CHAIN: u8 = NN as u8;
+
 /// The empty-neighbour field of [`Board::nbr`].
 const NBR_EMPTY: u16 = 0xF;
 
@@ -115,8 +120,9 @@ pub struct Board {
     cells: [u8; NN + 1],
     /// Stones of each colour (index by [`Color::idx`]).
     stones: [Bits; 2],
-    /// Representative point of each stone's chain (`NONE` on empty points; the spare slot
-    /// names itself, so off-board reads land on the spare liberty entry).
+    /// Representative point of each stone's chain; [`NO_CHAIN`] (the spare slot) on empty
+    /// points and in the spare slot itself, so off-board and empty reads land on the spare
+    /// liberty entry. Every entry is at most `NN`.
     chain: [u8; NN + 1],
     /// Next stone of the same chain (a circular list through every chain's stones): merging
     /// splices two lists in O(1) and a capture walks one, with one byte per point where a
@@ -175,11 +181,7 @@ impl Board {
                 cells
             },
             stones: [0; 2],
-            chain: {
-                let mut chain = [NONE; NN + 1];
-                chain[NN] = NN as u8;
-                chain
-            },
+            chain: { [NO_CHAIN; NN + 1] },
             next: [NONE; NN],
             chain_libs: [0; NN + 1],
             chain_size: [0; NN],
@@ -251,7 +253,7 @@ impl Board {
     /// Stones of the chain through `p` (empty set when `p` is empty).
     #[inline]
     pub fn chain_stones(&self, p: Point) -> Bits {
-        if self.chain[p.index()] == NONE {
+        if self.chain[p.index()] == NO_CHAIN {
             return 0;
         }
         let start = p.index();
@@ -269,10 +271,8 @@ impl Board {
     /// Liberties of the chain through `p` (empty set when `p` is empty).
     #[inline]
     pub fn chain_liberties(&self, p: Point) -> Bits {
-        match self.chain[p.index()] {
-            NONE => 0,
-            r => self.chain_libs[r as usize],
-        }
+        // empty points name the spare chain, whose liberty set is empty
+        self.chain_libs[self.chain[p.index()] as usize]
     }
 
     /// Number of liberties of the chain through `p` (0 when `p` is empty).
@@ -285,7 +285,7 @@ impl Board {
     /// changes), or `None` when `p` is empty.
     pub fn chain_id(&self, p: Point) -> Option<Point> {
         match self.chain[p.index()] {
-            NONE => None,
+            NO_CHAIN => None,
             r => Some(Point::new(r as usize)),
         }
     }
@@ -353,8 +353,8 @@ impl Board {
         let ci = c as u8;
         for &n in &NEIGHBOURS_PADDED[i] {
             // Off-board: the spare chain's empty liberty set fails both tests below.
-            let libs = self.chain_libs[self.chain[n as usize] as usize];
-            if self.cells[n as usize] == ci {
+            let libs = self.libs_at(n);
+            if self.cell_at(n) == ci {
                 if libs != pb {
                     return false; // joins a chain that keeps another liberty
                 }
@@ -363,6 +363,57 @@ impl Board {
             }
         }
         true
+    }
+
+    // ----- unchecked reads of the hot paths ------------------------------------------------
+    //
+    // Bounds checks were a tenth of the playout's instructions. The indices these take are
+    // at most `NN` and every array they read has `NN + 1` entries: a neighbour-table entry
+    // (`NEIGHBOURS_PADDED` holds points and `OFF_BOARD` = `NN`, tested in `tables`) or a
+    // `chain` entry (a point or `NO_CHAIN` = `NN`, an invariant `check_invariants` checks).
+
+    /// `cells[n]` for a neighbour-table entry `n`.
+    #[inline(always)]
+    fn cell_at(&self, n: u8) -> u8 {
+        debug_assert!(n as usize <= NN);
+        // SAFETY: n <= NN (neighbour-table entry) and `cells` has NN + 1 entries.
+        unsafe { *self.cells.get_unchecked(n as usize) }
+    }
+
+    /// Representative of the chain through the neighbour-table entry `n` (`NO_CHAIN` when
+    /// `n` is empty or off the board).
+    #[inline(always)]
+    fn rep_at(&self, n: u8) -> usize {
+        debug_assert!(n as usize <= NN);
+        // SAFETY: n <= NN (neighbour-table entry) and `chain` has NN + 1 entries.
+        unsafe { *self.chain.get_unchecked(n as usize) as usize }
+    }
+
+    /// Liberties of the chain through the neighbour-table entry `n` (empty when `n` is empty
+    /// or off the board).
+    #[inline(always)]
+    fn libs_at(&self, n: u8) -> Bits {
+        let r = self.rep_at(n);
+        debug_assert!(r <= NN);
+        // SAFETY: `chain` entries are at most NN and `chain_libs` has NN + 1 entries.
+        unsafe { *self.chain_libs.get_unchecked(r) }
+    }
+
+    /// Mutable liberties of the chain with representative `r` (a `chain` entry).
+    #[inline(always)]
+    fn libs_mut(&mut self, r: usize) -> &mut Bits {
+        debug_assert!(r <= NN);
+        // SAFETY: `r` is a `chain` entry, at most NN; `chain_libs` has NN + 1 entries.
+        unsafe { self.chain_libs.get_unchecked_mut(r) }
+    }
+
+    /// Adds `delta` to the neighbour counts of the neighbour-table entry `n`.
+    #[inline(always)]
+    fn nbr_add(&mut self, n: u8, delta: u16) {
+        debug_assert!(n as usize <= NN);
+        // SAFETY: n <= NN (neighbour-table entry) and `nbr` has NN + 1 entries.
+        let v = unsafe { self.nbr.get_unchecked_mut(n as usize) };
+        *v = v.wrapping_add(delta);
     }
 
     /// Would a stone of `c` at `p` be left in atari (one liberty) without capturing?
@@ -440,19 +491,19 @@ impl Board {
         let delta = (1u16 << nbr_shift(ci)) - 1; // one empty neighbour becomes a `c` stone
         let oi = c.opponent() as u8;
         for &n in &NEIGHBOURS_PADDED[i] {
-            let n = n as usize;
             // (the spare slot's counts are scratch: written, never read)
-            self.nbr[n] = self.nbr[n].wrapping_add(delta);
-            let cell = self.cells[n];
+            self.nbr_add(n, delta);
+            let cell = self.cell_at(n);
             if cell == ci {
-                let r = self.chain[n] as usize;
+                let r = self.rep_at(n);
                 if r != rep {
                     rep = self.merge(rep, r);
                 }
             } else if cell == oi {
-                let r = self.chain[n] as usize;
-                self.chain_libs[r] &= !pb;
-                if self.chain_libs[r] == 0 {
+                let r = self.rep_at(n);
+                let libs = self.libs_mut(r);
+                *libs &= !pb;
+                if *libs == 0 {
                     captured += self.chain_size[r] as u32;
                     last_captured = r as u8; // a single-stone chain's representative is itself
                     self.remove_chain(r, c);
@@ -504,17 +555,17 @@ impl Board {
         let mut s = rep;
         loop {
             self.cells[s] = 0;
-            self.chain[s] = NONE;
+            self.chain[s] = NO_CHAIN;
             self.stones[victim] &= !bit(s);
             self.hash ^= ZOBRIST[victim][s];
             self.add_empty(s);
             // Captured stones are the victim's, never `ci`: clearing them one at a time does
             // not disturb the test below.
             for &n in &NEIGHBOURS_PADDED[s] {
-                self.nbr[n as usize] = self.nbr[n as usize].wrapping_sub(delta);
-                if self.cells[n as usize] == ci {
-                    let r = self.chain[n as usize] as usize;
-                    self.chain_libs[r] |= bit(s);
+                self.nbr_add(n, delta.wrapping_neg());
+                if self.cell_at(n) == ci {
+                    let r = self.rep_at(n);
+                    *self.libs_mut(r) |= bit(s);
                 }
             }
             s = self.next[s] as usize;
@@ -665,9 +716,15 @@ impl Board {
     pub fn random_move(&mut self, c: Color, allowed: Bits, rng: &mut FastRng) -> Option<Point> {
         let unrestricted = allowed & BOARD == BOARD;
         let mut k = self.n_empty as usize;
+        debug_assert!(k <= NN);
         while k > 0 {
             let slot = rng.below(k as u32) as usize;
-            let i = self.empty[slot] as usize;
+            debug_assert!(slot < k);
+            // SAFETY: slot < k <= n_empty <= NN = the length of `empty`.
+            let i = unsafe { *self.empty.get_unchecked(slot) } as usize;
+            // SAFETY: the empty list holds points (`check_invariants` checks it); telling the
+            // compiler drops the bounds checks of every table lookup below.
+            unsafe { std::hint::assert_unchecked(i < NN) };
             // Points in the empty list are empty: only ko, suicide and own eyes can reject.
             if (unrestricted || allowed & bit(i) != 0) && self.ko != i as u8 {
                 let v = self.nbr[i];
@@ -684,9 +741,11 @@ impl Board {
             }
             k -= 1;
             // move the rejected point out of the draw range
-            let other = self.empty[k];
-            self.empty[slot] = other;
-            self.empty_pos[other as usize] = slot as u8;
+            // SAFETY: k < n_empty <= NN, and empty-list entries are points (as above).
+            let other = unsafe { *self.empty.get_unchecked(k) } as usize;
+            unsafe { std::hint::assert_unchecked(other < NN && slot < NN && k < NN) };
+            self.empty[slot] = other as u8;
+            self.empty_pos[other] = slot as u8;
             self.empty[k] = i as u8;
             self.empty_pos[i] = k as u8;
         }
@@ -731,10 +790,13 @@ impl Board {
             return Err("stone masks differ".into());
         }
         if self.cells[NN] != OFF_BOARD_CELL
-            || self.chain[NN] != NN as u8
+            || self.chain[NN] != NO_CHAIN
             || self.chain_libs[NN] != 0
         {
             return Err("the off-board slot was written".into());
+        }
+        if let Some(i) = (0..NN).find(|&i| self.chain[i] as usize > NN) {
+            return Err(format!("chain entry of {} is out of range", Point::new(i)));
         }
         if let Some(i) = (0..NN).find(|&i| fresh.nbr[i] != self.nbr[i]) {
             return Err(format!("neighbour counts of {} differ", Point::new(i)));
@@ -756,7 +818,7 @@ impl Board {
         for i in 0..NN {
             let p = Point::new(i);
             if self.cells[i] == 0 {
-                if self.chain[i] != NONE {
+                if self.chain[i] != NO_CHAIN {
                     return Err(format!("empty point {p} has a chain"));
                 }
                 continue;
