@@ -112,6 +112,13 @@ const EMPTY_NBR: [u16; NN + 1] = {
     t
 };
 
+/// [`Board::play_legal`]'s answer to a move on an occupied point, out of the hot path.
+#[cold]
+#[inline(never)]
+fn occupied_panic(p: Point) -> ! {
+    panic!("play_legal called on the occupied point {p}")
+}
+
 /// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2.8 KB).
 #[derive(Clone, Copy)]
 pub struct Board {
@@ -453,6 +460,10 @@ impl Board {
     /// Plays a move already known to be legal (playouts test legality first).
     #[inline]
     pub fn play_legal(&mut self, c: Color, p: Point) {
+        // Checked in release too: the empty-list bookkeeping relies on the point being empty.
+        if self.cells[p.index()] != 0 {
+            occupied_panic(p);
+        }
         let placed = self.place(c, p.index());
         debug_assert!(
             placed.is_some(),
@@ -527,6 +538,9 @@ impl Board {
     /// Joins chains `a` and `b`; the larger keeps its representative. Returns it.
     #[inline]
     fn merge(&mut self, a: usize, b: usize) -> usize {
+        // SAFETY: both are representatives of chains of stones, hence points (the
+        // representative of a stone's chain is one of its stones: `check_invariants`).
+        unsafe { std::hint::assert_unchecked(a < NN && b < NN) };
         let (big, small) = if self.chain_size[a] >= self.chain_size[b] {
             (a, b)
         } else {
@@ -537,6 +551,8 @@ impl Board {
         loop {
             self.chain[s] = big as u8;
             s = self.next[s] as usize;
+            // SAFETY: the stone lists link stones, which are points.
+            unsafe { std::hint::assert_unchecked(s < NN) };
             if s == small {
                 break;
             }
@@ -548,6 +564,7 @@ impl Board {
 
     /// Lifts the captured chain with representative `rep` (of `capturer`'s opponent) off the
     /// board and gives its points back as liberties to the capturer's adjacent chains.
+    #[inline(never)] // rare (a few captures per playout): keeps `place`'s loop small
     fn remove_chain(&mut self, rep: usize, capturer: Color) {
         let victim = capturer.opponent().idx();
         let ci = capturer as u8;
@@ -579,7 +596,11 @@ impl Board {
     fn remove_empty(&mut self, i: usize) {
         let slot = self.empty_pos[i] as usize;
         let last = self.n_empty as usize - 1;
+        // SAFETY: `i` is empty, so 1 <= n_empty <= NN; slots and empty-list entries are
+        // below NN (the empty-list invariants `check_invariants` checks).
+        unsafe { std::hint::assert_unchecked(slot < NN && last < NN) };
         let moved = self.empty[last];
+        unsafe { std::hint::assert_unchecked((moved as usize) < NN) };
         self.empty[slot] = moved;
         self.empty_pos[moved as usize] = slot as u8;
         self.n_empty -= 1;

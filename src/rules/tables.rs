@@ -280,6 +280,15 @@ mod tests {
             assert_eq!(holed & bit(i), bit(i));
             assert_eq!(holed & NEIGHBOUR_MASK[i], 0);
         }
+        for i in 0..NN {
+            let padded = NEIGHBOURS_PADDED[i];
+            let k = NEIGHBOUR_COUNT[i] as usize;
+            assert_eq!(padded[..k], NEIGHBOURS[i][..k], "padded neighbours of {i}");
+            assert!(
+                padded[k..].iter().all(|&n| n == OFF_BOARD),
+                "padding of {i}"
+            );
+        }
         assert_eq!(
             all_neighbours_in(0),
             0,
