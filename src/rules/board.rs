@@ -522,16 +522,17 @@ impl Board {
             }
         }
         self.chain_libs[rep] &= !pb;
-        self.captures[me] += captured;
 
         // Simple ko: exactly one stone captured by a lone stone now in atari.
-        let libs = self.chain_libs[rep];
-        self.ko = if captured == 1 && self.chain_size[rep] == 1 && libs & libs.wrapping_sub(1) == 0
-        {
-            last_captured
-        } else {
-            NONE
-        };
+        // (captures are rare: test that first, with a branch, before touching the chain)
+        self.ko = NONE;
+        if captured != 0 {
+            self.captures[me] += captured;
+            let libs = self.chain_libs[rep];
+            if captured == 1 && self.chain_size[rep] == 1 && libs & libs.wrapping_sub(1) == 0 {
+                self.ko = last_captured;
+            }
+        }
         captured
     }
 
