@@ -888,3 +888,126 @@ impl fmt::Debug for Board {
         writeln!(f, "{self}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions along a few random games (every 10th move), with the side to move.
+    fn sample_positions() -> Vec<(Board, Color)> {
+        let mut out = Vec::new();
+        for seed in 0..6 {
+            let mut rng = FastRng::new(seed);
+            let mut board = Board::new();
+            let mut color = Color::Black;
+            for ply in 0..150 {
+                if ply % 10 == 0 {
+                    out.push((board, color));
+                }
+                if let Some(p) = board.random_move(color, BOARD, &mut rng) {
+                    board.play_legal(color, p);
+                }
+                color = color.opponent();
+            }
+        }
+        out
+    }
+
+    /// Draws `draws` moves from `board` and returns how often each point came up.
+    fn draw_counts(board: &Board, c: Color, allowed: Bits, draws: usize) -> [u32; NN] {
+        let mut b = *board;
+        let mut rng = FastRng::new(99);
+        let mut counts = [0u32; NN];
+        for _ in 0..draws {
+            let p = b.random_move(c, allowed, &mut rng).expect("a move exists");
+            counts[p.index()] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn random_move_is_uniform_over_the_playable_points() {
+        let mut tested = 0;
+        for (board, c) in sample_positions() {
+            for allowed in [BOARD, BOARD & !ON_EDGE] {
+                let expected = board.playable(c) & allowed;
+                let n = expected.count_ones() as usize;
+                if n == 0 {
+                    let mut b = board;
+                    let mut rng = FastRng::new(1);
+                    assert_eq!(b.random_move(c, allowed, &mut rng), None);
+                    continue;
+                }
+                let per_point = 400;
+                let counts = draw_counts(&board, c, allowed, per_point * n);
+                let mut support = 0u128;
+                let mut chi2 = 0.0;
+                for (i, &k) in counts.iter().enumerate() {
+                    if k > 0 {
+                        support |= bit(i);
+                    }
+                    if expected & bit(i) != 0 {
+                        let d = k as f64 - per_point as f64;
+                        chi2 += d * d / per_point as f64;
+                    }
+                }
+                assert_eq!(
+                    support, expected,
+                    "support differs from playable()\n{board}"
+                );
+                // chi-square with n-1 degrees of freedom: mean n-1, sd sqrt(2(n-1)); six sd
+                let df = (n - 1) as f64;
+                assert!(
+                    chi2 <= df + 6.0 * (2.0 * df).sqrt() + 6.0,
+                    "chi2 {chi2:.1} with {n} points\n{board}"
+                );
+                // the draws reorder the empty list but never change the position
+                tested += 1;
+            }
+        }
+        assert!(tested > 20, "only {tested} positions had moves");
+    }
+
+    #[test]
+    fn eyes_false_eyes_and_suicide_points_are_rejected_exactly() {
+        // A real black eye in the top-left corner, a black eye shape spoiled by four white
+        // diagonals in the centre, and two white eyes where black would commit suicide.
+        let board = Board::from_diagram(
+            ". X . . . . . . .
+             X X . . . . . . .
+             . . . . . . . . .
+             . . . O X O . . .
+             . . . X . X . . .
+             . . . O X O . . .
+             . . . . . . O O O
+             . . . . . . O . O
+             . . . . . . O O .",
+        )
+        .unwrap();
+        let at = |r, c| Point::from_rc(r, c).unwrap();
+        let (a1, e5, h1, j1) = (at(0, 0), at(4, 4), at(7, 7), at(8, 8));
+        assert!(board.is_eye(Color::Black, a1));
+        assert!(
+            !board.is_eye(Color::Black, e5),
+            "white diagonals make it false"
+        );
+        assert!(
+            !board.is_legal(Color::Black, h1),
+            "suicide inside white's eye"
+        );
+        assert!(
+            !board.is_legal(Color::Black, j1),
+            "suicide in white's corner eye"
+        );
+        let playable = board.playable(Color::Black);
+        for p in [a1, h1, j1] {
+            assert_eq!(playable & bit(p.index()), 0, "{p} is playable");
+        }
+        assert_ne!(playable & bit(e5.index()), 0, "the false eye is playable");
+        let counts = draw_counts(&board, Color::Black, BOARD, 20_000);
+        for p in [a1, h1, j1] {
+            assert_eq!(counts[p.index()], 0, "{p} was drawn");
+        }
+        assert!(counts[e5.index()] > 0, "the false eye was never drawn");
+    }
+}
