@@ -315,7 +315,8 @@ impl Board {
         let bad = DIAGONAL_MASK[i] & self.stones[c.opponent().idx()];
         // No popcount on the hot path (baseline x86-64 has no POPCNT instruction): "at most
         // one" is `x & (x - 1) == 0`.
-        if ON_EDGE & bit(i) != 0 {
+        // (first-line points are the ones with fewer than four neighbours: a byte lookup)
+        if NEIGHBOUR_COUNT[i] < 4 {
             bad == 0
         } else {
             bad & bad.wrapping_sub(1) == 0
@@ -494,7 +495,8 @@ impl Board {
         self.chain[i] = i as u8;
         self.next[i] = i as u8;
         self.chain_size[i] = 1;
-        self.chain_libs[i] = NEIGHBOUR_MASK[i] & self.empty_bits();
+        // (the neighbour mask lies on the board: no need for `empty_bits`'s BOARD mask)
+        self.chain_libs[i] = NEIGHBOUR_MASK[i] & !(self.stones[0] | self.stones[1]);
 
         let mut rep = i;
         let mut captured = 0u32;
@@ -755,9 +757,9 @@ impl Board {
                     return Some(Point::new(i));
                 }
                 let eye_shape = (v >> nbr_shift(c as u8)) & 0xF == 4;
-                if !(eye_shape && self.diagonals_allow_eye(c, i))
-                    && !self.is_suicide_surrounded(c, i)
-                {
+                let rejected = (eye_shape && self.diagonals_allow_eye(c, i))
+                    || self.is_suicide_surrounded(c, i);
+                if !rejected {
                     return Some(Point::new(i));
                 }
             }
