@@ -2,10 +2,16 @@
 //! simple-ko rules, an incremental Zobrist hash and the O(1) empty-point list.
 //!
 //! Chains are a union-find with one level: every stone names its chain's representative
-//! point, and the representative holds the chain's stones and liberties as 81-bit masks
-//! (`u128`). Merging ORs the masks and relabels the smaller chain; a capture is "liberty mask
-//! became zero". This is the modern equivalent of the seed's two-level tree (SEEDS.md B), with
-//! exact liberty counts for free (`count_ones`).
+//! point, the representative holds the chain's liberties as an 81-bit mask (`u128`) and its
+//! size, and a circular `next` list links each chain's stones. Merging ORs the liberty masks,
+//! relabels the smaller chain and splices the lists; a capture is "liberty mask became zero"
+//! and walks the list. This is the modern equivalent of the seed's two-level tree (SEEDS.md
+//! B), with exact liberty sets and counts (`count_ones`).
+//!
+//! Every point also keeps packed counts of its empty, black and white neighbours (`nbr`), so
+//! the playout's two commonest questions, "can this be suicide?" and "is this an eye shape?",
+//! are one load each. Arrays read through neighbour and chain entries have a spare last slot
+//! standing for "off the board" / "no chain" (docs/notes-speed.md has the measurements).
 //!
 //! The empty points live in an array whose first `n_empty` entries are the empty points
 //! (SEEDS.md B): a random empty point is one index draw, removal is a swap with the last
@@ -119,7 +125,7 @@ fn occupied_panic(p: Point) -> ! {
     panic!("play_legal called on the occupied point {p}")
 }
 
-/// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2.8 KB).
+/// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2 KB).
 #[derive(Clone, Copy)]
 pub struct Board {
     /// 0 empty, 1 black, 2 white (the paper's encoding); the spare last slot is
