@@ -95,6 +95,25 @@ pub const NEIGHBOURS: [[u8; 4]; NN] = NEIGHBOUR_TABLES.0;
 pub const NEIGHBOUR_COUNT: [u8; NN] = NEIGHBOUR_TABLES.1;
 /// Orthogonal neighbours of each point as a mask.
 pub const NEIGHBOUR_MASK: [Bits; NN] = NEIGHBOUR_TABLES.2;
+/// Index standing for "off the board" in [`NEIGHBOURS_PADDED`] (one past the last point).
+pub const OFF_BOARD: u8 = NN as u8;
+
+/// Orthogonal neighbours of each point, always four, with [`OFF_BOARD`] for the missing
+/// ones: the board's hot loops index arrays with one spare slot by these and need neither a
+/// count nor a bounds check.
+pub const NEIGHBOURS_PADDED: [[u8; 4]; NN] = {
+    let mut t = [[OFF_BOARD; 4]; NN];
+    let mut i = 0;
+    while i < NN {
+        let mut j = 0;
+        while j < NEIGHBOUR_COUNT[i] as usize {
+            t[i][j] = NEIGHBOURS[i][j];
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+};
 /// Diagonal neighbours of each point as a mask.
 pub const DIAGONAL_MASK: [Bits; NN] = build_diagonals();
 
@@ -260,6 +279,15 @@ mod tests {
             let holed = all_neighbours_in(BOARD & !bit(i));
             assert_eq!(holed & bit(i), bit(i));
             assert_eq!(holed & neighbours, 0);
+        }
+        for i in 0..NN {
+            let padded = NEIGHBOURS_PADDED[i];
+            let k = NEIGHBOUR_COUNT[i] as usize;
+            assert_eq!(padded[..k], NEIGHBOURS[i][..k], "padded neighbours of {i}");
+            assert!(
+                padded[k..].iter().all(|&n| n == OFF_BOARD),
+                "padding of {i}"
+            );
         }
         assert_eq!(
             all_neighbours_in(0),
