@@ -203,3 +203,19 @@ fn territory_gain_on_the_empty_board() {
         .unwrap();
     assert_eq!(corner.gain, 6);
 }
+
+#[test]
+fn analyze_report_shows_every_section() {
+    let p = akushu::endgame::Problem::load(std::path::Path::new("data/yose/y09.sgf")).unwrap();
+    let text = akushu::cli::analyze::report(&p.board, p.to_move, &EndConfig::default(), 0);
+    for section in [
+        "chains (2)",
+        "groups (2)",
+        "influence territory",
+        "end-of-game territory",
+        "kake-me marks `k` (34)",
+        "best territory gain",
+    ] {
+        assert!(text.contains(section), "missing {section:?} in\n{text}");
+    }
+}

@@ -101,6 +101,21 @@ fn every_algorithm_agrees_with_the_answer_when_pruned() {
 }
 
 #[test]
+fn deeper_defender_extension_keeps_the_results() {
+    for p in problems()
+        .iter()
+        .filter(|p| SMALL.contains(&p.name.as_str()))
+    {
+        let c = SolverConfig {
+            defender_depth: 2,
+            ..config(Algorithm::Negascout, true, true, 3_000_000)
+        };
+        let r = solve(&p.board, p.to_move, &c);
+        assert_eq!(r.score.map(|s| s as f32 - p.komi), p.answer, "{}", p.name);
+    }
+}
+
+#[test]
 fn the_one_dame_problem_fills_the_dame() {
     let p = Problem::load(Path::new("data/yose/y01.sgf")).unwrap();
     let r = solve(
@@ -163,4 +178,27 @@ fn same_search_same_node_count() {
     let a = solve(&p.board, p.to_move, &c);
     let b = solve(&p.board, p.to_move, &c);
     assert_eq!((a.score, a.best, a.nodes), (b.score, b.best, b.nodes));
+}
+
+#[test]
+fn bad_problem_files_give_clear_errors() {
+    let err = |text: &str| Problem::parse(text, "bad.sgf").unwrap_err().to_string();
+    assert!(err("not sgf at all").starts_with("bad.sgf:"));
+    assert!(err("(;SZ[19]AB[aa])").contains("only 9x9"));
+    assert!(err("(;SZ[9]AB[aa]AK[B+3])").contains("AK[B+3]"));
+    // a setup chain without liberties is rejected, not panicked on
+    assert!(err("(;SZ[9]AB[aa]AW[ba][ab])").contains("setup"));
+    let ok = Problem::parse("(;SZ[9]KM[6.5]PL[W]AB[ee]AK[-2.5];B[dd];W[])", "ok.sgf").unwrap();
+    assert_eq!(
+        (ok.komi, ok.to_move, ok.answer),
+        (6.5, Color::White, Some(-2.5))
+    );
+    assert_eq!(ok.moves.len(), 2);
+    let (after, to_move) = ok.position_after(1).unwrap();
+    assert_eq!(
+        after.color_at(Point::from_rc(3, 3).unwrap()),
+        Some(Color::Black)
+    );
+    assert_eq!(to_move, Color::White);
+    assert!(Problem::load(Path::new("data/yose/missing.sgf")).is_err());
 }

@@ -45,6 +45,9 @@ pub struct YoseArgs {
     /// Stop each search after this many seconds (0 = no limit; bench default 60).
     #[arg(long)]
     pub time_limit: Option<f64>,
+    /// Recompute the defender extension down to this many plies below the root (0: root only).
+    #[arg(long, default_value_t = 0)]
+    pub defender_depth: u32,
     /// Transposition table size: 2^bits entries of 16 bytes.
     #[arg(long, default_value_t = SolverConfig::default().tt_bits)]
     pub tt_bits: u32,
@@ -54,6 +57,9 @@ pub struct YoseArgs {
     /// Bench: pruning modes to run (comma-separated; default all three).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub modes: Vec<Mode>,
+    /// Bench: only these problems (file stems, comma-separated; default all).
+    #[arg(long, value_delimiter = ',')]
+    pub problems: Vec<String>,
     /// Bench: CSV output path.
     #[arg(long, default_value = "yose-bench.csv")]
     pub csv: PathBuf,
@@ -110,6 +116,7 @@ fn solve_one(args: &YoseArgs, path: &Path) -> anyhow::Result<()> {
         node_limit: args.node_limit,
         time_limit: args.time_limit.unwrap_or(0.0),
         tt_bits: args.tt_bits,
+        defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
     println!("# akushu yose {}", path.display());
@@ -205,6 +212,7 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         node_limit: args.node_limit,
         time_limit: args.time_limit.unwrap_or(60.0),
         tt_bits: args.tt_bits,
+        defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
     println!("# akushu yose bench {}", dir.display());
@@ -221,6 +229,10 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
     let mut problems = Vec::new();
     let mut skipped = 0;
     for f in problem_files(dir)? {
+        let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned());
+        if !args.problems.is_empty() && !stem.is_some_and(|s| args.problems.contains(&s)) {
+            continue;
+        }
         match Problem::load(&f) {
             Ok(p) => problems.push(p),
             Err(e) => {

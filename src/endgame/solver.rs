@@ -79,6 +79,9 @@ pub struct SolverConfig {
     pub time_limit: f64,
     /// The transposition table has 2^tt_bits entries of 16 bytes.
     pub tt_bits: u32,
+    /// With `defender`, also recompute the defender extension at every node this many plies
+    /// below the root (0: at the root only, as in the paper) and apply it to its subtree.
+    pub defender_depth: u32,
     /// Paths longer than this are scored as they stand (a guard against cycles).
     pub max_ply: u32,
 }
@@ -92,6 +95,7 @@ impl Default for SolverConfig {
             node_limit: 0,
             time_limit: 0.0,
             tt_bits: 21,
+            defender_depth: 0,
             max_ply: 200,
         }
     }
@@ -188,8 +192,11 @@ pub struct Solver {
     table: Vec<Entry>,
     mask: usize,
     static_pruned: Bits,
-    /// Stones of the root position (the defender's points near newer stones come back).
-    root_stones: Bits,
+    /// Defender-extension masks in force on the current path, each with the stones of the
+    /// position it was computed in (its points next to newer stones come back).
+    defender_stack: Vec<(Bits, Bits)>,
+    /// Defender masks of interior nodes (ply <= `defender_depth`), by node key.
+    defender_cache: std::collections::HashMap<u64, Bits>,
     /// Stone hashes of the positions on the current search path (positional superko).
     path: Vec<u64>,
     /// Kake-me masks by stone hash (the test depends on the stones only).
@@ -208,7 +215,8 @@ impl Solver {
             table: vec![Entry::default(); size],
             mask: size - 1,
             static_pruned: 0,
-            root_stones: 0,
+            defender_stack: Vec::new(),
+            defender_cache: std::collections::HashMap::new(),
             mask_cache: vec![(0, 0); 1 << 16],
             path: Vec::with_capacity(256),
             nodes: 0,
@@ -231,12 +239,17 @@ impl Solver {
         self.ply_cap_hits = 0;
         self.aborted = false;
         self.start = Instant::now();
-        self.root_stones = !board.empty_bits() & crate::rules::BOARD;
+        self.defender_cache.clear();
         self.static_pruned = if self.config.defender {
             defender_mask(board, to_move)
         } else {
             0
         };
+        self.defender_stack.clear();
+        self.defender_stack.push((
+            self.static_pruned,
+            !board.empty_bits() & crate::rules::BOARD,
+        ));
         let root = Node {
             board: *board,
             to_move,
@@ -288,11 +301,11 @@ impl Solver {
     fn moves(&mut self, node: &Node, tt_move: u8) -> Vec<u8> {
         let b = &node.board;
         let mut pruned = 0;
-        if self.static_pruned != 0 {
+        let stones = !b.empty_bits() & crate::rules::BOARD;
+        for &(d, base) in &self.defender_stack {
             // a stone played next to a defender point (an invasion, a block) brings it back:
             // it may be needed to capture or to answer
-            let new_stones = !b.empty_bits() & crate::rules::BOARD & !self.root_stones;
-            pruned |= self.static_pruned & !grow(new_stones);
+            pruned |= d & !grow(stones & !base);
         }
         if self.config.kakeme {
             pruned |= self.kakeme(b);
@@ -376,6 +389,19 @@ impl Solver {
         let mut best = -INF;
         let mut best_move = NO_MOVE;
         self.path.push(node.board.hash());
+        let extended = self.config.defender && ply >= 1 && ply <= self.config.defender_depth;
+        if extended {
+            let d = match self.defender_cache.get(&key) {
+                Some(&d) => d,
+                None => {
+                    let d = defender_mask(&node.board, node.to_move);
+                    self.defender_cache.insert(key, d);
+                    d
+                }
+            };
+            self.defender_stack
+                .push((d, !node.board.empty_bits() & crate::rules::BOARD));
+        }
         let mut k = 0;
         for code in self.moves(node, tt_move) {
             let v = if code == PASS_CODE && node.passed {
@@ -402,6 +428,9 @@ impl Solver {
             };
             if self.aborted {
                 self.path.pop();
+                if extended {
+                    self.defender_stack.pop();
+                }
                 return 0;
             }
             if v > best {
@@ -413,6 +442,9 @@ impl Solver {
             }
         }
         self.path.pop();
+        if extended {
+            self.defender_stack.pop();
+        }
         let flag = if best <= alpha0 {
             UPPER
         } else if best >= beta0 {

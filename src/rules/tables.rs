@@ -250,16 +250,16 @@ mod tests {
         assert_eq!(DIAGONAL_MASK[40].count_ones(), 4);
         assert_eq!(grow(bit(8)), bit(8) | bit(7) | bit(17));
         assert_eq!(grow(bit(9)), bit(9) | bit(0) | bit(18) | bit(10));
-        for i in 0..NN {
-            assert_eq!(grow(bit(i)) & !bit(i), NEIGHBOUR_MASK[i]);
-            assert_eq!(has_neighbour_in(bit(i)), NEIGHBOUR_MASK[i]);
+        for (i, &neighbours) in NEIGHBOUR_MASK.iter().enumerate() {
+            assert_eq!(grow(bit(i)) & !bit(i), neighbours);
+            assert_eq!(has_neighbour_in(bit(i)), neighbours);
             let (any, two) = diagonal_counts(bit(i));
             assert_eq!(any, DIAGONAL_MASK[i], "diagonals of {i}");
             assert_eq!(two, 0);
             // with only point i missing, i is still surrounded and its neighbours are not
             let holed = all_neighbours_in(BOARD & !bit(i));
             assert_eq!(holed & bit(i), bit(i));
-            assert_eq!(holed & NEIGHBOUR_MASK[i], 0);
+            assert_eq!(holed & neighbours, 0);
         }
         assert_eq!(
             all_neighbours_in(0),
