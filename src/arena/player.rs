@@ -165,7 +165,13 @@ impl Player for GtpPlayer {
         self.command("boardsize 9")?;
         self.command("clear_board")?;
         self.command(&format!("komi {komi}"))?;
-        if self.command("known_command set_random_seed")? == "true" {
+        // `known_command` is required by GTP 2, but an engine that refuses it just gets no seed.
+        let knows_seed = match self.command("known_command set_random_seed") {
+            Ok(answer) => answer == "true",
+            Err(PlayerError::Gtp(GtpError::Refused { .. })) => false,
+            Err(e) => return Err(e),
+        };
+        if knows_seed {
             // GNU Go takes a 31-bit seed.
             self.command(&format!("set_random_seed {}", self.seed & 0x7fff_ffff))?;
         }

@@ -173,6 +173,27 @@ pub struct Header {
     pub program: ProgramInfo,
     #[serde(rename = "match")]
     pub config: MatchConfig,
+    /// Each in-process player's spec with every default filled in (JSON), so the folder
+    /// records the engine settings even if a default changes later.
+    #[serde(default)]
+    pub engines: BTreeMap<String, String>,
+}
+
+impl Header {
+    /// The header for `config` written by this program.
+    pub fn new(config: &MatchConfig) -> Header {
+        let mut engines = BTreeMap::new();
+        for spec in [&config.black, &config.white] {
+            if let Ok(resolved) = crate::search::spec::resolved_config(spec) {
+                engines.insert(spec.clone(), resolved);
+            }
+        }
+        Header {
+            program: ProgramInfo::current(),
+            config: config.clone(),
+            engines,
+        }
+    }
 }
 
 /// The files of a results folder.
@@ -308,10 +329,7 @@ pub fn run_match(
             );
         }
     }
-    let header = Header {
-        program: ProgramInfo::current(),
-        config: config.clone(),
-    };
+    let header = Header::new(config);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     dir.write_header(&header)?;
 
@@ -487,10 +505,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
         let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         write_atomic(&outdir.sgf(*game), &text)?;
     }
-    let header = Header {
-        program: ProgramInfo::current(),
-        config,
-    };
+    let header = Header::new(&config);
     outdir.write_header(&header)?;
     let rows: Vec<GameRecord> = rows.into_values().collect();
     write_csv(&outdir.csv(), &rows)?;
@@ -549,13 +564,16 @@ mod tests {
 
     #[test]
     fn header_round_trips_through_toml() {
-        let h = Header {
-            program: ProgramInfo::current(),
-            config: MatchConfig {
-                shard: Some(Shard { index: 0, count: 2 }),
-                ..MatchConfig::default()
-            },
-        };
+        let h = Header::new(&MatchConfig {
+            black: "uct:sims=50".into(),
+            shard: Some(Shard { index: 0, count: 2 }),
+            ..MatchConfig::default()
+        });
+        assert!(
+            h.engines["uct:sims=50"].contains("\"sims\": 50"),
+            "{:?}",
+            h.engines
+        );
         let text = toml::to_string(&h).unwrap();
         assert_eq!(toml::from_str::<Header>(&text).unwrap(), h);
     }

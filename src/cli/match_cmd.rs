@@ -118,8 +118,7 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 .clone()
                 .ok_or_else(|| anyhow::anyhow!("--out DIR is required"))?;
             let config = args.config();
-            println!("# akushu match {}", env!("CARGO_PKG_VERSION"));
-            print!("{}", toml::to_string(&config)?);
+            print!("{}", toml::to_string(&arena::runner::Header::new(&config))?);
             let outcome = arena::run_match(&config, &out, !args.quiet)?;
             println!(
                 "\n{} games in {} ({} played now)\n",
