@@ -49,6 +49,10 @@ pub struct PlayoutBenchArgs {
     /// How long to run.
     #[arg(long, default_value_t = 5.0)]
     pub seconds: f64,
+    /// Run exactly this many playouts per thread instead of `--seconds` (0 = use the clock):
+    /// a fixed amount of work, for instruction counts under `valgrind --tool=callgrind`.
+    #[arg(long, default_value_t = 0)]
+    pub playouts: u64,
     /// Seed; thread `t` uses stream `t` of it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -201,21 +205,37 @@ pub struct PlayoutTally {
     pub black_wins: u64,
 }
 
-/// Runs uniform playouts from the empty board until `deadline`, checking the clock every 256.
-pub fn playouts_until(rng: &mut FastRng, config: &PlayoutConfig, seconds: f64) -> PlayoutTally {
+/// Runs uniform playouts from the empty board until `seconds` have passed (clock checked every
+/// 256 playouts) or, when `count` is not 0, exactly `count` playouts.
+pub fn playouts_until(
+    rng: &mut FastRng,
+    config: &PlayoutConfig,
+    seconds: f64,
+    count: u64,
+) -> PlayoutTally {
     let start = Instant::now();
     let limit = Duration::from_secs_f64(seconds);
     let mut tally = PlayoutTally::default();
     let empty = Board::new();
     loop {
-        for _ in 0..256 {
+        let batch = if count > 0 {
+            (count - tally.playouts).min(256)
+        } else {
+            256
+        };
+        for _ in 0..batch {
             let mut b = empty;
             let r = playout::run(&mut b, Color::Black, &mut Uniform, rng, config, |_, _| {});
             tally.playouts += 1;
             tally.moves += r.moves as u64;
             tally.black_wins += (r.margin > 0.0) as u64;
         }
-        if start.elapsed() >= limit {
+        let done = if count > 0 {
+            tally.playouts >= count
+        } else {
+            start.elapsed() >= limit
+        };
+        if done {
             return tally;
         }
     }
@@ -227,6 +247,9 @@ pub struct PlayoutReport {
     pub seconds: f64,
     pub tally: PlayoutTally,
     pub per_thread: Vec<f64>,
+    /// Playouts per second of on-CPU time of each thread (fair on a loaded machine; empty
+    /// where the platform does not report thread CPU time).
+    pub per_thread_cpu: Vec<f64>,
 }
 
 impl std::fmt::Display for PlayoutReport {
@@ -242,6 +265,14 @@ impl std::fmt::Display for PlayoutReport {
         )?;
         let per: Vec<String> = self.per_thread.iter().map(|r| format!("{r:.0}")).collect();
         writeln!(f, "playouts/s/thread:  {}", per.join(" "))?;
+        if !self.per_thread_cpu.is_empty() {
+            let cpu: Vec<String> = self
+                .per_thread_cpu
+                .iter()
+                .map(|r| format!("{r:.0}"))
+                .collect();
+            writeln!(f, "playouts/cpu-s/thread: {}", cpu.join(" "))?;
+        }
         writeln!(
             f,
             "moves/playout:      {:.1}",
@@ -262,14 +293,16 @@ pub fn playout_bench(args: &PlayoutBenchArgs) -> PlayoutReport {
         ..PlayoutConfig::default()
     };
     let start = Instant::now();
-    let results: Vec<(PlayoutTally, f64)> = std::thread::scope(|s| {
+    let results: Vec<(PlayoutTally, f64, Option<f64>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..args.threads.max(1))
             .map(|t| {
                 s.spawn(move || {
                     let mut rng = FastRng::for_stream(args.seed, t as u64);
                     let t0 = Instant::now();
-                    let tally = playouts_until(&mut rng, &config, args.seconds);
-                    (tally, t0.elapsed().as_secs_f64())
+                    let cpu0 = thread_cpu_seconds();
+                    let tally = playouts_until(&mut rng, &config, args.seconds, args.playouts);
+                    let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
+                    (tally, t0.elapsed().as_secs_f64(), cpu)
                 })
             })
             .collect();
@@ -280,19 +313,52 @@ pub fn playout_bench(args: &PlayoutBenchArgs) -> PlayoutReport {
     });
     let seconds = start.elapsed().as_secs_f64();
     let mut tally = PlayoutTally::default();
-    for (t, _) in &results {
+    for (t, _, _) in &results {
         tally.playouts += t.playouts;
         tally.moves += t.moves;
         tally.black_wins += t.black_wins;
     }
     let per_thread = results
         .iter()
-        .map(|(t, secs)| t.playouts as f64 / secs)
+        .map(|(t, secs, _)| t.playouts as f64 / secs)
+        .collect();
+    let per_thread_cpu = results
+        .iter()
+        .filter_map(|(t, _, cpu)| cpu.filter(|c| *c > 0.0).map(|c| t.playouts as f64 / c))
         .collect();
     PlayoutReport {
         threads: args.threads.max(1),
         seconds,
         tally,
         per_thread,
+        per_thread_cpu,
+    }
+}
+
+#[cfg(test)]
+mod playout_bench_tests {
+    use super::*;
+
+    #[test]
+    fn fixed_count_runs_exactly_that_many_and_is_seeded() {
+        let args = PlayoutBenchArgs {
+            threads: 2,
+            seconds: 100.0,
+            playouts: 300,
+            seed: 9,
+            komi: 6.5,
+        };
+        let a = playout_bench(&args);
+        let b = playout_bench(&args);
+        assert_eq!(
+            a.tally.playouts, 600,
+            "300 per thread, the clock is ignored"
+        );
+        assert_eq!(
+            (a.tally.moves, a.tally.black_wins),
+            (b.tally.moves, b.tally.black_wins)
+        );
+        let moves = a.tally.moves as f64 / 600.0;
+        assert!((90.0..130.0).contains(&moves), "{moves} moves per playout");
     }
 }
