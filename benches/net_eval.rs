@@ -58,8 +58,13 @@ fn bench(c: &mut Criterion) {
             c.bench_function(&format!("burn/{name}"), |b| {
                 b.iter(|| {
                     i = (i + 1) % positions.len();
-                    mlp_input(enc, &NetInput::from_position(&positions[i], &boards[i]), &mut x);
-                    let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [1, x.len()]), &device);
+                    mlp_input(
+                        enc,
+                        &NetInput::from_position(&positions[i], &boards[i]),
+                        &mut x,
+                    );
+                    let t =
+                        Tensor::<2>::from_data(TensorData::new(x.clone(), [1, x.len()]), &device);
                     black_box(m.forward(t).into_data())
                 })
             });

@@ -29,8 +29,14 @@ fn main() {
     let calls: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(200_000);
     let device = cpu_device();
     let mut models = vec![
-        ("mlp-81-256-256-81".to_string(), SavedModel::Mlp(Box::new(MlpConfig::new().init(&device)), MlpConfig::new())),
-        ("cnn-4x32".to_string(), SavedModel::Cnn(Box::new(CnnConfig::new().init(&device)), CnnConfig::new())),
+        (
+            "mlp-81-256-256-81".to_string(),
+            SavedModel::Mlp(Box::new(MlpConfig::new().init(&device)), MlpConfig::new()),
+        ),
+        (
+            "cnn-4x32".to_string(),
+            SavedModel::Cnn(Box::new(CnnConfig::new().init(&device)), CnnConfig::new()),
+        ),
     ];
     if let Some(dir) = args.get(1) {
         let (m, _) = SavedModel::load(Path::new(dir)).expect("model loads");
@@ -41,11 +47,19 @@ fn main() {
     let mut out = [0f32; NN];
     for (name, model) in &models {
         let pruner = NetPruner::from_model(model, name.clone());
-        let n = if name.starts_with("cnn") { calls / 50 } else { calls };
+        let n = if name.starts_with("cnn") {
+            calls / 50
+        } else {
+            calls
+        };
         let (c0, t0) = (cpu_seconds(), Instant::now());
         for i in 0..n {
             let k = i % positions.len();
-            let ctx = PruneContext { board: &boards[k], to_move: positions[k].color(), recent: &[] };
+            let ctx = PruneContext {
+                board: &boards[k],
+                to_move: positions[k].color(),
+                recent: &[],
+            };
             pruner.badness(black_box(&ctx), &mut out);
             black_box(out[0]);
         }
