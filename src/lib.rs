@@ -27,8 +27,12 @@
 //! assert!(game.play(Move::from_gtp("E5").unwrap()).is_err()); // occupied
 //! ```
 
+pub mod analysis;
+pub mod arena;
 pub mod cli;
 pub mod dataset;
+pub mod endgame;
+pub mod gtp;
 pub mod net;
 pub mod playout;
 pub mod prune;

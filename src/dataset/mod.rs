@@ -4,10 +4,14 @@
 //! [`read_split`] (plus the streaming [`SplitReader`] and the memory-mapped [`MappedSplit`]).
 //! [`format`] documents the bytes on disk.
 
+pub use build::{BuildConfig, Manifest, build};
 pub use format::{
     DatasetError, Header, MappedSplit, SplitReader, read_header, read_split, split_path,
 };
 pub use record::{NO_POINT, Position, Split};
 
+pub mod build;
+pub mod filter;
 pub mod format;
+pub mod index;
 pub mod record;

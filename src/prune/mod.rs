@@ -5,6 +5,10 @@
 //! The search decides what to do with the scores (drop the x worst in the tree, forbid the
 //! worst share of empty points in playouts, or give them negative priors); pruners only rate.
 
+pub mod random;
+pub mod registry;
+pub mod rules;
+
 use crate::rules::{Board, Color, Move, NN, Point};
 
 /// What a pruner sees: the position, who moves, and the recent moves (newest last; may be

@@ -1,3 +1,6 @@
-//! Reports: charts (PNG via plotters) and, later, summaries and the experiment report.
+//! Reports: charts (PNG via plotters), summary statistics (Wilson intervals) and the
+//! experiment report (`report/REPORT.md`).
 
 pub mod plot;
+pub mod stats;
+pub mod writer;

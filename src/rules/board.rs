@@ -2,10 +2,16 @@
 //! simple-ko rules, an incremental Zobrist hash and the O(1) empty-point list.
 //!
 //! Chains are a union-find with one level: every stone names its chain's representative
-//! point, and the representative holds the chain's stones and liberties as 81-bit masks
-//! (`u128`). Merging ORs the masks and relabels the smaller chain; a capture is "liberty mask
-//! became zero". This is the modern equivalent of the seed's two-level tree (SEEDS.md B), with
-//! exact liberty counts for free (`count_ones`).
+//! point, the representative holds the chain's liberties as an 81-bit mask (`u128`) and its
+//! size, and a circular `next` list links each chain's stones. Merging ORs the liberty masks,
+//! relabels the smaller chain and splices the lists; a capture is "liberty mask became zero"
+//! and walks the list. This is the modern equivalent of the seed's two-level tree (SEEDS.md
+//! B), with exact liberty sets and counts (`count_ones`).
+//!
+//! Every point also keeps packed counts of its empty, black and white neighbours (`nbr`), so
+//! the playout's two commonest questions, "can this be suicide?" and "is this an eye shape?",
+//! are one load each. Arrays read through neighbour and chain entries have a spare last slot
+//! standing for "off the board" / "no chain" (docs/notes-speed.md has the measurements).
 //!
 //! The empty points live in an array whose first `n_empty` entries are the empty points
 //! (SEEDS.md B): a random empty point is one index draw, removal is a swap with the last
@@ -19,9 +25,10 @@ use std::fmt;
 use thiserror::Error;
 
 use super::coord::{Move, NN, Point};
+use super::tables;
 use super::tables::{
-    BOARD, BitIter, Bits, DIAGONAL_MASK, NEIGHBOUR_COUNT, NEIGHBOUR_MASK, NEIGHBOURS, ZOBRIST, bit,
-    flood,
+    BOARD, BitIter, Bits, DIAGONAL_MASK, NEIGHBOUR_COUNT, NEIGHBOUR_MASK, NEIGHBOURS,
+    NEIGHBOURS_PADDED, ON_EDGE, ZOBRIST, bit, flood,
 };
 use crate::util::rng::FastRng;
 
@@ -81,19 +88,64 @@ pub enum IllegalMove {
 /// Marker for "no point" in the compact `u8` fields.
 const NONE: u8 = u8::MAX;
 
-/// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2.8 KB).
+/// The chain entry of an empty point: the spare slot, whose liberty set is always empty. So
+/// every entry of [`Board::chain`] indexes [`Board::chain_libs`] in bounds (the invariant
+/// behind the unchecked reads of the hot paths, validated by [`Board::check_invariants`]).
+const NO_CHAIN: u8 = NN as u8;
+
+/// The empty-neighbour field of [`Board::nbr`].
+const NBR_EMPTY: u16 = 0xF;
+
+/// The spare cell's value: neither empty nor a colour.
+const OFF_BOARD_CELL: u8 = 3;
+
+/// Shift of colour `c`'s field in [`Board::nbr`] (4 for black, 8 for white).
+#[inline(always)]
+const fn nbr_shift(c: u8) -> u32 {
+    4 * c as u32
+}
+
+/// Neighbour counts of the empty board (off-board neighbours count for both colours).
+const EMPTY_NBR: [u16; NN + 1] = {
+    let mut t = [0u16; NN + 1];
+    let mut i = 0;
+    while i < NN {
+        let k = NEIGHBOUR_COUNT[i] as u16;
+        let off = 4 - k;
+        t[i] = k | (off << 4) | (off << 8);
+        i += 1;
+    }
+    t
+};
+
+/// [`Board::play_legal`]'s answer to a move on an occupied point, out of the hot path.
+#[cold]
+#[inline(never)]
+fn occupied_panic(p: Point) -> ! {
+    panic!("play_legal called on the occupied point {p}")
+}
+
+/// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2 KB).
 #[derive(Clone, Copy)]
 pub struct Board {
-    /// 0 empty, 1 black, 2 white (the paper's encoding).
-    cells: [u8; NN],
+    /// 0 empty, 1 black, 2 white (the paper's encoding); the spare last slot is
+    /// [`OFF_BOARD_CELL`], what [`NEIGHBOURS_PADDED`]'s off-board entries read.
+    cells: [u8; NN + 1],
     /// Stones of each colour (index by [`Color::idx`]).
     stones: [Bits; 2],
-    /// Representative point of each stone's chain (`NONE` on empty points).
-    chain: [u8; NN],
-    /// Stones of the chain whose representative is the index (stale elsewhere).
-    chain_stones: [Bits; NN],
-    /// Liberties of the chain whose representative is the index (stale elsewhere).
-    chain_libs: [Bits; NN],
+    /// Representative point of each stone's chain; [`NO_CHAIN`] (the spare slot) on empty
+    /// points and in the spare slot itself, so off-board and empty reads land on the spare
+    /// liberty entry. Every entry is at most `NN`.
+    chain: [u8; NN + 1],
+    /// Next stone of the same chain (a circular list through every chain's stones): merging
+    /// splices two lists in O(1) and a capture walks one, with one byte per point where a
+    /// stone mask per chain would cost sixteen (the board is copied for every playout).
+    next: [u8; NN],
+    /// Liberties of the chain whose representative is the index (stale elsewhere). The spare
+    /// slot is always empty: never equal to a single point, never touched.
+    chain_libs: [Bits; NN + 1],
+    /// Stone count of the chain whose representative is the index (avoids popcount).
+    chain_size: [u8; NN],
     /// Empty points: the first `n_empty` entries.
     empty: [u8; NN],
     /// Slot of each empty point in `empty`.
@@ -101,6 +153,11 @@ pub struct Board {
     n_empty: u8,
     /// Point forbidden by simple ko for the next move, or `NONE`.
     ko: u8,
+    /// Packed neighbour counts of every point: bits 0-3 empty neighbours, bits 4-7 black
+    /// neighbours, bits 8-11 white neighbours, where off-board neighbours count for both
+    /// colours. One load answers "has an empty neighbour" (cannot be suicide) and "every
+    /// neighbour is `c`'s" (eye shape), the two tests every playout candidate needs.
+    nbr: [u16; NN + 1],
     /// Zobrist hash of the stones (no side to move, no ko).
     hash: u64,
     /// Prisoners taken by black and by white.
@@ -117,7 +174,7 @@ impl PartialEq for Board {
     /// Two boards are equal when they hold the same stones and ko point (the order of the
     /// empty list and the chain representatives are implementation details).
     fn eq(&self, other: &Self) -> bool {
-        self.cells == other.cells && self.ko == other.ko
+        self.cells[..NN] == other.cells[..NN] && self.ko == other.ko
     }
 }
 
@@ -131,15 +188,21 @@ impl Board {
             empty_pos[i] = i as u8;
         }
         Board {
-            cells: [0; NN],
+            cells: {
+                let mut cells = [0; NN + 1];
+                cells[NN] = OFF_BOARD_CELL;
+                cells
+            },
             stones: [0; 2],
-            chain: [NONE; NN],
-            chain_stones: [0; NN],
-            chain_libs: [0; NN],
+            chain: { [NO_CHAIN; NN + 1] },
+            next: [NONE; NN],
+            chain_libs: [0; NN + 1],
+            chain_size: [0; NN],
             empty,
             empty_pos,
             n_empty: NN as u8,
             ko: NONE,
+            nbr: EMPTY_NBR,
             hash: 0,
             captures: [0; 2],
         }
@@ -160,7 +223,7 @@ impl Board {
     /// The paper's 81 inputs: 0 empty, 1 black, 2 white, in flat-index order.
     #[inline]
     pub fn cells(&self) -> &[u8; NN] {
-        &self.cells
+        self.cells[..NN].try_into().expect("NN cells")
     }
 
     /// Stones of one colour as a mask.
@@ -203,19 +266,26 @@ impl Board {
     /// Stones of the chain through `p` (empty set when `p` is empty).
     #[inline]
     pub fn chain_stones(&self, p: Point) -> Bits {
-        match self.chain[p.index()] {
-            NONE => 0,
-            r => self.chain_stones[r as usize],
+        if self.chain[p.index()] == NO_CHAIN {
+            return 0;
+        }
+        let start = p.index();
+        let mut s = start;
+        let mut m = 0;
+        loop {
+            m |= bit(s);
+            s = self.next[s] as usize;
+            if s == start {
+                return m;
+            }
         }
     }
 
     /// Liberties of the chain through `p` (empty set when `p` is empty).
     #[inline]
     pub fn chain_liberties(&self, p: Point) -> Bits {
-        match self.chain[p.index()] {
-            NONE => 0,
-            r => self.chain_libs[r as usize],
-        }
+        // empty points name the spare chain, whose liberty set is empty
+        self.chain_libs[self.chain[p.index()] as usize]
     }
 
     /// Number of liberties of the chain through `p` (0 when `p` is empty).
@@ -228,7 +298,7 @@ impl Board {
     /// changes), or `None` when `p` is empty.
     pub fn chain_id(&self, p: Point) -> Option<Point> {
         match self.chain[p.index()] {
-            NONE => None,
+            NO_CHAIN => None,
             r => Some(Point::new(r as usize)),
         }
     }
@@ -239,15 +309,23 @@ impl Board {
     #[inline]
     pub fn is_eye(&self, c: Color, p: Point) -> bool {
         let i = p.index();
-        if NEIGHBOUR_MASK[i] & !self.stones[c.idx()] != 0 {
+        if (self.nbr[i] >> nbr_shift(c as u8)) & 0xF != 4 {
             return false;
         }
-        let diag = DIAGONAL_MASK[i];
-        let bad = (diag & self.stones[c.opponent().idx()]).count_ones();
-        if diag.count_ones() < 4 {
+        self.diagonals_allow_eye(c, i)
+    }
+
+    /// The diagonal half of [`Board::is_eye`] for a point whose neighbours are all `c`'s.
+    #[inline(always)]
+    fn diagonals_allow_eye(&self, c: Color, i: usize) -> bool {
+        let bad = DIAGONAL_MASK[i] & self.stones[c.opponent().idx()];
+        // No popcount on the hot path (baseline x86-64 has no POPCNT instruction): "at most
+        // one" is `x & (x - 1) == 0`.
+        // (first-line points are the ones with fewer than four neighbours: a byte lookup)
+        if NEIGHBOUR_COUNT[i] < 4 {
             bad == 0
         } else {
-            bad < 2
+            bad & bad.wrapping_sub(1) == 0
         }
     }
 
@@ -276,14 +354,21 @@ impl Board {
     /// Would a stone of `c` on the empty point `i` have no liberties and capture nothing?
     #[inline]
     fn is_suicide(&self, c: Color, i: usize) -> bool {
-        if NEIGHBOUR_MASK[i] & self.empty_bits() != 0 {
+        if self.nbr[i] & NBR_EMPTY != 0 {
             return false;
         }
+        self.is_suicide_surrounded(c, i)
+    }
+
+    /// [`Board::is_suicide`] for a point with no empty neighbour.
+    #[inline(always)]
+    fn is_suicide_surrounded(&self, c: Color, i: usize) -> bool {
         let pb = bit(i);
         let ci = c as u8;
-        for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
-            let libs = self.chain_libs[self.chain[n as usize] as usize];
-            if self.cells[n as usize] == ci {
+        for &n in &NEIGHBOURS_PADDED[i] {
+            // Off-board: the spare chain's empty liberty set fails both tests below.
+            let libs = self.libs_at(n);
+            if self.cell_at(n) == ci {
                 if libs != pb {
                     return false; // joins a chain that keeps another liberty
                 }
@@ -292,6 +377,57 @@ impl Board {
             }
         }
         true
+    }
+
+    // ----- unchecked reads of the hot paths ------------------------------------------------
+    //
+    // Bounds checks were a tenth of the playout's instructions. The indices these take are
+    // at most `NN` and every array they read has `NN + 1` entries: a neighbour-table entry
+    // (`NEIGHBOURS_PADDED` holds points and `OFF_BOARD` = `NN`, tested in `tables`) or a
+    // `chain` entry (a point or `NO_CHAIN` = `NN`, an invariant `check_invariants` checks).
+
+    /// `cells[n]` for a neighbour-table entry `n`.
+    #[inline(always)]
+    fn cell_at(&self, n: u8) -> u8 {
+        debug_assert!(n as usize <= NN);
+        // SAFETY: n <= NN (neighbour-table entry) and `cells` has NN + 1 entries.
+        unsafe { *self.cells.get_unchecked(n as usize) }
+    }
+
+    /// Representative of the chain through the neighbour-table entry `n` (`NO_CHAIN` when
+    /// `n` is empty or off the board).
+    #[inline(always)]
+    fn rep_at(&self, n: u8) -> usize {
+        debug_assert!(n as usize <= NN);
+        // SAFETY: n <= NN (neighbour-table entry) and `chain` has NN + 1 entries.
+        unsafe { *self.chain.get_unchecked(n as usize) as usize }
+    }
+
+    /// Liberties of the chain through the neighbour-table entry `n` (empty when `n` is empty
+    /// or off the board).
+    #[inline(always)]
+    fn libs_at(&self, n: u8) -> Bits {
+        let r = self.rep_at(n);
+        debug_assert!(r <= NN);
+        // SAFETY: `chain` entries are at most NN and `chain_libs` has NN + 1 entries.
+        unsafe { *self.chain_libs.get_unchecked(r) }
+    }
+
+    /// Mutable liberties of the chain with representative `r` (a `chain` entry).
+    #[inline(always)]
+    fn libs_mut(&mut self, r: usize) -> &mut Bits {
+        debug_assert!(r <= NN);
+        // SAFETY: `r` is a `chain` entry, at most NN; `chain_libs` has NN + 1 entries.
+        unsafe { self.chain_libs.get_unchecked_mut(r) }
+    }
+
+    /// Adds `delta` to the neighbour counts of the neighbour-table entry `n`.
+    #[inline(always)]
+    fn nbr_add(&mut self, n: u8, delta: u16) {
+        debug_assert!(n as usize <= NN);
+        // SAFETY: n <= NN (neighbour-table entry) and `nbr` has NN + 1 entries.
+        let v = unsafe { self.nbr.get_unchecked_mut(n as usize) };
+        *v = v.wrapping_add(delta);
     }
 
     /// Would a stone of `c` at `p` be left in atari (one liberty) without capturing?
@@ -331,6 +467,10 @@ impl Board {
     /// Plays a move already known to be legal (playouts test legality first).
     #[inline]
     pub fn play_legal(&mut self, c: Color, p: Point) {
+        // Checked in release too: the empty-list bookkeeping relies on the point being empty.
+        if self.cells[p.index()] != 0 {
+            occupied_panic(p);
+        }
         let placed = self.place(c, p.index());
         debug_assert!(
             placed.is_some(),
@@ -345,6 +485,12 @@ impl Board {
         if self.is_suicide(c, i) {
             return None;
         }
+        Some(self.place_unchecked(c, i))
+    }
+
+    /// [`Board::place`] for a move known to be legal.
+    #[inline]
+    fn place_unchecked(&mut self, c: Color, i: usize) -> u32 {
         let pb = bit(i);
         let me = c.idx();
         let ci = c as u8;
@@ -353,82 +499,104 @@ impl Board {
         self.stones[me] |= pb;
         self.hash ^= ZOBRIST[me][i];
         self.chain[i] = i as u8;
-        self.chain_stones[i] = pb;
-        self.chain_libs[i] = NEIGHBOUR_MASK[i] & self.empty_bits();
+        self.next[i] = i as u8;
+        self.chain_size[i] = 1;
+        // (the neighbour mask lies on the board: no need for `empty_bits`'s BOARD mask)
+        self.chain_libs[i] = NEIGHBOUR_MASK[i] & !(self.stones[0] | self.stones[1]);
 
         let mut rep = i;
         let mut captured = 0u32;
         let mut last_captured = NONE;
-        for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
-            let n = n as usize;
-            let cell = self.cells[n];
+        let delta = (1u16 << nbr_shift(ci)) - 1; // one empty neighbour becomes a `c` stone
+        let oi = c.opponent() as u8;
+        for &n in &NEIGHBOURS_PADDED[i] {
+            // (the spare slot's counts are scratch: written, never read)
+            self.nbr_add(n, delta);
+            let cell = self.cell_at(n);
             if cell == ci {
-                let r = self.chain[n] as usize;
+                let r = self.rep_at(n);
                 if r != rep {
                     rep = self.merge(rep, r);
                 }
-            } else if cell != 0 {
-                let r = self.chain[n] as usize;
-                self.chain_libs[r] &= !pb;
-                if self.chain_libs[r] == 0 {
-                    let taken = self.chain_stones[r];
-                    captured += taken.count_ones();
+            } else if cell == oi {
+                let r = self.rep_at(n);
+                let libs = self.libs_mut(r);
+                *libs &= !pb;
+                if *libs == 0 {
+                    captured += self.chain_size[r] as u32;
                     last_captured = r as u8; // a single-stone chain's representative is itself
-                    self.remove_chain(taken, c);
+                    self.remove_chain(r, c);
                 }
             }
         }
         self.chain_libs[rep] &= !pb;
-        self.captures[me] += captured;
 
         // Simple ko: exactly one stone captured by a lone stone now in atari.
-        self.ko = if captured == 1
-            && self.chain_stones[rep] == pb
-            && self.chain_libs[rep].count_ones() == 1
-        {
-            last_captured
-        } else {
-            NONE
-        };
-        Some(captured)
+        // (captures are rare: test that first, with a branch, before touching the chain)
+        self.ko = NONE;
+        if captured != 0 {
+            self.captures[me] += captured;
+            let libs = self.chain_libs[rep];
+            if captured == 1 && self.chain_size[rep] == 1 && libs & libs.wrapping_sub(1) == 0 {
+                self.ko = last_captured;
+            }
+        }
+        captured
     }
 
     /// Joins chains `a` and `b`; the larger keeps its representative. Returns it.
     #[inline]
     fn merge(&mut self, a: usize, b: usize) -> usize {
-        let (big, small) = if self.chain_stones[a].count_ones() >= self.chain_stones[b].count_ones()
-        {
+        // SAFETY: both are representatives of chains of stones, hence points (the
+        // representative of a stone's chain is one of its stones: `check_invariants`).
+        unsafe { std::hint::assert_unchecked(a < NN && b < NN) };
+        let (big, small) = if self.chain_size[a] >= self.chain_size[b] {
             (a, b)
         } else {
             (b, a)
         };
-        let moved = self.chain_stones[small];
-        for s in BitIter(moved) {
+        self.chain_size[big] += self.chain_size[small];
+        let mut s = small;
+        loop {
             self.chain[s] = big as u8;
+            s = self.next[s] as usize;
+            // SAFETY: the stone lists link stones, which are points.
+            unsafe { std::hint::assert_unchecked(s < NN) };
+            if s == small {
+                break;
+            }
         }
-        self.chain_stones[big] |= moved;
+        self.next.swap(big, small); // splice the two circular lists
         self.chain_libs[big] |= self.chain_libs[small];
         big
     }
 
-    /// Lifts the captured stones `taken` (of `capturer`'s opponent) off the board and gives
-    /// their points back as liberties to the capturer's adjacent chains.
-    fn remove_chain(&mut self, taken: Bits, capturer: Color) {
+    /// Lifts the captured chain with representative `rep` (of `capturer`'s opponent) off the
+    /// board and gives its points back as liberties to the capturer's adjacent chains.
+    #[inline(never)] // rare (a few captures per playout): keeps `place`'s loop small
+    fn remove_chain(&mut self, rep: usize, capturer: Color) {
         let victim = capturer.opponent().idx();
         let ci = capturer as u8;
-        self.stones[victim] &= !taken;
-        for s in BitIter(taken) {
+        let delta = (1u16 << nbr_shift(capturer.opponent() as u8)) - 1;
+        let mut s = rep;
+        loop {
             self.cells[s] = 0;
-            self.chain[s] = NONE;
+            self.chain[s] = NO_CHAIN;
+            self.stones[victim] &= !bit(s);
             self.hash ^= ZOBRIST[victim][s];
             self.add_empty(s);
-        }
-        for s in BitIter(taken) {
-            for &n in &NEIGHBOURS[s][..NEIGHBOUR_COUNT[s] as usize] {
-                if self.cells[n as usize] == ci {
-                    let r = self.chain[n as usize] as usize;
-                    self.chain_libs[r] |= bit(s);
+            // Captured stones are the victim's, never `ci`: clearing them one at a time does
+            // not disturb the test below.
+            for &n in &NEIGHBOURS_PADDED[s] {
+                self.nbr_add(n, delta.wrapping_neg());
+                if self.cell_at(n) == ci {
+                    let r = self.rep_at(n);
+                    *self.libs_mut(r) |= bit(s);
                 }
+            }
+            s = self.next[s] as usize;
+            if s == rep {
+                break;
             }
         }
     }
@@ -437,7 +605,11 @@ impl Board {
     fn remove_empty(&mut self, i: usize) {
         let slot = self.empty_pos[i] as usize;
         let last = self.n_empty as usize - 1;
+        // SAFETY: `i` is empty, so 1 <= n_empty <= NN; slots and empty-list entries are
+        // below NN (the empty-list invariants `check_invariants` checks).
+        unsafe { std::hint::assert_unchecked(slot < NN && last < NN) };
         let moved = self.empty[last];
+        unsafe { std::hint::assert_unchecked((moved as usize) < NN) };
         self.empty[slot] = moved;
         self.empty_pos[moved as usize] = slot as u8;
         self.n_empty -= 1;
@@ -460,7 +632,7 @@ impl Board {
         white: &[Point],
         empty: &[Point],
     ) -> Result<(), String> {
-        let mut cells = self.cells;
+        let mut cells = *self.cells();
         for p in empty {
             cells[p.index()] = 0;
         }
@@ -485,6 +657,9 @@ impl Board {
                 0 => b.add_empty(i),
                 v @ (1 | 2) => {
                     b.cells[i] = v;
+                    for &n in &NEIGHBOURS[i][..NEIGHBOUR_COUNT[i] as usize] {
+                        b.nbr[n as usize] += (1u16 << nbr_shift(v)) - 1;
+                    }
                     b.stones[v as usize - 1] |= bit(i);
                     b.hash ^= ZOBRIST[v as usize - 1][i];
                 }
@@ -503,10 +678,14 @@ impl Board {
                 if libs == 0 {
                     return Err(format!("chain at {} has no liberties", Point::new(rep)));
                 }
+                let mut prev = rep;
                 for s in BitIter(chain) {
                     b.chain[s] = rep as u8;
+                    b.next[prev] = s as u8;
+                    prev = s;
                 }
-                b.chain_stones[rep] = chain;
+                b.next[prev] = rep as u8; // close the circle (prev is the highest stone)
+                b.chain_size[rep] = chain.count_ones() as u8;
                 b.chain_libs[rep] = libs;
             }
         }
@@ -560,25 +739,72 @@ impl Board {
     /// entries of the empty list; a rejected point is swapped to slot `k-1` and `k` shrinks,
     /// so each point is tried at most once and the accepted one is uniform among the
     /// acceptable. Only the order of the empty list changes.
+    ///
+    /// (Computing the acceptable set with masks first, [`Board::playable`], was measured
+    /// slower: late in a playout most points need the per-point suicide test either way.)
     #[inline]
     pub fn random_move(&mut self, c: Color, allowed: Bits, rng: &mut FastRng) -> Option<Point> {
+        let unrestricted = allowed & BOARD == BOARD;
         let mut k = self.n_empty as usize;
+        debug_assert!(k <= NN);
         while k > 0 {
             let slot = rng.below(k as u32) as usize;
-            let i = self.empty[slot] as usize;
-            let p = Point::new(i);
-            if allowed & bit(i) != 0 && !self.is_eye(c, p) && self.is_legal(c, p) {
-                return Some(p);
+            debug_assert!(slot < k);
+            // SAFETY: slot < k <= n_empty <= NN = the length of `empty`.
+            let i = unsafe { *self.empty.get_unchecked(slot) } as usize;
+            // SAFETY: the empty list holds points (`check_invariants` checks it); telling the
+            // compiler drops the bounds checks of every table lookup below.
+            unsafe { std::hint::assert_unchecked(i < NN) };
+            // Points in the empty list are empty: only ko, suicide and own eyes can reject.
+            if (unrestricted || allowed & bit(i) != 0) && self.ko != i as u8 {
+                let v = self.nbr[i];
+                // An empty neighbour rules out both an eye and suicide: the common case.
+                if v & NBR_EMPTY != 0 {
+                    return Some(Point::new(i));
+                }
+                let eye_shape = (v >> nbr_shift(c as u8)) & 0xF == 4;
+                let rejected = (eye_shape && self.diagonals_allow_eye(c, i))
+                    || self.is_suicide_surrounded(c, i);
+                if !rejected {
+                    return Some(Point::new(i));
+                }
             }
             k -= 1;
             // move the rejected point out of the draw range
-            let other = self.empty[k];
-            self.empty[slot] = other;
-            self.empty_pos[other as usize] = slot as u8;
+            // SAFETY: k < n_empty <= NN, and empty-list entries are points (as above).
+            let other = unsafe { *self.empty.get_unchecked(k) } as usize;
+            unsafe { std::hint::assert_unchecked(other < NN && slot < NN && k < NN) };
+            self.empty[slot] = other as u8;
+            self.empty_pos[other] = slot as u8;
             self.empty[k] = i as u8;
             self.empty_pos[i] = k as u8;
         }
         None
+    }
+
+    /// The empty points `c` may play in a playout: legal (not ko, not suicide) and not `c`'s
+    /// own eye in the sense of [`Board::is_eye`]: the exact candidate set of a light playout,
+    /// for searches and pruners that need all of it. Eyes are found for all points at once
+    /// with shifted masks; only points with no empty neighbour that are not eyes get the
+    /// per-point suicide test.
+    pub fn playable(&self, c: Color) -> Bits {
+        let empty = self.empty_bits();
+        let own = self.stones[c.idx()];
+        let opp = self.stones[c.opponent().idx()];
+        let all_own = empty & tables::all_neighbours_in(own);
+        let (any_diag, two_diag) = tables::diagonal_counts(opp);
+        let false_eye = two_diag | (any_diag & ON_EDGE);
+        let eyes = all_own & !false_eye;
+        let mut ok = empty & !eyes;
+        if self.ko != NONE {
+            ok &= !bit(self.ko as usize);
+        }
+        for i in BitIter(ok & !tables::has_neighbour_in(empty)) {
+            if self.is_suicide(c, i) {
+                ok &= !bit(i);
+            }
+        }
+        ok
     }
 
     // ----- checking ------------------------------------------------------------------------
@@ -586,12 +812,24 @@ impl Board {
     /// Recomputes everything from the cells and compares it with the incremental state.
     /// Returns a description of the first difference. Used by the property tests.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let fresh = Board::from_cells(&self.cells, self.captures)?;
+        let fresh = Board::from_cells(self.cells(), self.captures)?;
         if fresh.hash != self.hash {
             return Err("hash differs from recomputation".into());
         }
         if fresh.stones != self.stones {
             return Err("stone masks differ".into());
+        }
+        if self.cells[NN] != OFF_BOARD_CELL
+            || self.chain[NN] != NO_CHAIN
+            || self.chain_libs[NN] != 0
+        {
+            return Err("the off-board slot was written".into());
+        }
+        if let Some(i) = (0..NN).find(|&i| self.chain[i] as usize > NN) {
+            return Err(format!("chain entry of {} is out of range", Point::new(i)));
+        }
+        if let Some(i) = (0..NN).find(|&i| fresh.nbr[i] != self.nbr[i]) {
+            return Err(format!("neighbour counts of {} differ", Point::new(i)));
         }
         let empties = self.empty_bits();
         if fresh.n_empty != self.n_empty {
@@ -610,7 +848,7 @@ impl Board {
         for i in 0..NN {
             let p = Point::new(i);
             if self.cells[i] == 0 {
-                if self.chain[i] != NONE {
+                if self.chain[i] != NO_CHAIN {
                     return Err(format!("empty point {p} has a chain"));
                 }
                 continue;
@@ -621,7 +859,11 @@ impl Board {
             if self.chain_liberties(p) != fresh.chain_liberties(p) {
                 return Err(format!("liberties at {p} differ"));
             }
-            if self.chain_stones(p) & bit(self.chain[i] as usize) == 0 {
+            let rep = self.chain[i] as usize;
+            if self.chain_size[rep] as u32 != self.chain_stones(p).count_ones() {
+                return Err(format!("chain size at {p} is wrong"));
+            }
+            if self.chain_stones(p) & bit(rep) == 0 {
                 return Err(format!("representative of {p} is not in its chain"));
             }
         }
@@ -652,5 +894,128 @@ impl fmt::Display for Board {
 impl fmt::Debug for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{self}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions along a few random games (every 10th move), with the side to move.
+    fn sample_positions() -> Vec<(Board, Color)> {
+        let mut out = Vec::new();
+        for seed in 0..6 {
+            let mut rng = FastRng::new(seed);
+            let mut board = Board::new();
+            let mut color = Color::Black;
+            for ply in 0..150 {
+                if ply % 10 == 0 {
+                    out.push((board, color));
+                }
+                if let Some(p) = board.random_move(color, BOARD, &mut rng) {
+                    board.play_legal(color, p);
+                }
+                color = color.opponent();
+            }
+        }
+        out
+    }
+
+    /// Draws `draws` moves from `board` and returns how often each point came up.
+    fn draw_counts(board: &Board, c: Color, allowed: Bits, draws: usize) -> [u32; NN] {
+        let mut b = *board;
+        let mut rng = FastRng::new(99);
+        let mut counts = [0u32; NN];
+        for _ in 0..draws {
+            let p = b.random_move(c, allowed, &mut rng).expect("a move exists");
+            counts[p.index()] += 1;
+        }
+        counts
+    }
+
+    #[test]
+    fn random_move_is_uniform_over_the_playable_points() {
+        let mut tested = 0;
+        for (board, c) in sample_positions() {
+            for allowed in [BOARD, BOARD & !ON_EDGE] {
+                let expected = board.playable(c) & allowed;
+                let n = expected.count_ones() as usize;
+                if n == 0 {
+                    let mut b = board;
+                    let mut rng = FastRng::new(1);
+                    assert_eq!(b.random_move(c, allowed, &mut rng), None);
+                    continue;
+                }
+                let per_point = 400;
+                let counts = draw_counts(&board, c, allowed, per_point * n);
+                let mut support = 0u128;
+                let mut chi2 = 0.0;
+                for (i, &k) in counts.iter().enumerate() {
+                    if k > 0 {
+                        support |= bit(i);
+                    }
+                    if expected & bit(i) != 0 {
+                        let d = k as f64 - per_point as f64;
+                        chi2 += d * d / per_point as f64;
+                    }
+                }
+                assert_eq!(
+                    support, expected,
+                    "support differs from playable()\n{board}"
+                );
+                // chi-square with n-1 degrees of freedom: mean n-1, sd sqrt(2(n-1)); six sd
+                let df = (n - 1) as f64;
+                assert!(
+                    chi2 <= df + 6.0 * (2.0 * df).sqrt() + 6.0,
+                    "chi2 {chi2:.1} with {n} points\n{board}"
+                );
+                // the draws reorder the empty list but never change the position
+                tested += 1;
+            }
+        }
+        assert!(tested > 20, "only {tested} positions had moves");
+    }
+
+    #[test]
+    fn eyes_false_eyes_and_suicide_points_are_rejected_exactly() {
+        // A real black eye in the top-left corner, a black eye shape spoiled by four white
+        // diagonals in the centre, and two white eyes where black would commit suicide.
+        let board = Board::from_diagram(
+            ". X . . . . . . .
+             X X . . . . . . .
+             . . . . . . . . .
+             . . . O X O . . .
+             . . . X . X . . .
+             . . . O X O . . .
+             . . . . . . O O O
+             . . . . . . O . O
+             . . . . . . O O .",
+        )
+        .unwrap();
+        let at = |r, c| Point::from_rc(r, c).unwrap();
+        let (a1, e5, h1, j1) = (at(0, 0), at(4, 4), at(7, 7), at(8, 8));
+        assert!(board.is_eye(Color::Black, a1));
+        assert!(
+            !board.is_eye(Color::Black, e5),
+            "white diagonals make it false"
+        );
+        assert!(
+            !board.is_legal(Color::Black, h1),
+            "suicide inside white's eye"
+        );
+        assert!(
+            !board.is_legal(Color::Black, j1),
+            "suicide in white's corner eye"
+        );
+        let playable = board.playable(Color::Black);
+        for p in [a1, h1, j1] {
+            assert_eq!(playable & bit(p.index()), 0, "{p} is playable");
+        }
+        assert_ne!(playable & bit(e5.index()), 0, "the false eye is playable");
+        let counts = draw_counts(&board, Color::Black, BOARD, 20_000);
+        for p in [a1, h1, j1] {
+            assert_eq!(counts[p.index()], 0, "{p} was drawn");
+        }
+        assert!(counts[e5.index()] > 0, "the false eye was never drawn");
     }
 }

@@ -9,10 +9,22 @@ pub type Bits = u128;
 /// All 81 points.
 pub const BOARD: Bits = (1u128 << NN) - 1;
 
-/// The single-point set for flat index `i`.
+/// Single-point sets, looked up rather than shifted: a variable 128-bit shift costs about
+/// eight instructions on x86-64, a load one.
+const BITS: [Bits; NN + 1] = {
+    let mut t = [0u128; NN + 1];
+    let mut i = 0;
+    while i < NN {
+        t[i] = 1u128 << i;
+        i += 1;
+    }
+    t
+};
+
+/// The single-point set for flat index `i` (`i == 81`, the pass index, gives the empty set).
 #[inline(always)]
 pub const fn bit(i: usize) -> Bits {
-    1u128 << i
+    BITS[i]
 }
 
 const fn neighbour_list(i: usize) -> ([u8; 4], u8) {
@@ -83,8 +95,41 @@ pub const NEIGHBOURS: [[u8; 4]; NN] = NEIGHBOUR_TABLES.0;
 pub const NEIGHBOUR_COUNT: [u8; NN] = NEIGHBOUR_TABLES.1;
 /// Orthogonal neighbours of each point as a mask.
 pub const NEIGHBOUR_MASK: [Bits; NN] = NEIGHBOUR_TABLES.2;
+/// Index standing for "off the board" in [`NEIGHBOURS_PADDED`] (one past the last point).
+pub const OFF_BOARD: u8 = NN as u8;
+
+/// Orthogonal neighbours of each point, always four, with [`OFF_BOARD`] for the missing
+/// ones: the board's hot loops index arrays with one spare slot by these and need neither a
+/// count nor a bounds check.
+pub const NEIGHBOURS_PADDED: [[u8; 4]; NN] = {
+    let mut t = [[OFF_BOARD; 4]; NN];
+    let mut i = 0;
+    while i < NN {
+        let mut j = 0;
+        while j < NEIGHBOUR_COUNT[i] as usize {
+            t[i][j] = NEIGHBOURS[i][j];
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+};
 /// Diagonal neighbours of each point as a mask.
 pub const DIAGONAL_MASK: [Bits; NN] = build_diagonals();
+
+/// Points on the first line (edges and corners).
+pub const ON_EDGE: Bits = {
+    let mut m = 0u128;
+    let mut i = 0;
+    while i < NN {
+        let (r, c) = (i / N, i % N);
+        if r == 0 || c == 0 || r == N - 1 || c == N - 1 {
+            m |= 1u128 << i;
+        }
+        i += 1;
+    }
+    m
+};
 
 /// Left column (col 0) and right column (col 8), for shifting masks sideways.
 const COL_LEFT: Bits = {
@@ -97,6 +142,37 @@ const COL_LEFT: Bits = {
     m
 };
 const COL_RIGHT: Bits = COL_LEFT << (N - 1);
+
+const ROW_TOP: Bits = (1u128 << N) - 1;
+const ROW_BOTTOM: Bits = ROW_TOP << (N * (N - 1));
+
+/// Points whose every on-board orthogonal neighbour is in `m` (off-board counts as in).
+#[inline(always)]
+pub const fn all_neighbours_in(m: Bits) -> Bits {
+    let up = (m << N) | ROW_TOP;
+    let down = (m >> N) | ROW_BOTTOM;
+    let left = ((m << 1) & !COL_LEFT) | COL_LEFT;
+    let right = ((m >> 1) & !COL_RIGHT) | COL_RIGHT;
+    up & down & left & right & BOARD
+}
+
+/// Points with at least one orthogonal neighbour in `m`.
+#[inline(always)]
+pub const fn has_neighbour_in(m: Bits) -> Bits {
+    ((m << N) | (m >> N) | ((m << 1) & !COL_LEFT) | ((m >> 1) & !COL_RIGHT)) & BOARD
+}
+
+/// Points with at least one, and with at least two, diagonal neighbours in `m`.
+#[inline(always)]
+pub const fn diagonal_counts(m: Bits) -> (Bits, Bits) {
+    let ul = (m << (N + 1)) & !COL_LEFT; // neighbour up-left is i - 10
+    let ur = (m << (N - 1)) & !COL_RIGHT; // up-right: i - 8
+    let dl = (m >> (N - 1)) & !COL_LEFT; // down-left: i + 8
+    let dr = (m >> (N + 1)) & !COL_RIGHT; // down-right: i + 10
+    let any = (ul | ur | dl | dr) & BOARD;
+    let two = ((ul & ur) | ((ul | ur) & (dl | dr)) | (dl & dr)) & BOARD;
+    (any, two)
+}
 
 /// The set plus every point orthogonally adjacent to it (a one-step dilation).
 #[inline]
@@ -193,8 +269,30 @@ mod tests {
         assert_eq!(DIAGONAL_MASK[40].count_ones(), 4);
         assert_eq!(grow(bit(8)), bit(8) | bit(7) | bit(17));
         assert_eq!(grow(bit(9)), bit(9) | bit(0) | bit(18) | bit(10));
-        for i in 0..NN {
-            assert_eq!(grow(bit(i)) & !bit(i), NEIGHBOUR_MASK[i]);
+        for (i, &neighbours) in NEIGHBOUR_MASK.iter().enumerate() {
+            assert_eq!(grow(bit(i)) & !bit(i), neighbours);
+            assert_eq!(has_neighbour_in(bit(i)), neighbours);
+            let (any, two) = diagonal_counts(bit(i));
+            assert_eq!(any, DIAGONAL_MASK[i], "diagonals of {i}");
+            assert_eq!(two, 0);
+            // with only point i missing, i is still surrounded and its neighbours are not
+            let holed = all_neighbours_in(BOARD & !bit(i));
+            assert_eq!(holed & bit(i), bit(i));
+            assert_eq!(holed & neighbours, 0);
         }
+        for i in 0..NN {
+            let padded = NEIGHBOURS_PADDED[i];
+            let k = NEIGHBOUR_COUNT[i] as usize;
+            assert_eq!(padded[..k], NEIGHBOURS[i][..k], "padded neighbours of {i}");
+            assert!(
+                padded[k..].iter().all(|&n| n == OFF_BOARD),
+                "padding of {i}"
+            );
+        }
+        assert_eq!(
+            all_neighbours_in(0),
+            0,
+            "every point has an on-board neighbour"
+        );
     }
 }

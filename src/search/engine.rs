@@ -1,7 +1,7 @@
 //! The interface every in-process player implements. GTP (`akushu gtp`) and the arena drive
 //! engines only through it.
 
-use crate::rules::{Color, Game, IllegalMove, Move};
+use crate::rules::{Bits, Color, Game, IllegalMove, Move, NN};
 
 /// An engine's decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,17 @@ pub struct MoveStats {
     pub winrate: Option<f32>,
 }
 
+/// What an engine's pruner thinks of the current position (GTP analyze commands).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrunerView {
+    /// The pruner's name.
+    pub name: String,
+    /// Badness per point (higher is worse); occupied points' scores mean nothing.
+    pub scores: [f32; NN],
+    /// The points tree pruning would drop at the root of this position.
+    pub pruned: Bits,
+}
+
 /// A Go player that keeps its own copy of the game.
 pub trait Engine: Send {
     /// The engine spec it was built from (e.g. `uct:sims=10000,prune=nn:41@0`).
@@ -38,4 +49,24 @@ pub trait Engine: Send {
     /// Sets the time left for the engine's own side (GTP `time_left`); engines with a fixed
     /// simulation budget may ignore it.
     fn set_time_left(&mut self, _color: Color, _seconds: f64) {}
+    /// Like [`Engine::genmove`], but never passes while a board move remains (GTP
+    /// `kgs-genmove_cleanup`: play on until dead stones are captured).
+    fn genmove_cleanup(&mut self, color: Color) -> (EngineMove, MoveStats) {
+        self.genmove(color)
+    }
+    /// Changes komi mid-game (GTP `komi`). The default restarts and replays the moves.
+    fn set_komi(&mut self, komi: f32) {
+        let moves = self.game().moves().to_vec();
+        self.new_game(komi);
+        for (c, m) in moves {
+            if self.play(c, m).is_err() {
+                break;
+            }
+        }
+    }
+    /// The pruner's scores and root-pruned points for `color` in the current position, for
+    /// engines that have a pruner.
+    fn pruner_view(&self, _color: Color) -> Option<PrunerView> {
+        None
+    }
 }

@@ -1,6 +1,15 @@
 //! Search engines (UCT with pruning, flat UCB) behind one [`Engine`] trait that GTP and the
-//! arena drive.
+//! arena drive. Engines are built from text specs ([`spec::build_engine`]).
+//!
+//! Files: [`engine`] the trait; [`uct`] the UCT engine and its config; [`tree`] the flat node
+//! array and simulation loop; [`pruning`] score cache, tree/soft/playout pruning; [`flat`] the
+//! flat Monte-Carlo UCB engine; [`spec`] the engine spec parser.
 
 pub mod engine;
+pub mod flat;
+pub mod pruning;
+pub mod spec;
+pub mod tree;
+pub mod uct;
 
-pub use engine::{Engine, EngineMove, MoveStats};
+pub use engine::{Engine, EngineMove, MoveStats, PrunerView};

@@ -104,8 +104,9 @@ impl GameResult {
 /// Value for an unknown rank in [`crate::dataset::Position`].
 pub const RANK_UNKNOWN: i8 = i8::MIN;
 
-/// Parses a rank into akushu's numeric scale: 1k = 0, 2k = -1, ..., 30k = -29, 1d = 1,
-/// ..., 9d = 9; professional ranks `Np` map to 9 + N. Returns `None` for `?`, empty or
+/// Parses a rank into akushu's numeric scale (the shared OGS index's): 1k = 0, 2k = -1,
+/// ..., 50k = -49, 1d = 1, ..., 20d = 20 (OGS shows ranks above 9d); professional ranks
+/// `Np` map to 20 + N. Returns `None` for `?`, empty or
 /// unreadable text. Accepts `5k`, `5 kyu`, `3D`, `2d?`, `1p`, `[5k]`.
 pub fn parse_rank(text: &str) -> Option<i8> {
     let t = text
@@ -120,13 +121,13 @@ pub fn parse_rank(text: &str) -> Option<i8> {
         .trim();
     let v = match unit {
         "k" | "kyu" => {
-            if !(1..=30).contains(&n) {
+            if !(1..=50).contains(&n) {
                 return None;
             }
             1 - n
         }
         "d" | "dan" => {
-            if !(1..=9).contains(&n) {
+            if !(1..=20).contains(&n) {
                 return None;
             }
             n
@@ -135,7 +136,7 @@ pub fn parse_rank(text: &str) -> Option<i8> {
             if !(1..=9).contains(&n) {
                 return None;
             }
-            9 + n
+            20 + n
         }
         _ => return None,
     };
@@ -147,8 +148,8 @@ pub fn rank_text(r: i8) -> String {
     match r {
         RANK_UNKNOWN => "?".into(),
         r if r <= 0 => format!("{}k", 1 - r as i32),
-        r if r <= 9 => format!("{r}d"),
-        r => format!("{}p", r - 9),
+        r if r <= 20 => format!("{r}d"),
+        r => format!("{}p", r - 20),
     }
 }
 
@@ -213,12 +214,14 @@ mod tests {
         assert_eq!(parse_rank("1d"), Some(1));
         assert_eq!(parse_rank("3D?"), Some(3));
         assert_eq!(parse_rank("5 kyu"), Some(-4));
-        assert_eq!(parse_rank("2p"), Some(11));
+        assert_eq!(parse_rank("2p"), Some(22));
+        assert_eq!(parse_rank("12d"), Some(12));
+        assert_eq!(parse_rank("45k"), Some(-44));
         assert_eq!(parse_rank("0k"), None);
         assert_eq!(parse_rank("?"), None);
         assert_eq!(parse_rank(""), None);
         assert_eq!(parse_rank("-"), None);
-        for r in [-29i8, -4, 0, 1, 9, 11] {
+        for r in [-49i8, -29, -4, 0, 1, 9, 12, 22] {
             assert_eq!(parse_rank(&rank_text(r)), Some(r));
         }
     }

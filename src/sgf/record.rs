@@ -45,6 +45,8 @@ pub enum SgfError {
     BadSetup(String),
     #[error("garbage: no moves or stones found")]
     Garbage,
+    #[error("game tree nested deeper than {MAX_DEPTH} levels")]
+    TooDeep,
 }
 
 impl SgfError {
@@ -60,6 +62,7 @@ impl SgfError {
             SgfError::SetupAfterMoves { .. } => "setup-after-moves",
             SgfError::BadSetup(_) => "bad-setup",
             SgfError::Garbage => "garbage",
+            SgfError::TooDeep => "too-deep",
         }
     }
 }
@@ -119,6 +122,37 @@ pub struct ParseConfig {
     pub lenient: bool,
 }
 
+/// Deepest nesting of game trees accepted. OGS nests every move as a one-child variation,
+/// so a 9x9 game of a few hundred moves is a few hundred levels deep; sgf-parse frees a
+/// tree recursively, and a hostile file nested 100,000 deep would overflow the stack.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// The deepest `(` nesting outside property values.
+pub fn nesting_depth(text: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_value, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text {
+        if in_value {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b']' => in_value = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'[' => in_value = true,
+            b'(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// Parses every game in one SGF file's bytes. `id` and `source` name the file; a file with
 /// several games gives ids `id#1`, `id#2`, ... after the first.
 pub fn parse_records(
@@ -127,6 +161,9 @@ pub fn parse_records(
     source: &str,
     cfg: ParseConfig,
 ) -> Vec<Result<GameRecord, SgfError>> {
+    if nesting_depth(bytes) > MAX_DEPTH {
+        return vec![Err(SgfError::TooDeep)];
+    }
     let decoded = decode::decode(bytes);
     let (trees, recovered) = match go::parse(&decoded.text) {
         Ok(trees) => (trees, false),
@@ -332,8 +369,30 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
                     };
                     target.extend(s.iter().copied());
                 }
+                // OGS writes empty values inside setup lists (`AB[ee][][db]`), which
+                // sgf-parse refuses as a whole: keep the real points, ignore the empties.
                 Prop::Invalid(name, values) if matches!(name.as_str(), "AB" | "AW" | "AE") => {
-                    return Err(SgfError::BadSetup(values.join(",")));
+                    if !rec.moves.is_empty() {
+                        return Err(SgfError::SetupAfterMoves {
+                            number: rec.moves.len(),
+                        });
+                    }
+                    let target = match name.as_str() {
+                        "AB" => &mut black,
+                        "AW" => &mut white,
+                        _ => &mut empty,
+                    };
+                    for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+                        match Move::from_sgf(v, N) {
+                            Ok(Move::Play(p)) => {
+                                target.insert(go::Point {
+                                    x: p.col() as u8,
+                                    y: p.row() as u8,
+                                });
+                            }
+                            _ => return Err(SgfError::BadSetup(values.join(","))),
+                        }
+                    }
                 }
                 Prop::PL(c) if rec.moves.is_empty() => {
                     rec.first_player = Some(match c {
@@ -399,6 +458,25 @@ mod tests {
         assert_eq!(r.moves.len(), 2);
         assert_eq!(r.moves[1].1, Move::from_gtp("C7").unwrap());
         assert!(r.had_variations);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_crash() {
+        assert_eq!(nesting_depth(b"(;C[(((]B[aa](;W[bb]))"), 2);
+        assert_eq!(nesting_depth(br"(;C[\](((]B[aa])"), 1);
+        let n = MAX_DEPTH + 1;
+        let text = format!("(;SZ[9]{}{})", "(;B[]".repeat(n), ")".repeat(n));
+        assert_eq!(
+            parse_record(text.as_bytes(), "d", "d"),
+            Err(SgfError::TooDeep)
+        );
+        let n = MAX_DEPTH - 1;
+        let text = format!("(;SZ[9]{}{})", "(;B[]".repeat(n), ")".repeat(n));
+        // Run where the build runs its workers: a thread with the default stack.
+        let r = std::thread::spawn(move || {
+            parse_record(text.as_bytes(), "d", "d").map(|r| r.moves.len())
+        });
+        assert_eq!(r.join().unwrap(), Ok(n));
     }
 
     #[test]

@@ -144,6 +144,38 @@ where
     Ok(game)
 }
 
+/// Replays the main line on a bare [`Board`] (simple ko, no superko, no history), calling
+/// `visit` before every move. The builder uses it to encode games that [`replay`] already
+/// accepted: it gives the same positions (tested) without the game layer's per-move
+/// snapshot and hash-set work.
+pub fn replay_board<F>(rec: &GameRecord, mut visit: F) -> Result<Board, ReplayError>
+where
+    F: FnMut(&Step),
+{
+    let mut board = initial_board(rec)?;
+    let mut last: [Option<Move>; 4] = [None; 4];
+    for (number, &(color, mv)) in rec.moves.iter().enumerate() {
+        visit(&Step {
+            number,
+            board: &board,
+            color,
+            mv,
+            last,
+        });
+        board
+            .play_move(color, mv)
+            .map_err(|reason| ReplayError::Illegal {
+                number: number + 1,
+                color: color.letter(),
+                mv: mv.to_gtp(),
+                reason,
+            })?;
+        last.rotate_right(1);
+        last[0] = Some(mv);
+    }
+    Ok(board)
+}
+
 /// Replays without visiting: the legality check alone.
 pub fn check(rec: &GameRecord, superko: Superko) -> Result<Game, ReplayError> {
     replay(rec, superko, |_| {})

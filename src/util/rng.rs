@@ -34,7 +34,7 @@ impl FastRng {
     /// A number in `0..n` (Lemire's multiply-shift; the bias is below 2^-32 for n <= 2^32).
     #[inline(always)]
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as u32
+        (((self.next_u64() >> 32) * n as u64) >> 32) as u32
     }
 
     /// A float in `[0, 1)`.

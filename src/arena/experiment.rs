@@ -1,0 +1,598 @@
+//! Experiments as files: `experiments/*.toml`, one per paper result. A file names the players
+//! as spec templates (`uct:sims={sims},prune=nn:{x}@0`), the match settings, and the arms —
+//! a sweep over one variable and/or explicit `[[arm]]` tables — plus a `[quick]` table that
+//! shrinks everything for `akushu reproduce --quick`. A `kind = "curve"` experiment instead
+//! plots a CSV that an akushu command writes (the error-rate curve).
+//!
+//! Every arm is an ordinary match folder, so arms resume, shard and merge like any match.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use super::player::GtpTimeouts;
+use super::runner::{MatchConfig, MatchOutcome, run_match};
+use super::summary::MatchSummary;
+
+/// What an experiment produces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Matches, one per arm.
+    #[default]
+    Match,
+    /// A curve read from a CSV (optionally written by an akushu command first).
+    Curve,
+}
+
+/// Match settings shared by all arms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    /// Games per arm.
+    pub games: u32,
+    /// Komi for white.
+    pub komi: f32,
+    /// Match seed (each arm uses the same seed: arms differ only in the players).
+    pub seed: u64,
+    /// Alternate colours (the paper's self-play setup keeps them fixed).
+    pub alternate: bool,
+    /// Move cap per game.
+    pub max_moves: u32,
+    /// Seconds a GTP engine may think per move.
+    pub genmove_timeout_s: f64,
+    /// Seconds for other GTP commands.
+    pub command_timeout_s: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let m = MatchConfig::default();
+        Settings {
+            games: 200,
+            komi: m.komi,
+            seed: 1,
+            alternate: false,
+            max_moves: m.max_moves,
+            genmove_timeout_s: m.timeouts.genmove_s,
+            command_timeout_s: m.timeouts.command_s,
+        }
+    }
+}
+
+/// The two players as spec templates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Players {
+    pub black: String,
+    pub white: String,
+}
+
+/// One arm per value of `var`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub var: String,
+    pub values: Vec<toml::Value>,
+}
+
+/// An explicit arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmSpec {
+    pub label: String,
+    /// Position on the plot's x axis, if the arm belongs on it.
+    pub x: Option<f64>,
+    #[serde(default)]
+    pub vars: BTreeMap<String, toml::Value>,
+    /// Overrides the black template.
+    pub black: Option<String>,
+    /// Overrides the white template.
+    pub white: Option<String>,
+}
+
+/// Overrides for `--quick`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Quick {
+    pub games: Option<u32>,
+    /// Sweep values to keep.
+    pub values: Option<Vec<toml::Value>>,
+    /// Labels of explicit arms to keep.
+    pub arms: Option<Vec<String>>,
+    pub vars: BTreeMap<String, toml::Value>,
+    /// Skip the experiment in quick mode (with this reason in the report).
+    pub skip: Option<String>,
+}
+
+/// How to draw the experiment.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlotSpec {
+    pub x_label: String,
+    pub y_label: String,
+    /// The paper's points `[x, y]`.
+    pub paper_points: Vec<[f64; 2]>,
+    /// A horizontal reference line (the paper's 0.37 baseline).
+    pub baseline: Option<f64>,
+    pub baseline_label: String,
+}
+
+/// A curve experiment's source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveSpec {
+    /// The CSV (relative to the working directory); `{out}` is the experiment's folder.
+    pub csv: String,
+    /// Column of the x values.
+    pub x: String,
+    /// Columns to draw.
+    pub y: Vec<String>,
+    /// akushu arguments that write the CSV (`{csv}` is replaced by its path). Run in full
+    /// mode, and in quick mode only when the CSV does not exist yet.
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// The command for `--quick` (e.g. a sample of positions); when empty, quick mode runs
+    /// `command` only if the CSV does not exist yet.
+    #[serde(default)]
+    pub quick_command: Vec<String>,
+}
+
+/// An `experiments/*.toml` file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentFile {
+    /// Short name: the results folder and the plot file are named after it.
+    pub name: String,
+    pub title: String,
+    /// What the paper reports, in words.
+    #[serde(default)]
+    pub paper: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub kind: Kind,
+    #[serde(default, rename = "match")]
+    pub settings: Settings,
+    #[serde(default)]
+    pub vars: BTreeMap<String, toml::Value>,
+    pub players: Option<Players>,
+    pub sweep: Option<Sweep>,
+    #[serde(default, rename = "arm")]
+    pub arms: Vec<ArmSpec>,
+    #[serde(default)]
+    pub quick: Quick,
+    #[serde(default)]
+    pub plot: PlotSpec,
+    pub curve: Option<CurveSpec>,
+}
+
+/// A resolved arm: a label, its x, and the full match config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arm {
+    pub label: String,
+    pub x: Option<f64>,
+    pub config: MatchConfig,
+}
+
+/// Reads and checks an experiment file.
+pub fn load(path: &Path) -> anyhow::Result<ExperimentFile> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let file: ExperimentFile =
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    match file.kind {
+        Kind::Match if file.players.is_none() => {
+            bail!(
+                "{}: a match experiment needs a [players] table",
+                path.display()
+            )
+        }
+        Kind::Curve if file.curve.is_none() => {
+            bail!(
+                "{}: a curve experiment needs a [curve] table",
+                path.display()
+            )
+        }
+        _ => {}
+    }
+    Ok(file)
+}
+
+fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn value_number(v: &toml::Value) -> Option<f64> {
+    match v {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        toml::Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Replaces `{name}` by its value until nothing changes; an unknown name is an error.
+pub fn substitute(template: &str, vars: &BTreeMap<String, String>) -> Result<String, String> {
+    let mut text = template.to_string();
+    for _ in 0..8 {
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| format!("unclosed {{ in {template:?}"))?;
+            let name = &rest[open + 1..open + close];
+            let value = vars
+                .get(name)
+                .ok_or_else(|| format!("unknown variable {{{name}}} in {template:?}"))?;
+            out.push_str(value);
+            rest = &rest[open + close + 1..];
+        }
+        out.push_str(rest);
+        if out == text {
+            return Ok(out);
+        }
+        text = out;
+    }
+    Err(format!(
+        "variables in {template:?} refer to each other without end"
+    ))
+}
+
+impl ExperimentFile {
+    /// The arms to run (`quick` applies the `[quick]` overrides).
+    pub fn arms(&self, quick: bool) -> anyhow::Result<Vec<Arm>> {
+        let Some(players) = &self.players else {
+            return Ok(Vec::new());
+        };
+        let mut vars: BTreeMap<String, String> = self
+            .vars
+            .iter()
+            .map(|(k, v)| (k.clone(), value_text(v)))
+            .collect();
+        if quick {
+            vars.extend(
+                self.quick
+                    .vars
+                    .iter()
+                    .map(|(k, v)| (k.clone(), value_text(v))),
+            );
+        }
+        let mut specs: Vec<ArmSpec> = Vec::new();
+        if let Some(sweep) = &self.sweep {
+            let values = match (&self.quick.values, quick) {
+                (Some(v), true) => v,
+                _ => &sweep.values,
+            };
+            for v in values {
+                specs.push(ArmSpec {
+                    label: format!("{}={}", sweep.var, value_text(v)),
+                    x: value_number(v),
+                    vars: BTreeMap::from([(sweep.var.clone(), v.clone())]),
+                    black: None,
+                    white: None,
+                });
+            }
+        }
+        for arm in &self.arms {
+            if quick
+                && self
+                    .quick
+                    .arms
+                    .as_ref()
+                    .is_some_and(|keep| !keep.contains(&arm.label))
+            {
+                continue;
+            }
+            specs.push(arm.clone());
+        }
+        let s = &self.settings;
+        let games = if quick {
+            self.quick.games.unwrap_or(s.games)
+        } else {
+            s.games
+        };
+        let mut arms = Vec::new();
+        for spec in specs {
+            let mut v = vars.clone();
+            v.extend(
+                spec.vars
+                    .iter()
+                    .map(|(k, val)| (k.clone(), value_text(val))),
+            );
+            let resolve = |t: &str| {
+                substitute(t, &v).map_err(|e| {
+                    anyhow::anyhow!("experiment {}: arm {}: {e}", self.name, spec.label)
+                })
+            };
+            let black = resolve(spec.black.as_deref().unwrap_or(&players.black))?;
+            let white = resolve(spec.white.as_deref().unwrap_or(&players.white))?;
+            arms.push(Arm {
+                label: spec.label.clone(),
+                x: spec.x,
+                config: MatchConfig {
+                    black,
+                    white,
+                    games,
+                    seed: s.seed,
+                    komi: s.komi,
+                    alternate: s.alternate,
+                    max_moves: s.max_moves,
+                    timeouts: GtpTimeouts {
+                        genmove_s: s.genmove_timeout_s,
+                        command_s: s.command_timeout_s,
+                    },
+                    jobs: 1,
+                    shard: None,
+                },
+            });
+        }
+        if arms.is_empty() {
+            bail!(
+                "experiment {}: no arms (give [sweep] or [[arm]])",
+                self.name
+            );
+        }
+        Ok(arms)
+    }
+}
+
+/// Folder name for an arm label (`x=41` -> `x=41`, spaces and slashes replaced).
+pub fn slug(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "=._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// One arm's outcome.
+#[derive(Debug, Clone)]
+pub struct ArmResult {
+    pub arm: Arm,
+    pub dir: PathBuf,
+    pub summary: MatchSummary,
+}
+
+/// One curve's data: x values and one series per y column.
+#[derive(Debug, Clone, Default)]
+pub struct CurveData {
+    pub csv: PathBuf,
+    pub x: Vec<f64>,
+    pub series: Vec<(String, Vec<f64>)>,
+}
+
+/// What running an experiment gave.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Arms(Vec<ArmResult>),
+    Curve(CurveData),
+    /// Not run, with the reason (skipped in quick mode, or failed).
+    Skipped(String),
+}
+
+/// An experiment and its outcome.
+#[derive(Debug, Clone)]
+pub struct ExperimentResult {
+    pub file: ExperimentFile,
+    pub quick: bool,
+    pub outcome: Outcome,
+    /// Arms that could not be played: `(label, error)`. The other arms still ran.
+    pub failed_arms: Vec<(String, String)>,
+    pub seconds: f64,
+}
+
+/// Options for running experiments.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Folder under which each experiment gets `<name>/<arm>/`.
+    pub out: PathBuf,
+    pub quick: bool,
+    pub jobs: usize,
+    pub show_progress: bool,
+}
+
+/// Runs (or resumes) every arm of `file`.
+pub fn run(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<ExperimentResult> {
+    let start = std::time::Instant::now();
+    let mut failed_arms = Vec::new();
+    let outcome = if let (true, Some(reason)) = (opts.quick, &file.quick.skip) {
+        Outcome::Skipped(format!("skipped in quick mode: {reason}"))
+    } else {
+        match file.kind {
+            Kind::Match => run_arms(file, opts, &mut failed_arms)?,
+            Kind::Curve => run_curve(file, opts)?,
+        }
+    };
+    Ok(ExperimentResult {
+        file: file.clone(),
+        quick: opts.quick,
+        outcome,
+        failed_arms,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Runs every arm; an arm that fails (a spec that does not build, an engine that will not
+/// start) is recorded in `failed` and the next arm runs.
+fn run_arms(
+    file: &ExperimentFile,
+    opts: &RunOptions,
+    failed: &mut Vec<(String, String)>,
+) -> anyhow::Result<Outcome> {
+    let mut results = Vec::new();
+    for arm in file.arms(opts.quick)? {
+        let dir = opts.out.join(&file.name).join(slug(&arm.label));
+        let config = MatchConfig {
+            jobs: opts.jobs,
+            ..arm.config.clone()
+        };
+        eprintln!(
+            "[{}] arm {}: {} vs {}, {} games -> {}",
+            file.name,
+            arm.label,
+            config.black,
+            config.white,
+            config.games,
+            dir.display()
+        );
+        let summary = match run_match(&config, &dir, opts.show_progress) {
+            Ok(MatchOutcome { summary, .. }) => summary,
+            Err(e) => {
+                eprintln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
+                failed.push((arm.label.clone(), format!("{e:#}")));
+                continue;
+            }
+        };
+        eprintln!(
+            "[{}] arm {}: A ({}) wins {}",
+            file.name, arm.label, config.black, summary.players[0].overall
+        );
+        results.push(ArmResult { arm, dir, summary });
+    }
+    Ok(Outcome::Arms(results))
+}
+
+fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome> {
+    let spec = file.curve.as_ref().expect("checked by load");
+    let out_dir = opts.out.join(&file.name);
+    let vars = BTreeMap::from([("out".to_string(), out_dir.display().to_string())]);
+    let csv = PathBuf::from(substitute(&spec.csv, &vars).map_err(anyhow::Error::msg)?);
+    let command = if opts.quick && !spec.quick_command.is_empty() {
+        &spec.quick_command
+    } else {
+        &spec.command
+    };
+    let need_run =
+        !command.is_empty() && (!opts.quick || !spec.quick_command.is_empty() || !csv.exists());
+    if need_run {
+        let mut v = vars.clone();
+        v.insert("csv".into(), csv.display().to_string());
+        let args = command
+            .iter()
+            .map(|a| substitute(a, &v))
+            .collect::<Result<Vec<String>, String>>()
+            .map_err(anyhow::Error::msg)?;
+        std::fs::create_dir_all(&out_dir)
+            .with_context(|| format!("creating {}", out_dir.display()))?;
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("akushu"));
+        eprintln!("[{}] running akushu {}", file.name, args.join(" "));
+        let status = std::process::Command::new(&exe)
+            .args(&args)
+            .status()
+            .with_context(|| format!("running {}", exe.display()))?;
+        if !status.success() {
+            bail!("`akushu {}` failed ({status})", args.join(" "));
+        }
+    }
+    Ok(Outcome::Curve(read_curve(&csv, &spec.x, &spec.y)?))
+}
+
+/// Reads columns `x` and `ys` of a CSV; rows with an unreadable number are skipped.
+pub fn read_curve(path: &Path, x: &str, ys: &[String]) -> anyhow::Result<CurveData> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("opening {}", path.display()))?;
+    let headers = reader.headers()?.clone();
+    let col = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim() == name)
+            .with_context(|| format!("{}: no column {name:?} (has {:?})", path.display(), headers))
+    };
+    let xi = col(x)?;
+    let yi: Vec<usize> = ys.iter().map(|y| col(y)).collect::<anyhow::Result<_>>()?;
+    let mut data = CurveData {
+        csv: path.to_path_buf(),
+        series: ys.iter().map(|y| (y.clone(), Vec::new())).collect(),
+        ..CurveData::default()
+    };
+    for row in reader.records() {
+        let row = row.with_context(|| format!("reading {}", path.display()))?;
+        let parse = |i: usize| row.get(i).and_then(|t| t.trim().parse::<f64>().ok());
+        let (Some(xv), Some(yv)) = (
+            parse(xi),
+            yi.iter().map(|&i| parse(i)).collect::<Option<Vec<f64>>>(),
+        ) else {
+            continue;
+        };
+        data.x.push(xv);
+        for (s, v) in data.series.iter_mut().zip(yv) {
+            s.1.push(v);
+        }
+    }
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+name = "t"
+title = "test"
+[match]
+games = 100
+[vars]
+sims = 1000
+[players]
+black = "uct:sims={sims},prune={prune}"
+white = "uct:sims={sims}"
+[sweep]
+var = "x"
+values = [0, 41]
+[[arm]]
+label = "control"
+vars = { x = 41, prune = "random:{x}" }
+[quick]
+games = 2
+values = [41]
+vars = { sims = 50 }
+"#;
+
+    #[test]
+    fn resolves_sweep_arms_and_quick_overrides() {
+        let mut f: ExperimentFile = toml::from_str(FILE).unwrap();
+        f.vars
+            .insert("prune".into(), toml::Value::String("nn:{x}@0".into()));
+        let full = f.arms(false).unwrap();
+        assert_eq!(full.len(), 3);
+        assert_eq!(full[1].label, "x=41");
+        assert_eq!(full[1].x, Some(41.0));
+        assert_eq!(full[1].config.black, "uct:sims=1000,prune=nn:41@0");
+        assert_eq!(full[2].config.black, "uct:sims=1000,prune=random:41");
+        assert_eq!(full[0].config.games, 100);
+        let quick = f.arms(true).unwrap();
+        assert_eq!(
+            quick.iter().map(|a| a.label.as_str()).collect::<Vec<_>>(),
+            ["x=41", "control"]
+        );
+        assert_eq!(quick[0].config.white, "uct:sims=50");
+        assert_eq!(quick[0].config.games, 2);
+    }
+
+    #[test]
+    fn unknown_variables_and_fields_are_errors() {
+        assert!(substitute("a{b}", &BTreeMap::new()).is_err());
+        let loop_vars = BTreeMap::from([("a".to_string(), "{a}x".to_string())]);
+        assert!(substitute("{a}", &loop_vars).is_err());
+        assert!(toml::from_str::<ExperimentFile>("name='a'\ntitle='b'\ngamez=3").is_err());
+    }
+
+    #[test]
+    fn slugs_are_safe_folder_names() {
+        assert_eq!(slug("x=41"), "x=41");
+        assert_eq!(slug("depth 1/root"), "depth_1_root");
+    }
+}

@@ -1,0 +1,332 @@
+//! A GTP client for external engines (GNU Go, Pachi, KataGo, ...).
+//!
+//! The engine runs as a child process; a reader thread forwards its stdout line by line over a
+//! channel so that every command can wait with a timeout (a hung engine never hangs the
+//! arena). A second thread keeps the last lines of stderr for error messages.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+/// Why a GTP exchange failed.
+#[derive(Debug, Clone, Error, PartialEq)]
+pub enum GtpError {
+    #[error("cannot start {command:?}: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("engine exited or closed its output during `{command}`{stderr}")]
+    Crashed { command: String, stderr: String },
+    #[error("no answer to `{command}` within {seconds:.1}s")]
+    Timeout { command: String, seconds: f64 },
+    #[error("garbage answer to `{command}`: {reply:?}")]
+    Garbage { command: String, reply: String },
+    #[error("engine refused `{command}`: {message}")]
+    Refused { command: String, message: String },
+}
+
+/// Splits a command line into words: whitespace separates, `'...'` and `"..."` quote.
+pub fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for ch in line.chars() {
+        match quote {
+            Some(q) if ch == q => quote = None,
+            Some(_) => word.push(ch),
+            None if ch == '\'' || ch == '"' => {
+                quote = Some(ch);
+                in_word = true;
+            }
+            None if ch.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            None => {
+                word.push(ch);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("unclosed quote in command line {line:?}"));
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Finds `program` the way a shell would (a path is taken as is), also looking in
+/// `/usr/games` where Debian installs GNU Go.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return p.is_file().then_some(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(std::iter::once(PathBuf::from("/usr/games")))
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// A running GTP engine.
+pub struct GtpClient {
+    command_line: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Set once the engine has failed: later commands fail at once.
+    dead: Option<GtpError>,
+}
+
+/// How many stderr lines are kept for error messages.
+const STDERR_TAIL: usize = 5;
+
+impl GtpClient {
+    /// Starts the engine given as a command line (`gnugo --mode gtp --level 10`).
+    pub fn spawn(command_line: &str) -> Result<GtpClient, GtpError> {
+        let spawn_err = |reason: String| GtpError::Spawn {
+            command: command_line.to_string(),
+            reason,
+        };
+        let words = split_command_line(command_line).map_err(spawn_err)?;
+        let Some((program, args)) = words.split_first() else {
+            return Err(spawn_err("empty command line".into()));
+        };
+        let path = find_program(program).ok_or_else(|| {
+            let hint = if Path::new(program).file_name().is_some_and(|n| n == "gnugo") {
+                " (install GNU Go with scripts/install-gnugo.sh, i.e. `apt-get install gnugo`)"
+            } else {
+                ""
+            };
+            spawn_err(format!(
+                "program {program:?} not found on PATH or in /usr/games{hint}"
+            ))
+        })?;
+        let mut child = Command::new(&path)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| spawn_err(e.to_string()))?;
+        let stdin = child.stdin.take().expect("stdin was piped");
+        let stdout = child.stdout.take().expect("stdout was piped");
+        let stderr = child.stderr.take().expect("stderr was piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&stderr_tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == STDERR_TAIL {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+        Ok(GtpClient {
+            command_line: command_line.to_string(),
+            child,
+            stdin,
+            lines,
+            stderr_tail,
+            dead: None,
+        })
+    }
+
+    /// The command line the engine was started with.
+    pub fn command_line(&self) -> &str {
+        &self.command_line
+    }
+
+    /// Sends one command and waits up to `timeout` for its answer; returns the answer text
+    /// after `= `. A `? message` answer is [`GtpError::Refused`] (the engine is still fine);
+    /// a crash, a timeout or garbage marks the engine dead.
+    pub fn command(&mut self, command: &str, timeout: Duration) -> Result<String, GtpError> {
+        if let Some(e) = &self.dead {
+            return Err(e.clone());
+        }
+        let result = self.exchange(command, timeout);
+        if let Err(e) = &result
+            && !matches!(e, GtpError::Refused { .. })
+        {
+            self.dead = Some(e.clone());
+            self.kill();
+        }
+        result
+    }
+
+    fn exchange(&mut self, command: &str, timeout: Duration) -> Result<String, GtpError> {
+        if writeln!(self.stdin, "{command}")
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self.crashed(command));
+        }
+        let deadline = Instant::now() + timeout;
+        let mut answer: Vec<String> = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(GtpError::Timeout {
+                        command: command.to_string(),
+                        seconds: timeout.as_secs_f64(),
+                    });
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(command)),
+            };
+            let line = line.trim_end_matches('\r').to_string();
+            if answer.is_empty() {
+                if line.trim().is_empty() {
+                    continue; // blank lines before an answer are allowed
+                }
+                if !line.starts_with('=') && !line.starts_with('?') {
+                    return Err(GtpError::Garbage {
+                        command: command.to_string(),
+                        reply: line,
+                    });
+                }
+                answer.push(line);
+            } else if line.trim().is_empty() {
+                break;
+            } else {
+                answer.push(line);
+            }
+        }
+        let first = &answer[0];
+        // Strip the status character and an optional command id (`=12 D4`).
+        let body = first[1..].trim_start_matches(|c: char| c.is_ascii_digit());
+        let mut text = body.trim().to_string();
+        for extra in &answer[1..] {
+            text.push('\n');
+            text.push_str(extra);
+        }
+        if first.starts_with('?') {
+            Err(GtpError::Refused {
+                command: command.to_string(),
+                message: text,
+            })
+        } else {
+            Ok(text)
+        }
+    }
+
+    fn crashed(&mut self, command: &str) -> GtpError {
+        // Give the stderr thread a moment to collect the dying words.
+        std::thread::sleep(Duration::from_millis(20));
+        let status = self
+            .child
+            .try_wait()
+            .ok()
+            .flatten()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        let tail: Vec<String> = self
+            .stderr_tail
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        let stderr = if tail.is_empty() {
+            status
+        } else {
+            format!("{status}; stderr: {}", tail.join(" | "))
+        };
+        GtpError::Crashed {
+            command: command.to_string(),
+            stderr,
+        }
+    }
+
+    /// Stops the engine at once.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Asks the engine to quit (short grace period), then makes sure it is gone.
+    pub fn quit(&mut self) {
+        if self.dead.is_none() {
+            let _ = self.exchange("quit", Duration::from_millis(500));
+        }
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.kill();
+    }
+}
+
+impl Drop for GtpClient {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_command_lines() {
+        assert_eq!(
+            split_command_line("gnugo --mode gtp  --level 10").unwrap(),
+            vec!["gnugo", "--mode", "gtp", "--level", "10"]
+        );
+        assert_eq!(
+            split_command_line(r#"sh -c 'echo "a b"' x"#).unwrap(),
+            vec!["sh", "-c", "echo \"a b\"", "x"]
+        );
+        assert!(split_command_line("a 'b").is_err());
+    }
+
+    #[test]
+    fn missing_program_is_a_clear_error() {
+        let err = GtpClient::spawn("no-such-engine-akushu --gtp")
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("not found"), "{err}");
+    }
+
+    #[test]
+    fn talks_to_a_shell_engine() {
+        // `cat` echoes the command: not GTP, so it is garbage.
+        let mut c = GtpClient::spawn("cat").unwrap();
+        let e = c.command("name", Duration::from_secs(2)).unwrap_err();
+        assert!(matches!(e, GtpError::Garbage { .. }), "{e}");
+        // A minimal engine written in sh: answers, refuses, then exits.
+        let script = r#"while read -r c; do case "$c" in name) printf "= fake\n\n";; bad) printf "? nope\n\n";; *) exit 3;; esac; done"#;
+        let mut c = GtpClient::spawn(&format!("sh -c '{script}'")).unwrap();
+        assert_eq!(c.command("name", Duration::from_secs(2)).unwrap(), "fake");
+        let e = c.command("bad", Duration::from_secs(2)).unwrap_err();
+        assert!(matches!(e, GtpError::Refused { .. }), "{e}");
+        let e = c.command("boom", Duration::from_secs(2)).unwrap_err();
+        assert!(matches!(e, GtpError::Crashed { .. }), "{e}");
+    }
+}

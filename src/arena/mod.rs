@@ -1,0 +1,27 @@
+//! The arena: matches between two players (in-process engine specs or external GTP engines),
+//! with reproducible seeds, resumable results folders, sharding and merging.
+//!
+//! - [`player`]: the fallible [`Player`](player::Player) interface, spec parsing, in-process
+//!   and GTP players;
+//! - [`gtp`]: the GTP client (child process, per-command timeouts);
+//! - [`random`]: the seeded random mover used by tests and quick checks;
+//! - [`referee`]: plays one game and scores it;
+//! - [`record`]: the CSV row and the SGF of a game;
+//! - [`summary`]: win rates with Wilson intervals ([`crate::report::stats`]), errors, time
+//!   per move, overhead;
+//! - [`experiment`]: experiment files (`experiments/*.toml`) and running their arms;
+//! - [`runner`]: plans, runs, resumes, shards and merges matches.
+
+pub mod experiment;
+pub mod gtp;
+pub mod player;
+pub mod random;
+pub mod record;
+pub mod referee;
+pub mod runner;
+pub mod summary;
+
+pub use player::{GtpTimeouts, Player, build_engine, build_player};
+pub use record::{EndReason, GameRecord};
+pub use runner::{MatchConfig, MatchOutcome, Shard, merge, run_match};
+pub use summary::MatchSummary;

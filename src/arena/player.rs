@@ -1,0 +1,216 @@
+//! The arena's view of a player: an in-process [`Engine`] or an external GTP engine, behind
+//! one fallible interface so that a crash, a hang or garbage becomes a lost game, not a
+//! crashed match.
+//!
+//! Specs: `gtp:<command line>` starts an external engine; anything else is an in-process
+//! engine spec built by [`build_engine`].
+
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+use super::gtp::{GtpClient, GtpError};
+use super::random::{RandomConfig, RandomEngine};
+use crate::rules::{Color, Move};
+use crate::search::{Engine, EngineMove, MoveStats};
+
+/// A player failed; the game is lost for it.
+#[derive(Debug, Clone, Error, PartialEq)]
+pub enum PlayerError {
+    #[error(transparent)]
+    Gtp(#[from] GtpError),
+    #[error("engine rejected a move: {0}")]
+    Rejected(String),
+    #[error("{0}")]
+    Build(String),
+}
+
+/// Timeouts for external engines.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GtpTimeouts {
+    /// Seconds an engine may think on one `genmove` before it loses the game.
+    pub genmove_s: f64,
+    /// Seconds for every other command (setup, `play`, `final_score`).
+    pub command_s: f64,
+}
+
+impl Default for GtpTimeouts {
+    fn default() -> Self {
+        GtpTimeouts {
+            genmove_s: 60.0,
+            command_s: 10.0,
+        }
+    }
+}
+
+/// One side of a game.
+pub trait Player: Send {
+    /// The spec the player was built from.
+    fn spec(&self) -> &str;
+    /// Prepares a new game on the empty 9x9 board.
+    fn new_game(&mut self, komi: f32) -> Result<(), PlayerError>;
+    /// Tells the player about a move (its own moves are recorded by `genmove`).
+    fn play(&mut self, color: Color, mv: Move) -> Result<(), PlayerError>;
+    /// Asks for a move for `color`. The returned stats carry arena-measured seconds.
+    fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError>;
+    /// The player's own count of the final position (GTP `final_score`), if it has one.
+    fn final_score(&mut self) -> Option<String> {
+        None
+    }
+    /// Ends the player (GTP `quit`).
+    fn close(&mut self) {}
+}
+
+/// Builds an in-process engine from its spec. `random[:delay_ms=N]` is the arena's own test
+/// engine; every other spec goes to the search module's parser
+/// ([`crate::search::spec::build_engine`]: `uct:...`, `flat:...`).
+pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
+    let spec = spec.trim();
+    let (kind, params) = spec.split_once(':').unwrap_or((spec, ""));
+    match kind {
+        "random" => Ok(Box::new(RandomEngine::new(
+            RandomConfig::parse(params).map_err(anyhow::Error::msg)?,
+            seed,
+        ))),
+        _ => crate::search::spec::build_engine(spec, seed),
+    }
+}
+
+/// Builds the player for `spec` with the per-game `seed`.
+pub fn build_player(
+    spec: &str,
+    seed: u64,
+    timeouts: GtpTimeouts,
+) -> Result<Box<dyn Player>, PlayerError> {
+    if let Some(command) = spec.trim().strip_prefix("gtp:") {
+        Ok(Box::new(GtpPlayer::start(
+            spec,
+            command.trim(),
+            seed,
+            timeouts,
+        )?))
+    } else {
+        let engine = build_engine(spec, seed).map_err(|e| PlayerError::Build(format!("{e:#}")))?;
+        Ok(Box::new(InProcess {
+            spec: spec.to_string(),
+            engine,
+        }))
+    }
+}
+
+/// An in-process engine (cannot crash or hang short of a bug, which is a panic).
+pub struct InProcess {
+    spec: String,
+    engine: Box<dyn Engine>,
+}
+
+impl Player for InProcess {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+    fn new_game(&mut self, komi: f32) -> Result<(), PlayerError> {
+        self.engine.new_game(komi);
+        Ok(())
+    }
+    fn play(&mut self, color: Color, mv: Move) -> Result<(), PlayerError> {
+        self.engine
+            .play(color, mv)
+            .map_err(|e| PlayerError::Rejected(e.to_string()))
+    }
+    fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
+        let start = Instant::now();
+        let (mv, mut stats) = self.engine.genmove(color);
+        stats.seconds = start.elapsed().as_secs_f64();
+        Ok((mv, stats))
+    }
+}
+
+/// An external engine spoken to over GTP.
+pub struct GtpPlayer {
+    spec: String,
+    client: GtpClient,
+    timeouts: GtpTimeouts,
+    seed: u64,
+}
+
+impl GtpPlayer {
+    /// Starts the engine; the seed is sent with `set_random_seed` when the engine knows it
+    /// (GNU Go does), so that its own choices are logged and replayable.
+    pub fn start(
+        spec: &str,
+        command_line: &str,
+        seed: u64,
+        timeouts: GtpTimeouts,
+    ) -> Result<GtpPlayer, PlayerError> {
+        Ok(GtpPlayer {
+            spec: spec.to_string(),
+            client: GtpClient::spawn(command_line)?,
+            timeouts,
+            seed,
+        })
+    }
+
+    fn command(&mut self, command: &str) -> Result<String, PlayerError> {
+        let t = Duration::from_secs_f64(self.timeouts.command_s);
+        Ok(self.client.command(command, t)?)
+    }
+}
+
+impl Player for GtpPlayer {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn new_game(&mut self, komi: f32) -> Result<(), PlayerError> {
+        self.command("boardsize 9")?;
+        self.command("clear_board")?;
+        self.command(&format!("komi {komi}"))?;
+        // `known_command` is required by GTP 2, but an engine that refuses it just gets no seed.
+        let knows_seed = match self.command("known_command set_random_seed") {
+            Ok(answer) => answer == "true",
+            Err(PlayerError::Gtp(GtpError::Refused { .. })) => false,
+            Err(e) => return Err(e),
+        };
+        if knows_seed {
+            // GNU Go takes a 31-bit seed.
+            self.command(&format!("set_random_seed {}", self.seed & 0x7fff_ffff))?;
+        }
+        Ok(())
+    }
+
+    fn play(&mut self, color: Color, mv: Move) -> Result<(), PlayerError> {
+        self.command(&format!("play {} {}", color.letter(), mv.to_gtp()))
+            .map(|_| ())
+    }
+
+    fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
+        let command = format!("genmove {}", color.letter());
+        let start = Instant::now();
+        let t = Duration::from_secs_f64(self.timeouts.genmove_s);
+        let reply = self.client.command(&command, t)?;
+        let stats = MoveStats {
+            simulations: 0,
+            seconds: start.elapsed().as_secs_f64(),
+            winrate: None,
+        };
+        let text = reply.trim();
+        if text.eq_ignore_ascii_case("resign") {
+            return Ok((EngineMove::Resign, stats));
+        }
+        let mv = Move::from_gtp(text).map_err(|_| {
+            PlayerError::Gtp(GtpError::Garbage {
+                command,
+                reply: reply.clone(),
+            })
+        })?;
+        Ok((EngineMove::Play(mv), stats))
+    }
+
+    fn final_score(&mut self) -> Option<String> {
+        self.command("final_score").ok()
+    }
+
+    fn close(&mut self) {
+        self.client.quit();
+    }
+}

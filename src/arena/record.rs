@@ -1,0 +1,178 @@
+//! What a finished game leaves behind: one CSV row ([`GameRecord`]) and one SGF file.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Color, Move};
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Two passes in a row; scored by area with komi.
+    Passes,
+    /// A player resigned.
+    Resign,
+    /// The move cap was reached; scored by area with komi as the board stands.
+    MoveCap,
+    /// A player crashed, hung, answered garbage or an illegal move, and lost.
+    Error,
+}
+
+impl EndReason {
+    /// The name used in the CSV (`passes`, `resign`, `move_cap`, `error`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::Passes => "passes",
+            EndReason::Resign => "resign",
+            EndReason::MoveCap => "move_cap",
+            EndReason::Error => "error",
+        }
+    }
+}
+
+/// One game: a row of `games.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Game number, 1-based; the game's seed and colours follow from it.
+    pub game: u32,
+    /// Black's engine spec.
+    pub black: String,
+    /// White's engine spec.
+    pub white: String,
+    /// Which match player had black: `A` (the `--black` spec) or `B` (the `--white` spec);
+    /// they differ from the fixed colours only with `--alternate`.
+    pub black_player: String,
+    /// `B`, `W` or `draw`.
+    pub winner: String,
+    /// SGF-style result: `B+3.5`, `W+R` (resignation), `B+E` (white erred), `0`.
+    pub result: String,
+    /// Black's area margin with komi, when the game was counted.
+    pub score: Option<f32>,
+    /// Moves played, passes included.
+    pub moves: u32,
+    /// How the game ended.
+    pub reason: EndReason,
+    /// Seconds black spent thinking (arena-measured around each genmove).
+    pub black_seconds: f64,
+    /// Seconds white spent thinking.
+    pub white_seconds: f64,
+    /// Simulations black ran (0 when the engine does not say: GTP engines).
+    pub black_sims: u64,
+    /// Simulations white ran.
+    pub white_sims: u64,
+    /// Wall-clock seconds of the whole game, engine start-up included: wall minus thinking
+    /// is the arena's overhead.
+    pub wall_seconds: f64,
+    /// The game's seed (derived from the match seed and the game number).
+    pub seed: u64,
+    /// Who erred: `B`, `W` or empty.
+    pub error_by: String,
+    /// The error, if any.
+    pub error: String,
+    /// GTP engines' own `final_score` answers (`black=... white=...`), if asked.
+    pub gtp_score: String,
+    /// True when a GTP engine's `final_score` names a different winner than the referee.
+    pub score_disagreement: bool,
+}
+
+impl GameRecord {
+    /// Moves made by `color` (black moves first).
+    pub fn moves_by(&self, color: Color) -> u32 {
+        match color {
+            Color::Black => self.moves.div_ceil(2),
+            Color::White => self.moves / 2,
+        }
+    }
+
+    /// The winning colour, if any.
+    pub fn winner_color(&self) -> Option<Color> {
+        Color::parse(&self.winner)
+    }
+
+    /// The row with every timing column zeroed: what must be identical between two runs
+    /// with the same seed.
+    pub fn without_timing(&self) -> GameRecord {
+        GameRecord {
+            black_seconds: 0.0,
+            white_seconds: 0.0,
+            wall_seconds: 0.0,
+            ..self.clone()
+        }
+    }
+}
+
+/// Rounds seconds to microseconds so the CSV stays readable.
+pub fn round_seconds(s: f64) -> f64 {
+    (s * 1e6).round() / 1e6
+}
+
+/// Reads `games.csv`. Rows that do not parse are an error naming the line: a results file is
+/// written atomically, so a bad row means someone edited it.
+pub fn read_csv(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
+    use anyhow::Context;
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut rows = Vec::new();
+    for (i, row) in reader.deserialize().enumerate() {
+        let row: GameRecord =
+            row.with_context(|| format!("{}: bad row {} (line {})", path.display(), i + 1, i + 2))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Writes `rows` (sorted by game) to `path` atomically.
+pub fn write_csv(path: &Path, rows: &[GameRecord]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut sorted: Vec<&GameRecord> = rows.iter().collect();
+    sorted.sort_by_key(|r| r.game);
+    crate::util::fsio::write_atomic_with(path, |w| {
+        let mut writer = csv::Writer::from_writer(w);
+        for r in &sorted {
+            writer.serialize(r).map_err(std::io::Error::other)?;
+        }
+        writer.flush()
+    })
+    .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Escapes an SGF property value.
+fn sgf_escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace(']', "\\]")
+}
+
+/// The SGF of a game: engine specs, komi, rules, result, seed and end reason in the root.
+pub fn to_sgf(record: &GameRecord, komi: f32, moves: &[(Color, Move)]) -> String {
+    let mut comment = format!(
+        "akushu arena game {}; seed {}; ended by {}",
+        record.game,
+        record.seed,
+        record.reason.name()
+    );
+    if !record.error.is_empty() {
+        comment.push_str(&format!("; error ({}): {}", record.error_by, record.error));
+    }
+    if !record.gtp_score.is_empty() {
+        comment.push_str(&format!("; GTP final_score: {}", record.gtp_score));
+    }
+    let mut sgf = format!(
+        "(;GM[1]FF[4]CA[UTF-8]AP[akushu:{}]SZ[9]KM[{}]RU[Tromp-Taylor]PB[{}]PW[{}]RE[{}]GN[game {}]C[{}]",
+        env!("CARGO_PKG_VERSION"),
+        komi,
+        sgf_escape(&record.black),
+        sgf_escape(&record.white),
+        sgf_escape(&record.result),
+        record.game,
+        sgf_escape(&comment),
+    );
+    for (i, (c, m)) in moves.iter().enumerate() {
+        if i % 12 == 0 {
+            sgf.push('\n');
+        }
+        sgf.push_str(&format!(";{}[{}]", c.letter(), m.to_sgf()));
+    }
+    sgf.push_str(")\n");
+    sgf
+}

@@ -1,0 +1,580 @@
+//! The match runner: plans the games (seeds, colours, shard), plays the missing ones on
+//! `jobs` threads, and keeps the results folder up to date after every game so that an
+//! interrupted match resumes where it stopped.
+//!
+//! A results folder holds `match.toml` (program version and the full resolved config, like
+//! gogui-twogtp's `.dat` header), `games.csv` (one row per finished game, sorted, rewritten
+//! atomically after each game: it is the checkpoint), `sgf/game-NNNNN.sgf`, and `summary.md`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use super::player::{GtpTimeouts, build_player};
+use super::record::{GameRecord, read_csv, write_csv};
+use super::referee::{GameRules, GameSetup, PlayedGame, play_game};
+use super::summary::{MatchSummary, summarize};
+use crate::util::fsio::write_atomic;
+use crate::util::rng::FastRng;
+
+/// `i/n`: this run plays the games `g` with `(g - 1) % n == i` (0-based `i`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    pub fn owns(&self, game: u32) -> bool {
+        (game - 1) % self.count == self.index
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let err = || format!("shard must be i/n with 0 <= i < n, got {s:?}");
+        let (i, n) = s.split_once('/').ok_or_else(err)?;
+        let index: u32 = i.trim().parse().map_err(|_| err())?;
+        let count: u32 = n.trim().parse().map_err(|_| err())?;
+        if count == 0 || index >= count {
+            return Err(err());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Every tunable of a match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// Player A's engine spec: black in every game, or in odd-numbered games with `alternate`.
+    pub black: String,
+    /// Player B's engine spec.
+    pub white: String,
+    /// Games in the whole match (all shards together).
+    pub games: u32,
+    /// Match seed: game g is seeded with stream g of it, each player with a stream of that.
+    pub seed: u64,
+    /// Komi given to white (area scoring).
+    pub komi: f32,
+    /// Alternate colours: player A takes white in even-numbered games.
+    pub alternate: bool,
+    /// Move cap (passes included); a capped game is counted as it stands.
+    pub max_moves: u32,
+    /// Timeouts for GTP engines (a timeout loses the game).
+    pub timeouts: GtpTimeouts,
+    /// Games played at the same time (threads).
+    pub jobs: usize,
+    /// This run's share of the games, if sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            black: "random".into(),
+            white: "random".into(),
+            games: 100,
+            seed: 1,
+            komi: 6.5,
+            alternate: false,
+            max_moves: 300,
+            timeouts: GtpTimeouts::default(),
+            jobs: 1,
+            shard: None,
+        }
+    }
+}
+
+impl MatchConfig {
+    /// The same match: equal in everything that decides which games are played and how
+    /// (`jobs` and the number of games may change between runs of one folder).
+    pub fn same_match(&self, other: &MatchConfig) -> bool {
+        let norm = |c: &MatchConfig| MatchConfig {
+            jobs: 0,
+            games: 0,
+            ..c.clone()
+        };
+        norm(self) == norm(other)
+    }
+
+    /// The seed of game `game`.
+    pub fn game_seed(&self, game: u32) -> u64 {
+        FastRng::for_stream(self.seed, game as u64).next_u64()
+    }
+
+    /// The setup of game `game` (1-based).
+    pub fn game_setup(&self, game: u32) -> GameSetup {
+        let a_black = !self.alternate || game % 2 == 1;
+        let (black, white, label) = if a_black {
+            (&self.black, &self.white, "A")
+        } else {
+            (&self.white, &self.black, "B")
+        };
+        GameSetup {
+            game,
+            seed: self.game_seed(game),
+            black: black.clone(),
+            white: white.clone(),
+            black_player: label.to_string(),
+        }
+    }
+
+    /// The games this run is responsible for.
+    pub fn planned_games(&self) -> Vec<u32> {
+        (1..=self.games)
+            .filter(|&g| self.shard.is_none_or(|s| s.owns(g)))
+            .collect()
+    }
+
+    fn rules(&self) -> GameRules {
+        GameRules {
+            komi: self.komi,
+            max_moves: self.max_moves,
+        }
+    }
+}
+
+/// Where the program came from: written at the top of every results folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgramInfo {
+    pub name: String,
+    pub version: String,
+    /// The command line that wrote the folder.
+    pub command: String,
+}
+
+impl ProgramInfo {
+    pub fn current() -> ProgramInfo {
+        ProgramInfo {
+            name: env!("CARGO_PKG_NAME").into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+        }
+    }
+}
+
+/// `match.toml`: program and resolved config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub program: ProgramInfo,
+    #[serde(rename = "match")]
+    pub config: MatchConfig,
+    /// Each in-process player's spec with every default filled in (JSON), so the folder
+    /// records the engine settings even if a default changes later.
+    #[serde(default)]
+    pub engines: BTreeMap<String, String>,
+}
+
+impl Header {
+    /// The header for `config` written by this program.
+    pub fn new(config: &MatchConfig) -> Header {
+        let mut engines = BTreeMap::new();
+        for spec in [&config.black, &config.white] {
+            if let Ok(resolved) = crate::search::spec::resolved_config(spec) {
+                engines.insert(spec.clone(), resolved);
+            }
+        }
+        Header {
+            program: ProgramInfo::current(),
+            config: config.clone(),
+            engines,
+        }
+    }
+}
+
+/// The files of a results folder.
+pub struct ResultsDir {
+    pub root: PathBuf,
+}
+
+impl ResultsDir {
+    pub fn new(root: &Path) -> ResultsDir {
+        ResultsDir {
+            root: root.to_path_buf(),
+        }
+    }
+    pub fn header(&self) -> PathBuf {
+        self.root.join("match.toml")
+    }
+    pub fn csv(&self) -> PathBuf {
+        self.root.join("games.csv")
+    }
+    pub fn summary(&self) -> PathBuf {
+        self.root.join("summary.md")
+    }
+    pub fn sgf(&self, game: u32) -> PathBuf {
+        self.root.join("sgf").join(format!("game-{game:05}.sgf"))
+    }
+
+    pub fn read_header(&self) -> anyhow::Result<Option<Header>> {
+        let path = self.header();
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let header =
+            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        Ok(Some(header))
+    }
+
+    pub fn write_header(&self, header: &Header) -> anyhow::Result<()> {
+        let text = format!(
+            "# akushu match results: program and the full resolved configuration\n{}",
+            toml::to_string(header)?
+        );
+        write_atomic(&self.header(), text.as_bytes())
+            .with_context(|| format!("writing {}", self.header().display()))
+    }
+
+    /// The finished games, or none when the folder is new.
+    pub fn read_rows(&self) -> anyhow::Result<Vec<GameRecord>> {
+        if self.csv().exists() {
+            read_csv(&self.csv())
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// Writes `summary.md` for `rows`.
+    pub fn write_summary(
+        &self,
+        header: &Header,
+        rows: &[GameRecord],
+    ) -> anyhow::Result<MatchSummary> {
+        let summary = summarize(rows, [&header.config.black, &header.config.white]);
+        let planned = header.config.planned_games().len();
+        let text = format!(
+            "# Match summary\n\n{} {}; games finished {} of {} planned{}\n\n\
+             - A (`--black`): `{}`\n- B (`--white`): `{}`\n- komi {}, {} colours, seed {}, move cap {}\n\n{}",
+            header.program.name,
+            header.program.version,
+            rows.len(),
+            planned,
+            header
+                .config
+                .shard
+                .map(|s| format!(" (shard {s})"))
+                .unwrap_or_default(),
+            header.config.black,
+            header.config.white,
+            header.config.komi,
+            if header.config.alternate {
+                "alternating"
+            } else {
+                "fixed"
+            },
+            header.config.seed,
+            header.config.max_moves,
+            summary
+        );
+        write_atomic(&self.summary(), text.as_bytes())
+            .with_context(|| format!("writing {}", self.summary().display()))?;
+        Ok(summary)
+    }
+}
+
+/// How a run went.
+pub struct MatchOutcome {
+    pub rows: Vec<GameRecord>,
+    pub summary: MatchSummary,
+    /// Games played by this run (not counting those found finished).
+    pub played_now: usize,
+}
+
+/// Checks that both specs build (and GTP engines start) before any game is played, so a
+/// typo fails the match at once instead of losing every game by error.
+pub fn check_players(config: &MatchConfig) -> anyhow::Result<()> {
+    for spec in [&config.black, &config.white] {
+        let mut p = build_player(spec, 0, config.timeouts)
+            .map_err(|e| anyhow::anyhow!("player {spec:?}: {e}"))?;
+        p.new_game(config.komi)
+            .map_err(|e| anyhow::anyhow!("player {spec:?} failed to set up a game: {e}"))?;
+        p.close();
+    }
+    Ok(())
+}
+
+/// Runs (or resumes) a match into `out`. `show_progress` draws a progress bar.
+pub fn run_match(
+    config: &MatchConfig,
+    out: &Path,
+    show_progress: bool,
+) -> anyhow::Result<MatchOutcome> {
+    if config.jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    let dir = ResultsDir::new(out);
+    if let Some(old) = dir.read_header()? {
+        if !old.config.same_match(config) {
+            bail!(
+                "{} holds a different match ({}): resume only with the same players, seed, komi, \
+                 colours, move cap, timeouts and shard, or use a new --out folder",
+                dir.header().display(),
+                describe_difference(&old.config, config)
+            );
+        }
+    }
+    let header = Header::new(config);
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    dir.write_header(&header)?;
+
+    let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
+    for row in dir.read_rows()? {
+        if config.shard.is_some_and(|s| !s.owns(row.game)) {
+            bail!(
+                "{}: game {} does not belong to shard {}",
+                dir.csv().display(),
+                row.game,
+                config.shard.unwrap()
+            );
+        }
+        rows.insert(row.game, row);
+    }
+    let pending: Vec<u32> = config
+        .planned_games()
+        .into_iter()
+        .filter(|g| !rows.contains_key(g))
+        .collect();
+    if !rows.is_empty() {
+        eprintln!(
+            "resuming {}: {} games already finished, {} to play",
+            out.display(),
+            rows.len(),
+            pending.len()
+        );
+    }
+    if !pending.is_empty() {
+        check_players(config)?;
+    }
+
+    let bar = progress_bar(pending.len() as u64, show_progress);
+    let next = AtomicUsize::new(0);
+    let rules = config.rules();
+    let played_now = pending.len();
+    let write_result: anyhow::Result<()> = std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<PlayedGame>();
+        for _ in 0..config.jobs.min(pending.len().max(1)) {
+            let tx = tx.clone();
+            let (next, pending) = (&next, &pending);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&game) = pending.get(i) else { break };
+                    let played = play_game(&config.game_setup(game), rules, config.timeouts);
+                    if tx.send(played).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Only this thread writes files: SGF first, then the CSV that marks the game done.
+        for played in rx {
+            let game = played.record.game;
+            let sgf_path = dir.sgf(game);
+            write_atomic(&sgf_path, played.sgf.as_bytes())
+                .with_context(|| format!("writing {}", sgf_path.display()))?;
+            if !played.record.error.is_empty() {
+                bar.println(format!(
+                    "game {game}: {} lost by error: {}",
+                    played.record.error_by, played.record.error
+                ));
+            }
+            rows.insert(game, played.record);
+            let all: Vec<GameRecord> = rows.values().cloned().collect();
+            write_csv(&dir.csv(), &all)?;
+            let a_wins = all
+                .iter()
+                .filter(|r| (r.winner == "B") == (r.black_player == "A") && r.winner != "draw")
+                .count();
+            bar.set_message(format!("A wins {a_wins}/{}", all.len()));
+            bar.inc(1);
+        }
+        Ok(())
+    });
+    bar.finish_and_clear();
+    write_result?;
+    let rows: Vec<GameRecord> = rows.into_values().collect();
+    let summary = dir.write_summary(&header, &rows)?;
+    Ok(MatchOutcome {
+        rows,
+        summary,
+        played_now,
+    })
+}
+
+/// Names the first field in which two configs differ.
+fn describe_difference(old: &MatchConfig, new: &MatchConfig) -> String {
+    let a = toml::Value::try_from(old).ok();
+    let b = toml::Value::try_from(new).ok();
+    if let (Some(toml::Value::Table(a)), Some(toml::Value::Table(b))) = (a, b) {
+        for key in a.keys().chain(b.keys()) {
+            if key == "jobs" || key == "games" {
+                continue;
+            }
+            if a.get(key) != b.get(key) {
+                return format!(
+                    "{key}: was {}, now {}",
+                    a.get(key).map(|v| v.to_string()).unwrap_or("unset".into()),
+                    b.get(key).map(|v| v.to_string()).unwrap_or("unset".into())
+                );
+            }
+        }
+    }
+    "configuration differs".into()
+}
+
+fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games, eta {eta} {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Combines shard folders of one match into `out`: the configs must agree (apart from the
+/// shard), a game found twice must be the same game, and every SGF is copied.
+pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
+    if inputs.is_empty() {
+        bail!("match merge: give at least one shard folder");
+    }
+    let mut config: Option<MatchConfig> = None;
+    let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
+    let mut sgfs: BTreeMap<u32, PathBuf> = BTreeMap::new();
+    for input in inputs {
+        let dir = ResultsDir::new(input);
+        let header = dir.read_header()?.with_context(|| {
+            format!(
+                "{} has no match.toml: not a results folder",
+                input.display()
+            )
+        })?;
+        let mut c = header.config.clone();
+        c.shard = None;
+        c.jobs = 1;
+        match &config {
+            None => config = Some(c),
+            Some(first) if first == &c => {}
+            Some(first) => bail!(
+                "{} is a different match ({})",
+                input.display(),
+                describe_difference(first, &c)
+            ),
+        }
+        for row in dir.read_rows()? {
+            if let Some(seen) = rows.get(&row.game) {
+                if seen.without_timing() != row.without_timing() {
+                    bail!(
+                        "game {} differs between shard folders ({})",
+                        row.game,
+                        input.display()
+                    );
+                }
+                continue;
+            }
+            sgfs.insert(row.game, dir.sgf(row.game));
+            rows.insert(row.game, row);
+        }
+    }
+    let config = config.expect("at least one input");
+    let outdir = ResultsDir::new(out);
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    for (game, path) in &sgfs {
+        let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        write_atomic(&outdir.sgf(*game), &text)?;
+    }
+    let header = Header::new(&config);
+    outdir.write_header(&header)?;
+    let rows: Vec<GameRecord> = rows.into_values().collect();
+    write_csv(&outdir.csv(), &rows)?;
+    let missing = header.config.games as usize - rows.len().min(header.config.games as usize);
+    if missing > 0 {
+        eprintln!(
+            "warning: {missing} of {} games are missing from the shards",
+            header.config.games
+        );
+    }
+    let summary = outdir.write_summary(&header, &rows)?;
+    Ok(MatchOutcome {
+        rows,
+        summary,
+        played_now: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_games() {
+        let s: Shard = "1/3".parse().unwrap();
+        assert_eq!(s.to_string(), "1/3");
+        assert!("3/3".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+        let mut c = MatchConfig {
+            games: 10,
+            ..MatchConfig::default()
+        };
+        let mut all = Vec::new();
+        for i in 0..3 {
+            c.shard = Some(Shard { index: i, count: 3 });
+            all.extend(c.planned_games());
+        }
+        all.sort();
+        assert_eq!(all, (1..=10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn alternating_colours_and_seeds() {
+        let c = MatchConfig {
+            black: "a".into(),
+            white: "b".into(),
+            alternate: true,
+            ..MatchConfig::default()
+        };
+        let g1 = c.game_setup(1);
+        let g2 = c.game_setup(2);
+        assert_eq!((g1.black.as_str(), g1.black_player.as_str()), ("a", "A"));
+        assert_eq!((g2.black.as_str(), g2.black_player.as_str()), ("b", "B"));
+        assert_ne!(g1.seed, g2.seed);
+        assert_eq!(g1.seed, c.game_setup(1).seed);
+    }
+
+    #[test]
+    fn header_round_trips_through_toml() {
+        let h = Header::new(&MatchConfig {
+            black: "uct:sims=50".into(),
+            shard: Some(Shard { index: 0, count: 2 }),
+            ..MatchConfig::default()
+        });
+        assert!(
+            h.engines["uct:sims=50"].contains("\"sims\": 50"),
+            "{:?}",
+            h.engines
+        );
+        let text = toml::to_string(&h).unwrap();
+        assert_eq!(toml::from_str::<Header>(&text).unwrap(), h);
+    }
+}

@@ -1,0 +1,269 @@
+//! A match's summary: win rate of each player overall and by colour with Wilson 95%
+//! intervals, errors counted separately, time per move, and the arena's own overhead.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::record::{EndReason, GameRecord};
+use crate::report::stats::{Z95, wilson};
+use crate::rules::Color;
+
+/// Wins out of games, with the rate and its Wilson 95% interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Rate {
+    pub wins: u32,
+    pub games: u32,
+}
+
+impl Rate {
+    pub fn add(&mut self, won: bool) {
+        self.games += 1;
+        self.wins += won as u32;
+    }
+    /// The win rate (0 with no games).
+    pub fn rate(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.wins as f64 / self.games as f64
+        }
+    }
+    /// Wilson 95% interval.
+    pub fn interval(&self) -> (f64, f64) {
+        wilson(self.wins as f64, self.games as f64, Z95)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.games == 0 {
+            return write!(f, "-");
+        }
+        let (lo, hi) = self.interval();
+        write!(
+            f,
+            "{}/{} = {:.3} [{:.3}, {:.3}]",
+            self.wins,
+            self.games,
+            self.rate(),
+            lo,
+            hi
+        )
+    }
+}
+
+/// One match player's figures.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PlayerSummary {
+    /// `A` or `B`.
+    pub label: String,
+    pub spec: String,
+    /// All games; a game lost by an error counts as a loss for the side that erred.
+    pub overall: Rate,
+    /// Only games without an error.
+    pub clean: Rate,
+    pub as_black: Rate,
+    pub as_white: Rate,
+    pub draws: u32,
+    /// Games this player lost by an error (crash, hang, garbage, illegal move).
+    pub errors: u32,
+    pub seconds: f64,
+    pub moves: u64,
+    pub sims: u64,
+}
+
+impl PlayerSummary {
+    pub fn seconds_per_move(&self) -> f64 {
+        self.seconds / self.moves.max(1) as f64
+    }
+    pub fn sims_per_move(&self) -> f64 {
+        self.sims as f64 / self.moves.max(1) as f64
+    }
+}
+
+/// Everything the summary reports.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MatchSummary {
+    pub games: u32,
+    pub players: [PlayerSummary; 2],
+    /// Black's wins over all games (the paper's measure when black is the pruned program).
+    pub black: Rate,
+    pub ends: [(String, u32); 4],
+    pub errors: u32,
+    pub score_disagreements: u32,
+    /// Sum of per-game wall-clock seconds.
+    pub wall_seconds: f64,
+    /// Sum of both engines' thinking seconds.
+    pub thinking_seconds: f64,
+}
+
+impl MatchSummary {
+    /// The arena's overhead: (wall - thinking) / thinking.
+    pub fn overhead(&self) -> f64 {
+        if self.thinking_seconds <= 0.0 {
+            0.0
+        } else {
+            (self.wall_seconds - self.thinking_seconds) / self.thinking_seconds
+        }
+    }
+}
+
+/// Summarises rows; `specs` are players A and B.
+pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
+    let mut s = MatchSummary {
+        games: rows.len() as u32,
+        ..MatchSummary::default()
+    };
+    for (i, label) in ["A", "B"].iter().enumerate() {
+        s.players[i].label = label.to_string();
+        s.players[i].spec = specs[i].to_string();
+    }
+    let reasons = [
+        EndReason::Passes,
+        EndReason::Resign,
+        EndReason::MoveCap,
+        EndReason::Error,
+    ];
+    for (slot, r) in s.ends.iter_mut().zip(reasons) {
+        slot.0 = r.name().to_string();
+    }
+    for row in rows {
+        let black_idx = if row.black_player == "B" { 1 } else { 0 };
+        let winner = row.winner_color();
+        let erred = row.reason == EndReason::Error;
+        s.black.add(winner == Some(Color::Black));
+        for (color, idx) in [(Color::Black, black_idx), (Color::White, 1 - black_idx)] {
+            let p = &mut s.players[idx];
+            let won = winner == Some(color);
+            p.overall.add(won);
+            if !erred {
+                p.clean.add(won);
+            }
+            match color {
+                Color::Black => p.as_black.add(won),
+                Color::White => p.as_white.add(won),
+            }
+            p.draws += (row.winner == "draw") as u32;
+            p.errors += (erred && row.error_by == color.letter().to_string()) as u32;
+            p.moves += row.moves_by(color) as u64;
+            let (secs, sims) = match color {
+                Color::Black => (row.black_seconds, row.black_sims),
+                Color::White => (row.white_seconds, row.white_sims),
+            };
+            p.seconds += secs;
+            p.sims += sims;
+        }
+        let ri = reasons.iter().position(|r| *r == row.reason).unwrap_or(3);
+        s.ends[ri].1 += 1;
+        s.errors += erred as u32;
+        s.score_disagreements += row.score_disagreement as u32;
+        s.wall_seconds += row.wall_seconds;
+        s.thinking_seconds += row.black_seconds + row.white_seconds;
+    }
+    s
+}
+
+impl fmt::Display for MatchSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "games: {}", self.games)?;
+        writeln!(
+            f,
+            "\nwin rates (wins/games = rate [Wilson 95%]); an error loses the game for the side that erred\n"
+        )?;
+        writeln!(
+            f,
+            "| player | spec | all games | without error games | as black | as white | errors | draws | s/move | sims/move |"
+        )?;
+        writeln!(f, "|---|---|---|---|---|---|---|---|---|---|")?;
+        for p in &self.players {
+            writeln!(
+                f,
+                "| {} | `{}` | {} | {} | {} | {} | {} | {} | {:.4} | {:.0} |",
+                p.label,
+                p.spec,
+                p.overall,
+                p.clean,
+                p.as_black,
+                p.as_white,
+                p.errors,
+                p.draws,
+                p.seconds_per_move(),
+                p.sims_per_move()
+            )?;
+        }
+        writeln!(f, "\nblack wins: {}", self.black)?;
+        let ends: Vec<String> = self.ends.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        writeln!(f, "game ends: {}", ends.join(", "))?;
+        writeln!(f, "errors: {}", self.errors)?;
+        writeln!(
+            f,
+            "GTP final_score disagreements with the referee: {}",
+            self.score_disagreements
+        )?;
+        writeln!(
+            f,
+            "arena overhead: {:.2}% (wall {:.2}s, engines thinking {:.2}s; includes engine start-up)",
+            self.overhead() * 100.0,
+            self.wall_seconds,
+            self.thinking_seconds
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(game: u32, black_player: &str, winner: &str, error_by: &str) -> GameRecord {
+        GameRecord {
+            game,
+            black: "b".into(),
+            white: "w".into(),
+            black_player: black_player.into(),
+            winner: winner.into(),
+            result: String::new(),
+            score: None,
+            moves: 11,
+            reason: if error_by.is_empty() {
+                EndReason::Passes
+            } else {
+                EndReason::Error
+            },
+            black_seconds: 6.0,
+            white_seconds: 5.0,
+            black_sims: 600,
+            white_sims: 0,
+            wall_seconds: 11.5,
+            seed: 0,
+            error_by: error_by.into(),
+            error: String::new(),
+            gtp_score: String::new(),
+            score_disagreement: false,
+        }
+    }
+
+    #[test]
+    fn counts_players_colours_and_errors() {
+        // Game 1: A black wins. Game 2: B black, A (white) wins. Game 3: A black, white (B)
+        // errs, so A wins by error.
+        let rows = [
+            row(1, "A", "B", ""),
+            row(2, "B", "W", ""),
+            row(3, "A", "B", "W"),
+        ];
+        let s = summarize(&rows, ["a", "b"]);
+        let (a, b) = (&s.players[0], &s.players[1]);
+        assert_eq!((a.overall.wins, a.overall.games), (3, 3));
+        assert_eq!((a.clean.wins, a.clean.games), (2, 2));
+        assert_eq!((a.as_black.wins, a.as_black.games), (2, 2));
+        assert_eq!((a.as_white.wins, a.as_white.games), (1, 1));
+        assert_eq!((b.overall.wins, b.errors, a.errors), (0, 1, 0));
+        assert_eq!((s.black.wins, s.black.games), (2, 3));
+        assert_eq!(s.errors, 1);
+        // A moved 6 times as black (games 1, 3) twice and 5 times as white once.
+        assert_eq!(a.moves, 6 + 6 + 5);
+        assert!((a.seconds - 17.0).abs() < 1e-9);
+        assert!((s.overhead() - 1.5 / 33.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,406 @@
+//! `akushu dataset build|stats|show`: game records to training data, and a look inside.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::dataset::build::{self, BuildConfig, Manifest};
+use crate::dataset::filter::RankScope;
+use crate::dataset::{MappedSplit, NO_POINT, Position, Split};
+use crate::rules::{Move, N, NN};
+use crate::sgf::{Superko, rank_text};
+
+#[derive(Debug, Subcommand)]
+pub enum DatasetCommand {
+    /// Build a dataset from SGF files, folders, archives (.tar, .tar.gz, .tar.xz) or .sgfs.
+    Build(Box<BuildArgs>),
+    /// Counts and histograms of a dataset: games, positions, move numbers, ranks, skips.
+    Stats(StatsArgs),
+    /// Print one position and its target as diagrams.
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BuildArgs {
+    /// SGF inputs: files, folders (recursive), .tar/.tar.gz/.tar.xz archives, .sgfs files.
+    #[arg(long, num_args = 1.., value_name = "PATH")]
+    pub sgf: Vec<PathBuf>,
+    /// Output dataset directory (replaced atomically when the build completes).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// TOML file with build settings and a `[filter]` section; flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Game index CSV (.csv, .csv.xz, .csv.gz): corrected ranks and bot flags by game id.
+    #[arg(long, value_name = "FILE")]
+    pub index: Option<PathBuf>,
+    /// Minimum main-line moves (passes included).
+    #[arg(long)]
+    pub min_moves: Option<usize>,
+    /// Maximum main-line moves.
+    #[arg(long)]
+    pub max_moves: Option<usize>,
+    /// Drop handicap games (HA >= 2 or setup stones).
+    #[arg(long)]
+    pub no_handicap: bool,
+    /// With --no-handicap, keep games with setup stones but HA < 2 (as the OGS index counts).
+    #[arg(long)]
+    pub allow_setup: bool,
+    /// Drop games whose result is unknown or void.
+    #[arg(long)]
+    pub result_known: bool,
+    /// Drop games with a bot (index flag, else a bot-like player name).
+    #[arg(long)]
+    pub exclude_bots: bool,
+    /// Lowest rank, e.g. 1d or 5k.
+    #[arg(long)]
+    pub min_rank: Option<String>,
+    /// Highest rank.
+    #[arg(long)]
+    pub max_rank: Option<String>,
+    /// Whether rank bounds apply to either player or both.
+    #[arg(long, value_enum)]
+    pub rank_scope: Option<RankScope>,
+    /// Keep only these rules (comma-separated, matched inside RU, case-insensitive).
+    #[arg(long, value_delimiter = ',')]
+    pub rules: Vec<String>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub min_komi: Option<f32>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub max_komi: Option<f32>,
+    /// Also store positions whose move is a pass.
+    #[arg(long)]
+    pub include_passes: bool,
+    /// Positional superko during replay.
+    #[arg(long, value_enum)]
+    pub superko: Option<Superko>,
+    /// Recover what parses from broken files instead of skipping them.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Seed of the train/validation/test split.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Share of games for validation.
+    #[arg(long)]
+    pub validation: Option<f64>,
+    /// Share of games for test.
+    #[arg(long)]
+    pub test: Option<f64>,
+    /// Worker threads (0 = one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Read only the first N records (quick samples).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct StatsArgs {
+    /// Dataset directory.
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ShowArgs {
+    /// Dataset directory.
+    pub dir: PathBuf,
+    /// Position index within the split.
+    #[arg(long)]
+    pub index: usize,
+    /// Which split.
+    #[arg(long, value_enum, default_value = "train")]
+    pub split: SplitArg,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SplitArg {
+    Train,
+    Validation,
+    Test,
+}
+
+impl From<SplitArg> for Split {
+    fn from(s: SplitArg) -> Split {
+        match s {
+            SplitArg::Train => Split::Train,
+            SplitArg::Validation => Split::Validation,
+            SplitArg::Test => Split::Test,
+        }
+    }
+}
+
+pub fn run(cmd: DatasetCommand) -> Result<()> {
+    match cmd {
+        DatasetCommand::Build(a) => run_build(&a),
+        DatasetCommand::Stats(a) => run_stats(&a.dir),
+        DatasetCommand::Show(a) => run_show(&a.dir, a.split.into(), a.index),
+    }
+}
+
+/// The build configuration: TOML file (if any), then flags on top.
+pub fn resolve_config(a: &BuildArgs) -> Result<BuildConfig> {
+    let mut cfg = match &a.config {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            toml::from_str(&text).with_context(|| format!("{}: invalid config", p.display()))?
+        }
+        None => BuildConfig::default(),
+    };
+    if !a.sgf.is_empty() {
+        cfg.inputs = a.sgf.clone();
+    }
+    if a.index.is_some() {
+        cfg.index = a.index.clone();
+    }
+    let f = &mut cfg.filter;
+    if let Some(v) = a.min_moves {
+        f.min_moves = v;
+    }
+    if let Some(v) = a.max_moves {
+        f.max_moves = v;
+    }
+    f.no_handicap |= a.no_handicap;
+    f.allow_setup |= a.allow_setup;
+    f.result_known |= a.result_known;
+    f.exclude_bots |= a.exclude_bots;
+    if a.min_rank.is_some() {
+        f.min_rank = a.min_rank.clone();
+    }
+    if a.max_rank.is_some() {
+        f.max_rank = a.max_rank.clone();
+    }
+    if let Some(v) = a.rank_scope {
+        f.rank_scope = v;
+    }
+    if !a.rules.is_empty() {
+        f.rules = a.rules.clone();
+    }
+    if a.min_komi.is_some() {
+        f.min_komi = a.min_komi;
+    }
+    if a.max_komi.is_some() {
+        f.max_komi = a.max_komi;
+    }
+    cfg.include_passes |= a.include_passes;
+    cfg.parse.lenient |= a.lenient;
+    if let Some(v) = a.superko {
+        cfg.superko = v;
+    }
+    if let Some(v) = a.seed {
+        cfg.seed = v;
+    }
+    if let Some(v) = a.validation {
+        cfg.validation_fraction = v;
+    }
+    if let Some(v) = a.test {
+        cfg.test_fraction = v;
+    }
+    if let Some(v) = a.threads {
+        cfg.threads = v;
+    }
+    if let Some(v) = a.limit {
+        cfg.limit = v;
+    }
+    Ok(cfg)
+}
+
+fn run_build(a: &BuildArgs) -> Result<()> {
+    let cfg = resolve_config(a)?;
+    if cfg.inputs.is_empty() {
+        bail!("dataset build: give SGF inputs with --sgf PATH... (or `inputs` in --config)");
+    }
+    println!("# akushu dataset build --out {}", a.out.display());
+    println!(
+        "{}",
+        toml::to_string(&cfg).context("printing the configuration")?
+    );
+    let m = build::build(&cfg, &a.out, !a.quiet)?;
+    println!("records read: {}", m.records_read);
+    println!("games: {}", m.games);
+    println!("positions: {}", m.positions);
+    for (name, c) in &m.splits {
+        println!("  {name}: {} games, {} positions", c.games, c.positions);
+    }
+    print_counts("errors", &m.errors);
+    print_counts("filtered", &m.filtered);
+    println!("elapsed: {:.1} s", m.elapsed_s);
+    println!("wrote {}", a.out.display());
+    Ok(())
+}
+
+fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
+    let total: u64 = counts.values().sum();
+    println!("{title}: {total}");
+    for (k, v) in counts {
+        println!("  {k}: {v}");
+    }
+}
+
+fn bar(n: u64, max: u64) -> String {
+    let w = if max == 0 { 0 } else { (n * 40).div_ceil(max) };
+    "#".repeat(w as usize)
+}
+
+fn run_stats(dir: &Path) -> Result<()> {
+    let m = Manifest::load(dir)?;
+    println!("dataset: {}", dir.display());
+    println!("games: {}", m.games);
+    println!("positions: {}", m.positions);
+    for (name, c) in &m.splits {
+        println!("  {name}: {} games, {} positions", c.games, c.positions);
+    }
+    println!("records read: {}", m.records_read);
+    println!("passes not stored: {}", m.passes_dropped);
+    let mut moves: BTreeMap<u16, u64> = BTreeMap::new();
+    let mut ranks: BTreeMap<i8, u64> = BTreeMap::new();
+    let mut total = 0u64;
+    for split in Split::ALL {
+        let s = MappedSplit::open(dir, split)?;
+        for p in s.iter() {
+            let p = p?;
+            total += 1;
+            *moves.entry((p.move_number / 10).min(15)).or_default() += 1;
+            let r = if p.to_move == 1 {
+                p.black_rank
+            } else {
+                p.white_rank
+            };
+            *ranks.entry(r).or_default() += 1;
+        }
+    }
+    if total != m.positions {
+        bail!(
+            "{}: manifest says {} positions, the split files hold {total}",
+            dir.display(),
+            m.positions
+        );
+    }
+    println!("move number (positions):");
+    let max = moves.values().copied().max().unwrap_or(0);
+    for (b, n) in &moves {
+        let label = if *b == 15 {
+            "150+".to_string()
+        } else {
+            format!("{}-{}", b * 10, b * 10 + 9)
+        };
+        println!("  {label:>8} {n:>9} {}", bar(*n, max));
+    }
+    println!("rank of the player to move (positions):");
+    let max = ranks.values().copied().max().unwrap_or(0);
+    for (r, n) in &ranks {
+        println!("  {:>8} {n:>9} {}", rank_text(*r), bar(*n, max));
+    }
+    print_counts("skipped (errors)", &m.errors);
+    print_counts("skipped (filters)", &m.filtered);
+    Ok(())
+}
+
+/// The board with `X`/`O`, the played point as `*`, and the ko point as `k`.
+pub fn diagram(p: &Position) -> String {
+    let cols = "ABCDEFGHJ";
+    let mut s = String::new();
+    s.push_str(&format!(
+        "   {}\n",
+        cols.chars().map(|c| format!("{c} ")).collect::<String>()
+    ));
+    for r in 0..N {
+        s.push_str(&format!("{:>2} ", N - r));
+        for c in 0..N {
+            let i = r * N + c;
+            let ch = if i == p.played as usize {
+                '*'
+            } else if i == p.ko as usize {
+                'k'
+            } else {
+                ['.', 'X', 'O'][p.cells[i] as usize]
+            };
+            s.push(ch);
+            s.push(' ');
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The paper's target as a 9x9 grid of 0/1.
+pub fn target_diagram(p: &Position) -> String {
+    let t = p.target();
+    let mut s = String::new();
+    for r in 0..N {
+        s.push_str("   ");
+        for c in 0..N {
+            s.push_str(&format!("{} ", t[r * N + c]));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn run_show(dir: &Path, split: Split, index: usize) -> Result<()> {
+    let s = MappedSplit::open(dir, split)?;
+    if index >= s.len() {
+        bail!(
+            "{}: --index {index} is out of range: the {} split holds {} positions",
+            dir.display(),
+            split.name(),
+            s.len()
+        );
+    }
+    let p = s.get(index)?;
+    let game = game_row(dir, p.game).unwrap_or_else(|| format!("game {}", p.game));
+    let mv = |m: u8| match m {
+        NO_POINT => "-".to_string(),
+        m => Move::from_index(m as usize).map_or("?".into(), |m| m.to_gtp()),
+    };
+    println!("{} position {index} of {}", split.name(), s.len());
+    println!("game: {game}");
+    println!(
+        "move {} by {}: {}   ko: {}   last moves: {}",
+        p.move_number + 1,
+        if p.to_move == 1 {
+            "black (X)"
+        } else {
+            "white (O)"
+        },
+        mv(p.played),
+        mv(p.ko),
+        p.last_moves
+            .iter()
+            .map(|&m| mv(m))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "winner: {}   black {}   white {}",
+        ["unknown/draw", "black", "white"][p.winner as usize],
+        rank_text(p.black_rank),
+        rank_text(p.white_rank)
+    );
+    println!("board (* = the move played):");
+    print!("{}", diagram(&p));
+    if (p.played as usize) < NN {
+        println!("target (0 = the move played):");
+        print!("{}", target_diagram(&p));
+    } else {
+        println!("target: pass (not one of the paper's 81 outputs)");
+    }
+    Ok(())
+}
+
+/// `id (source)` of game `g` from `games.csv`.
+fn game_row(dir: &Path, g: u32) -> Option<String> {
+    let mut rd = csv::Reader::from_path(dir.join("games.csv")).ok()?;
+    let row = rd.records().nth(g as usize)?.ok()?;
+    Some(format!(
+        "{} ({}), result {}",
+        row.get(2)?,
+        row.get(3)?,
+        row.get(8)?
+    ))
+}

@@ -1,0 +1,103 @@
+//! `akushu experiment run FILE [--quick]`: runs one experiment file (every arm is a
+//! resumable match folder) and writes its section of the report next to the results.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use crate::arena::experiment::{self, RunOptions};
+use crate::report::writer::{ReportInfo, render, write_plots};
+
+#[derive(Debug, Subcommand)]
+pub enum ExperimentCommand {
+    /// Run (or resume) one experiment file.
+    Run(ExperimentArgs),
+    /// Print the matches an experiment file would play, without playing them.
+    Plan(ExperimentArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ExperimentArgs {
+    /// The experiment file (`experiments/tree_pruning.toml`).
+    pub file: PathBuf,
+    /// Use the file's `[quick]` overrides (few games, few simulations).
+    #[arg(long)]
+    pub quick: bool,
+    /// Folder for the match results (default `report/runs`, or `report/runs-quick`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Games played at once.
+    #[arg(long, default_value_t = default_jobs())]
+    pub jobs: usize,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// All cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The default results folder for a mode.
+pub fn default_runs(quick: bool) -> PathBuf {
+    PathBuf::from(if quick {
+        "report/runs-quick"
+    } else {
+        "report/runs"
+    })
+}
+
+pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
+    match cmd {
+        ExperimentCommand::Plan(args) => {
+            let file = experiment::load(&args.file)?;
+            println!("# {} ({})", file.title, args.file.display());
+            for arm in file.arms(args.quick)? {
+                println!("[{}]\n{}", arm.label, toml::to_string(&arm.config)?);
+            }
+            Ok(())
+        }
+        ExperimentCommand::Run(args) => {
+            let file = experiment::load(&args.file)?;
+            let out = args.out.clone().unwrap_or_else(|| default_runs(args.quick));
+            println!(
+                "# akushu experiment run {} (akushu {})",
+                args.file.display(),
+                env!("CARGO_PKG_VERSION")
+            );
+            println!("{}", toml::to_string(&file)?);
+            let opts = RunOptions {
+                out: out.clone(),
+                quick: args.quick,
+                jobs: args.jobs,
+                show_progress: !args.quiet,
+            };
+            let result = experiment::run(&file, &opts)?;
+            let info = ReportInfo {
+                quick: args.quick,
+                command: std::env::args().collect::<Vec<_>>().join(" "),
+                runs: PathBuf::from(".."),
+                seconds: result.seconds,
+                jobs: args.jobs,
+            };
+            let dir = out.join(&file.name);
+            let plots = write_plots(std::slice::from_ref(&result), &dir);
+            let text = render(&info, std::slice::from_ref(&result), &plots);
+            let path = dir.join("report.md");
+            crate::util::fsio::write_atomic(&path, text.as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!("{text}");
+            println!("written: {}", path.display());
+            if !result.failed_arms.is_empty() {
+                anyhow::bail!(
+                    "{} arm(s) failed (see {})",
+                    result.failed_arms.len(),
+                    path.display()
+                );
+            }
+            Ok(())
+        }
+    }
+}

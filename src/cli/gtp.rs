@@ -1,0 +1,32 @@
+//! `akushu gtp --engine SPEC`: a GTP engine on stdin/stdout. The resolved configuration goes
+//! to stderr (stdout belongs to the protocol).
+
+use std::io::{BufReader, stdin, stdout};
+
+use clap::Args;
+
+use crate::gtp::GtpServer;
+use crate::search::spec::{build_engine, resolved_config};
+
+#[derive(Debug, Clone, Args)]
+pub struct GtpArgs {
+    /// Engine spec, e.g. `uct:sims=10000,prune=rule:41@0` or `flat:sims=100000,c=0.4`.
+    #[arg(long, default_value = "uct")]
+    pub engine: String,
+    /// Seed of the engine's random choices (same seed + one thread = same game).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Do not print a statistics line per genmove on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(args: GtpArgs) -> anyhow::Result<()> {
+    let config = resolved_config(&args.engine)?;
+    eprintln!("# akushu gtp --engine {} --seed {}", args.engine, args.seed);
+    eprintln!("{config}");
+    let engine = build_engine(&args.engine, args.seed)?;
+    let mut server = GtpServer::new(engine).with_log(!args.quiet);
+    server.run(BufReader::new(stdin().lock()), stdout().lock())?;
+    Ok(())
+}

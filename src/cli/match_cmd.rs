@@ -1,0 +1,133 @@
+//! `akushu match ...`: play a match between two players, or merge shard folders.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use crate::arena::{self, GtpTimeouts, MatchConfig, Shard};
+
+/// `akushu match --black SPEC --white SPEC --games N --out DIR` or `akushu match merge`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct MatchCommand {
+    #[command(subcommand)]
+    pub sub: Option<MatchSub>,
+    #[command(flatten)]
+    pub run: MatchArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MatchSub {
+    /// Combine the folders of a sharded match into one result.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Folder for the merged result.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Shard folders written by `akushu match --shard i/n`.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// Player A: an engine spec (`uct:sims=10000,expand=10,prune=nn:41@0`, `random`) or
+    /// `gtp:<command line>` (`gtp:gnugo --mode gtp --level 10 --chinese-rules`). Plays black
+    /// (in odd-numbered games with --alternate).
+    #[arg(long, required = true)]
+    pub black: Option<String>,
+    /// Player B (same syntax); plays white.
+    #[arg(long, required = true)]
+    pub white: Option<String>,
+    /// Games in the whole match.
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    /// Games played at once (default: all cores). Results do not depend on it.
+    #[arg(long, default_value_t = super::experiment::default_jobs())]
+    pub jobs: usize,
+    /// Match seed (each game's seed is derived from it and logged in the CSV).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Results folder; rerunning with the same folder resumes.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Komi for white.
+    #[arg(long, default_value_t = 6.5)]
+    pub komi: f32,
+    /// Alternate colours between games (default: fixed colours, the paper's setup).
+    #[arg(long)]
+    pub alternate: bool,
+    /// Move cap; a game reaching it is counted as it stands.
+    #[arg(long, default_value_t = 300)]
+    pub max_moves: u32,
+    /// Seconds a GTP engine may take for one genmove before it loses the game.
+    #[arg(long, default_value_t = 60.0)]
+    pub genmove_timeout: f64,
+    /// Seconds for every other GTP command.
+    #[arg(long, default_value_t = 10.0)]
+    pub command_timeout: f64,
+    /// Play only share i of n (0-based): games g with (g-1) % n == i.
+    #[arg(long)]
+    pub shard: Option<Shard>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl MatchArgs {
+    /// The resolved match configuration.
+    pub fn config(&self) -> MatchConfig {
+        MatchConfig {
+            black: self.black.clone().unwrap_or_default(),
+            white: self.white.clone().unwrap_or_default(),
+            games: self.games,
+            seed: self.seed,
+            komi: self.komi,
+            alternate: self.alternate,
+            max_moves: self.max_moves,
+            timeouts: GtpTimeouts {
+                genmove_s: self.genmove_timeout,
+                command_s: self.command_timeout,
+            },
+            jobs: self.jobs,
+            shard: self.shard,
+        }
+    }
+}
+
+pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
+    match cmd.sub {
+        Some(MatchSub::Merge(args)) => {
+            let outcome = arena::merge(&args.shards, &args.out)?;
+            println!(
+                "merged {} folders into {}: {} games",
+                args.shards.len(),
+                args.out.display(),
+                outcome.rows.len()
+            );
+            print!("{}", outcome.summary);
+            Ok(())
+        }
+        None => {
+            let args = cmd.run;
+            let out = args
+                .out
+                .clone()
+                .ok_or_else(|| anyhow::anyhow!("--out DIR is required"))?;
+            let config = args.config();
+            print!("{}", toml::to_string(&arena::runner::Header::new(&config))?);
+            let outcome = arena::run_match(&config, &out, !args.quiet)?;
+            println!(
+                "\n{} games in {} ({} played now)\n",
+                outcome.rows.len(),
+                out.display(),
+                outcome.played_now
+            );
+            print!("{}", outcome.summary);
+            Ok(())
+        }
+    }
+}

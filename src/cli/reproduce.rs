@@ -1,0 +1,141 @@
+//! `akushu reproduce [--quick]`: runs every experiment file and writes `report/REPORT.md`
+//! with tables and plots. `--quick` (few games, few simulations) must finish in under ten
+//! minutes on two cores and says so in the report.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::arena::experiment::{self, ExperimentResult, Outcome, RunOptions};
+use crate::report::writer::{ReportInfo, render, write_plots};
+
+use super::experiment::{default_jobs, default_runs};
+
+#[derive(Debug, Clone, Args)]
+pub struct ReproduceArgs {
+    /// Few games and few simulations per arm: a ten-minute check of the whole pipeline.
+    #[arg(long)]
+    pub quick: bool,
+    /// Folder of the experiment files.
+    #[arg(long, default_value = "experiments")]
+    pub experiments: PathBuf,
+    /// Folder for REPORT.md and the plots.
+    #[arg(long, default_value = "report")]
+    pub out: PathBuf,
+    /// Folder for the match results (default `<out>/runs` or `<out>/runs-quick`).
+    #[arg(long)]
+    pub runs: Option<PathBuf>,
+    /// Only these experiments (names, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Games played at once.
+    #[arg(long, default_value_t = default_jobs())]
+    pub jobs: usize,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The paper's order; experiments not listed follow alphabetically.
+const ORDER: &[&str] = &[
+    "error_rate",
+    "baseline",
+    "tree_pruning",
+    "random_pruning",
+    "playout_pruning",
+    "soft_pruning",
+    "gnugo_depth",
+];
+
+/// The experiment files of `dir` in report order.
+pub fn experiment_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    let rank = |p: &PathBuf| {
+        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        (
+            ORDER.iter().position(|n| *n == stem).unwrap_or(ORDER.len()),
+            stem.to_string(),
+        )
+    };
+    files.sort_by_key(rank);
+    if files.is_empty() {
+        bail!("no experiment files (*.toml) in {}", dir.display());
+    }
+    Ok(files)
+}
+
+pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let runs = args.runs.clone().unwrap_or_else(|| {
+        args.out
+            .join(default_runs(args.quick).file_name().expect("named"))
+    });
+    println!("# akushu reproduce (akushu {})", env!("CARGO_PKG_VERSION"));
+    println!("{args:#?}");
+    let mut results: Vec<ExperimentResult> = Vec::new();
+    let mut failures = Vec::new();
+    for path in experiment_files(&args.experiments)? {
+        let file = experiment::load(&path)?;
+        if !args.only.is_empty() && !args.only.contains(&file.name) {
+            continue;
+        }
+        let opts = RunOptions {
+            out: runs.clone(),
+            quick: args.quick,
+            jobs: args.jobs,
+            show_progress: !args.quiet,
+        };
+        eprintln!("== {} ({})", file.title, path.display());
+        let t = Instant::now();
+        let result = experiment::run(&file, &opts).unwrap_or_else(|e| {
+            let why = format!("{e:#}");
+            eprintln!("!! {}: {why}", file.name);
+            failures.push(file.name.clone());
+            ExperimentResult {
+                file: file.clone(),
+                quick: args.quick,
+                outcome: Outcome::Skipped(format!("failed: {why}")),
+                failed_arms: Vec::new(),
+                seconds: t.elapsed().as_secs_f64(),
+            }
+        });
+        if !result.failed_arms.is_empty() && !failures.contains(&file.name) {
+            failures.push(file.name.clone());
+        }
+        results.push(result);
+    }
+    let info = ReportInfo {
+        quick: args.quick,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        runs: relative_to(&runs, &args.out),
+        seconds: start.elapsed().as_secs_f64(),
+        jobs: args.jobs,
+    };
+    let plots = write_plots(&results, &args.out);
+    let text = render(&info, &results, &plots);
+    let path = args.out.join("REPORT.md");
+    crate::util::fsio::write_atomic(&path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    println!("written: {} ({:.0} s)", path.display(), info.seconds);
+    if !failures.is_empty() {
+        bail!(
+            "experiments failed (see {}): {}",
+            path.display(),
+            failures.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// `path` relative to `base` when it lies under it (links in the report), else as given.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    path.strip_prefix(base)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}

@@ -1,0 +1,614 @@
+//! The dataset builder: SGF inputs in, a dataset directory out.
+//!
+//! Steps: a reader thread streams raw records ([`crate::sgf::source::stream`]); worker
+//! threads (rayon, one per core) decode, parse, filter and replay each record; the accepted
+//! games are put back in input order, split by game with a seeded shuffle, and their
+//! positions are encoded (in parallel, in chunks) and written to the split files. Everything
+//! goes into `DIR.tmp-<pid>`, which is renamed to `DIR` only when complete, so an interrupted
+//! build leaves no half dataset behind.
+//!
+//! Same inputs + same seed = the same dataset, whatever the number of threads: results are
+//! ordered by input position before anything depends on order.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::filter::{Filter, FilterConfig, Players};
+use super::format::{self, MANIFEST_FILE, RECORD_SIZE, SplitWriter};
+use super::index::GameIndex;
+use super::record::{NO_POINT, Position, Split};
+use crate::rules::{Move, PASS_INDEX};
+use crate::sgf::props::RANK_UNKNOWN;
+use crate::sgf::{self, GameRecord, ParseConfig, RawRecord, Superko, rank_text};
+use crate::util::fsio;
+use crate::util::rng::FastRng;
+
+/// Everything a build depends on (printed in full at the start and stored in the manifest).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BuildConfig {
+    /// SGF inputs: files, folders, `.tar[.gz|.xz]` archives, `.sgfs` files.
+    pub inputs: Vec<PathBuf>,
+    /// Game index CSV (optionally `.xz`/`.gz`) overriding ranks and flagging bots.
+    pub index: Option<PathBuf>,
+    /// Which games to keep.
+    pub filter: FilterConfig,
+    /// Parsing options (lenient recovery of broken files).
+    pub parse: ParseConfig,
+    /// When replay enforces positional superko (default: never; see `sgf::replay`).
+    pub superko: Superko,
+    /// Also store positions whose move is a pass (the paper's 81 outputs have none).
+    pub include_passes: bool,
+    /// Seed of the train/validation/test shuffle.
+    pub seed: u64,
+    /// Share of games in the validation split.
+    pub validation_fraction: f64,
+    /// Share of games in the test split.
+    pub test_fraction: f64,
+    /// Worker threads (0 = one per core).
+    pub threads: usize,
+    /// Stop after this many raw records (0 = all): quick samples of big archives.
+    pub limit: usize,
+    /// Keep the `skipped.csv` list of every skipped game (filters included).
+    pub list_skipped: bool,
+}
+
+impl Default for BuildConfig {
+    fn default() -> Self {
+        BuildConfig {
+            inputs: Vec::new(),
+            index: None,
+            filter: FilterConfig::default(),
+            parse: ParseConfig::default(),
+            superko: Superko::Never,
+            include_passes: false,
+            seed: 1,
+            validation_fraction: 0.1,
+            test_fraction: 0.1,
+            threads: 0,
+            limit: 0,
+            list_skipped: true,
+        }
+    }
+}
+
+/// One skipped record or input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skip {
+    pub file: String,
+    pub game: String,
+    /// Short key (`syntax`, `illegal-ko`, `filter:rank`, ...).
+    pub kind: String,
+    pub reason: String,
+}
+
+/// Counts for one split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SplitCounts {
+    pub games: u64,
+    pub positions: u64,
+    pub crc32: u32,
+}
+
+/// The `manifest.json` of a dataset directory.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub created_by: String,
+    pub config: BuildConfig,
+    /// Raw records read (files, `.sgfs` lines, archive members).
+    pub records_read: u64,
+    /// Games accepted (= sum of split games).
+    pub games: u64,
+    /// Positions written (= sum of split positions).
+    pub positions: u64,
+    /// Pass moves of accepted games that were not stored (`include_passes` off).
+    pub passes_dropped: u64,
+    pub splits: BTreeMap<String, SplitCounts>,
+    /// Skips by reason key: broken records and unreadable inputs.
+    pub errors: BTreeMap<String, u64>,
+    /// Skips by filter.
+    pub filtered: BTreeMap<String, u64>,
+    /// Every broken record or unreadable input: file, game id, reason.
+    pub skipped: Vec<Skip>,
+    /// File listing every accepted game (row = game index in the records).
+    pub games_file: String,
+    pub elapsed_s: f64,
+}
+
+impl Manifest {
+    /// Reads `DIR/manifest.json`.
+    pub fn load(dir: &Path) -> Result<Manifest, format::DatasetError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|source| format::DatasetError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|e| format::DatasetError::Manifest {
+            path,
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// An accepted game, ready to be written.
+struct Accepted {
+    rec: GameRecord,
+    players: Players,
+}
+
+enum Outcome {
+    Accepted(Box<Accepted>),
+    Skipped(Skip),
+}
+
+/// What the workers hand back for one raw record (a file may hold several games).
+struct Processed {
+    seq: u64,
+    outcomes: Vec<Outcome>,
+}
+
+fn rank_code(r: Option<i8>) -> i8 {
+    r.unwrap_or(RANK_UNKNOWN)
+}
+
+/// Parses, filters and replays one raw record.
+fn process(raw: RawRecord, cfg: &BuildConfig, filter: &Filter, index: &GameIndex) -> Processed {
+    let skip = |game: &str, kind: &str, reason: String| {
+        Outcome::Skipped(Skip {
+            file: raw.source.clone(),
+            game: game.to_string(),
+            kind: kind.to_string(),
+            reason,
+        })
+    };
+    let records = sgf::parse_records(&raw.bytes, &raw.id, &raw.source, cfg.parse);
+    let outcomes = records
+        .into_iter()
+        .map(|r| {
+            let rec = match r {
+                Ok(rec) => rec,
+                Err(e) => return skip(&raw.id, e.kind(), e.to_string()),
+            };
+            let players = match index.get(&rec.id) {
+                Some(e) => Players {
+                    black_rank: e.black_rank,
+                    white_rank: e.white_rank,
+                    bot: e.bot,
+                },
+                None => Players {
+                    black_rank: rec.black_rank,
+                    white_rank: rec.white_rank,
+                    bot: filter.is_bot_name(&rec.black_name) || filter.is_bot_name(&rec.white_name),
+                },
+            };
+            if let Err(kind) = filter.check(&rec, &players) {
+                return skip(&rec.id, kind, kind.to_string());
+            }
+            if let Err(e) = sgf::replay::check(&rec, cfg.superko) {
+                return skip(&rec.id, e.kind(), e.to_string());
+            }
+            Outcome::Accepted(Box::new(Accepted { rec, players }))
+        })
+        .collect();
+    Processed {
+        seq: raw.seq,
+        outcomes,
+    }
+}
+
+/// [`process`], with a panic in a third-party parser turned into a skipped record: one bad
+/// record must never stop a build.
+fn process_guarded(
+    raw: RawRecord,
+    cfg: &BuildConfig,
+    filter: &Filter,
+    index: &GameIndex,
+) -> Processed {
+    let (seq, id, source) = (raw.seq, raw.id.clone(), raw.source.clone());
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        process(raw, cfg, filter, index)
+    }))
+    .unwrap_or_else(|_| Processed {
+        seq,
+        outcomes: vec![Outcome::Skipped(Skip {
+            file: source,
+            game: id,
+            kind: "internal-error".into(),
+            reason: "the reader panicked on this record".into(),
+        })],
+    })
+}
+
+/// Encodes the positions of one game (game table index `game`) onto `out`; returns the
+/// number of positions and of dropped passes.
+fn encode_game(
+    a: &Accepted,
+    game: u32,
+    cfg: &BuildConfig,
+    out: &mut Vec<u8>,
+) -> Result<(u64, u64), sgf::ReplayError> {
+    let (mut n, mut passes) = (0u64, 0u64);
+    let winner = a.rec.result.winner_code();
+    // `process` already replayed the game through the game layer (superko policy
+    // included); the bare board gives the same positions faster.
+    sgf::replay::replay_board(&a.rec, |step| {
+        if step.mv == Move::Pass && !cfg.include_passes {
+            passes += 1;
+            return;
+        }
+        let mut last = [NO_POINT; 4];
+        for (slot, m) in last.iter_mut().zip(step.last) {
+            if let Some(m) = m {
+                *slot = m.index() as u8;
+            }
+        }
+        let p = Position {
+            cells: *step.board.cells(),
+            to_move: step.color as u8,
+            played: step.mv.index() as u8,
+            move_number: step.number.min(u16::MAX as usize) as u16,
+            last_moves: last,
+            ko: sgf::replay::point_code(step.board.ko_point()),
+            winner,
+            black_rank: rank_code(a.players.black_rank),
+            white_rank: rank_code(a.players.white_rank),
+            game,
+        };
+        debug_assert!((p.played as usize) <= PASS_INDEX);
+        out.extend_from_slice(&format::encode(&p));
+        n += 1;
+    })?;
+    Ok((n, passes))
+}
+
+/// Splits `n` games by a seeded shuffle: exactly `round(n * fraction)` validation and test
+/// games; returns each game's split.
+pub fn assign_splits(n: usize, validation: f64, test: f64, seed: u64) -> Vec<Split> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = FastRng::new(seed);
+    for i in (1..n).rev() {
+        let j = rng.below(i as u32 + 1) as usize;
+        order.swap(i, j);
+    }
+    let n_val = ((n as f64) * validation).round() as usize;
+    let n_test = (((n as f64) * test).round() as usize).min(n - n_val.min(n));
+    let mut splits = vec![Split::Train; n];
+    for (k, &g) in order.iter().enumerate() {
+        if k < n_val {
+            splits[g] = Split::Validation;
+        } else if k < n_val + n_test {
+            splits[g] = Split::Test;
+        }
+    }
+    splits
+}
+
+/// Moves the finished temporary directory to `out`, replacing an earlier dataset there.
+fn commit_dir(tmp: &Path, out: &Path) -> Result<()> {
+    if out.exists() {
+        let is_dataset = out.join(MANIFEST_FILE).exists();
+        let is_empty = std::fs::read_dir(out)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false);
+        if !is_dataset && !is_empty {
+            bail!(
+                "{} exists and is not an akushu dataset: refusing to replace it",
+                out.display()
+            );
+        }
+        let old = sibling(out, "old");
+        std::fs::rename(out, &old).with_context(|| format!("moving {} aside", out.display()))?;
+        std::fs::rename(tmp, out).with_context(|| format!("renaming into {}", out.display()))?;
+        std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+    } else {
+        std::fs::rename(tmp, out).with_context(|| format!("renaming into {}", out.display()))?;
+    }
+    Ok(())
+}
+
+fn sibling(out: &Path, tag: &str) -> PathBuf {
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(format!(".{tag}-{}", std::process::id()));
+    out.with_file_name(name)
+}
+
+fn progress_bar(show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new_spinner();
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {elapsed_precise} {pos} records read ({per_sec}) {msg}",
+        )
+        .expect("valid template"),
+    );
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    pb
+}
+
+/// Builds a dataset from `cfg.inputs` into `out`; returns the manifest. `progress` shows an
+/// indicatif bar on stderr.
+pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> {
+    let start = Instant::now();
+    if cfg.inputs.is_empty() {
+        bail!("no SGF inputs given (--sgf PATH)");
+    }
+    if !(0.0..=1.0).contains(&(cfg.validation_fraction + cfg.test_fraction))
+        || cfg.validation_fraction < 0.0
+        || cfg.test_fraction < 0.0
+    {
+        bail!("validation_fraction + test_fraction must lie in 0..=1");
+    }
+    let filter = Filter::new(cfg.filter.clone()).map_err(anyhow::Error::msg)?;
+    let index = match &cfg.index {
+        Some(p) => GameIndex::load(p)?,
+        None => GameIndex::default(),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads)
+        .build()
+        .context("starting worker threads")?;
+
+    // Read, parse, filter, replay.
+    let pb = progress_bar(progress);
+    let source_errors = Mutex::new(Vec::new());
+    let rx = sgf::source::stream(cfg.inputs.clone());
+    let limit = if cfg.limit == 0 {
+        u64::MAX
+    } else {
+        cfg.limit as u64
+    };
+    let mut processed: Vec<Processed> = pool.install(|| {
+        rx.into_iter()
+            .filter_map(|r| match r {
+                Ok(raw) => Some(raw),
+                Err(e) => {
+                    source_errors.lock().expect("no panics").push(Skip {
+                        file: e.source_name.clone(),
+                        game: String::new(),
+                        kind: "unreadable".into(),
+                        reason: e.reason,
+                    });
+                    None
+                }
+            })
+            .take_while(|raw| raw.seq < limit)
+            .par_bridge()
+            .map(|raw| {
+                pb.inc(1);
+                process_guarded(raw, cfg, &filter, &index)
+            })
+            .collect()
+    });
+    pb.finish_and_clear();
+    processed.sort_by_key(|p| p.seq);
+    let records_read = processed.len() as u64;
+
+    let mut accepted = Vec::new();
+    let mut skips = source_errors.into_inner().expect("no panics");
+    for p in processed {
+        for o in p.outcomes {
+            match o {
+                Outcome::Accepted(a) => accepted.push(*a),
+                Outcome::Skipped(s) => skips.push(s),
+            }
+        }
+    }
+    let splits = assign_splits(
+        accepted.len(),
+        cfg.validation_fraction,
+        cfg.test_fraction,
+        cfg.seed,
+    );
+
+    // Write everything into a temporary sibling directory.
+    let tmp = sibling(out, "tmp");
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let written = write_all(cfg, &tmp, &accepted, &splits, progress);
+    let (split_counts, passes_dropped) = match written {
+        Ok(w) => w,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+
+    let mut errors = BTreeMap::new();
+    let mut filtered = BTreeMap::new();
+    for s in &skips {
+        let map = if s.kind.starts_with("filter:") {
+            &mut filtered
+        } else {
+            &mut errors
+        };
+        *map.entry(s.kind.clone()).or_insert(0u64) += 1;
+    }
+    let manifest = Manifest {
+        format_version: format::VERSION,
+        created_by: format!("akushu {}", env!("CARGO_PKG_VERSION")),
+        config: cfg.clone(),
+        records_read,
+        games: accepted.len() as u64,
+        positions: split_counts.values().map(|c| c.positions).sum(),
+        passes_dropped,
+        splits: split_counts,
+        errors,
+        filtered,
+        skipped: skips
+            .iter()
+            .filter(|s| !s.kind.starts_with("filter:"))
+            .cloned()
+            .collect(),
+        games_file: "games.csv".into(),
+        elapsed_s: start.elapsed().as_secs_f64(),
+    };
+    let result = (|| -> Result<()> {
+        write_games_csv(&tmp.join("games.csv"), &accepted, &splits)?;
+        if cfg.list_skipped {
+            write_skipped_csv(&tmp.join("skipped.csv"), &skips)?;
+        }
+        let json = serde_json::to_string_pretty(&manifest)?;
+        fsio::write_atomic(&tmp.join(MANIFEST_FILE), json.as_bytes())?;
+        commit_dir(&tmp, out)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result?;
+    Ok(manifest)
+}
+
+/// Games encoded per parallel batch (bounds memory while writing).
+const WRITE_BATCH: usize = 4096;
+
+fn write_all(
+    cfg: &BuildConfig,
+    dir: &Path,
+    accepted: &[Accepted],
+    splits: &[Split],
+    progress: bool,
+) -> Result<(BTreeMap<String, SplitCounts>, u64)> {
+    let mut counts = BTreeMap::new();
+    let mut passes_dropped = 0;
+    let pb = if progress {
+        let pb = ProgressBar::new(accepted.len() as u64);
+        pb.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} games written {msg}")
+                .expect("valid template"),
+        );
+        pb
+    } else {
+        ProgressBar::hidden()
+    };
+    for split in Split::ALL {
+        pb.set_message(split.name());
+        let games: Vec<usize> = (0..accepted.len())
+            .filter(|&g| splits[g] == split)
+            .collect();
+        let mut w = SplitWriter::create(dir, split)
+            .with_context(|| format!("creating the {} split", split.name()))?;
+        for batch in games.chunks(WRITE_BATCH) {
+            let encoded: Vec<Result<(Vec<u8>, u64), sgf::ReplayError>> = batch
+                .par_iter()
+                .map(|&g| {
+                    let mut bytes = Vec::with_capacity(64 * RECORD_SIZE);
+                    let (_, passes) = encode_game(&accepted[g], g as u32, cfg, &mut bytes)?;
+                    Ok((bytes, passes))
+                })
+                .collect();
+            for e in encoded {
+                // Replay already succeeded in the worker: a failure here is a bug.
+                let (bytes, passes) = e.context("replay changed between check and write")?;
+                passes_dropped += passes;
+                w.push_encoded(&bytes)?;
+            }
+            pb.inc(batch.len() as u64);
+        }
+        let h = w.finish(games.len() as u32)?;
+        counts.insert(
+            split.name().to_string(),
+            SplitCounts {
+                games: games.len() as u64,
+                positions: h.count,
+                crc32: h.crc,
+            },
+        );
+    }
+    pb.finish_and_clear();
+    Ok((counts, passes_dropped))
+}
+
+fn opt_rank(r: Option<i8>) -> String {
+    r.map(rank_text).unwrap_or_default()
+}
+
+fn write_games_csv(path: &Path, games: &[Accepted], splits: &[Split]) -> Result<()> {
+    fsio::write_atomic_with(path, |w| {
+        let mut c = csv::Writer::from_writer(w);
+        c.write_record([
+            "game",
+            "split",
+            "id",
+            "source",
+            "moves",
+            "passes",
+            "black_rank",
+            "white_rank",
+            "result",
+            "komi",
+            "handicap",
+            "rules",
+            "black",
+            "white",
+            "date",
+        ])?;
+        for (i, (a, s)) in games.iter().zip(splits).enumerate() {
+            let r = &a.rec;
+            c.write_record([
+                i.to_string(),
+                s.name().to_string(),
+                r.id.clone(),
+                r.source.clone(),
+                r.moves.len().to_string(),
+                r.passes().to_string(),
+                opt_rank(a.players.black_rank),
+                opt_rank(a.players.white_rank),
+                r.result_text.clone(),
+                r.komi.map(|k| k.to_string()).unwrap_or_default(),
+                r.handicap.to_string(),
+                r.rules.clone().unwrap_or_default(),
+                r.black_name.clone(),
+                r.white_name.clone(),
+                r.date.clone(),
+            ])?;
+        }
+        c.flush()?;
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))
+}
+
+fn write_skipped_csv(path: &Path, skips: &[Skip]) -> Result<()> {
+    fsio::write_atomic_with(path, |w| {
+        let mut c = csv::Writer::from_writer(w);
+        c.write_record(["file", "game", "kind", "reason"])?;
+        for s in skips {
+            c.write_record([&s.file, &s.game, &s.kind, &s.reason])?;
+        }
+        c.flush()?;
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_are_exact_seeded_and_complete() {
+        let s = assign_splits(1000, 0.1, 0.1, 7);
+        let count = |x| s.iter().filter(|&&v| v == x).count();
+        assert_eq!((count(Split::Validation), count(Split::Test)), (100, 100));
+        assert_eq!(count(Split::Train), 800);
+        assert_eq!(s, assign_splits(1000, 0.1, 0.1, 7));
+        assert_ne!(s, assign_splits(1000, 0.1, 0.1, 8));
+        assert_eq!(assign_splits(0, 0.1, 0.1, 1), vec![]);
+        assert_eq!(assign_splits(1, 0.5, 0.5, 1).len(), 1);
+    }
+}

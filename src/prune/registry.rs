@@ -1,0 +1,102 @@
+//! Pruners by name, so engine specs (`prune=rule:41@0`) and command lines share one syntax.
+//!
+//! | kind     | argument            | pruner                                       |
+//! |----------|---------------------|----------------------------------------------|
+//! | `none`   | —                   | [`NoPruner`]: every point scores 0           |
+//! | `random` | seed (default 0)    | [`RandomPruner`]: the control arm            |
+//! | `rule`   | —                   | [`RulePruner`]: self-atari, own eye, edges   |
+//! | `nn`     | model dir (default `models/default`) | [`NetPruner`]: the trained network |
+//! | `kakeme` | —                   | [`KakemePruner`]: regions nobody can live in (SEEDS.md C) |
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use anyhow::{Context, bail};
+
+use crate::endgame::{KakemeConfig, KakemePruner};
+use crate::net::NetPruner;
+
+use super::random::RandomPruner;
+use super::rules::RulePruner;
+use super::{NoPruner, Pruner};
+
+/// The kinds [`make_pruner`] knows, for error messages and `--help` texts.
+pub const KINDS: &[&str] = &["none", "random", "rule", "nn", "kakeme"];
+
+/// The model a bare `nn` pruner loads.
+pub const DEFAULT_MODEL: &str = "models/default";
+
+/// Loads each model directory once per process: a tournament builds an engine per game, and
+/// every one of them shares the same read-only network.
+fn load_network(dir: &Path) -> anyhow::Result<Arc<dyn Pruner>> {
+    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<NetPruner>>>> = OnceLock::new();
+    let mut cache = LOADED
+        .get_or_init(Default::default)
+        .lock()
+        .expect("model cache poisoned");
+    if let Some(net) = cache.get(dir) {
+        return Ok(net.clone());
+    }
+    let net = Arc::new(NetPruner::load(dir)?);
+    cache.insert(dir.to_path_buf(), net.clone());
+    Ok(net)
+}
+
+/// Builds a pruner by kind, with an optional kind-specific argument.
+pub fn make_pruner(kind: &str, arg: Option<&str>) -> anyhow::Result<Arc<dyn Pruner>> {
+    let no_arg = |kind: &str| -> anyhow::Result<()> {
+        if let Some(a) = arg {
+            bail!("pruner `{kind}` takes no argument, got `{a}`");
+        }
+        Ok(())
+    };
+    match kind {
+        "none" => {
+            no_arg(kind)?;
+            Ok(Arc::new(NoPruner))
+        }
+        "random" => {
+            let seed = match arg {
+                None => 0,
+                Some(a) => a
+                    .parse::<u64>()
+                    .with_context(|| format!("pruner `random`: seed `{a}` is not an integer"))?,
+            };
+            Ok(Arc::new(RandomPruner::new(seed)))
+        }
+        "rule" => {
+            no_arg(kind)?;
+            Ok(Arc::new(RulePruner::default()))
+        }
+        "nn" => load_network(Path::new(arg.unwrap_or(DEFAULT_MODEL))),
+        "kakeme" => {
+            no_arg(kind)?;
+            Ok(Arc::new(KakemePruner::new(KakemeConfig::default())))
+        }
+        other => bail!(
+            "unknown pruner kind `{other}` (known: {})",
+            KINDS.join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_build_or_fail_clearly() {
+        assert_eq!(make_pruner("none", None).unwrap().name(), "none");
+        assert_eq!(make_pruner("rule", None).unwrap().name(), "rule");
+        assert_eq!(make_pruner("random", Some("7")).unwrap().name(), "random:7");
+        let e = make_pruner("random", Some("x")).err().unwrap();
+        assert!(format!("{e:#}").contains("seed"));
+        let e = make_pruner("nn", Some("no/such/model")).err().unwrap();
+        assert!(format!("{e:#}").contains("no/such/model"), "{e:#}");
+        assert!(make_pruner("kakeme", None).is_ok());
+        let e = make_pruner("bogus", None).err().unwrap();
+        assert!(e.to_string().contains("bogus"));
+        assert!(make_pruner("rule", Some("1")).is_err());
+    }
+}

@@ -1,0 +1,376 @@
+//! The reproduction report: `report/REPORT.md` with one section per experiment (what the
+//! paper reports, our table with Wilson 95% intervals, the plot) and a first table that puts
+//! our headline numbers next to the paper's.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::plot::{Chart, Series, SeriesStyle, render_png};
+use crate::arena::experiment::{ArmResult, CurveData, ExperimentResult, Outcome};
+
+/// Settings of the report as a whole.
+#[derive(Debug, Clone)]
+pub struct ReportInfo {
+    pub quick: bool,
+    /// The command that produced it.
+    pub command: String,
+    /// Where the match folders are (relative to the report, for links).
+    pub runs: PathBuf,
+    /// Seconds the whole run took.
+    pub seconds: f64,
+    pub jobs: usize,
+}
+
+/// A plot written next to the report, for the report to link.
+#[derive(Debug, Clone)]
+pub struct PlotFile {
+    pub experiment: String,
+    pub file: String,
+}
+
+fn rate_cell(wins: u32, games: u32, lo: f64, hi: f64) -> String {
+    if games == 0 {
+        return "-".into();
+    }
+    format!(
+        "{:.3} [{:.3}, {:.3}] ({wins}/{games})",
+        wins as f64 / games as f64,
+        lo,
+        hi
+    )
+}
+
+/// The arms table of a match experiment.
+fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path) {
+    let _ = writeln!(
+        out,
+        "| arm | black (A) | white (B) | games | A's win rate [Wilson 95%] | black's win rate | errors | s/move A | s/move B | sims/move A | results |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|");
+    for a in arms {
+        let s = &a.summary;
+        let pa = &s.players[0];
+        let pb = &s.players[1];
+        let (lo, hi) = pa.overall.interval();
+        let (blo, bhi) = s.black.interval();
+        let rel = runs_rel.join(
+            a.dir
+                .components()
+                .rev()
+                .take(2)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<PathBuf>(),
+        );
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | `{}` | {} | {} | {} | {} | {:.3} | {:.3} | {:.0} | [{}]({}/summary.md) |",
+            a.arm.label,
+            a.arm.config.black,
+            a.arm.config.white,
+            s.games,
+            rate_cell(pa.overall.wins, pa.overall.games, lo, hi),
+            rate_cell(s.black.wins, s.black.games, blo, bhi),
+            s.errors,
+            pa.seconds_per_move(),
+            pb.seconds_per_move(),
+            pa.sims_per_move(),
+            rel.display(),
+            rel.display()
+        );
+    }
+}
+
+fn curve_table(out: &mut String, data: &CurveData) {
+    let names: Vec<&str> = data.series.iter().map(|(n, _)| n.as_str()).collect();
+    let _ = writeln!(out, "| x | {} |", names.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(names.len()));
+    for (i, x) in data.x.iter().enumerate() {
+        // The whole curve has 81 rows: show every fifth and the paper's x = 30, 32, 41.
+        let xi = *x as i64;
+        if xi % 5 != 0 && ![30, 32, 41].contains(&xi) {
+            continue;
+        }
+        let ys: Vec<String> = data
+            .series
+            .iter()
+            .map(|(_, v)| format!("{:.4}", v[i]))
+            .collect();
+        let _ = writeln!(out, "| {x} | {} |", ys.join(" | "));
+    }
+    for (name, ys) in &data.series {
+        let cross = data
+            .x
+            .iter()
+            .zip(ys)
+            .filter(|(_, y)| **y <= 0.10)
+            .map(|(x, _)| *x)
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+        if let Some(c) = cross {
+            let _ = writeln!(out, "\nlargest x with {name} <= 10%: {c} (paper: 32)");
+        }
+    }
+}
+
+/// Renders the whole report.
+pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# akushu reproduction report\n");
+    let _ = writeln!(
+        out,
+        "Written by `{}` (akushu {}), {} parallel games, in {:.0} s.\n",
+        info.command,
+        env!("CARGO_PKG_VERSION"),
+        info.jobs,
+        info.seconds
+    );
+    if info.quick {
+        let _ = writeln!(
+            out,
+            "> **Quick mode.** Every arm plays only a handful of games with far fewer simulations \
+             per move than the paper's 10,000 (see each table's specs), and some arms are left \
+             out. The numbers show that the pipeline works end to end; their confidence \
+             intervals are wide and they are **not** a reproduction of the paper. Run \
+             `akushu reproduce` (without `--quick`) for the paper's settings.\n"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Training data: the OGS 9x9 corpus stands in for the paper's KGS records (KGS archives \
+         cannot be reached here). Win rates are player A's (the black player in fixed-colour \
+         experiments) with Wilson 95% intervals; games lost by an engine error count as losses \
+         and are also counted separately.\n"
+    );
+    let _ = writeln!(out, "## Overview\n");
+    let _ = writeln!(out, "| experiment | paper | ours | time |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for r in results {
+        let mut ours = match &r.outcome {
+            Outcome::Arms(arms) => arms
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{}: {:.3}",
+                        a.arm.label,
+                        a.summary.players[0].overall.rate()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            Outcome::Curve(d) => format!("{} points from `{}`", d.x.len(), d.csv.display()),
+            Outcome::Skipped(why) => format!("not run: {why}"),
+        };
+        if !r.failed_arms.is_empty() {
+            let labels: Vec<&str> = r.failed_arms.iter().map(|(l, _)| l.as_str()).collect();
+            ours.push_str(&format!("; **failed arms:** {}", labels.join(", ")));
+        }
+        let _ = writeln!(
+            out,
+            "| [{}](#{}) | {} | {} | {:.0} s |",
+            r.file.name,
+            anchor(&r.file.title),
+            r.file.paper,
+            ours,
+            r.seconds
+        );
+    }
+    for r in results {
+        let _ = writeln!(out, "\n## {}\n", r.file.title);
+        if !r.file.paper.is_empty() {
+            let _ = writeln!(out, "**Paper:** {}\n", r.file.paper);
+        }
+        if !r.file.description.is_empty() {
+            let _ = writeln!(out, "{}\n", r.file.description);
+        }
+        let _ = writeln!(
+            out,
+            "Experiment file: `experiments/{}.toml`; rerun with `akushu experiment run experiments/{}.toml{}`.\n",
+            r.file.name,
+            r.file.name,
+            if r.quick { " --quick" } else { "" }
+        );
+        match &r.outcome {
+            Outcome::Arms(arms) => {
+                let s = &r.file.settings;
+                let _ = writeln!(
+                    out,
+                    "komi {}, {} colours, seed {}, move cap {}.\n",
+                    s.komi,
+                    if s.alternate { "alternating" } else { "fixed" },
+                    s.seed,
+                    s.max_moves
+                );
+                arms_table(&mut out, arms, &info.runs);
+                let overhead: Vec<String> = arms
+                    .iter()
+                    .map(|a| format!("{:.2}%", a.summary.overhead() * 100.0))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "\nArena overhead per arm (wall vs thinking): {}",
+                    overhead.join(", ")
+                );
+            }
+            Outcome::Curve(data) => curve_table(&mut out, data),
+            Outcome::Skipped(why) => {
+                let _ = writeln!(out, "Not run: {why}");
+            }
+        }
+        for (label, why) in &r.failed_arms {
+            let _ = writeln!(out, "\nArm **{label}** failed: {why}");
+        }
+        for p in plots.iter().filter(|p| p.experiment == r.file.name) {
+            let _ = writeln!(out, "\n![{}]({})", r.file.title, p.file);
+        }
+    }
+    out
+}
+
+/// GitHub's heading anchor for `title`.
+fn anchor(title: &str) -> String {
+    title
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                Some(c)
+            } else if c == ' ' {
+                Some('-')
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Axis range covering `values` with a little margin (`(0, 1)` when empty).
+fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi - lo < 1e-9 {
+        1.0
+    } else {
+        (hi - lo) * 0.05
+    };
+    (lo - pad, hi + pad)
+}
+
+/// The chart of one experiment, if it has something to draw: win rate against the arms' x
+/// with the Wilson band, or the curve's series; plus the paper's points and reference line.
+pub fn chart(result: &ExperimentResult) -> Option<Chart> {
+    let f = &result.file;
+    let plot = &f.plot;
+    let mut chart = Chart::new(
+        &f.title,
+        if plot.x_label.is_empty() {
+            "x"
+        } else {
+            &plot.x_label
+        },
+        if plot.y_label.is_empty() {
+            "win rate"
+        } else {
+            &plot.y_label
+        },
+    );
+    let mut xs: Vec<f64> = plot.paper_points.iter().map(|p| p[0]).collect();
+    let mut ys: Vec<f64> = vec![0.0, 1.0];
+    match &result.outcome {
+        Outcome::Arms(arms) => {
+            let mut pts: Vec<(f64, &ArmResult)> = arms
+                .iter()
+                .filter_map(|a| a.arm.x.map(|x| (x, a)))
+                .collect();
+            if pts.is_empty() {
+                return None;
+            }
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let line: Vec<(f64, f64)> = pts
+                .iter()
+                .map(|(x, a)| (*x, a.summary.players[0].overall.rate()))
+                .collect();
+            let band: Vec<(f64, f64, f64)> = pts
+                .iter()
+                .map(|(x, a)| {
+                    let (lo, hi) = a.summary.players[0].overall.interval();
+                    (*x, lo, hi)
+                })
+                .collect();
+            xs.extend(line.iter().map(|p| p.0));
+            let games: u32 = pts.iter().map(|(_, a)| a.summary.games).max().unwrap_or(0);
+            chart = chart.series(
+                Series::new(
+                    format!("akushu (up to {games} games per point, Wilson 95% band)"),
+                    SeriesStyle::LinePoints,
+                    line,
+                )
+                .with_band(band),
+            );
+        }
+        Outcome::Curve(data) => {
+            if data.x.is_empty() {
+                return None;
+            }
+            xs.extend(data.x.iter().copied());
+            for (name, values) in &data.series {
+                ys.extend(values.iter().copied());
+                let pts = data.x.iter().copied().zip(values.iter().copied()).collect();
+                chart = chart.series(Series::new(name.clone(), SeriesStyle::Line, pts));
+            }
+        }
+        Outcome::Skipped(_) => return None,
+    }
+    if !plot.paper_points.is_empty() {
+        let pts = plot.paper_points.iter().map(|p| (p[0], p[1])).collect();
+        chart = chart.series(Series::new("paper", SeriesStyle::Points, pts));
+    }
+    if let Some(b) = plot.baseline {
+        let label = if plot.baseline_label.is_empty() {
+            "reference"
+        } else {
+            &plot.baseline_label
+        };
+        chart = chart.hline(b, label);
+    }
+    let (x0, x1) = padded_range(xs.into_iter());
+    let (y0, y1) = (
+        ys.iter().copied().fold(0.0, f64::min),
+        ys.iter().copied().fold(1.0, f64::max),
+    );
+    Some(chart.x_range(x0, x1).y_range(y0, y1))
+}
+
+/// Draws every experiment's chart into `dir` as `<name>.png`.
+pub fn write_plots(results: &[ExperimentResult], dir: &Path) -> Vec<PlotFile> {
+    let mut files = Vec::new();
+    for r in results {
+        let Some(c) = chart(r) else { continue };
+        let file = format!("{}.png", r.file.name);
+        match render_png(&c, &dir.join(&file)) {
+            Ok(()) => files.push(PlotFile {
+                experiment: r.file.name.clone(),
+                file,
+            }),
+            Err(e) => eprintln!("warning: plot for {} not drawn: {e}", r.file.name),
+        }
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_follow_github() {
+        assert_eq!(
+            anchor("Tree pruning: win rate vs x"),
+            "tree-pruning-win-rate-vs-x"
+        );
+    }
+}

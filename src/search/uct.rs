@@ -1,0 +1,577 @@
+//! The UCT engine (SEEDS.md A): 10,000 simulations a move, expansion after 10 visits, UCB1
+//! selection, the most-visited move played; with tree, soft and playout pruning hooks, tree
+//! reuse, pass and resign rules, and optional root-parallel threads.
+//!
+//! Threads: each thread grows its own tree from its own seed stream (root parallelism) and
+//! runs `sims / threads` simulations; the root statistics are summed. With one thread the
+//! engine is fully deterministic for a seed.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+
+use crate::playout::PlayoutConfig;
+use crate::prune::{Pruner, registry::make_pruner};
+use crate::rules::{
+    BOARD, Bits, Color, Game, IllegalMove, Move, NN, PASS_INDEX, Point, bit, score,
+};
+use crate::util::rng::FastRng;
+
+use super::engine::{Engine, EngineMove, MoveStats, PrunerView};
+use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
+use super::tree::{PlayoutPruning, Settings, SoftPruning, TreePruning, Worker};
+
+/// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TreePrune {
+    /// Pruner spec: `rule`, `random[:SEED]`, `nn[:MODEL]`, ... (see `prune::registry`).
+    pub pruner: String,
+    /// How many of the worst candidate moves to drop at each pruned node.
+    pub x: usize,
+    /// First depth pruned (0 = the root; the paper compared 0, 1, 2, 3).
+    pub depth: u32,
+}
+
+/// Playout pruning settings (`playout_prune=KIND[:ARG]:SHARE`, `playout_eval=leaf|move`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PlayoutPrune {
+    /// Pruner spec, as for tree pruning.
+    pub pruner: String,
+    /// Share of the empty points the mover may never play (0.6 in the paper).
+    pub share: f32,
+    /// When the pruner is asked: once per tree leaf, or before every playout move.
+    pub eval: PlayoutEval,
+}
+
+/// Soft pruning settings (`soft=KIND[:ARG]:N:X[@D]`): negative priors instead of deletion.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SoftPrune {
+    /// Pruner spec, as for tree pruning.
+    pub pruner: String,
+    /// Prior visits with no wins given to each softly pruned move.
+    pub visits: u16,
+    /// How many of the worst candidates get the prior.
+    pub x: usize,
+    /// First depth where priors are given (0 = the root).
+    pub depth: u32,
+}
+
+/// Which policy plays the playouts out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayoutKind {
+    /// Uniformly random legal moves that do not fill the mover's own eye.
+    #[default]
+    Uniform,
+    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
+    Territory,
+}
+
+/// Every tunable of the UCT engine. Defaults are the paper's setup (SEEDS.md A).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct UctConfig {
+    /// Simulations (playouts) per move.
+    pub sims: u32,
+    /// A node is expanded once it has been visited this many times.
+    pub expand: u32,
+    /// UCB1 exploration constant c in `w/n + c*sqrt(ln N / n)`. The paper does not give its
+    /// value; 0.4 is what section D found better than the textbook sqrt(2).
+    pub c: f32,
+    /// Search threads (root parallelism, each with its own tree; 1 = deterministic).
+    pub threads: usize,
+    /// Keep the subtree of the moves played between searches.
+    pub reuse: bool,
+    /// Resign when the best move's win rate is below this (0 = never; off in experiments).
+    pub resign: f32,
+    /// Pass after the opponent passed when the area count already wins (ends games fast).
+    pub pass_when_ahead: bool,
+    /// Node budget per tree (16 bytes each); expansion stops when it is spent.
+    pub max_nodes: usize,
+    /// Playout length cap in moves (both colours, passes included).
+    pub playout_moves: u32,
+    /// Tree pruning (none by default).
+    pub prune: Option<TreePrune>,
+    /// What x counts in tree pruning: `legal` (x worst candidates) or `board` (keep 81-x best).
+    pub prune_count: PruneCount,
+    /// Tree pruning never leaves fewer board moves than this at a node (pass is always kept).
+    pub keep_min: usize,
+    /// Playout pruning (none by default).
+    pub playout_prune: Option<PlayoutPrune>,
+    /// Playout move generator: `uniform` (the paper's light playout) or `territory` (the
+    /// rule-based territory-gain generator of SEEDS.md E, much slower per playout).
+    pub playout: PlayoutKind,
+    /// Soft pruning (none by default).
+    pub soft: Option<SoftPrune>,
+    /// Entries of each pruner's score cache (rounded up to a power of two; 324 bytes each).
+    pub cache: usize,
+    /// Stop a move's search after this many seconds even when `sims` are not done (0 = no
+    /// limit). GTP `time_left` also caps a move at 1/20 of the time left. Either limit makes
+    /// games depend on machine speed, so experiments leave both off.
+    pub max_seconds: f64,
+}
+
+impl Default for UctConfig {
+    fn default() -> Self {
+        UctConfig {
+            sims: 10_000,
+            expand: 10,
+            c: 0.4,
+            threads: 1,
+            reuse: true,
+            resign: 0.0,
+            pass_when_ahead: true,
+            max_nodes: 1 << 20,
+            playout_moves: PlayoutConfig::default().max_moves,
+            prune: None,
+            prune_count: PruneCount::Legal,
+            keep_min: 1,
+            playout_prune: None,
+            playout: PlayoutKind::Uniform,
+            soft: None,
+            cache: 4096,
+            max_seconds: 0.0,
+        }
+    }
+}
+
+/// Builds a pruner from a spec like `rule`, `random:7` or `nn:models/x`; a `random` pruner
+/// without a seed takes the engine's.
+pub fn resolve_pruner(spec: &str, seed: u64) -> anyhow::Result<Arc<dyn Pruner>> {
+    let (kind, arg) = match spec.split_once(':') {
+        Some((k, a)) => (k, Some(a.to_string())),
+        None => (spec, None),
+    };
+    let arg = match (kind, arg) {
+        ("random", None) => Some(seed.to_string()),
+        (_, a) => a,
+    };
+    make_pruner(kind, arg.as_deref()).with_context(|| format!("pruner `{spec}`"))
+}
+
+/// One root move after a search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RootStat {
+    pub mv: Move,
+    /// Visits made by simulations (soft-pruning priors not counted).
+    pub visits: u32,
+    /// Wins for the side to move (draws count one half).
+    pub wins: f32,
+    /// Soft-pruning prior visits given to the move.
+    pub prior: u32,
+}
+
+/// The UCT engine.
+pub struct UctEngine {
+    config: UctConfig,
+    name: String,
+    game: Game,
+    workers: Vec<Worker>,
+    /// The pruner shown by GTP analyze commands (tree, else soft, else playout pruner).
+    view_pruner: Option<(Arc<dyn Pruner>, usize)>,
+    /// Seconds left on each colour's clock (GTP `time_left`), when known.
+    time_left: [Option<f64>; 2],
+    /// Simulations run by the last search (fewer than `sims` when a time limit hit).
+    last_sims: u64,
+}
+
+impl UctEngine {
+    /// Builds the engine; fails when a pruner cannot be made.
+    pub fn new(config: UctConfig, seed: u64) -> anyhow::Result<UctEngine> {
+        anyhow::ensure!(config.sims > 0, "sims must be at least 1");
+        anyhow::ensure!(config.c >= 0.0, "c must not be negative");
+        anyhow::ensure!(
+            config.max_seconds >= 0.0,
+            "max_seconds must not be negative"
+        );
+        anyhow::ensure!(
+            config.threads <= 256,
+            "threads {} is above 256",
+            config.threads
+        );
+        anyhow::ensure!(
+            config.cache <= 1 << 20,
+            "cache {} is above 2^20 entries (324 bytes each)",
+            config.cache
+        );
+        anyhow::ensure!(
+            config.max_seconds >= 0.0,
+            "max_seconds must not be negative"
+        );
+        anyhow::ensure!(
+            config.playout == PlayoutKind::Uniform || config.playout_prune.is_none(),
+            "playout=territory cannot be combined with playout_prune"
+        );
+        if let Some(pp) = &config.playout_prune {
+            anyhow::ensure!(
+                (0.0..=1.0).contains(&pp.share),
+                "playout_prune share {} is not in [0, 1]",
+                pp.share
+            );
+        }
+        // One pruner (and one cache per thread) per distinct spec.
+        let mut specs: Vec<String> = Vec::new();
+        let mut slot_of = |s: &str| match specs.iter().position(|x| x == s) {
+            Some(i) => i,
+            None => {
+                specs.push(s.to_string());
+                specs.len() - 1
+            }
+        };
+        let prune = config.prune.as_ref().map(|p| TreePruning {
+            slot: slot_of(&p.pruner),
+            x: p.x,
+            depth: p.depth,
+        });
+        let soft = config.soft.as_ref().map(|p| SoftPruning {
+            slot: slot_of(&p.pruner),
+            visits: p.visits,
+            x: p.x,
+            depth: p.depth,
+        });
+        let playout_prune = config.playout_prune.as_ref().map(|p| PlayoutPruning {
+            slot: slot_of(&p.pruner),
+            share: p.share,
+            eval: p.eval,
+        });
+        let pruners: Vec<Arc<dyn Pruner>> = specs
+            .iter()
+            .map(|s| resolve_pruner(s, seed))
+            .collect::<anyhow::Result<_>>()?;
+        let settings = Settings {
+            expand: config.expand,
+            c: config.c,
+            max_nodes: config.max_nodes.max(NN + 2),
+            playout: PlayoutConfig {
+                max_moves: config.playout_moves,
+                komi: 6.5,
+            },
+            prune,
+            soft,
+            playout_prune,
+            playout_kind: config.playout,
+            prune_count: config.prune_count,
+            keep_min: config.keep_min,
+        };
+        let view_pruner = prune
+            .map(|p| (p.slot, p.x))
+            .or(soft.map(|s| (s.slot, s.x)))
+            .or(playout_prune.map(|p| (p.slot, 0)))
+            .map(|(slot, x)| (pruners[slot].clone(), x));
+        let workers = (0..config.threads.max(1))
+            .map(|t| {
+                let slots = pruners
+                    .iter()
+                    .map(|p| PrunerSlot::new(p.clone(), config.cache))
+                    .collect();
+                Worker::new(settings, slots, FastRng::for_stream(seed, t as u64))
+            })
+            .collect();
+        Ok(UctEngine {
+            name: format!("uct{}", describe(&config)),
+            config,
+            game: Game::new(6.5),
+            workers,
+            view_pruner,
+            time_left: [None; 2],
+            last_sims: 0,
+        })
+    }
+
+    /// Sets the name reported by [`Engine::name`] (the spec it was built from).
+    pub fn with_name(mut self, name: impl Into<String>) -> UctEngine {
+        self.name = name.into();
+        self
+    }
+
+    pub fn config(&self) -> &UctConfig {
+        &self.config
+    }
+
+    /// Pruner calls and cache hits so far, summed over threads and pruners.
+    pub fn pruner_counts(&self) -> (u64, u64) {
+        self.workers
+            .iter()
+            .flat_map(|w| w.slots.iter())
+            .fold((0, 0), |(e, h), s| (e + s.evals, h + s.hits))
+    }
+
+    /// Real visits of the first thread's current root (0 after a reset): shows tree reuse.
+    pub fn root_visits(&self) -> u32 {
+        self.workers[0].root().real_visits()
+    }
+
+    /// Consecutive passes at the end of the game.
+    fn trailing_passes(&self) -> u8 {
+        self.game
+            .moves()
+            .iter()
+            .rev()
+            .take_while(|(_, m)| *m == Move::Pass)
+            .count()
+            .min(2) as u8
+    }
+
+    /// Root moves the game layer allows (superko included).
+    fn root_allowed(&self, color: Color) -> Bits {
+        let board = self.game.board();
+        crate::rules::BitIter(board.empty_bits())
+            .filter(|&i| self.game.check(color, Move::Play(Point::new(i))).is_ok())
+            .fold(0, |m, i| m | bit(i))
+    }
+
+    fn reset_trees(&mut self) {
+        let (b, c) = (*self.game.board(), self.game.to_move());
+        let passes = self.trailing_passes();
+        for w in &mut self.workers {
+            w.reset(b, c, passes);
+        }
+    }
+
+    /// Searches the current position with `color` to move (the configured number of
+    /// simulations, reusing the tree) without playing, and returns the root's moves with
+    /// their statistics summed over threads, in move-index order (pass last).
+    pub fn analyze(&mut self, color: Color) -> Vec<RootStat> {
+        self.game.set_to_move(color);
+        let stats = self.search(color);
+        stats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.2)
+            .map(|(i, &(visits, wins, _, prior))| RootStat {
+                mv: Move::from_index(i).expect("root child index"),
+                visits,
+                wins,
+                prior,
+            })
+            .collect()
+    }
+
+    /// Runs the search for `color` and returns the summed root statistics per move index
+    /// (real visits, wins, present as a root child, prior visits).
+    fn search(&mut self, color: Color) -> Vec<(u32, f32, bool, u32)> {
+        let board = *self.game.board();
+        let passes = self.trailing_passes();
+        let allowed = self.root_allowed(color);
+        let reuse = self.config.reuse;
+        let threads = self.workers.len() as u64;
+        let total = self.config.sims as u64;
+        let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
+        if let Some(left) = self.time_left[color.idx()] {
+            let share = (left / 20.0).max(0.01);
+            limit = Some(limit.map_or(share, |l| l.min(share)));
+        }
+        let deadline = limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
+        let run = |w: &mut Worker, n: u64| {
+            if !reuse {
+                w.reset(board, color, passes);
+            }
+            w.set_root(&board, color, passes, allowed);
+            w.search(n, deadline)
+        };
+        self.last_sims = if threads == 1 {
+            run(&mut self.workers[0], total)
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = self
+                    .workers
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(t, w)| {
+                        let n = total / threads + u64::from((t as u64) < total % threads);
+                        s.spawn(move || run(w, n))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("search thread panicked"))
+                    .sum()
+            })
+        };
+        let mut stats = vec![(0u32, 0f32, false, 0u32); NN + 1];
+        for w in &self.workers {
+            for ch in w.root_children() {
+                let e = &mut stats[ch.mv as usize];
+                e.0 += ch.real_visits();
+                e.1 += ch.wins;
+                e.2 = true;
+                e.3 += ch.prior as u32;
+            }
+        }
+        stats
+    }
+
+    /// Chooses a move (the most visited; ties to the higher win count, then lower index).
+    fn decide(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {
+        let start = Instant::now();
+        let mut stats = MoveStats::default();
+        if self.game.is_over() {
+            return (EngineMove::Play(Move::Pass), stats);
+        }
+        self.game.set_to_move(color);
+        if !cleanup
+            && self.config.pass_when_ahead
+            && self.game.last_move() == Some((color.opponent(), Move::Pass))
+        {
+            let margin = score::area_margin(self.game.board(), self.game.komi());
+            let ahead = if color == Color::Black {
+                margin > 0.0
+            } else {
+                margin < 0.0
+            };
+            if ahead {
+                stats.seconds = start.elapsed().as_secs_f64();
+                return (EngineMove::Play(Move::Pass), stats);
+            }
+        }
+        let root_stats = self.search(color);
+        stats.simulations = self.last_sims;
+        let mut best: Option<(usize, u32, f32)> = None;
+        for (i, &(v, w, _, _)) in root_stats.iter().enumerate() {
+            if v == 0 || (cleanup && i == PASS_INDEX) {
+                continue;
+            }
+            if best.is_none_or(|(_, bv, bw)| v > bv || (v == bv && w > bw)) {
+                best = Some((i, v, w));
+            }
+        }
+        let (mv, winrate) = match best {
+            Some((i, v, w)) => (
+                Move::from_index(i).expect("root child index"),
+                Some(w / v as f32),
+            ),
+            None => (Move::Pass, None),
+        };
+        stats.winrate = winrate;
+        stats.seconds = start.elapsed().as_secs_f64();
+        if let Some(wr) = winrate
+            && wr < self.config.resign
+        {
+            return (EngineMove::Resign, stats);
+        }
+        (EngineMove::Play(mv), stats)
+    }
+
+    fn genmove_inner(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {
+        let was_over = self.game.is_over();
+        let (m, stats) = self.decide(color, cleanup);
+        if let EngineMove::Play(mv) = m
+            && !was_over
+            && self.play(color, mv).is_err()
+        {
+            // Cannot happen (root moves pass the game's check); pass rather than panic.
+            let _ = self.play(color, Move::Pass);
+            return (EngineMove::Play(Move::Pass), stats);
+        }
+        (m, stats)
+    }
+}
+
+/// A short text of the non-default settings, for the default name.
+fn describe(c: &UctConfig) -> String {
+    let mut s = format!(":sims={},expand={},c={}", c.sims, c.expand, c.c);
+    if let Some(p) = &c.prune {
+        s += &format!(",prune={}:{}@{}", p.pruner, p.x, p.depth);
+    }
+    if let Some(p) = &c.playout_prune {
+        s += &format!(",playout_prune={}:{}", p.pruner, p.share);
+    }
+    if c.playout == PlayoutKind::Territory {
+        s += ",playout=territory";
+    }
+    if let Some(p) = &c.soft {
+        s += &format!(",soft={}:{}:{}@{}", p.pruner, p.visits, p.x, p.depth);
+    }
+    s
+}
+
+impl Engine for UctEngine {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self, komi: f32) {
+        self.game = Game::new(komi);
+        for w in &mut self.workers {
+            w.settings.playout.komi = komi;
+        }
+        self.reset_trees();
+    }
+
+    fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        self.game.play_as(color, mv)?;
+        if self.config.reuse {
+            for w in &mut self.workers {
+                w.advance(color, mv);
+            }
+        } else {
+            self.reset_trees();
+        }
+        Ok(())
+    }
+
+    fn genmove(&mut self, color: Color) -> (EngineMove, MoveStats) {
+        self.genmove_inner(color, false)
+    }
+
+    fn genmove_cleanup(&mut self, color: Color) -> (EngineMove, MoveStats) {
+        self.genmove_inner(color, true)
+    }
+
+    fn undo(&mut self) -> bool {
+        let ok = self.game.undo();
+        if ok {
+            self.reset_trees();
+        }
+        ok
+    }
+
+    fn game(&self) -> &Game {
+        &self.game
+    }
+
+    fn set_komi(&mut self, komi: f32) {
+        self.game.set_komi(komi);
+        for w in &mut self.workers {
+            w.settings.playout.komi = komi;
+        }
+        self.reset_trees();
+    }
+
+    fn set_time_left(&mut self, color: Color, seconds: f64) {
+        self.time_left[color.idx()] = (seconds.is_finite() && seconds > 0.0).then_some(seconds);
+    }
+
+    fn pruner_view(&self, color: Color) -> Option<PrunerView> {
+        let (pruner, x) = self.view_pruner.as_ref()?;
+        let board = self.game.board();
+        let mut scores = [0f32; NN];
+        pruner.badness(
+            &crate::prune::PruneContext {
+                board,
+                to_move: color,
+                recent: &[],
+            },
+            &mut scores,
+        );
+        let cand: Vec<u8> = crate::rules::BitIter(board.empty_bits() & BOARD)
+            .filter(|&i| {
+                let p = Point::new(i);
+                board.is_legal(color, p) && !board.is_eye(color, p)
+            })
+            .map(|i| i as u8)
+            .collect();
+        let drop = drop_count(
+            cand.len(),
+            *x,
+            self.config.prune_count,
+            self.config.keep_min,
+        );
+        Some(PrunerView {
+            name: pruner.name(),
+            scores,
+            pruned: worst_mask(&cand, &scores, drop),
+        })
+    }
+}

@@ -1,0 +1,211 @@
+//! Experiment files and `akushu reproduce`: every shipped experiment file resolves to valid
+//! engine specs, and a tiny experiment folder goes through `reproduce` into a report.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use akushu::arena::experiment::{self, Kind};
+
+fn experiments_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments")
+}
+
+/// Checks an in-process spec with the search module's parser (the network is not loaded).
+fn check_spec(spec: &str) {
+    if let Some(command) = spec.strip_prefix("gtp:") {
+        let words = akushu::arena::gtp::split_command_line(command).unwrap();
+        assert!(!words.is_empty(), "{spec}");
+    } else if spec.starts_with("uct") {
+        akushu::search::spec::parse_uct(spec).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
+    } else if spec.starts_with("flat") {
+        akushu::search::spec::parse_flat(spec).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
+    } else {
+        panic!("unexpected spec {spec}");
+    }
+}
+
+#[test]
+fn shipped_experiment_files_resolve_in_both_modes() {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(experiments_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let file = experiment::load(&path).unwrap();
+        assert_eq!(
+            path.file_stem().unwrap().to_str().unwrap(),
+            file.name,
+            "file name and experiment name agree"
+        );
+        names.push(file.name.clone());
+        if file.kind == Kind::Curve {
+            continue;
+        }
+        for quick in [false, true] {
+            let arms = file.arms(quick).unwrap();
+            assert!(!arms.is_empty());
+            for arm in &arms {
+                check_spec(&arm.config.black);
+                check_spec(&arm.config.white);
+            }
+            if quick {
+                let full = file.arms(false).unwrap();
+                assert!(arms[0].config.games <= full[0].config.games);
+            }
+        }
+    }
+    names.sort();
+    for wanted in [
+        "baseline",
+        "error_rate",
+        "gnugo_depth",
+        "playout_pruning",
+        "random_pruning",
+        "soft_pruning",
+        "tree_pruning",
+    ] {
+        assert!(
+            names.iter().any(|n| n == wanted),
+            "missing experiments/{wanted}.toml"
+        );
+    }
+}
+
+#[test]
+fn tree_pruning_sweeps_the_papers_x() {
+    let file = experiment::load(&experiments_dir().join("tree_pruning.toml")).unwrap();
+    let xs: Vec<f64> = file
+        .arms(false)
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.x)
+        .collect();
+    for x in [0.0, 5.0, 20.0, 30.0, 41.0, 50.0, 60.0] {
+        assert!(xs.contains(&x), "x = {x} missing from {xs:?}");
+    }
+}
+
+#[test]
+fn reproduce_writes_a_report_from_tiny_experiments() {
+    let root = std::env::temp_dir().join(format!("akushu-reproduce-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let exps = root.join("experiments");
+    std::fs::create_dir_all(&exps).unwrap();
+    std::fs::write(
+        exps.join("sweep.toml"),
+        r#"
+name = "sweep"
+title = "Random movers with delays"
+paper = "none"
+[match]
+games = 6
+seed = 4
+[players]
+black = "random:delay_ms={x}"
+white = "random"
+[sweep]
+var = "x"
+values = [0, 1]
+[quick]
+games = 3
+[plot]
+x_label = "delay"
+baseline = 0.5
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("curve.csv"),
+        "pruned,error\n0,0.0\n10,0.05\n20,0.2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        exps.join("curve.toml"),
+        format!(
+            "name = \"curve\"\ntitle = \"A curve\"\nkind = \"curve\"\n[curve]\ncsv = \"{}\"\nx = \"pruned\"\ny = [\"error\"]\n",
+            root.join("curve.csv").display()
+        ),
+    )
+    .unwrap();
+    let out = root.join("report");
+    let status = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args([
+            "reproduce",
+            "--quick",
+            "--quiet",
+            "--jobs",
+            "2",
+            "--experiments",
+        ])
+        .arg(&exps)
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let report = std::fs::read_to_string(out.join("REPORT.md")).unwrap();
+    assert!(report.contains("Quick mode"), "{report}");
+    assert!(
+        report.contains("| x=1 | `random:delay_ms=1` | `random` | 3 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("largest x with error <= 10%: 10"),
+        "{report}"
+    );
+    let rows =
+        akushu::arena::record::read_csv(&out.join("runs-quick/sweep/x=0/games.csv")).unwrap();
+    assert_eq!(rows.len(), 3);
+    std::fs::remove_dir_all(root).unwrap();
+}
+
+#[test]
+fn a_failing_arm_does_not_stop_the_others() {
+    let file: experiment::ExperimentFile = toml::from_str(
+        r#"
+name = "mixed"
+title = "One good arm, one bad"
+[match]
+games = 2
+[players]
+black = "{engine}"
+white = "random"
+[[arm]]
+label = "bad"
+vars = { engine = "nonsense:x=1" }
+[[arm]]
+label = "good"
+vars = { engine = "random" }
+"#,
+    )
+    .unwrap();
+    let out = std::env::temp_dir().join(format!("akushu-mixed-{}", std::process::id()));
+    let opts = experiment::RunOptions {
+        out: out.clone(),
+        quick: false,
+        jobs: 1,
+        show_progress: false,
+    };
+    let result = experiment::run(&file, &opts).unwrap();
+    assert_eq!(result.failed_arms.len(), 1);
+    assert_eq!(result.failed_arms[0].0, "bad");
+    let experiment::Outcome::Arms(arms) = &result.outcome else {
+        panic!("arms expected")
+    };
+    assert_eq!(arms.len(), 1);
+    assert_eq!(arms[0].summary.games, 2);
+    let report = akushu::report::writer::render(
+        &akushu::report::writer::ReportInfo {
+            quick: false,
+            command: "test".into(),
+            runs: out.clone(),
+            seconds: 0.0,
+            jobs: 1,
+        },
+        std::slice::from_ref(&result),
+        &[],
+    );
+    assert!(report.contains("Arm **bad** failed"), "{report}");
+    std::fs::remove_dir_all(out).unwrap();
+}

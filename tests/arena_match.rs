@@ -1,0 +1,326 @@
+//! Arena integration tests: reproducibility, resume after a killed run, failing GTP
+//! opponents, shard + merge, and a real GNU Go game when GNU Go is installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use akushu::arena::{
+    self, EndReason, GameRecord, GtpTimeouts, MatchConfig, Shard, merge, run_match,
+};
+
+/// A fresh folder per call (tests run in parallel and may use the same name).
+fn temp_dir(name: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("akushu-arena-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn config(games: u32, seed: u64) -> MatchConfig {
+    MatchConfig {
+        black: "random".into(),
+        white: "random".into(),
+        games,
+        seed,
+        ..MatchConfig::default()
+    }
+}
+
+fn rows_without_timing(dir: &Path) -> Vec<GameRecord> {
+    arena::record::read_csv(&dir.join("games.csv"))
+        .unwrap()
+        .iter()
+        .map(GameRecord::without_timing)
+        .collect()
+}
+
+fn fake_gtp(mode: &str) -> String {
+    format!(
+        "gtp:sh {}/tests/fixtures/arena_fake_gtp.sh {mode}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn same_seed_same_csv_and_sgf_whatever_the_jobs() {
+    let (a, b, c) = (temp_dir("same-a"), temp_dir("same-b"), temp_dir("same-c"));
+    let one = run_match(&config(12, 5), &a, false).unwrap();
+    let two = run_match(
+        &MatchConfig {
+            jobs: 2,
+            ..config(12, 5)
+        },
+        &b,
+        false,
+    )
+    .unwrap();
+    assert_eq!(one.rows.len(), 12);
+    assert_eq!(rows_without_timing(&a), rows_without_timing(&b));
+    for g in 1..=12 {
+        let name = format!("sgf/game-{g:05}.sgf");
+        assert_eq!(
+            std::fs::read_to_string(a.join(&name)).unwrap(),
+            std::fs::read_to_string(b.join(&name)).unwrap()
+        );
+    }
+    assert_eq!(two.summary.black.wins, one.summary.black.wins);
+    // Another seed gives other games.
+    run_match(&config(12, 6), &c, false).unwrap();
+    assert_ne!(rows_without_timing(&a), rows_without_timing(&c));
+    for d in [a, b, c] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn resume_after_a_killed_run_counts_no_game_twice() {
+    let (killed, whole) = (temp_dir("killed"), temp_dir("whole"));
+    let games = 12;
+    let args = |out: &Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_akushu"));
+        cmd.args([
+            "match",
+            "--black",
+            "random:delay_ms=3",
+            "--white",
+            "random",
+            "--seed",
+            "9",
+        ])
+        .args(["--games", &games.to_string(), "--quiet", "--out"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+        cmd
+    };
+    let mut child = args(&killed).spawn().unwrap();
+    let csv = killed.join("games.csv");
+    let start = Instant::now();
+    loop {
+        let done = std::fs::read_to_string(&csv).map(|t| t.lines().count().saturating_sub(1));
+        if done.is_ok_and(|n| n >= 3) {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "match made no progress"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let partial = rows_without_timing(&killed);
+    assert!(
+        partial.len() >= 3 && partial.len() < games as usize,
+        "killed in the middle: {} rows",
+        partial.len()
+    );
+    assert!(args(&killed).status().unwrap().success());
+    assert!(args(&whole).status().unwrap().success());
+    let resumed = rows_without_timing(&killed);
+    let games_seen: Vec<u32> = resumed.iter().map(|r| r.game).collect();
+    assert_eq!(
+        games_seen,
+        (1..=games).collect::<Vec<_>>(),
+        "each game exactly once"
+    );
+    assert_eq!(resumed, rows_without_timing(&whole));
+    // With several jobs the finished games need not be a prefix: compare by game number.
+    for row in &partial {
+        assert_eq!(
+            &resumed[row.game as usize - 1],
+            row,
+            "finished games are kept, not replayed"
+        );
+    }
+    for d in [killed, whole] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn resume_refuses_a_different_match() {
+    let dir = temp_dir("different");
+    run_match(&config(2, 1), &dir, false).unwrap();
+    let err = run_match(
+        &MatchConfig {
+            komi: 7.5,
+            ..config(2, 1)
+        },
+        &dir,
+        false,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(err.contains("komi"), "{err}");
+    // More games and other jobs are the same match: only the new games are played.
+    let more = run_match(
+        &MatchConfig {
+            jobs: 2,
+            ..config(4, 1)
+        },
+        &dir,
+        false,
+    )
+    .unwrap();
+    assert_eq!((more.rows.len(), more.played_now), (4, 2));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Runs 2 games of `random` (black) against a fake GTP engine (white).
+fn against_fake(mode: &str) -> Vec<GameRecord> {
+    let dir = temp_dir(&format!("fake-{mode}"));
+    let c = MatchConfig {
+        white: fake_gtp(mode),
+        games: 2,
+        timeouts: GtpTimeouts {
+            genmove_s: 0.5,
+            command_s: 2.0,
+        },
+        ..config(2, 3)
+    };
+    let outcome = run_match(&c, &dir, false).unwrap();
+    assert_eq!(
+        outcome.rows.len(),
+        2,
+        "{mode}: the match goes on after an error"
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(summary.contains("errors:"), "{summary}");
+    std::fs::remove_dir_all(dir).unwrap();
+    outcome.rows
+}
+
+#[test]
+fn failing_gtp_opponents_lose_by_error() {
+    for (mode, expect) in [
+        ("crash", "exited"),
+        ("garbage", "garbage"),
+        ("hang", "within 0.5s"),
+        ("illegal", "illegal move A1"),
+        ("badmove", "garbage"),
+    ] {
+        for row in against_fake(mode) {
+            assert_eq!(row.reason, EndReason::Error, "{mode}: {row:?}");
+            assert_eq!(
+                (row.error_by.as_str(), row.winner.as_str()),
+                ("W", "B"),
+                "{mode}"
+            );
+            assert_eq!(row.result, "B+E");
+            assert!(row.error.contains(expect), "{mode}: {}", row.error);
+        }
+    }
+}
+
+#[test]
+fn crash_message_keeps_the_engines_last_words() {
+    let row = &against_fake("crash")[0];
+    assert!(row.error.contains("segmentation fault"), "{}", row.error);
+}
+
+#[test]
+fn gtp_final_score_disagreement_is_recorded() {
+    // The fake passes every move, so black (random) fills the board and wins by area,
+    // while the fake claims W+99.
+    for row in against_fake("pass") {
+        assert_eq!(row.reason, EndReason::Passes);
+        assert_eq!(row.winner, "B");
+        assert_eq!(row.gtp_score, "white=W+99");
+        assert!(row.score_disagreement);
+    }
+}
+
+#[test]
+fn shard_and_merge_equal_one_run() {
+    let whole = temp_dir("merge-whole");
+    let shards: Vec<PathBuf> = (0..3)
+        .map(|i| temp_dir(&format!("merge-shard{i}")))
+        .collect();
+    let merged = temp_dir("merge-merged");
+    let base = MatchConfig {
+        alternate: true,
+        ..config(10, 11)
+    };
+    run_match(&base, &whole, false).unwrap();
+    for (i, dir) in shards.iter().enumerate() {
+        let c = MatchConfig {
+            shard: Some(Shard {
+                index: i as u32,
+                count: 3,
+            }),
+            ..base.clone()
+        };
+        let out = run_match(&c, dir, false).unwrap();
+        assert!(out.rows.iter().all(|r| (r.game - 1) % 3 == i as u32));
+    }
+    let m = merge(&shards, &merged).unwrap();
+    assert_eq!(m.rows.len(), 10);
+    assert_eq!(rows_without_timing(&merged), rows_without_timing(&whole));
+    assert_eq!(
+        std::fs::read_dir(merged.join("sgf")).unwrap().count(),
+        10,
+        "every SGF copied"
+    );
+    let one = arena::runner::ResultsDir::new(&whole)
+        .read_header()
+        .unwrap()
+        .unwrap();
+    let two = arena::runner::ResultsDir::new(&merged)
+        .read_header()
+        .unwrap()
+        .unwrap();
+    assert!(one.config.same_match(&two.config));
+    // A folder of another match is refused.
+    let other = temp_dir("merge-other");
+    run_match(&config(2, 99), &other, false).unwrap();
+    let mut bad = shards.clone();
+    bad.push(other.clone());
+    assert!(merge(&bad, &temp_dir("merge-bad")).is_err());
+    for d in shards.into_iter().chain([whole, merged, other]) {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn unknown_spec_fails_before_any_game() {
+    let dir = temp_dir("unknown");
+    let c = MatchConfig {
+        white: "nonsense:x=1".into(),
+        ..config(2, 1)
+    };
+    let err = run_match(&c, &dir, false).err().unwrap().to_string();
+    assert!(err.contains("nonsense"), "{err}");
+    assert!(!dir.join("games.csv").exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A real game against GNU Go at level 1 when it is installed (CI installs it; set
+/// AKUSHU_REQUIRE_GNUGO=1 to make its absence a failure).
+#[test]
+fn plays_gnugo_when_installed() {
+    if arena::gtp::find_program("gnugo").is_none() {
+        assert!(
+            std::env::var_os("AKUSHU_REQUIRE_GNUGO").is_none(),
+            "GNU Go is required but not installed"
+        );
+        eprintln!("GNU Go not installed: skipping");
+        return;
+    }
+    let dir = temp_dir("gnugo");
+    let c = MatchConfig {
+        white: "gtp:gnugo --mode gtp --level 1 --chinese-rules".into(),
+        ..config(1, 2)
+    };
+    let row = run_match(&c, &dir, false).unwrap().rows.remove(0);
+    assert_eq!(row.error, "");
+    assert_eq!(row.winner, "W", "GNU Go beats a random mover: {row:?}");
+    if row.reason != EndReason::Resign {
+        assert!(row.gtp_score.starts_with("white="), "{row:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -1,0 +1,343 @@
+//! UCT and flat UCB engines on fixture positions: obvious captures and saves, pruning that
+//! never takes pass away, x = 0 pruning identical to no pruning, seeded determinism.
+
+use akushu::rules::{Board, Color, Game, Move};
+use akushu::search::spec::{build_engine, parse_uct};
+use akushu::search::uct::UctEngine;
+use akushu::search::{Engine, EngineMove};
+
+/// Loads a fixture diagram into an engine by playing each stone with its own colour (GTP
+/// `play` allows either colour at any time); the fixtures have no captures, so the engine's
+/// board ends up equal to the diagram, which is checked.
+fn load(engine: &mut dyn Engine, diagram: &str) {
+    let board = Board::from_diagram(diagram).expect("fixture");
+    engine.new_game(6.5);
+    for p in akushu::rules::Point::all() {
+        if let Some(c) = board.color_at(p) {
+            engine.play(c, Move::Play(p)).expect("fixture stone");
+        }
+    }
+    assert_eq!(engine.game().board(), &board, "fixture loaded exactly");
+}
+
+fn gtp(m: &str) -> Move {
+    Move::from_gtp(m).unwrap()
+}
+
+/// White's four stones C6-F6 have one liberty, F5. White's wall on the third line makes the
+/// game close, so the capture decides it (on an otherwise empty board every black move wins
+/// and the search has nothing to choose between).
+const CAPTURE: &str = "
+. . . . . . . . .
+. . . . . . . . .
+. . X X X X . . .
+. X O O O O X . .
+. . X X X . . . .
+. . . . . . . . .
+O O O O O O O O O
+. . . . . . . . .
+. . . . . . . . .";
+
+/// Black's four stones C6-F6 have one liberty, F5: black must extend there.
+const SAVE: &str = "
+. . . . . . . . .
+. . . . . . . . .
+. . O O O O . . .
+. O X X X X O . .
+. . O O O . . . .
+. . . . . . . . .
+X X X X X X X X X
+. . . . . . . . .
+. . . . . . . . .";
+
+fn genmove_black(spec: &str, seed: u64, fixture: &str) -> EngineMove {
+    let mut e = build_engine(spec, seed).unwrap();
+    load(e.as_mut(), fixture);
+    e.genmove(Color::Black).0
+}
+
+#[test]
+fn uct_captures_the_group_in_atari() {
+    for seed in 1..=3 {
+        let m = genmove_black("uct:sims=4000", seed, CAPTURE);
+        assert_eq!(m, EngineMove::Play(gtp("F5")), "seed {seed}");
+    }
+}
+
+#[test]
+fn uct_saves_its_group_in_atari() {
+    for seed in 1..=3 {
+        let m = genmove_black("uct:sims=4000", seed, SAVE);
+        assert_eq!(m, EngineMove::Play(gtp("F5")), "seed {seed}");
+    }
+}
+
+#[test]
+fn flat_ucb_captures_the_group_in_atari() {
+    let m = genmove_black("flat:sims=20000", 1, CAPTURE);
+    assert_eq!(m, EngineMove::Play(gtp("F5")));
+}
+
+#[test]
+fn pruned_uct_still_captures_with_rule_pruner() {
+    // The rule pruner rates F5 (fifth line, no self-atari) well, so pruning 41 keeps it.
+    let m = genmove_black("uct:sims=4000,prune=rule:41@0", 1, CAPTURE);
+    assert_eq!(m, EngineMove::Play(gtp("F5")));
+}
+
+/// Self-play `moves` moves and return them.
+fn self_play(spec: &str, seed: u64, moves: usize) -> Vec<Move> {
+    let mut e = build_engine(spec, seed).unwrap();
+    e.new_game(6.5);
+    let mut out = Vec::new();
+    let mut c = Color::Black;
+    for _ in 0..moves {
+        match e.genmove(c).0 {
+            EngineMove::Play(m) => out.push(m),
+            EngineMove::Resign => break,
+        }
+        c = c.opponent();
+    }
+    out
+}
+
+#[test]
+fn same_seed_same_game_other_seed_differs() {
+    let a = self_play("uct:sims=600", 5, 12);
+    let b = self_play("uct:sims=600", 5, 12);
+    assert_eq!(a, b);
+    let c = self_play("uct:sims=600", 6, 12);
+    assert_ne!(a, c);
+    let f1 = self_play("flat:sims=2000", 5, 6);
+    assert_eq!(f1, self_play("flat:sims=2000", 5, 6));
+}
+
+#[test]
+fn zero_pruning_plays_exactly_as_unpruned() {
+    let base = self_play("uct:sims=600", 9, 12);
+    for spec in [
+        "uct:sims=600,prune=rule:0@0",
+        "uct:sims=600,prune=random:0@0",
+        "uct:sims=600,prune=rule:0@2",
+        "uct:sims=600,soft=rule:0:30@0",
+        "uct:sims=600,playout_prune=rule:0,playout_eval=leaf",
+        "uct:sims=600,playout_prune=rule:0,playout_eval=move",
+    ] {
+        assert_eq!(self_play(spec, 9, 12), base, "{spec}");
+    }
+    // ... and real pruning does change the game (so the comparison above can fail).
+    assert_ne!(self_play("uct:sims=600,prune=rule:41@0", 9, 12), base);
+}
+
+#[test]
+fn pruning_everything_leaves_pass() {
+    // keep=0 lets tree pruning drop every board move at the root: only pass is left.
+    let mut e = build_engine("uct:sims=300,prune=rule:81@0,keep=0", 1).unwrap();
+    e.new_game(6.5);
+    assert_eq!(e.genmove(Color::Black).0, EngineMove::Play(Move::Pass));
+    // With the default keep=1, the best-rated board move survives.
+    let mut e = build_engine("uct:sims=300,prune=rule:81@0", 1).unwrap();
+    e.new_game(6.5);
+    match e.genmove(Color::Black).0 {
+        EngineMove::Play(Move::Play(p)) => {
+            assert!(e.game().board().color_at(p) == Some(Color::Black))
+        }
+        other => panic!("expected a board move, got {other:?}"),
+    }
+}
+
+#[test]
+fn passes_when_only_own_eyes_are_left() {
+    // Black owns the board except its two eyes; white has no stones.
+    let board = "
+. X X X X X X X X
+X X X X X X X X X
+X X X X X X X X X
+X X X X X X X X X
+X X X X X X X X X
+X X X X X X X X X
+X X X X X X X X X
+X X X X X X X X X
+X X X X X X X X .";
+    let b = Board::from_diagram(board).unwrap();
+    for spec in [
+        "uct:sims=200,prune=rule:41@0",
+        "uct:sims=200",
+        "flat:sims=200",
+    ] {
+        let mut e = build_engine(spec, 1).unwrap();
+        // Load the position directly: playing 79 black stones in a row is legal for Game.
+        load(e.as_mut(), board);
+        assert_eq!(e.game().board(), &b);
+        assert_eq!(
+            e.genmove(Color::Black).0,
+            EngineMove::Play(Move::Pass),
+            "{spec}"
+        );
+    }
+}
+
+#[test]
+fn hopeless_position_resigns_only_when_asked() {
+    // White owns almost everything.
+    let board = "
+O O O O O O O O O
+O . O . O . O . O
+O O O O O O O O O
+. . . . . . . . .
+O O O O O O O O O
+O . O . O . O . O
+O O O O O O O O O
+. . . . . . . . .
+O O O O O O O O O";
+    let mut e = build_engine("uct:sims=500,resign=0.1", 1).unwrap();
+    load(e.as_mut(), board);
+    assert_eq!(e.genmove(Color::Black).0, EngineMove::Resign);
+    let mut e = build_engine("uct:sims=500", 1).unwrap();
+    load(e.as_mut(), board);
+    assert!(matches!(e.genmove(Color::Black).0, EngineMove::Play(_)));
+}
+
+#[test]
+fn tree_is_reused_after_the_reply() {
+    let mut e = UctEngine::new(parse_uct("uct:sims=3000").unwrap(), 1).unwrap();
+    e.new_game(6.5);
+    let EngineMove::Play(_) = e.genmove(Color::Black).0 else {
+        panic!()
+    };
+    // White's most likely reply was expanded in black's search: its subtree survives.
+    let EngineMove::Play(_) = e.genmove(Color::White).0 else {
+        panic!()
+    };
+    assert!(e.root_visits() > 0, "root kept {} visits", e.root_visits());
+    let mut fresh = UctEngine::new(parse_uct("uct:sims=3000,reuse=false").unwrap(), 1).unwrap();
+    fresh.new_game(6.5);
+    fresh.genmove(Color::Black);
+    assert_eq!(fresh.root_visits(), 0);
+}
+
+#[test]
+fn threads_play_legal_moves() {
+    let mut e = build_engine("uct:sims=2000,threads=2", 1).unwrap();
+    e.new_game(6.5);
+    let mut g = Game::new(6.5);
+    let mut c = Color::Black;
+    for _ in 0..6 {
+        let EngineMove::Play(m) = e.genmove(c).0 else {
+            panic!()
+        };
+        g.play_as(c, m).expect("legal");
+        c = c.opponent();
+    }
+    assert_eq!(e.game().moves(), g.moves());
+}
+
+#[test]
+fn tree_pruning_removes_the_worst_root_moves_only_from_its_depth() {
+    let root = |spec: &str| {
+        let mut e = UctEngine::new(parse_uct(spec).unwrap(), 1).unwrap();
+        e.new_game(6.5);
+        e.analyze(Color::Black)
+    };
+    let unpruned = root("uct:sims=500");
+    assert_eq!(unpruned.len(), 82); // every point and pass
+    let at0 = root("uct:sims=500,prune=rule:41@0");
+    assert_eq!(at0.len(), 82 - 41);
+    assert_eq!(at0.last().unwrap().mv, Move::Pass, "pass is never pruned");
+    // The rule pruner rates the first line worst: no first-line point survives at the root.
+    for s in &at0 {
+        if let Move::Play(p) = s.mv {
+            let (r, c) = (p.row(), p.col());
+            assert!(r > 0 && c > 0 && r < 8 && c < 8, "{p} survived");
+        }
+    }
+    assert_eq!(
+        root("uct:sims=500,prune=rule:41@1").len(),
+        82,
+        "root untouched at d=1"
+    );
+    // The paper's count: keep the 81 - x best candidates (all 81 are candidates here).
+    assert_eq!(
+        root("uct:sims=500,prune=rule:41@0,prune_count=board").len(),
+        82 - 41
+    );
+}
+
+#[test]
+fn soft_pruning_gives_lost_visits_instead_of_deleting() {
+    let mut e = UctEngine::new(parse_uct("uct:sims=3000,soft=rule:50:41@0").unwrap(), 1).unwrap();
+    e.new_game(6.5);
+    let stats = e.analyze(Color::Black);
+    assert_eq!(stats.len(), 82, "soft pruning keeps every move");
+    let soft: Vec<_> = stats.iter().filter(|s| s.prior > 0).collect();
+    assert_eq!(soft.len(), 41);
+    assert!(soft.iter().all(|s| s.prior == 50));
+    let visits = |v: &[&akushu::search::uct::RootStat]| {
+        v.iter().map(|s| s.visits as f64).sum::<f64>() / v.len() as f64
+    };
+    let others: Vec<_> = stats.iter().filter(|s| s.prior == 0).collect();
+    assert!(
+        visits(&soft) * 3.0 < visits(&others),
+        "soft {} vs others {}",
+        visits(&soft),
+        visits(&others)
+    );
+}
+
+#[test]
+fn time_limits_stop_a_huge_search() {
+    // Functional, not a speed test: a budget no machine finishes in 0.05 s must stop early.
+    let huge = 100_000_000;
+    let mut e = build_engine(&format!("uct:sims={huge},max_seconds=0.05"), 1).unwrap();
+    e.new_game(6.5);
+    let (m, stats) = e.genmove(Color::Black);
+    assert!(matches!(m, EngineMove::Play(_)));
+    assert!(
+        stats.simulations > 0 && stats.simulations < huge as u64,
+        "{stats:?}"
+    );
+    // GTP time_left: a move may use 1/20 of the time left.
+    let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
+    e.new_game(6.5);
+    e.set_time_left(Color::Black, 1.0);
+    let (_, stats) = e.genmove(Color::Black);
+    assert!(stats.simulations < huge as u64, "{stats:?}");
+}
+
+/// `uct:playout=territory` plays its playouts with the territory-gain generator (SEEDS.md E):
+/// a legal game comes out, it differs from the uniform-playout engine for the same seed, and
+/// it cannot be combined with playout pruning.
+#[test]
+fn territory_playouts_are_selectable_by_spec() {
+    use akushu::rules::Color;
+    use akushu::search::EngineMove;
+    let play = |spec: &str| {
+        let mut e = akushu::search::spec::build_engine(spec, 3).unwrap();
+        e.new_game(6.5);
+        let mut moves = Vec::new();
+        for i in 0..6 {
+            let c = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let (m, stats) = e.genmove(c);
+            assert_eq!(stats.simulations, 200);
+            moves.push(m);
+        }
+        moves
+    };
+    let territory = play("uct:sims=200,playout=territory");
+    assert!(territory.iter().all(|m| matches!(m, EngineMove::Play(_))));
+    assert_ne!(territory, play("uct:sims=200"));
+    assert_eq!(
+        territory,
+        play("uct:sims=200,playout=territory"),
+        "seeded: same game twice"
+    );
+    let err = akushu::search::spec::build_engine("uct:playout=territory,playout_prune=rule:0.6", 1)
+        .err()
+        .unwrap();
+    assert!(format!("{err:#}").contains("territory"));
+    assert!(akushu::search::spec::build_engine("uct:playout=heavy", 1).is_err());
+}
