@@ -5,7 +5,7 @@
 use akushu::dataset::Position;
 use akushu::net::cnn::CnnConfig;
 use akushu::net::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
-use akushu::net::mlp::MlpConfig;
+use akushu::net::mlp::{MlpConfig, MlpLoss};
 use akushu::net::model::{NetKind, SavedModel, TrainConfig};
 use akushu::net::plain::{PlainCnn, PlainMlp, Scratch, masked_softmax_badness};
 use akushu::net::synthetic::random_game_positions;
@@ -95,13 +95,23 @@ fn compare(model: &SavedModel, positions: &[Position]) -> f32 {
                 let mut x = vec![0.0; w];
                 mlp_input(cfg.encoding, &inp, &mut x);
                 let t = Tensor::<2>::from_data(TensorData::new(x.clone(), [1, w]), &device);
-                let y = sigmoid(m.forward(t))
-                    .into_data()
-                    .try_to_vec::<f32>()
-                    .unwrap();
                 let mut out = [0.0; NN];
-                PlainMlp::from_burn(m).forward(&x, &mut scratch, &mut out);
-                (y, out)
+                let plain = PlainMlp::from_burn(m);
+                if cfg.loss == MlpLoss::Softmax {
+                    let logits = m.forward(t).into_data().try_to_vec::<f32>().unwrap();
+                    let mut y: [f32; NN] = logits.try_into().unwrap();
+                    masked_softmax_badness(&inp.legal_mask(), &mut y);
+                    plain.logits(&x, &mut scratch, &mut out);
+                    masked_softmax_badness(&inp.legal_mask(), &mut out);
+                    (y.to_vec(), out)
+                } else {
+                    let y = sigmoid(m.forward(t))
+                        .into_data()
+                        .try_to_vec::<f32>()
+                        .unwrap();
+                    plain.forward(&x, &mut scratch, &mut out);
+                    (y, out)
+                }
             }
             SavedModel::Cnn(m, _) => {
                 let mut x = vec![0.0; CNN_PLANES * NN];
@@ -136,6 +146,15 @@ fn saved_models_round_trip_and_plain_export_matches_burn() {
         ("paper", tiny_mlp(MlpEncoding::Paper).with_epochs(1)),
         ("onehot", tiny_mlp(MlpEncoding::OneHot).with_epochs(1)),
         ("cnn", tiny_cnn().with_epochs(1)),
+        (
+            "planes-softmax",
+            tiny_mlp(MlpEncoding::Planes).with_epochs(1).with_mlp(
+                MlpConfig::new()
+                    .with_encoding(MlpEncoding::Planes)
+                    .with_hidden(vec![16, 16])
+                    .with_loss(MlpLoss::Softmax),
+            ),
+        ),
     ] {
         let dir = tmp.join(name);
         run(&cfg, &dir, false);

@@ -10,6 +10,7 @@ use clap::Args;
 use crate::dataset::Split;
 use crate::net::data::{read_split, synthetic_split};
 use crate::net::encode::MlpEncoding;
+use crate::net::mlp::MlpLoss;
 use crate::net::model::{NetKind, TrainConfig};
 use crate::net::train::{sample, train};
 
@@ -60,6 +61,9 @@ pub struct TrainArgs {
     /// Override (MLP): input encoding.
     #[arg(long, value_enum)]
     pub encoding: Option<EncodingArg>,
+    /// Override (MLP): loss (`bce` as in the paper, or `softmax` over legal points).
+    #[arg(long, value_enum)]
+    pub loss: Option<LossArg>,
     /// Override (CNN): residual blocks.
     #[arg(long)]
     pub blocks: Option<usize>,
@@ -78,6 +82,13 @@ pub struct TrainArgs {
 pub enum EncodingArg {
     Paper,
     OneHot,
+    Planes,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum LossArg {
+    Bce,
+    Softmax,
 }
 
 /// The config file (or defaults for `--model`), then the flags.
@@ -115,6 +126,13 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
         c.mlp.encoding = match v {
             EncodingArg::Paper => MlpEncoding::Paper,
             EncodingArg::OneHot => MlpEncoding::OneHot,
+            EncodingArg::Planes => MlpEncoding::Planes,
+        };
+    }
+    if let Some(v) = args.loss {
+        c.mlp.loss = match v {
+            LossArg::Bce => MlpLoss::Bce,
+            LossArg::Softmax => MlpLoss::Softmax,
         };
     }
     if let Some(v) = args.blocks {

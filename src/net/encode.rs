@@ -17,6 +17,8 @@ pub enum MlpEncoding {
     Paper,
     /// Three 0/1 planes relative to the side to move: own, opponent, empty (243 inputs).
     OneHot,
+    /// The CNN's feature planes flattened (liberties, ko, last moves, legality; 1134 inputs).
+    Planes,
 }
 
 impl MlpEncoding {
@@ -25,6 +27,7 @@ impl MlpEncoding {
         match self {
             MlpEncoding::Paper => NN,
             MlpEncoding::OneHot => 3 * NN,
+            MlpEncoding::Planes => CNN_PLANES * NN,
         }
     }
 }
@@ -106,6 +109,7 @@ pub fn mlp_input(enc: MlpEncoding, inp: &NetInput<'_>, out: &mut [f32]) {
                 out[plane * NN + i] = 1.0;
             }
         }
+        MlpEncoding::Planes => cnn_planes(inp, out),
     }
 }
 

@@ -15,6 +15,20 @@ pub struct MlpConfig {
     /// Widths of the hidden layers, input side first (ReLU after each).
     #[config(default = "vec![256, 256]")]
     pub hidden: Vec<usize>,
+    /// Training loss: `bce` (the paper's: sigmoid per point against 0 played / 1 other) or
+    /// `softmax` (one softmax over the legal points, the played move is the class).
+    #[config(default = "MlpLoss::Bce")]
+    pub loss: MlpLoss,
+}
+
+/// How the MLP is trained (and so how its outputs become badness).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MlpLoss {
+    /// Badness = sigmoid(logit).
+    Bce,
+    /// Badness = 1 - softmax over legal points (illegal points 1).
+    Softmax,
 }
 
 /// The MLP module: hidden linear layers with ReLU, then a linear layer to 81 logits.

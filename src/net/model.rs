@@ -71,16 +71,34 @@ impl TrainConfig {
             path: path.into(),
             message,
         };
-        if path.extension().is_some_and(|e| e == "toml") {
-            toml::from_str(&text).map_err(|e| bad(e.to_string()))
+        let given: serde_json::Value = if path.extension().is_some_and(|e| e == "toml") {
+            toml::from_str(&text).map_err(|e| bad(e.to_string()))?
         } else {
-            serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
-        }
+            serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?
+        };
+        let kind: NetKind = serde_json::from_value(given.get("model").cloned().unwrap_or_default())
+            .map_err(|e| bad(format!("field `model`: {e}")))?;
+        // Start from the defaults so files written before a field existed still load.
+        let mut merged = serde_json::to_value(TrainConfig::new(kind)).expect("configs serialise");
+        merge(&mut merged, given);
+        serde_json::from_value(merged).map_err(|e| bad(e.to_string()))
     }
 
     /// Pretty JSON, as saved and as printed at the start of a run.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("configs serialise")
+    }
+}
+
+/// Overlays `over` on `base`, object by object.
+fn merge(base: &mut serde_json::Value, over: serde_json::Value) {
+    match (base, over) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+            for (k, v) in o {
+                merge(b.entry(k).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (b, o) => *b = o,
     }
 }
 
@@ -151,5 +169,38 @@ impl SavedModel {
             }
         };
         Ok((model, config))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_config_files_take_defaults() {
+        let dir = std::env::temp_dir().join(format!("akushu-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let json = dir.join("c.json");
+        std::fs::write(&json, r#"{"model":"mlp","mlp":{"hidden":[64]},"epochs":3}"#).unwrap();
+        let c = TrainConfig::from_file(&json).unwrap();
+        assert_eq!(
+            (c.mlp.hidden.clone(), c.epochs, c.batch_size),
+            (vec![64], 3, 256)
+        );
+        assert_eq!(c.mlp.loss, crate::net::mlp::MlpLoss::Bce);
+        let toml = dir.join("c.toml");
+        std::fs::write(&toml, "model = \"cnn\"\n[cnn]\nblocks = 2\n").unwrap();
+        let c = TrainConfig::from_file(&toml).unwrap();
+        assert_eq!(
+            (c.model, c.cnn.blocks, c.cnn.channels),
+            (NetKind::Cnn, 2, 32)
+        );
+        std::fs::write(&json, r#"{"epochs":3}"#).unwrap();
+        assert!(
+            TrainConfig::from_file(&json)
+                .unwrap_err()
+                .to_string()
+                .contains("c.json")
+        );
     }
 }

@@ -209,17 +209,30 @@ impl Conv {
     /// Gathers, for every board point, its `in x k x k` neighbourhood from padded planes
     /// (`col` is `[81][kdim]`, zero-padded).
     fn im2col(&self, input: &[f32], col: &mut [f32]) {
-        let r = (self.k / 2) as isize;
+        let k = self.k;
+        let r = k / 2;
         for i in 0..NN {
             let row = &mut col[i * self.kdim..(i + 1) * self.kdim];
-            let centre = padded(i) as isize;
+            // Top-left corner of the k x k window in padded coordinates.
+            let corner = padded(i) - r * P - r;
             let mut j = 0;
             for ic in 0..self.cin {
                 let plane = &input[ic * PP..(ic + 1) * PP];
-                for ky in 0..self.k as isize {
-                    for kx in 0..self.k as isize {
-                        row[j] = plane[(centre + (ky - r) * P as isize + kx - r) as usize];
-                        j += 1;
+                if k == 3 {
+                    // Fixed-size copies compile to plain moves; a variable-length copy of three
+                    // values became a memcpy call costing more than the copy itself.
+                    for ky in 0..3 {
+                        let start = corner + ky * P;
+                        let src: &[f32; 3] = plane[start..start + 3].try_into().expect("3");
+                        let dst: &mut [f32; 3] = (&mut row[j..j + 3]).try_into().expect("3");
+                        *dst = *src;
+                        j += 3;
+                    }
+                } else {
+                    for ky in 0..k {
+                        let start = corner + ky * P;
+                        row[j..j + k].copy_from_slice(&plane[start..start + k]);
+                        j += k;
                     }
                 }
             }
@@ -240,10 +253,59 @@ impl Conv {
         self.dots(col, out);
     }
 
+    /// AVX2/FMA kernel, register-blocked: 4 output channels x 2 points per pass (eight
+    /// 8-lane accumulators), so each loaded value feeds two or four fused multiply-adds.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn dots_avx2(&self, col: &[f32], out: &mut [f32]) {
-        self.dots(col, out);
+        use std::arch::x86_64::*;
+        let kd = self.kdim;
+        if self.cout % 4 != 0 {
+            return self.dots(col, out);
+        }
+        // The raw-pointer reads below stay inside these bounds.
+        assert!(kd % 8 == 0 && col.len() >= NN * kd && self.weight.len() >= self.cout * kd);
+        let hsum = |v: __m256| {
+            let mut t = [0f32; 8];
+            // SAFETY: `t` holds 8 floats.
+            unsafe { _mm256_storeu_ps(t.as_mut_ptr(), v) };
+            t.iter().sum::<f32>()
+        };
+        for oc in (0..self.cout).step_by(4) {
+            // SAFETY (all pointer arithmetic below): rows `oc..oc + 4` of `weight` and rows
+            // `p`, `p + 1` (< 81) of `col` are `kd` long and inside the asserted lengths.
+            let wp = unsafe { self.weight.as_ptr().add(oc * kd) };
+            let mut p = 0;
+            while p < NN {
+                let pair = p + 1 < NN;
+                let x0 = unsafe { col.as_ptr().add(p * kd) };
+                let x1 = if pair {
+                    unsafe { col.as_ptr().add((p + 1) * kd) }
+                } else {
+                    x0
+                };
+                let mut acc = [_mm256_setzero_ps(); 8];
+                let mut s = 0;
+                while s < kd {
+                    let (xa, xb) =
+                        unsafe { (_mm256_loadu_ps(x0.add(s)), _mm256_loadu_ps(x1.add(s))) };
+                    for j in 0..4 {
+                        let w = unsafe { _mm256_loadu_ps(wp.add(j * kd + s)) };
+                        acc[j] = _mm256_fmadd_ps(w, xa, acc[j]);
+                        acc[4 + j] = _mm256_fmadd_ps(w, xb, acc[4 + j]);
+                    }
+                    s += 8;
+                }
+                for j in 0..4 {
+                    let bias = self.bias[oc + j];
+                    out[(oc + j) * PP + padded(p)] = bias + hsum(acc[j]);
+                    if pair {
+                        out[(oc + j) * PP + padded(p + 1)] = bias + hsum(acc[4 + j]);
+                    }
+                }
+                p += 2;
+            }
+        }
     }
 
     #[inline(always)]

@@ -4,8 +4,9 @@
 use super::NetError;
 use super::curve::PositionScorer;
 use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
+use super::mlp::MlpLoss;
 use super::model::SavedModel;
-use super::plain::{PlainCnn, PlainMlp, Scratch};
+use super::plain::{PlainCnn, PlainMlp, Scratch, masked_softmax_badness};
 use crate::dataset::Position;
 use crate::prune::{PruneContext, Pruner};
 use crate::rules::{Board, NN};
@@ -14,7 +15,7 @@ use std::path::Path;
 
 #[derive(Debug, Clone)]
 enum PlainNet {
-    Mlp(PlainMlp, MlpEncoding),
+    Mlp(PlainMlp, MlpEncoding, MlpLoss),
     Cnn(PlainCnn),
 }
 
@@ -64,7 +65,9 @@ impl NetPruner {
     /// Exports an in-memory burn model.
     pub fn from_model(model: &SavedModel, name: String) -> NetPruner {
         let net = match model {
-            SavedModel::Mlp(m, cfg) => PlainNet::Mlp(PlainMlp::from_burn(m), cfg.encoding),
+            SavedModel::Mlp(m, cfg) => {
+                PlainNet::Mlp(PlainMlp::from_burn(m), cfg.encoding, cfg.loss)
+            }
             SavedModel::Cnn(m, _) => PlainNet::Cnn(PlainCnn::from_burn(m)),
         };
         NetPruner { name, net }
@@ -75,9 +78,14 @@ impl NetPruner {
         BUFFERS.with(|b| {
             let Buffers { input, scratch } = &mut *b.borrow_mut();
             match &self.net {
-                PlainNet::Mlp(m, enc) => {
+                PlainNet::Mlp(m, enc, MlpLoss::Bce) => {
                     mlp_input(*enc, inp, input);
                     m.forward(&input[..enc.width()], scratch, out);
+                }
+                PlainNet::Mlp(m, enc, MlpLoss::Softmax) => {
+                    mlp_input(*enc, inp, input);
+                    m.logits(&input[..enc.width()], scratch, out);
+                    masked_softmax_badness(&inp.legal_mask(), out);
                 }
                 PlainNet::Cnn(m) => {
                     cnn_planes(inp, input);

@@ -8,7 +8,7 @@ use super::NetError;
 use super::cnn::{Cnn, masked_softmax_loss};
 use super::curve::Curve;
 use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input, sym_position};
-use super::mlp::{Mlp, bce_with_logits};
+use super::mlp::{Mlp, MlpLoss, bce_with_logits};
 use super::model::{
     NetKind, TrainConfig, config_path, load_weights, log_path, save_weights, weights_path,
 };
@@ -35,6 +35,7 @@ pub trait Task<M: Module> {
 /// The paper's MLP with binary cross-entropy.
 pub struct MlpTask {
     pub encoding: MlpEncoding,
+    pub loss: MlpLoss,
 }
 
 impl MlpTask {
@@ -51,6 +52,10 @@ impl MlpTask {
 
 impl Task<Mlp> for MlpTask {
     fn loss(&self, model: &Mlp, batch: &[Position], device: &Device) -> Tensor<1> {
+        if self.loss == MlpLoss::Softmax {
+            let (illegal, played) = CnnTask::targets(batch, device);
+            return masked_softmax_loss(model.forward(self.inputs(batch, device)), illegal, played);
+        }
         let t: Vec<f32> = batch
             .iter()
             .flat_map(|p| p.target().map(f32::from))
@@ -60,11 +65,15 @@ impl Task<Mlp> for MlpTask {
     }
     fn scores(&self, model: &Mlp, batch: &[Position], device: &Device) -> Vec<f32> {
         let logits = model.forward(self.inputs(batch, device)); // [batch, 81]
-        logits
+        let v = logits
             .into_data()
             .convert::<f32>()
             .try_to_vec::<f32>()
-            .expect("f32 logits")
+            .expect("f32 logits");
+        match self.loss {
+            MlpLoss::Bce => v,
+            MlpLoss::Softmax => v.into_iter().map(|x| -x).collect(),
+        }
     }
 }
 
@@ -72,6 +81,23 @@ impl Task<Mlp> for MlpTask {
 pub struct CnnTask;
 
 impl CnnTask {
+    /// Illegal-point mask `[b, 81]` and played move `[b, 1]` for the softmax losses.
+    fn targets(batch: &[Position], device: &Device) -> (Tensor<2, Bool>, Tensor<2, Int>) {
+        let mut illegal = Vec::with_capacity(batch.len() * NN);
+        let mut played = Vec::with_capacity(batch.len());
+        for pos in batch {
+            let board = pos.board();
+            let inp = NetInput::from_position(pos, &board);
+            illegal.extend(inp.legal_mask().iter().map(|l| !l));
+            played.push((pos.played as i64).min(NN as i64 - 1));
+        }
+        let b = batch.len();
+        (
+            Tensor::from_data(TensorData::new(illegal, [b, NN]), device), // [b, 81]
+            Tensor::from_data(TensorData::new(played, [b, 1]), device),   // [b, 1]
+        )
+    }
+
     fn tensors(
         batch: &[Position],
         device: &Device,
@@ -184,6 +210,7 @@ pub fn train(
         NetKind::Mlp => {
             let task = MlpTask {
                 encoding: config.mlp.encoding,
+                loss: config.mlp.loss,
             };
             let model = seeded_init(config.seed, &ad, |d| config.mlp.init(d));
             run(
