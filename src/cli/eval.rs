@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::dataset::Position;
 use crate::net::NetPruner;
-use crate::net::baselines::{RandomPruner, RulePruner};
+use crate::net::baselines::{RandomBaseline, RuleBaseline};
 use crate::net::curve::{Curve, PositionScorer, PrunerScorer, evaluate};
 use crate::net::data::{SplitChoice, read_choice, sgf_positions, synthetic_split};
 use crate::net::train::sample;
@@ -121,8 +121,8 @@ pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScore
         }
     }
     Ok(match name {
-        "random" => Box::new(Owned(RandomPruner { seed })),
-        "rules" => Box::new(Owned(RulePruner { seed })),
+        "random" => Box::new(Owned(RandomBaseline { seed })),
+        "rules" => Box::new(Owned(RuleBaseline { seed })),
         dir => Box::new(NetPruner::load(Path::new(dir))?),
     })
 }

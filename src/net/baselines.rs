@@ -1,7 +1,12 @@
 //! Baselines for the error-rate curve: what a network has to beat.
 //!
-//! - [`RandomPruner`]: uniform-random badness (seeded, the same for the same position).
-//! - [`RulePruner`]: a few hand rules, worst first: illegal points, filling one's own eye,
+//! These are the curve's own rankings, kept apart from the search's pruners
+//! (`prune::random::RandomPruner`, `prune::rules::RulePruner`) on purpose: every score here
+//! carries a random tie-break drawn per position, so points that the rules rate alike are
+//! pruned in random order rather than in flat-index order, which would bias the curve.
+//!
+//! - [`RandomBaseline`]: uniform-random badness (seeded, the same for the same position).
+//! - [`RuleBaseline`]: a few hand rules, worst first: illegal points, filling one's own eye,
 //!   self-atari, first-line points, second-line points; ties broken at random.
 
 use crate::prune::{PruneContext, Pruner};
@@ -20,11 +25,11 @@ fn position_rng(seed: u64, ctx: &PruneContext<'_>) -> FastRng {
 
 /// Uniform-random ranking of all points.
 #[derive(Debug, Clone, Copy)]
-pub struct RandomPruner {
+pub struct RandomBaseline {
     pub seed: u64,
 }
 
-impl Pruner for RandomPruner {
+impl Pruner for RandomBaseline {
     fn name(&self) -> String {
         format!("random:{}", self.seed)
     }
@@ -45,7 +50,7 @@ const SECOND_LINE: f32 = 1.0;
 
 /// Hand-written rule ranking.
 #[derive(Debug, Clone, Copy)]
-pub struct RulePruner {
+pub struct RuleBaseline {
     pub seed: u64,
 }
 
@@ -54,7 +59,7 @@ fn line(p: Point) -> usize {
     r.min(c).min(8 - r).min(8 - c)
 }
 
-impl Pruner for RulePruner {
+impl Pruner for RuleBaseline {
     fn name(&self) -> String {
         format!("rules:{}", self.seed)
     }
@@ -102,15 +107,15 @@ mod tests {
             recent: &[],
         };
         let mut s = [0.0; NN];
-        RulePruner { seed: 1 }.badness(&ctx, &mut s);
+        RuleBaseline { seed: 1 }.badness(&ctx, &mut s);
         let idx = |r: usize, c: usize| r * 9 + c;
         assert!(s[idx(4, 4)] > s[idx(0, 0)]); // occupied is worst
         assert!(s[idx(0, 4)] > s[idx(1, 4)]); // first line worse than second
         assert!(s[idx(1, 4)] > s[idx(3, 3)]); // second line worse than centre
         let mut again = [0.0; NN];
-        RulePruner { seed: 1 }.badness(&ctx, &mut again);
+        RuleBaseline { seed: 1 }.badness(&ctx, &mut again);
         assert_eq!(s, again);
-        RandomPruner { seed: 2 }.badness(&ctx, &mut again);
+        RandomBaseline { seed: 2 }.badness(&ctx, &mut again);
         assert_ne!(s, again);
     }
 }
