@@ -12,19 +12,8 @@ use akushu::dataset::build::{BuildConfig, build};
 use akushu::dataset::filter::{FilterConfig, RankScope};
 use akushu::dataset::{Split, read_split};
 
-fn shared_data(name: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(name);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var_os("AKUSHU_REQUIRE_DATA").is_some() {
-        panic!("{} is missing and AKUSHU_REQUIRE_DATA is set", p.display());
-    }
-    eprintln!("skipping: {} not found", p.display());
-    None
-}
+mod common;
+use common::shared_data;
 
 fn ids_in(path: &PathBuf, col: usize) -> Vec<String> {
     let mut rd = csv::Reader::from_path(path).unwrap();

@@ -13,19 +13,8 @@ use std::path::PathBuf;
 
 use akushu::sgf::{self, ParseConfig, Superko};
 
-fn shared_data(name: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(name);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var_os("AKUSHU_REQUIRE_DATA").is_some() {
-        panic!("{} is missing and AKUSHU_REQUIRE_DATA is set", p.display());
-    }
-    eprintln!("skipping: {} not found", p.display());
-    None
-}
+mod common;
+use common::shared_data;
 
 /// The OGS records that really are illegal, with the move and the reason replay gives.
 const ILLEGAL_OGS: [(&str, &str); 7] = [
