@@ -64,6 +64,16 @@ pub enum ReplayError {
 }
 
 impl ReplayError {
+    /// The error for move `number` (0-based) of the main line, refused for `reason`.
+    fn illegal(number: usize, color: Color, mv: Move, reason: IllegalMove) -> ReplayError {
+        ReplayError::Illegal {
+            number: number + 1,
+            color: color.letter(),
+            mv: mv.to_gtp(),
+            reason,
+        }
+    }
+
     /// Short key for grouping skip counts.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -132,12 +142,7 @@ where
             last,
         });
         game.play_as(color, mv)
-            .map_err(|reason| ReplayError::Illegal {
-                number: number + 1,
-                color: color.letter(),
-                mv: mv.to_gtp(),
-                reason,
-            })?;
+            .map_err(|reason| ReplayError::illegal(number, color, mv, reason))?;
         last.rotate_right(1);
         last[0] = Some(mv);
     }
@@ -164,12 +169,7 @@ where
         });
         board
             .play_move(color, mv)
-            .map_err(|reason| ReplayError::Illegal {
-                number: number + 1,
-                color: color.letter(),
-                mv: mv.to_gtp(),
-                reason,
-            })?;
+            .map_err(|reason| ReplayError::illegal(number, color, mv, reason))?;
         last.rotate_right(1);
         last[0] = Some(mv);
     }
