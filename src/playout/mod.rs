@@ -6,6 +6,9 @@
 //! network's worst share of the empty points, SEEDS.md A) implement the same trait by
 //! narrowing the `allowed` mask handed to [`Board::random_move`].
 
+pub mod heavy;
+pub mod patterns;
+
 use crate::rules::{BOARD, Bits, Board, Color, Move, Point, score};
 use crate::util::rng::FastRng;
 

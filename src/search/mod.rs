@@ -2,11 +2,13 @@
 //! arena drive. Engines are built from text specs ([`spec::build_engine`]).
 //!
 //! Files: [`engine`] the trait; [`uct`] the UCT engine and its config; [`tree`] the flat node
-//! array and simulation loop; [`pruning`] score cache, tree/soft/playout pruning; [`flat`] the
+//! array and simulation loop; [`pruning`] score cache, tree/soft/playout pruning; [`priors`] heuristic priors
+//! for new nodes; [`flat`] the
 //! flat Monte-Carlo UCB engine; [`spec`] the engine spec parser.
 
 pub mod engine;
 pub mod flat;
+pub mod priors;
 pub mod pruning;
 pub mod spec;
 pub mod tree;

@@ -13,7 +13,7 @@
 //! (`rule`, `random`, `random:7`, `nn`, `nn:models/x`). A missing `@D` means depth 0.
 //!
 //! UCT keys: `sims expand c threads reuse resign pass max_nodes playout_moves prune
-//! prune_count keep playout_prune playout_eval soft cache max_seconds`; flat keys: `sims c
+//! prune_count keep playout_prune playout_eval soft cache max_seconds rave priors policy policy_weight`; flat keys: `sims c
 //! resign pass playout_moves`. Unknown keys and bad values are errors naming the key.
 
 use anyhow::{Context, anyhow, bail};
@@ -142,6 +142,10 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 "keep" => c.keep_min = num(k, v)?,
                 "cache" => c.cache = num(k, v)?,
                 "max_seconds" => c.max_seconds = num(k, v)?,
+                "rave" => c.rave = num(k, v)?,
+                "priors" => c.priors = boolean(k, v)?,
+                "policy" => c.policy = Some(v.to_string()),
+                "policy_weight" => c.policy_weight = num(k, v)?,
                 "prune_count" => {
                     c.prune_count = match v {
                         "legal" => PruneCount::Legal,
@@ -153,7 +157,10 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                     c.playout = match v {
                         "uniform" => PlayoutKind::Uniform,
                         "territory" => PlayoutKind::Territory,
-                        _ => bail!("key `{k}`: bad value `{v}` (expected uniform or territory)"),
+                        "heavy" => PlayoutKind::Heavy,
+                        _ => bail!(
+                            "key `{k}`: bad value `{v}` (expected uniform, heavy or territory)"
+                        ),
                     }
                 }
                 "playout_eval" => {
@@ -194,7 +201,8 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 _ => bail!(
                     "unknown key `{k}` (uct keys: sims, expand, c, threads, reuse, resign, pass, \
                      max_nodes, playout_moves, prune, prune_count, keep, playout_prune, \
-                     playout_eval, soft, cache, max_seconds)"
+                     playout_eval, soft, cache, max_seconds, rave, priors, policy, \
+                     policy_weight)"
                 ),
             }
             Ok(())

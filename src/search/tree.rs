@@ -1,6 +1,6 @@
 //! The UCT tree and one search thread's simulation loop.
 //!
-//! Nodes live in one flat `Vec` (16 bytes each); a node's children are a contiguous block
+//! Nodes live in one flat `Vec` (28 bytes each); a node's children are a contiguous block
 //! (`first .. first + n_children`), so expansion is one `extend` and selection walks a slice.
 //! Nothing is allocated per simulation: the board is copied (a `Copy` struct), the path
 //! reuses one `Vec`, pruner scores come from a fixed-size cache.
@@ -12,6 +12,7 @@
 //! backed up. Two passes in a row end the game inside the tree and are scored directly.
 
 use crate::analysis::TerritoryPlayout;
+use crate::playout::heavy::{Heavy, HeavyConfig};
 use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
 use crate::rules::{BitIter, Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
 use crate::search::uct::PlayoutKind;
@@ -31,28 +32,45 @@ pub struct Node {
     pub n_children: u8,
     /// The move leading here: flat index, 81 = pass.
     pub mv: u8,
-    /// Soft-pruning prior: visits without wins given at creation (counted in `visits`).
+    /// Prior visits given at creation (soft pruning, heuristic priors; counted in `visits`).
     pub prior: u16,
     /// Visits, prior included.
     pub visits: u32,
-    /// Wins of the player who made `mv` (draws count one half).
+    /// Wins of the player who made `mv` (draws count one half), prior wins included.
     pub wins: f32,
+    /// Prior wins given at creation (counted in `wins`).
+    pub prior_wins: f32,
+    /// AMAF (RAVE) visits: simulations through the parent in which the mover played `mv`
+    /// later on, first at that point.
+    pub amaf_visits: u32,
+    /// AMAF wins of the player who made `mv`.
+    pub amaf_wins: f32,
 }
 
 impl Node {
     fn new(mv: usize, prior: u16) -> Node {
+        Node::with_prior(mv, prior, 0.0)
+    }
+    fn with_prior(mv: usize, prior: u16, prior_wins: f32) -> Node {
         Node {
             first: 0,
             n_children: 0,
             mv: mv as u8,
             prior,
             visits: prior as u32,
-            wins: 0.0,
+            wins: prior_wins,
+            prior_wins,
+            amaf_visits: 0,
+            amaf_wins: 0.0,
         }
     }
     /// Visits made by simulations (the prior taken out).
     pub fn real_visits(&self) -> u32 {
         self.visits - self.prior as u32
+    }
+    /// Wins made by simulations (the prior taken out).
+    pub fn real_wins(&self) -> f32 {
+        self.wins - self.prior_wins
     }
     fn is_expanded(&self) -> bool {
         self.first != 0
@@ -107,6 +125,24 @@ pub struct Settings {
     pub prune_count: PruneCount,
     /// Board moves tree pruning always leaves.
     pub keep_min: usize,
+    /// RAVE equivalence parameter (0 = no RAVE): a child's AMAF value weighs
+    /// `beta = n_amaf / (n_amaf + n + n * n_amaf / rave)` against its own win rate.
+    pub rave: f32,
+    /// Heuristic priors at expansion (michi's: even game, captures and escapes, 3x3
+    /// shapes, distance to the last move, empty-area lines, self-atari).
+    pub priors: bool,
+    /// Rule probabilities of the heavy playout (`playout_kind = Heavy`).
+    pub heavy: HeavyConfig,
+    /// Network policy prior, if any.
+    pub policy: Option<PolicyPrior>,
+}
+
+/// A network's move probabilities as priors (michi's large-pattern prior): a candidate with
+/// probability `p = 1 - badness` starts with `weight * sqrt(p)` visits, all of them wins.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyPrior {
+    pub slot: usize,
+    pub weight: f32,
 }
 
 /// One search thread: its own tree, generator and pruner caches.
@@ -120,8 +156,13 @@ pub struct Worker {
     /// Moves allowed at the root (the game layer's superko check); only applied when the
     /// root is expanded.
     root_allowed: Bits,
+    /// The last two moves before the root (most recent first; `PASS_INDEX` = pass or none),
+    /// for heavy playouts and priors.
+    root_last: [u8; 2],
     rng: FastRng,
     path: Vec<u32>,
+    /// The board moves of the current simulation, as (colour index, point), for RAVE.
+    trace: Vec<(u8, u8)>,
     /// Pruners with their caches; the settings refer to them by index.
     pub slots: Vec<PrunerSlot>,
 }
@@ -136,8 +177,10 @@ impl Worker {
             root_to_move: Color::Black,
             root_passes: 0,
             root_allowed: crate::rules::BOARD,
+            root_last: [PASS_INDEX as u8; 2],
             rng,
             path: Vec::with_capacity(256),
+            trace: Vec::with_capacity(512),
             slots,
         };
         w.reset(Board::new(), Color::Black, 0);
@@ -166,6 +209,28 @@ impl Worker {
             self.reset(*board, to_move, passes);
         }
         self.root_allowed = allowed;
+    }
+
+    /// Tells the worker the last two moves before the root (most recent first), which heavy
+    /// playouts and priors answer.
+    pub fn set_root_last(&mut self, last: [Option<Point>; 2]) {
+        self.root_last = last.map(|p| p.map_or(PASS_INDEX as u8, |p| p.index() as u8));
+    }
+
+    /// The last two moves before the current leaf (most recent first): the moves of the
+    /// path's nodes, then the root's history.
+    fn last_moves(&self) -> [Option<Point>; 2] {
+        let mut out = [None; 2];
+        let mut k = 0;
+        let from_path = self.path.iter().skip(1).rev().map(|&i| self.nodes[i as usize].mv);
+        for mv in from_path.chain(self.root_last) {
+            if k == 2 {
+                break;
+            }
+            out[k] = ((mv as usize) < NN).then(|| Point::new(mv as usize));
+            k += 1;
+        }
+        out
     }
 
     /// Moves the root to the child reached by `mv` (tree reuse), keeping its subtree, or
@@ -203,8 +268,10 @@ impl Worker {
         let mut out = std::mem::take(&mut self.spare);
         out.clear();
         let mut root = self.nodes[new_root];
-        root.prior = 0;
         root.visits = root.real_visits();
+        root.wins = root.real_wins();
+        root.prior = 0;
+        root.prior_wins = 0.0;
         out.push(root);
         let mut k = 0;
         while k < out.len() {
@@ -258,6 +325,8 @@ impl Worker {
         let mut depth = 0u32;
         self.path.clear();
         self.path.push(0);
+        self.trace.clear();
+        let rave = self.settings.rave > 0.0;
         let margin = loop {
             if passes >= 2 {
                 break score::area_margin(&board, self.settings.playout.komi);
@@ -277,6 +346,9 @@ impl Worker {
             } else {
                 board.play_legal(color, Point::new(mv));
                 passes = 0;
+                if rave {
+                    self.trace.push((color.idx() as u8, mv as u8));
+                }
             }
             color = color.opponent();
             depth += 1;
@@ -301,12 +373,58 @@ impl Worker {
                 1.0 - black_result
             };
         }
+        if rave {
+            self.update_amaf(black_result);
+        }
+    }
+
+    /// RAVE back-up: at every node of the path, each child whose move its mover played
+    /// first at that point later in the simulation (tree or playout) counts the result.
+    fn update_amaf(&mut self, black_result: f32) {
+        // 0 = nobody played the point, else 1 + the colour index of the first to play it
+        let mut first = [0u8; NN];
+        for &(c, p) in &self.trace {
+            let f = &mut first[p as usize];
+            if *f == 0 {
+                *f = c + 1;
+            }
+        }
+        let root_side_black = self.root_to_move == Color::Black;
+        for k in 0..self.path.len() {
+            let n = self.nodes[self.path[k] as usize];
+            if !n.is_expanded() {
+                continue;
+            }
+            // the children of the node at depth k are moves of the side to move there
+            let mover_black = (k % 2 == 0) == root_side_black;
+            let mover = if mover_black {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let result = if mover_black {
+                black_result
+            } else {
+                1.0 - black_result
+            };
+            let tag = mover.idx() as u8 + 1;
+            let first_child = n.first as usize;
+            for ch in &mut self.nodes[first_child..first_child + n.n_children as usize] {
+                if (ch.mv as usize) < NN && first[ch.mv as usize] == tag {
+                    ch.amaf_visits += 1;
+                    ch.amaf_wins += result;
+                }
+            }
+        }
     }
 
     /// UCB1 over the children of an expanded node: the first unvisited child, else the
     /// highest `wins/visits + c * sqrt(ln N / visits)`.
     #[inline]
     fn select(&self, node: usize) -> usize {
+        if self.settings.rave > 0.0 {
+            return self.select_rave(node);
+        }
         let parent = &self.nodes[node];
         let first = parent.first as usize;
         let children = &self.nodes[first..first + parent.n_children as usize];
@@ -319,6 +437,39 @@ impl Worker {
             }
             let inv = 1.0 / ch.visits as f32;
             let value = ch.wins * inv + scale * inv.sqrt();
+            if value > best_value {
+                best_value = value;
+                best = k;
+            }
+        }
+        first + best
+    }
+
+    /// RAVE selection (Gelly and Silver 2007, michi's form): the child maximising
+    /// `(1 - beta) * wins/visits + beta * amaf_wins/amaf_visits + c * sqrt(ln N / visits)`,
+    /// `beta = n_amaf / (n_amaf + n + n * n_amaf / rave)`; a child with neither visits nor
+    /// AMAF visits is taken first.
+    fn select_rave(&self, node: usize) -> usize {
+        let parent = &self.nodes[node];
+        let first = parent.first as usize;
+        let children = &self.nodes[first..first + parent.n_children as usize];
+        let equiv = self.settings.rave;
+        let scale = self.settings.c * (parent.visits.max(1) as f32).ln().sqrt();
+        let mut best = 0;
+        let mut best_value = f32::NEG_INFINITY;
+        for (k, ch) in children.iter().enumerate() {
+            let (n, na) = (ch.visits as f32, ch.amaf_visits as f32);
+            if ch.visits == 0 && ch.amaf_visits == 0 {
+                return first + k;
+            }
+            let q = if ch.visits > 0 { ch.wins / n } else { 0.0 };
+            let mut value = if ch.amaf_visits > 0 {
+                let beta = na / (na + n + n * na / equiv);
+                beta * (ch.amaf_wins / na) + (1.0 - beta) * q
+            } else {
+                q
+            };
+            value += scale / n.max(1.0).sqrt();
             if value > best_value {
                 best_value = value;
                 best = k;
@@ -368,12 +519,26 @@ impl Worker {
             soft = worst_mask(&kept[..m], scores, sp.x.min(m));
             soft_visits = sp.visits;
         }
+        let heuristics = if s.priors {
+            let last = self.last_moves();
+            Some(super::priors::heuristic_priors(board, color, last, &cand[..n]))
+        } else {
+            None
+        };
+        let policy = s.policy.map(|pp| (pp.weight, *self.slots[pp.slot].scores(board, color)));
         let first = self.nodes.len();
-        for &c in &cand[..n] {
+        for (k, &c) in cand[..n].iter().enumerate() {
             let b = bit(c as usize);
             if dropped & b == 0 {
-                let prior = if soft & b != 0 { soft_visits } else { 0 };
-                self.nodes.push(Node::new(c as usize, prior));
+                let soft_prior = if soft & b != 0 { soft_visits } else { 0 };
+                let (mut pv, mut pw) = heuristics.as_ref().map_or((0, 0.0), |h| h[k]);
+                if let Some((weight, bad)) = &policy {
+                    let v = (weight * (1.0 - bad[c as usize]).clamp(0.0, 1.0).sqrt()).round();
+                    pv += v as u16;
+                    pw += v;
+                }
+                self.nodes
+                    .push(Node::with_prior(c as usize, soft_prior + pv, pw));
             }
         }
         self.nodes.push(Node::new(PASS_INDEX, 0));
@@ -387,15 +552,22 @@ impl Worker {
     /// Plays the leaf position out with the configured policy; black's margin.
     fn playout(&mut self, board: &mut Board, color: Color) -> f32 {
         let cfg = self.settings.playout;
+        let last = self.last_moves();
+        let trace = (self.settings.rave > 0.0).then_some(&mut self.trace);
         let rng = &mut self.rng;
         let result = match self.settings.playout_prune {
             None => match self.settings.playout_kind {
-                PlayoutKind::Uniform => {
+                PlayoutKind::Uniform if trace.is_none() => {
                     playout::run(board, color, &mut Uniform, rng, &cfg, |_, _| {})
+                }
+                PlayoutKind::Uniform => run_traced(board, color, &mut Uniform, rng, &cfg, trace),
+                PlayoutKind::Heavy => {
+                    let mut policy = Heavy::new(self.settings.heavy, last);
+                    run_traced(board, color, &mut policy, rng, &cfg, trace)
                 }
                 PlayoutKind::Territory => {
                     let mut policy = TerritoryPlayout::new();
-                    run_dyn(board, color, &mut policy, rng, &cfg)
+                    run_traced(board, color, &mut policy, rng, &cfg, trace)
                 }
             },
             Some(pp) => match pp.eval {
@@ -408,11 +580,11 @@ impl Worker {
                             crate::rules::BOARD & !worst_share_mask(board, scores, pp.share);
                     }
                     let mut policy = LeafMasked { allowed };
-                    run_dyn(board, color, &mut policy, rng, &cfg)
+                    run_traced(board, color, &mut policy, rng, &cfg, trace)
                 }
                 PlayoutEval::Move => {
                     let mut policy = EveryMove::new(&mut self.slots[pp.slot], pp.share);
-                    run_dyn(board, color, &mut policy, rng, &cfg)
+                    run_traced(board, color, &mut policy, rng, &cfg, trace)
                 }
             },
         };
@@ -420,14 +592,23 @@ impl Worker {
     }
 }
 
-fn run_dyn<P: PlayoutPolicy>(
+/// Runs a playout, recording its board moves into `trace` when given (RAVE).
+fn run_traced<P: PlayoutPolicy>(
     board: &mut Board,
     color: Color,
     policy: &mut P,
     rng: &mut FastRng,
     cfg: &PlayoutConfig,
+    trace: Option<&mut Vec<(u8, u8)>>,
 ) -> playout::PlayoutResult {
-    playout::run(board, color, policy, rng, cfg, |_, _| {})
+    match trace {
+        Some(t) => playout::run(board, color, policy, rng, cfg, |c, m| {
+            if let Move::Play(p) = m {
+                t.push((c.idx() as u8, p.index() as u8));
+            }
+        }),
+        None => playout::run(board, color, policy, rng, cfg, |_, _| {}),
+    }
 }
 
 #[cfg(test)]
@@ -448,6 +629,10 @@ mod tests {
             playout_kind: PlayoutKind::Uniform,
             prune_count: PruneCount::Legal,
             keep_min: 1,
+            rave: 0.0,
+            priors: false,
+            heavy: HeavyConfig::default(),
+            policy: None,
         };
         let slots = vec![PrunerSlot::new(Arc::new(RulePruner::default()), 64)];
         Worker::new(settings, slots, FastRng::new(1))

@@ -12,6 +12,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::playout::PlayoutConfig;
+use crate::playout::heavy::HeavyConfig;
 use crate::prune::{Pruner, registry::make_pruner};
 use crate::rules::{
     BOARD, Bits, Color, Game, IllegalMove, Move, NN, PASS_INDEX, Point, bit, score,
@@ -20,7 +21,7 @@ use crate::util::rng::FastRng;
 
 use super::engine::{Engine, EngineMove, MoveStats, PrunerView};
 use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
-use super::tree::{PlayoutPruning, Settings, SoftPruning, TreePruning, Worker};
+use super::tree::{PlayoutPruning, PolicyPrior, Settings, SoftPruning, TreePruning, Worker};
 
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -66,6 +67,9 @@ pub enum PlayoutKind {
     Uniform,
     /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
     Territory,
+    /// MoGo-style heavy playouts: captures, atari escapes and 3x3 shapes around the last
+    /// moves first, self-ataris mostly refused ([`crate::playout::heavy`]).
+    Heavy,
 }
 
 /// Every tunable of the UCT engine. Defaults are the paper's setup (SEEDS.md A).
@@ -87,7 +91,7 @@ pub struct UctConfig {
     pub resign: f32,
     /// Pass after the opponent passed when the area count already wins (ends games fast).
     pub pass_when_ahead: bool,
-    /// Node budget per tree (16 bytes each); expansion stops when it is spent.
+    /// Node budget per tree (28 bytes each); expansion stops when it is spent.
     pub max_nodes: usize,
     /// Playout length cap in moves (both colours, passes included).
     pub playout_moves: u32,
@@ -106,6 +110,17 @@ pub struct UctConfig {
     pub soft: Option<SoftPrune>,
     /// Entries of each pruner's score cache (rounded up to a power of two; 324 bytes each).
     pub cache: usize,
+    /// RAVE equivalence parameter (0 = off, the paper's plain UCT). michi uses 3500.
+    pub rave: f32,
+    /// Heuristic priors for new nodes ([`super::priors`]); off in the paper's setup.
+    pub priors: bool,
+    /// Rule probabilities of `playout=heavy`.
+    pub heavy: HeavyConfig,
+    /// Network policy prior (`policy=nn[:MODEL]`): each new candidate starts with
+    /// `policy_weight * sqrt(p)` won visits, p = 1 - the pruner's badness.
+    pub policy: Option<String>,
+    /// Weight of the policy prior (michi's large-pattern prior uses 100).
+    pub policy_weight: f32,
     /// Stop a move's search after this many seconds even when `sims` are not done (0 = no
     /// limit). GTP `time_left` also caps a move at 1/20 of the time left. Either limit makes
     /// games depend on machine speed, so experiments leave both off.
@@ -131,6 +146,11 @@ impl Default for UctConfig {
             playout: PlayoutKind::Uniform,
             soft: None,
             cache: 4096,
+            rave: 0.0,
+            priors: false,
+            heavy: HeavyConfig::default(),
+            policy: None,
+            policy_weight: 100.0,
             max_seconds: 0.0,
         }
     }
@@ -201,7 +221,13 @@ impl UctEngine {
         );
         anyhow::ensure!(
             config.playout == PlayoutKind::Uniform || config.playout_prune.is_none(),
-            "playout=territory cannot be combined with playout_prune"
+            "playout=territory or heavy cannot be combined with playout_prune"
+        );
+        anyhow::ensure!(config.rave >= 0.0, "rave must not be negative");
+        anyhow::ensure!(
+            config.policy_weight >= 0.0 && config.policy_weight <= 1000.0,
+            "policy_weight {} is not in [0, 1000]",
+            config.policy_weight
         );
         if let Some(pp) = &config.playout_prune {
             anyhow::ensure!(
@@ -235,6 +261,10 @@ impl UctEngine {
             share: p.share,
             eval: p.eval,
         });
+        let policy = config.policy.as_ref().map(|p| PolicyPrior {
+            slot: slot_of(p),
+            weight: config.policy_weight,
+        });
         let pruners: Vec<Arc<dyn Pruner>> = specs
             .iter()
             .map(|s| resolve_pruner(s, seed))
@@ -253,6 +283,10 @@ impl UctEngine {
             playout_kind: config.playout,
             prune_count: config.prune_count,
             keep_min: config.keep_min,
+            rave: config.rave,
+            priors: config.priors,
+            heavy: config.heavy,
+            policy,
         };
         let view_pruner = prune
             .map(|p| (p.slot, p.x))
@@ -313,6 +347,12 @@ impl UctEngine {
             .min(2) as u8
     }
 
+    /// The last two board moves of the game, most recent first (`None` = pass or no move).
+    fn last_two_moves(&self) -> [Option<Point>; 2] {
+        let mut it = self.game.moves().iter().rev().map(|(_, m)| m.point());
+        [it.next().flatten(), it.next().flatten()]
+    }
+
     /// Root moves the game layer allows (superko included).
     fn root_allowed(&self, color: Color) -> Bits {
         let board = self.game.board();
@@ -363,11 +403,13 @@ impl UctEngine {
             limit = Some(limit.map_or(share, |l| l.min(share)));
         }
         let deadline = limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
+        let last = self.last_two_moves();
         let run = |w: &mut Worker, n: u64| {
             if !reuse {
                 w.reset(board, color, passes);
             }
             w.set_root(&board, color, passes, allowed);
+            w.set_root_last(last);
             w.search(n, deadline)
         };
         self.last_sims = if threads == 1 {
@@ -394,7 +436,7 @@ impl UctEngine {
             for ch in w.root_children() {
                 let e = &mut stats[ch.mv as usize];
                 e.0 += ch.real_visits();
-                e.1 += ch.wins;
+                e.1 += ch.real_wins();
                 e.2 = true;
                 e.3 += ch.prior as u32;
             }
@@ -477,8 +519,19 @@ fn describe(c: &UctConfig) -> String {
     if let Some(p) = &c.playout_prune {
         s += &format!(",playout_prune={}:{}", p.pruner, p.share);
     }
-    if c.playout == PlayoutKind::Territory {
-        s += ",playout=territory";
+    match c.playout {
+        PlayoutKind::Territory => s += ",playout=territory",
+        PlayoutKind::Heavy => s += ",playout=heavy",
+        PlayoutKind::Uniform => {}
+    }
+    if c.rave > 0.0 {
+        s += &format!(",rave={}", c.rave);
+    }
+    if c.priors {
+        s += ",priors=true";
+    }
+    if let Some(p) = &c.policy {
+        s += &format!(",policy={p},policy_weight={}", c.policy_weight);
     }
     if let Some(p) = &c.soft {
         s += &format!(",soft={}:{}:{}@{}", p.pruner, p.visits, p.x, p.depth);
