@@ -33,6 +33,16 @@ pub trait PlayoutPolicy {
     /// The move for `color`, or `None` to pass. May reorder the board's empty list (that is
     /// what [`Board::random_move`] does) but must not change the position.
     fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point>;
+
+    /// Chooses the move for `color` and plays it, or returns `None` to pass (the board is then
+    /// unchanged). The default plays [`PlayoutPolicy::choose`]'s point with
+    /// [`Board::play_legal`]; a policy may fuse the two (as [`Uniform`] does).
+    #[inline]
+    fn play(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
+        let p = self.choose(board, color, rng)?;
+        board.play_legal(color, p);
+        Some(p)
+    }
 }
 
 /// Uniformly random legal non-eye moves (the paper's playout).
@@ -43,6 +53,11 @@ impl PlayoutPolicy for Uniform {
     #[inline]
     fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
         board.random_move(color, BOARD, rng)
+    }
+
+    #[inline]
+    fn play(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
+        board.play_random(color, BOARD, rng)
     }
 }
 
@@ -102,9 +117,8 @@ where
     let mut passes = 0;
     let mut moves = 0;
     while passes < 2 && moves < config.max_moves {
-        match policy.choose(board, color, rng) {
+        match policy.play(board, color, rng) {
             Some(p) => {
-                board.play_legal(color, p);
                 observe(color, Move::Play(p));
                 passes = 0;
             }
