@@ -659,12 +659,14 @@ impl Board {
             self.add_empty(s);
             // Captured stones are the victim's, never `ci`: clearing them one at a time does
             // not disturb the test below.
+            // (without a branch: the spare chain of empty and off-board neighbours gets an
+            // empty set, a neighbour of the victim's colour nothing it keeps)
+            let sb = bit(s);
             for &n in &NEIGHBOURS_PADDED[s] {
                 self.nbr_add(n, delta.wrapping_neg());
-                if self.cell_at(n) == ci {
-                    let r = self.rep_at(n);
-                    *self.libs_mut(r) |= bit(s);
-                }
+                let mine = ((self.cell_at(n) == ci) as u128).wrapping_neg();
+                let r = self.rep_at(n);
+                *self.libs_mut(r) |= sb & mine;
             }
             s = self.next[s] as usize;
             if s == rep {
