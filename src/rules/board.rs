@@ -541,11 +541,16 @@ impl Board {
         // largest neighbouring chain of `c` is found (it keeps its representative).
         let mut rep = i;
         let mut best = 0u8;
+        let mut dead = false;
         for &n in &nb {
             self.nbr_add(n, delta);
             let r = self.rep_at(n);
-            *self.libs_mut(r) &= !pb;
-            let own = (self.cell_at(n) == ci) as u8;
+            let left = self.libs_at(n) & !pb;
+            *self.libs_mut(r) = left;
+            let cell = self.cell_at(n);
+            // an opponent chain whose last liberty was `i` (rare: handled below)
+            dead |= (cell == oi) & (left == 0);
+            let own = (cell == ci) as u8;
             let size = self.size_at(r) & own.wrapping_neg();
             if size > best {
                 best = size;
@@ -577,10 +582,6 @@ impl Board {
         }
 
         // Captures: opponent chains left without liberties (rare, out of line).
-        let mut dead = false;
-        for &n in &nb {
-            dead |= (self.cell_at(n) == oi) & (self.libs_at(n) == 0);
-        }
         self.ko = NONE;
         if dead {
             return self.capture_around(c, i, rep);
