@@ -158,10 +158,8 @@ pub struct Board {
     /// Liberties of the chain whose representative is the index (stale elsewhere). The spare
     /// slot is always empty: never equal to a single point, never touched.
     chain_libs: [Bits; NN + 1],
-    /// Stone count of the chain whose representative is the index (avoids popcount). The
-    /// spare slot ([`NO_CHAIN`]) is always 0, so `place` reads it for empty and off-board
-    /// neighbours without a branch.
-    chain_size: [u8; NN + 1],
+    /// Stone count of the chain whose representative is the index (avoids popcount).
+    chain_size: [u8; NN],
     /// Empty points: the first `n_empty` entries.
     empty: [u8; NN],
     /// Slot of each empty point in `empty`.
@@ -213,7 +211,7 @@ impl Board {
             chain: { [NO_CHAIN; NN + 1] },
             next: [NONE; NN],
             chain_libs: [0; NN + 1],
-            chain_size: [0; NN + 1],
+            chain_size: [0; NN],
             empty,
             empty_pos,
             n_empty: NN as u8,
@@ -540,7 +538,6 @@ impl Board {
         // off-board entries name the spare chain, whose empty set stays empty), and the
         // largest neighbouring chain of `c` is found (it keeps its representative).
         let mut rep = i;
-        let mut best = 0u8;
         let mut dead = false;
         for &n in &nb {
             self.nbr_add(n, delta);
@@ -550,12 +547,7 @@ impl Board {
             let cell = self.cell_at(n);
             // an opponent chain whose last liberty was `i` (rare: handled below)
             dead |= (cell == oi) & (left == 0);
-            let own = (cell == ci) as u8;
-            let size = self.size_at(r) & own.wrapping_neg();
-            if size > best {
-                best = size;
-                rep = r;
-            }
+            rep = if cell == ci { r } else { rep };
         }
 
         // The new stone joins `rep` (itself when it has no neighbour of its colour).
@@ -576,7 +568,7 @@ impl Board {
             for &n in &nb {
                 let r = self.rep_at(n);
                 if self.cell_at(n) == ci && r != rep {
-                    self.merge_into(rep, r);
+                    rep = self.merge(rep, r);
                 }
             }
         }
@@ -615,19 +607,16 @@ impl Board {
         captured
     }
 
-    /// Stone count of the chain named by the `chain` entry `r` (0 for the spare chain).
-    #[inline(always)]
-    fn size_at(&self, r: usize) -> u8 {
-        debug_assert!(r <= NN);
-        // SAFETY: `chain` entries are at most NN and `chain_size` has NN + 1 entries.
-        unsafe { *self.chain_size.get_unchecked(r) }
-    }
-
-    /// Relabels the chain with representative `small` into the chain `big` (at least as
-    /// large) and splices their stone lists.
+    /// Joins the chains with representatives `a` and `b`: the smaller is relabelled and the
+    /// stone lists are spliced. Returns the representative of the union.
     #[inline(never)]
-    fn merge_into(&mut self, big: usize, small: usize) {
-        unsafe { std::hint::assert_unchecked(big < NN && small < NN) };
+    fn merge(&mut self, a: usize, b: usize) -> usize {
+        unsafe { std::hint::assert_unchecked(a < NN && b < NN) };
+        let (big, small) = if self.chain_size[a] >= self.chain_size[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
         self.chain_size[big] += self.chain_size[small];
         let mut s = small;
         loop {
@@ -642,6 +631,7 @@ impl Board {
         self.next.swap(big, small); // splice the two circular lists
         let libs = self.chain_libs[small];
         self.chain_libs[big] |= libs;
+        big
     }
 
     /// Lifts the captured chain with representative `rep` (of `capturer`'s opponent) off the
@@ -899,7 +889,6 @@ impl Board {
         if self.cells[NN] != OFF_BOARD_CELL
             || self.chain[NN] != NO_CHAIN
             || self.chain_libs[NN] != 0
-            || self.chain_size[NN] != 0
         {
             return Err("the off-board slot was written".into());
         }
