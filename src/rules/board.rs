@@ -88,8 +88,8 @@ pub enum IllegalMove {
 /// Marker for "no point" in the compact `u8` fields.
 const NONE: u8 = u8::MAX;
 
-/// The chain entry of an empty point: the spare slot, whose liberty set is always empty. So
-/// every entry of [`Board::chain`] indexes [`Board::chain_libs`] in bounds (the invariant
+/// The chain entry of an empty point: the spare slot. So every entry of [`Board::chain`]
+/// indexes [`Board::pseudo_libs`] and the other per-chain arrays in bounds (the invariant
 /// behind the unchecked reads of the hot paths, validated by [`Board::check_invariants`]).
 const NO_CHAIN: u8 = NN as u8;
 
@@ -155,9 +155,14 @@ pub struct Board {
     /// splices two lists in O(1) and a capture walks one, with one byte per point where a
     /// stone mask per chain would cost sixteen (the board is copied for every playout).
     next: [u8; NN],
-    /// Liberties of the chain whose representative is the index (stale elsewhere). The spare
-    /// slot is always empty: never equal to a single point, never touched.
-    chain_libs: [Bits; NN + 1],
+    /// Pseudo-liberties of the chain whose representative is the index (stale elsewhere):
+    /// the number of (stone, empty neighbour) pairs, so an empty point next to two of the
+    /// chain's stones counts twice. Zero exactly when the chain has no liberty; the only
+    /// liberty is `i` exactly when the count equals the number of the chain's stones next to
+    /// `i`. One byte per chain where an exact set costs sixteen, and a move changes it by
+    /// plain decrements (at most 2 x 81 + 2 < 256: a chain of `n` stones has at most `2n + 2`).
+    /// The spare slot is scratch: the branch-free updates write it, nothing reads it.
+    pseudo_libs: [u8; NN + 1],
     /// Stone count of the chain whose representative is the index (avoids popcount).
     chain_size: [u8; NN],
     /// Empty points: the first `n_empty` entries.
@@ -210,7 +215,7 @@ impl Board {
             stones: [0; 2],
             chain: { [NO_CHAIN; NN + 1] },
             next: [NONE; NN],
-            chain_libs: [0; NN + 1],
+            pseudo_libs: [0; NN + 1],
             chain_size: [0; NN],
             empty,
             empty_pos,
@@ -295,11 +300,23 @@ impl Board {
         }
     }
 
-    /// Liberties of the chain through `p` (empty set when `p` is empty).
+    /// Liberties of the chain through `p` (empty set when `p` is empty). Computed by walking
+    /// the chain (the board keeps only pseudo-liberty counts).
     #[inline]
     pub fn chain_liberties(&self, p: Point) -> Bits {
-        // empty points name the spare chain, whose liberty set is empty
-        self.chain_libs[self.chain[p.index()] as usize]
+        if self.chain[p.index()] == NO_CHAIN {
+            return 0;
+        }
+        let start = p.index();
+        let mut s = start;
+        let mut around = 0;
+        loop {
+            around |= NEIGHBOUR_MASK[s];
+            s = self.next[s] as usize;
+            if s == start {
+                return around & self.empty_bits();
+            }
+        }
     }
 
     /// Number of liberties of the chain through `p` (0 when `p` is empty).
@@ -382,14 +399,29 @@ impl Board {
     /// answer is a coin flip in playouts, so a branch per neighbour mispredicted often.
     #[inline(always)]
     fn surrounded_saved(&self, c: Color, i: usize) -> bool {
-        let pb = bit(i);
         let ci = c as u8;
         let oi = c.opponent() as u8;
+        let nb = NEIGHBOURS_PADDED[i];
+        let r = nb.map(|n| self.rep_at(n));
+        // How many of `i`'s neighbours belong to each neighbour's chain: `i` is the chain's
+        // only liberty exactly when its pseudo-liberty count is that number.
+        let e01 = (r[0] == r[1]) as u8;
+        let e02 = (r[0] == r[2]) as u8;
+        let e03 = (r[0] == r[3]) as u8;
+        let e12 = (r[1] == r[2]) as u8;
+        let e13 = (r[1] == r[3]) as u8;
+        let e23 = (r[2] == r[3]) as u8;
+        let m = [
+            1 + e01 + e02 + e03,
+            1 + e01 + e12 + e13,
+            1 + e02 + e12 + e23,
+            1 + e03 + e13 + e23,
+        ];
         let mut saved = false;
-        for &n in &NEIGHBOURS_PADDED[i] {
+        for k in 0..4 {
             // Off-board: cell 3 is neither colour.
-            let cell = self.cell_at(n);
-            let only_i = self.libs_at(n) == pb;
+            let cell = self.cell_at(nb[k]);
+            let only_i = self.plibs(r[k]) == m[k];
             saved |= ((cell == ci) & !only_i) | ((cell == oi) & only_i);
         }
         saved
@@ -429,22 +461,21 @@ impl Board {
         unsafe { *self.chain.get_unchecked(n as usize) as usize }
     }
 
-    /// Liberties of the chain through the neighbour-table entry `n` (empty when `n` is empty
-    /// or off the board).
+    /// Pseudo-liberties of the chain named by the `chain` entry `r` (scratch for the spare
+    /// chain of empty and off-board points).
     #[inline(always)]
-    fn libs_at(&self, n: u8) -> Bits {
-        let r = self.rep_at(n);
+    fn plibs(&self, r: usize) -> u8 {
         debug_assert!(r <= NN);
-        // SAFETY: `chain` entries are at most NN and `chain_libs` has NN + 1 entries.
-        unsafe { *self.chain_libs.get_unchecked(r) }
+        // SAFETY: `chain` entries are at most NN and `pseudo_libs` has NN + 1 entries.
+        unsafe { *self.pseudo_libs.get_unchecked(r) }
     }
 
-    /// Mutable liberties of the chain with representative `r` (a `chain` entry).
+    /// Mutable pseudo-liberties of the chain named by the `chain` entry `r`.
     #[inline(always)]
-    fn libs_mut(&mut self, r: usize) -> &mut Bits {
+    fn plibs_mut(&mut self, r: usize) -> &mut u8 {
         debug_assert!(r <= NN);
-        // SAFETY: `r` is a `chain` entry, at most NN; `chain_libs` has NN + 1 entries.
-        unsafe { self.chain_libs.get_unchecked_mut(r) }
+        // SAFETY: `r` is a `chain` entry, at most NN; `pseudo_libs` has NN + 1 entries.
+        unsafe { self.pseudo_libs.get_unchecked_mut(r) }
     }
 
     /// Adds `delta` to the neighbour counts of the neighbour-table entry `n`.
@@ -520,11 +551,8 @@ impl Board {
         let pb = bit(i);
         let me = c.idx();
         let ci = c as u8;
-        // The new stone's liberties, read before `stones` is written: a 128-bit load right
-        // after the two 64-bit halves of that write are stored cannot be forwarded from the
-        // store buffer and stalls (a tenth of the playout's time, measured with perf).
-        // (the neighbour mask lies on the board and excludes `i`: no BOARD mask needed)
-        let own_libs = NEIGHBOUR_MASK[i] & !(self.stones[0] | self.stones[1]);
+        // the new stone's own pseudo-liberties: its empty neighbours
+        let own_libs = (self.nbr[i] & NBR_EMPTY) as u8;
         self.remove_empty(i);
         self.cells[i] = ci;
         self.stones[me] |= pb;
@@ -534,16 +562,16 @@ impl Board {
         let nb = NEIGHBOURS_PADDED[i];
 
         // Pass 1, without branches (what a neighbour holds is a coin flip in playouts): the
-        // neighbour counts, `i` leaves every neighbouring chain's liberties (the empty and
-        // off-board entries name the spare chain, whose empty set stays empty), and the
-        // largest neighbouring chain of `c` is found (it keeps its representative).
+        // neighbour counts, every neighbouring chain loses the pseudo-liberty `i` gave it (the
+        // empty and off-board entries name the spare chain: scratch), and the last
+        // neighbouring chain of `c` is found (the new stone joins it).
         let mut rep = i;
         let mut dead = false;
         for &n in &nb {
             self.nbr_add(n, delta);
             let r = self.rep_at(n);
-            let left = self.libs_at(n) & !pb;
-            *self.libs_mut(r) = left;
+            let left = self.plibs(r).wrapping_sub(1);
+            *self.plibs_mut(r) = left;
             let cell = self.cell_at(n);
             // an opponent chain whose last liberty was `i` (rare: handled below)
             dead |= (cell == oi) & (left == 0);
@@ -554,10 +582,10 @@ impl Board {
         self.chain[i] = rep as u8;
         self.next[i] = i as u8;
         self.chain_size[i] = 0;
-        self.chain_libs[i] = 0;
+        self.pseudo_libs[i] = 0;
         self.next.swap(i, rep); // splice `i` into `rep`'s circle (nothing when rep == i)
         self.chain_size[rep] += 1;
-        *self.libs_mut(rep) |= own_libs;
+        *self.plibs_mut(rep) += own_libs;
 
         // Other chains of `c` around `i` join `rep` too (two or more distinct chains: rare).
         let mut others = false;
@@ -587,11 +615,14 @@ impl Board {
     #[inline(never)]
     fn capture_around(&mut self, c: Color, i: usize, rep: usize) -> u32 {
         let oi = c.opponent() as u8;
+        // Before the captures: was `i` surrounded by the opponent (and the edge)? Then the
+        // new stone is alone and its only liberties are the points it captures.
+        let in_opponent_eye = (self.nbr[i] >> nbr_shift(oi)) & 0xF == 4;
         let mut captured = 0u32;
         let mut last_captured = NONE;
         for &n in &NEIGHBOURS_PADDED[i] {
             // (a chain met twice is gone the second time: its cells are empty)
-            if self.cell_at(n) == oi && self.libs_at(n) == 0 {
+            if self.cell_at(n) == oi && self.plibs(self.rep_at(n)) == 0 {
                 let r = self.rep_at(n);
                 captured += self.chain_size[r] as u32;
                 last_captured = r as u8; // a single-stone chain's representative is itself
@@ -599,9 +630,10 @@ impl Board {
             }
         }
         self.captures[c.idx()] += captured;
-        // Simple ko: exactly one stone captured by a lone stone now in atari.
-        let libs = self.chain_libs[rep];
-        if captured == 1 && self.chain_size[rep] == 1 && libs & libs.wrapping_sub(1) == 0 {
+        // Simple ko: exactly one stone captured by a lone stone now in atari (one liberty:
+        // the point it took).
+        debug_assert!(!in_opponent_eye || self.chain_size[rep] == 1);
+        if captured == 1 && in_opponent_eye {
             self.ko = last_captured;
         }
         captured
@@ -629,8 +661,8 @@ impl Board {
             }
         }
         self.next.swap(big, small); // splice the two circular lists
-        let libs = self.chain_libs[small];
-        self.chain_libs[big] |= libs;
+        let libs = self.pseudo_libs[small];
+        self.pseudo_libs[big] += libs;
         big
     }
 
@@ -639,7 +671,6 @@ impl Board {
     #[inline(never)] // rare (a few captures per playout): keeps `place`'s loop small
     fn remove_chain(&mut self, rep: usize, capturer: Color) {
         let victim = capturer.opponent().idx();
-        let ci = capturer as u8;
         let delta = (1u16 << nbr_shift(capturer.opponent() as u8)) - 1;
         let mut s = rep;
         loop {
@@ -648,16 +679,15 @@ impl Board {
             self.stones[victim] &= !bit(s);
             self.hash ^= ZOBRIST[victim][s];
             self.add_empty(s);
-            // Captured stones are the victim's, never `ci`: clearing them one at a time does
-            // not disturb the test below.
-            // (without a branch: the spare chain of empty and off-board neighbours gets an
-            // empty set, a neighbour of the victim's colour nothing it keeps)
-            let sb = bit(s);
+            // Every neighbouring chain gains the pseudo-liberty `s`, without a branch: the
+            // neighbours are the capturer's chains (which keep it), the victim's stones (a
+            // dead chain's count is never read again) and empty or off-board points (the
+            // spare chain: scratch).
             for &n in &NEIGHBOURS_PADDED[s] {
                 self.nbr_add(n, delta.wrapping_neg());
-                let mine = ((self.cell_at(n) == ci) as u128).wrapping_neg();
                 let r = self.rep_at(n);
-                *self.libs_mut(r) |= sb & mine;
+                let count = self.plibs_mut(r);
+                *count = count.wrapping_add(1);
             }
             s = self.next[s] as usize;
             if s == rep {
@@ -751,7 +781,12 @@ impl Board {
                 }
                 b.next[prev] = rep as u8; // close the circle (prev is the highest stone)
                 b.chain_size[rep] = chain.count_ones() as u8;
-                b.chain_libs[rep] = libs;
+                // (`nbr` is complete: every cell was read above)
+                b.pseudo_libs[rep] = BitIter(chain)
+                    .map(|s| (b.nbr[s] & NBR_EMPTY) as u32)
+                    .sum::<u32>()
+                    .try_into()
+                    .map_err(|_| "pseudo-liberty count above 255".to_string())?;
             }
         }
         Ok(b)
@@ -886,10 +921,7 @@ impl Board {
         if fresh.stones != self.stones {
             return Err("stone masks differ".into());
         }
-        if self.cells[NN] != OFF_BOARD_CELL
-            || self.chain[NN] != NO_CHAIN
-            || self.chain_libs[NN] != 0
-        {
+        if self.cells[NN] != OFF_BOARD_CELL || self.chain[NN] != NO_CHAIN {
             return Err("the off-board slot was written".into());
         }
         if let Some(i) = (0..NN).find(|&i| self.chain[i] as usize > NN) {
@@ -932,6 +964,13 @@ impl Board {
             }
             if self.chain_stones(p) & bit(rep) == 0 {
                 return Err(format!("representative of {p} is not in its chain"));
+            }
+            let fresh_rep = fresh.chain[i] as usize;
+            if self.pseudo_libs[rep] != fresh.pseudo_libs[fresh_rep] {
+                return Err(format!(
+                    "pseudo-liberties at {p}: {} != {}",
+                    self.pseudo_libs[rep], fresh.pseudo_libs[fresh_rep]
+                ));
             }
         }
         Ok(())
