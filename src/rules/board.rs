@@ -433,7 +433,7 @@ impl Board {
     #[inline(always)]
     fn surrounded_acceptable(&self, c: Color, i: usize) -> bool {
         let eye_shape = (self.nbr[i] >> nbr_shift(c as u8)) & 0xF == 4;
-        let eye = eye_shape & self.diagonals_allow_eye(c, i);
+        let eye = eye_shape && self.diagonals_allow_eye(c, i);
         !eye && self.ko != i as u8 && self.surrounded_saved(c, i)
     }
 
