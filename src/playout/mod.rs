@@ -55,7 +55,9 @@ impl PlayoutPolicy for Uniform {
         board.random_move(color, BOARD, rng)
     }
 
-    #[inline]
+    // (always: the playout loop, the draw and the move in one function, without a call per
+    // move; see docs/notes-speed.md)
+    #[inline(always)]
     fn play(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
         board.play_random(color, BOARD, rng)
     }
