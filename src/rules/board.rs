@@ -674,13 +674,23 @@ impl Board {
     fn remove_chain(&mut self, rep: usize, capturer: Color) {
         let victim = capturer.opponent().idx();
         let delta = (1u16 << nbr_shift(capturer.opponent() as u8)) - 1;
+        // (the stone mask, hash and empty count are kept in registers through the loop: the
+        // compiler cannot tell that the unchecked array writes leave them alone)
+        let mut removed: Bits = 0;
+        let mut hash = self.hash;
+        let mut k = self.n_empty as usize;
         let mut s = rep;
         loop {
+            // SAFETY: stone lists link stones (points), and the empty list has room for every
+            // stone taken off (k < NN while a stone is on the board).
+            unsafe { std::hint::assert_unchecked(s < NN && k < NN) };
             self.cells[s] = 0;
             self.chain[s] = NO_CHAIN;
-            self.stones[victim] &= !bit(s);
-            self.hash ^= ZOBRIST[victim][s];
-            self.add_empty(s);
+            removed |= bit(s);
+            hash ^= ZOBRIST[victim][s];
+            self.empty[k] = s as u8;
+            self.empty_pos[s] = k as u8;
+            k += 1;
             // Every neighbouring chain gains the pseudo-liberty `s`, without a branch: the
             // neighbours are the capturer's chains (which keep it), the victim's stones (a
             // dead chain's count is never read again) and empty or off-board points (the
@@ -696,6 +706,9 @@ impl Board {
                 break;
             }
         }
+        self.stones[victim] &= !removed;
+        self.hash = hash;
+        self.n_empty = k as u8;
     }
 
     #[inline(always)]
