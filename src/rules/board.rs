@@ -568,15 +568,15 @@ impl Board {
         // empty and off-board entries name the spare chain: scratch), and the last
         // neighbouring chain of `c` is found (the new stone joins it).
         let mut rep = i;
-        let mut dead = false;
-        for &n in &nb {
+        let mut dead = 0u32; // bit k: neighbour k's chain is the opponent's and has no liberty
+        for (k, &n) in nb.iter().enumerate() {
             self.nbr_add(n, delta);
             let r = self.rep_at(n);
             let left = self.plibs(r).wrapping_sub(1);
             *self.plibs_mut(r) = left;
             let cell = self.cell_at(n);
             // an opponent chain whose last liberty was `i` (rare: handled below)
-            dead |= (cell == oi) & (left == 0);
+            dead |= (((cell == oi) & (left == 0)) as u32) << k;
             rep = if cell == ci { r } else { rep };
         }
 
@@ -605,26 +605,30 @@ impl Board {
 
         // Captures: opponent chains left without liberties (rare, out of line).
         self.ko = NONE;
-        if dead {
-            return self.capture_around(c, i, rep);
+        if dead != 0 {
+            return self.capture_around(c, i, rep, dead);
         }
         0
     }
 
-    /// Takes the opponent chains around `i` that have no liberty left off the board; sets
-    /// the ko point and the prisoner count. `rep` is the new stone's chain. Returns the number
-    /// of stones captured.
+    /// Takes the opponent chains around `i` that have no liberty left off the board (bit `k`
+    /// of `dead` stands for neighbour `k`'s chain); sets the ko point and the prisoner count.
+    /// `rep` is the new stone's chain. Returns the number of stones captured.
     #[inline(never)]
-    fn capture_around(&mut self, c: Color, i: usize, rep: usize) -> u32 {
+    fn capture_around(&mut self, c: Color, i: usize, rep: usize, dead: u32) -> u32 {
         let oi = c.opponent() as u8;
         // Before the captures: was `i` surrounded by the opponent (and the edge)? Then the
         // new stone is alone and its only liberties are the points it captures.
         let in_opponent_eye = (self.nbr[i] >> nbr_shift(oi)) & 0xF == 4;
         let mut captured = 0u32;
         let mut last_captured = NONE;
-        for &n in &NEIGHBOURS_PADDED[i] {
+        let nb = NEIGHBOURS_PADDED[i];
+        let mut left = dead;
+        while left != 0 {
+            let n = nb[left.trailing_zeros() as usize];
+            left &= left - 1;
             // (a chain met twice is gone the second time: its cells are empty)
-            if self.cell_at(n) == oi && self.plibs(self.rep_at(n)) == 0 {
+            if self.cell_at(n) == oi {
                 let r = self.rep_at(n);
                 captured += self.chain_size[r] as u32;
                 last_captured = r as u8; // a single-stone chain's representative is itself
