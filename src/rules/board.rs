@@ -1,12 +1,15 @@
-//! The playout-grade board: stones, chains with exact liberty sets, captures, suicide and
+//! The playout-grade board: stones, chains with pseudo-liberty counts, captures, suicide and
 //! simple-ko rules, an incremental Zobrist hash and the O(1) empty-point list.
 //!
 //! Chains are a union-find with one level: every stone names its chain's representative
-//! point, the representative holds the chain's liberties as an 81-bit mask (`u128`) and its
-//! size, and a circular `next` list links each chain's stones. Merging ORs the liberty masks,
-//! relabels the smaller chain and splices the lists; a capture is "liberty mask became zero"
-//! and walks the list. This is the modern equivalent of the seed's two-level tree (SEEDS.md
-//! B), with exact liberty sets and counts (`count_ones`).
+//! point, the representative holds the chain's size and its pseudo-liberty count (the number
+//! of (stone, empty neighbour) pairs, as in libego), and a circular `next` list links each
+//! chain's stones. A move decrements the counts of the chains around it, merging adds them,
+//! a capture is "count became zero" and walks the list. This is the modern equivalent of the
+//! seed's two-level tree (SEEDS.md B). Exact liberty sets ([`Board::chain_liberties`],
+//! [`Board::liberty_count`]) are computed on demand by walking the chain; "is `i` the only
+//! liberty of this chain" is "the count equals the number of the chain's stones next to `i`",
+//! which is what the suicide, capture and ko tests need.
 //!
 //! Every point also keeps packed counts of its empty, black and white neighbours (`nbr`), so
 //! the playout's two commonest questions, "can this be suicide?" and "is this an eye shape?",
@@ -139,7 +142,7 @@ fn occupied_panic(p: Point) -> ! {
     panic!("play_legal called on the occupied point {p}")
 }
 
-/// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2 KB).
+/// A 9x9 position. `Copy`: the search and playouts clone it freely (784 bytes).
 #[derive(Clone, Copy)]
 pub struct Board {
     /// 0 empty, 1 black, 2 white (the paper's encoding); the spare last slot is
@@ -181,6 +184,25 @@ pub struct Board {
     hash: u64,
     /// Prisoners taken by black and by white.
     captures: [u32; 2],
+}
+
+/// For the chain entries `r` of a point's four neighbours: how many of the four belong to
+/// each one's chain. The point is a chain's only liberty exactly when the chain's
+/// pseudo-liberty count equals this number (each stone next to it counts it once).
+#[inline(always)]
+fn adjacency_counts(r: &[usize; 4]) -> [u8; 4] {
+    let e01 = (r[0] == r[1]) as u8;
+    let e02 = (r[0] == r[2]) as u8;
+    let e03 = (r[0] == r[3]) as u8;
+    let e12 = (r[1] == r[2]) as u8;
+    let e13 = (r[1] == r[3]) as u8;
+    let e23 = (r[2] == r[3]) as u8;
+    [
+        1 + e01 + e02 + e03,
+        1 + e01 + e12 + e13,
+        1 + e02 + e12 + e23,
+        1 + e03 + e13 + e23,
+    ]
 }
 
 impl Default for Board {
@@ -403,20 +425,7 @@ impl Board {
         let oi = c.opponent() as u8;
         let nb = NEIGHBOURS_PADDED[i];
         let r = nb.map(|n| self.rep_at(n));
-        // How many of `i`'s neighbours belong to each neighbour's chain: `i` is the chain's
-        // only liberty exactly when its pseudo-liberty count is that number.
-        let e01 = (r[0] == r[1]) as u8;
-        let e02 = (r[0] == r[2]) as u8;
-        let e03 = (r[0] == r[3]) as u8;
-        let e12 = (r[1] == r[2]) as u8;
-        let e13 = (r[1] == r[3]) as u8;
-        let e23 = (r[2] == r[3]) as u8;
-        let m = [
-            1 + e01 + e02 + e03,
-            1 + e01 + e12 + e13,
-            1 + e02 + e12 + e23,
-            1 + e03 + e13 + e23,
-        ];
+        let m = adjacency_counts(&r);
         let mut saved = false;
         for k in 0..4 {
             // Off-board: cell 3 is neither colour.
@@ -500,6 +509,46 @@ impl Board {
             return false;
         }
         after.captures[c.idx()] == captured_before && after.liberty_count(p) == 1
+    }
+
+    /// Same answer as [`Board::is_self_atari`] without copying the board (for pruners that
+    /// ask it of every empty point). The pseudo-liberty counts settle captures and chains
+    /// with many liberties; a neighbouring chain of `c` is walked only when they leave it open.
+    pub fn is_self_atari_fast(&self, c: Color, p: Point) -> bool {
+        let i = p.index();
+        if self.cells[i] != 0 {
+            return false;
+        }
+        let pb = bit(i);
+        let ci = c as u8;
+        let oi = c.opponent() as u8;
+        let nb = NEIGHBOURS_PADDED[i];
+        let r = nb.map(|n| self.rep_at(n));
+        let m = adjacency_counts(&r);
+        // the liberties of the new chain other than `p`, while there is at most one
+        let mut libs = NEIGHBOUR_MASK[i] & self.empty_bits();
+        if libs & libs.wrapping_sub(1) != 0 {
+            return false; // two empty neighbours
+        }
+        for k in 0..4 {
+            if self.cell_at(nb[k]) == oi && self.plibs(r[k]) == m[k] {
+                return false; // captures
+            }
+        }
+        for k in 0..4 {
+            if self.cell_at(nb[k]) == ci {
+                // A liberty touches at most four stones: more than four pseudo-liberties
+                // besides `p` are at least two liberties.
+                if self.plibs(r[k]) - m[k] > 4 {
+                    return false;
+                }
+                libs |= self.chain_liberties(Point::new(nb[k] as usize)) & !pb;
+                if libs & libs.wrapping_sub(1) != 0 {
+                    return false;
+                }
+            }
+        }
+        libs != 0
     }
 
     // ----- moves ---------------------------------------------------------------------------
