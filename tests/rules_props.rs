@@ -284,3 +284,34 @@ fn playouts_alternate_colours_from_either_side_and_respect_the_cap() {
         board.check_invariants().unwrap();
     }
 }
+
+#[test]
+fn masked_policy_plays_what_it_chooses() {
+    use akushu::playout::{Masked, PlayoutPolicy};
+    // Its fused `play` must match `choose` + `play_legal`, the fallback to every point
+    // included (the centre mask runs out long before the game ends).
+    let mut policy = Masked {
+        allowed: akushu::rules::BOARD & !akushu::rules::tables::ON_EDGE,
+    };
+    let mut fallbacks = 0;
+    for game in 0..100u64 {
+        let mut rng = FastRng::for_stream(5, game);
+        let mut board = Board::new();
+        let mut color = Color::Black;
+        for _ in 0..250 {
+            let (mut reference, mut rng_ref) = (board, rng.clone());
+            let expected = policy.choose(&mut reference, color, &mut rng_ref);
+            if let Some(p) = expected {
+                reference.play_legal(color, p);
+                fallbacks += (policy.allowed & akushu::rules::bit(p.index()) == 0) as u32;
+            }
+            let got = policy.play(&mut board, color, &mut rng);
+            assert_eq!(got, expected);
+            assert_eq!(board.cells(), reference.cells());
+            board.check_invariants().unwrap();
+            let Some(_) = got else { break };
+            color = color.opponent();
+        }
+    }
+    assert!(fallbacks > 100, "the fallback ran only {fallbacks} times");
+}

@@ -77,6 +77,13 @@ impl PlayoutPolicy for Masked {
             .random_move(color, self.allowed, rng)
             .or_else(|| board.random_move(color, BOARD, rng))
     }
+
+    #[inline]
+    fn play(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
+        board
+            .play_random(color, self.allowed, rng)
+            .or_else(|| board.play_random(color, BOARD, rng))
+    }
 }
 
 /// How a playout ended.
