@@ -191,3 +191,127 @@ fn playouts_end_and_score_every_point() {
     }
     assert!(capped < 20, "{capped} of 2000 playouts hit the move cap");
 }
+
+#[test]
+fn play_random_is_random_move_then_play_and_keeps_state_exact() {
+    // The playout's fused step (draw and move without a second suicide test) must play what
+    // the draw followed by `play_legal` plays, from the same generator state.
+    let inner = akushu::rules::BOARD & !akushu::rules::tables::ON_EDGE;
+    let mut moves = 0;
+    for game in 0..200u64 {
+        let mut rng = FastRng::for_stream(77, game);
+        let mut board = Board::new();
+        let mut color = Color::Black;
+        let mut passes = 0;
+        for ply in 0..300 {
+            let allowed = if ply % 3 == 0 {
+                inner
+            } else {
+                akushu::rules::BOARD
+            };
+            let (mut reference, mut rng_ref) = (board, rng.clone());
+            let expected = reference.random_move(color, allowed, &mut rng_ref);
+            if let Some(p) = expected {
+                reference.play_legal(color, p);
+            }
+            let got = board.play_random(color, allowed, &mut rng);
+            assert_eq!(got, expected, "game {game} ply {ply}");
+            assert_eq!(board.cells(), reference.cells(), "game {game} ply {ply}");
+            assert_eq!(
+                board.ko_point(),
+                reference.ko_point(),
+                "game {game} ply {ply}"
+            );
+            assert_eq!(board.hash(), reference.hash());
+            board
+                .check_invariants()
+                .unwrap_or_else(|e| panic!("game {game} ply {ply}: {e}\n{board}"));
+            if got.is_none() {
+                board.play_move(color, Move::Pass).unwrap();
+                passes += 1;
+                if passes >= 2 {
+                    break;
+                }
+            } else {
+                passes = 0;
+                moves += 1;
+            }
+            color = color.opponent();
+        }
+    }
+    assert!(moves > 10_000, "only {moves} moves played");
+}
+
+#[test]
+fn playouts_alternate_colours_from_either_side_and_respect_the_cap() {
+    for (first, cap) in [
+        (Color::White, 243),
+        (Color::Black, 243),
+        (Color::White, 1),
+        (Color::Black, 2),
+        (Color::White, 0),
+    ] {
+        let mut rng = FastRng::new(3);
+        let mut board = Board::new();
+        let mut seen = Vec::new();
+        let config = PlayoutConfig {
+            max_moves: cap,
+            ..PlayoutConfig::default()
+        };
+        let r = playout::run(
+            &mut board,
+            first,
+            &mut Uniform,
+            &mut rng,
+            &config,
+            |c, m| seen.push((c, m)),
+        );
+        assert_eq!(seen.len() as u32, r.moves);
+        assert!(r.moves <= cap);
+        for (k, &(c, _)) in seen.iter().enumerate() {
+            let expected = if k % 2 == 0 { first } else { first.opponent() };
+            assert_eq!(c, expected, "move {k} of a playout started by {first:?}");
+        }
+        if r.capped {
+            assert_eq!(r.moves, cap, "capped before the cap");
+        } else {
+            let n = seen.len();
+            assert!(n >= 2 && seen[n - 2].1 == Move::Pass && seen[n - 1].1 == Move::Pass);
+        }
+        if cap < 3 {
+            assert!(r.capped && r.moves == cap, "a short cap stops the playout");
+        }
+        board.check_invariants().unwrap();
+    }
+}
+
+#[test]
+fn masked_policy_plays_what_it_chooses() {
+    use akushu::playout::{Masked, PlayoutPolicy};
+    // Its fused `play` must match `choose` + `play_legal`, the fallback to every point
+    // included (the centre mask runs out long before the game ends).
+    let mut policy = Masked {
+        allowed: akushu::rules::BOARD & !akushu::rules::tables::ON_EDGE,
+    };
+    let mut fallbacks = 0;
+    for game in 0..100u64 {
+        let mut rng = FastRng::for_stream(5, game);
+        let mut board = Board::new();
+        let mut color = Color::Black;
+        for _ in 0..250 {
+            let (mut reference, mut rng_ref) = (board, rng.clone());
+            let expected = policy.choose(&mut reference, color, &mut rng_ref);
+            if let Some(p) = expected {
+                reference.play_legal(color, p);
+                fallbacks += (policy.allowed & akushu::rules::bit(p.index()) == 0) as u32;
+            }
+            let got = policy.play(&mut board, color, &mut rng);
+            assert_eq!(got, expected);
+            assert_eq!(board.cells(), reference.cells());
+            board.check_invariants().unwrap();
+            let Some(_) = got else { break };
+            color = color.opponent();
+        }
+    }
+    assert!(fallbacks > 100, "the fallback ran only {fallbacks} times");
+}

@@ -66,8 +66,12 @@ fn uct_captures_the_group_in_atari() {
 
 #[test]
 fn uct_saves_its_group_in_atari() {
+    // Light playouts find this save less reliably than the capture: at 4,000 simulations
+    // seeds 1-24 played F5 21 times both before and after the playout speed-up of
+    // docs/notes-speed.md (which changes every seed's playouts), at 8,000 23 times; so the
+    // test runs 8,000 and does not hang on one lucky set of seeds at 4,000.
     for seed in 1..=3 {
-        let m = genmove_black("uct:sims=4000", seed, SAVE);
+        let m = genmove_black("uct:sims=8000", seed, SAVE);
         assert_eq!(m, EngineMove::Play(gtp("F5")), "seed {seed}");
     }
 }

@@ -8,8 +8,7 @@
 //! never prefers a self-atari.
 
 use crate::prune::{PruneContext, Pruner};
-use crate::rules::tables::NEIGHBOUR_MASK;
-use crate::rules::{BitIter, Board, Color, N, NN, Point, bit};
+use crate::rules::{Board, Color, N, NN, Point};
 
 /// Weights of the rules; a point's badness is the sum of the weights of the rules it breaks.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -49,19 +48,8 @@ pub struct RulePruner {
 /// every playout move in one playout-pruning mode): a stone of `c` on the empty point `p`
 /// that captures nothing and ends with exactly one liberty.
 pub fn is_self_atari_fast(board: &Board, c: Color, p: Point) -> bool {
-    let i = p.index();
-    let pb = bit(i);
-    let mut libs = NEIGHBOUR_MASK[i] & board.empty_bits();
-    for n in BitIter(NEIGHBOUR_MASK[i] & !board.empty_bits()) {
-        let q = Point::new(n);
-        let chain_libs = board.chain_liberties(q);
-        if board.color_at(q) == Some(c) {
-            libs |= chain_libs;
-        } else if chain_libs == pb {
-            return false; // captures
-        }
-    }
-    (libs & !pb).count_ones() == 1
+    // (the board keeps pseudo-liberty counts only: the test lives there, next to them)
+    board.is_self_atari_fast(c, p)
 }
 
 /// Distance of a point to the nearest edge: 0 on the first line.

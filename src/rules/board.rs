@@ -1,12 +1,15 @@
-//! The playout-grade board: stones, chains with exact liberty sets, captures, suicide and
+//! The playout-grade board: stones, chains with pseudo-liberty counts, captures, suicide and
 //! simple-ko rules, an incremental Zobrist hash and the O(1) empty-point list.
 //!
 //! Chains are a union-find with one level: every stone names its chain's representative
-//! point, the representative holds the chain's liberties as an 81-bit mask (`u128`) and its
-//! size, and a circular `next` list links each chain's stones. Merging ORs the liberty masks,
-//! relabels the smaller chain and splices the lists; a capture is "liberty mask became zero"
-//! and walks the list. This is the modern equivalent of the seed's two-level tree (SEEDS.md
-//! B), with exact liberty sets and counts (`count_ones`).
+//! point, the representative holds the chain's size and its pseudo-liberty count (the number
+//! of (stone, empty neighbour) pairs, as in libego), and a circular `next` list links each
+//! chain's stones. A move decrements the counts of the chains around it, merging adds them,
+//! a capture is "count became zero" and walks the list. This is the modern equivalent of the
+//! seed's two-level tree (SEEDS.md B). Exact liberty sets ([`Board::chain_liberties`],
+//! [`Board::liberty_count`]) are computed on demand by walking the chain; "is `i` the only
+//! liberty of this chain" is "the count equals the number of the chain's stones next to `i`",
+//! which is what the suicide, capture and ko tests need.
 //!
 //! Every point also keeps packed counts of its empty, black and white neighbours (`nbr`), so
 //! the playout's two commonest questions, "can this be suicide?" and "is this an eye shape?",
@@ -88,8 +91,8 @@ pub enum IllegalMove {
 /// Marker for "no point" in the compact `u8` fields.
 const NONE: u8 = u8::MAX;
 
-/// The chain entry of an empty point: the spare slot, whose liberty set is always empty. So
-/// every entry of [`Board::chain`] indexes [`Board::chain_libs`] in bounds (the invariant
+/// The chain entry of an empty point: the spare slot. So every entry of [`Board::chain`]
+/// indexes [`Board::pseudo_libs`] and the other per-chain arrays in bounds (the invariant
 /// behind the unchecked reads of the hot paths, validated by [`Board::check_invariants`]).
 const NO_CHAIN: u8 = NN as u8;
 
@@ -118,6 +121,20 @@ const EMPTY_NBR: [u16; NN + 1] = {
     t
 };
 
+/// A bit outside the board (bit 127) for first-line points, 0 elsewhere: see
+/// [`Board::diagonals_allow_eye`].
+const EDGE_FLAG: [Bits; NN] = {
+    let mut t = [0u128; NN];
+    let mut i = 0;
+    while i < NN {
+        if NEIGHBOUR_COUNT[i] < 4 {
+            t[i] = 1u128 << 127;
+        }
+        i += 1;
+    }
+    t
+};
+
 /// [`Board::play_legal`]'s answer to a move on an occupied point, out of the hot path.
 #[cold]
 #[inline(never)]
@@ -125,7 +142,7 @@ fn occupied_panic(p: Point) -> ! {
     panic!("play_legal called on the occupied point {p}")
 }
 
-/// A 9x9 position. `Copy`: the search and playouts clone it freely (about 2 KB).
+/// A 9x9 position. `Copy`: the search and playouts clone it freely (784 bytes).
 #[derive(Clone, Copy)]
 pub struct Board {
     /// 0 empty, 1 black, 2 white (the paper's encoding); the spare last slot is
@@ -141,9 +158,14 @@ pub struct Board {
     /// splices two lists in O(1) and a capture walks one, with one byte per point where a
     /// stone mask per chain would cost sixteen (the board is copied for every playout).
     next: [u8; NN],
-    /// Liberties of the chain whose representative is the index (stale elsewhere). The spare
-    /// slot is always empty: never equal to a single point, never touched.
-    chain_libs: [Bits; NN + 1],
+    /// Pseudo-liberties of the chain whose representative is the index (stale elsewhere):
+    /// the number of (stone, empty neighbour) pairs, so an empty point next to two of the
+    /// chain's stones counts twice. Zero exactly when the chain has no liberty; the only
+    /// liberty is `i` exactly when the count equals the number of the chain's stones next to
+    /// `i`. One byte per chain where an exact set costs sixteen, and a move changes it by
+    /// plain decrements (at most 2 x 81 + 2 < 256: a chain of `n` stones has at most `2n + 2`).
+    /// The spare slot is scratch: the branch-free updates write it, nothing reads it.
+    pseudo_libs: [u8; NN + 1],
     /// Stone count of the chain whose representative is the index (avoids popcount).
     chain_size: [u8; NN],
     /// Empty points: the first `n_empty` entries.
@@ -162,6 +184,25 @@ pub struct Board {
     hash: u64,
     /// Prisoners taken by black and by white.
     captures: [u32; 2],
+}
+
+/// For the chain entries `r` of a point's four neighbours: how many of the four belong to
+/// each one's chain. The point is a chain's only liberty exactly when the chain's
+/// pseudo-liberty count equals this number (each stone next to it counts it once).
+#[inline(always)]
+fn adjacency_counts(r: &[usize; 4]) -> [u8; 4] {
+    let e01 = (r[0] == r[1]) as u8;
+    let e02 = (r[0] == r[2]) as u8;
+    let e03 = (r[0] == r[3]) as u8;
+    let e12 = (r[1] == r[2]) as u8;
+    let e13 = (r[1] == r[3]) as u8;
+    let e23 = (r[2] == r[3]) as u8;
+    [
+        1 + e01 + e02 + e03,
+        1 + e01 + e12 + e13,
+        1 + e02 + e12 + e23,
+        1 + e03 + e13 + e23,
+    ]
 }
 
 impl Default for Board {
@@ -196,7 +237,7 @@ impl Board {
             stones: [0; 2],
             chain: { [NO_CHAIN; NN + 1] },
             next: [NONE; NN],
-            chain_libs: [0; NN + 1],
+            pseudo_libs: [0; NN + 1],
             chain_size: [0; NN],
             empty,
             empty_pos,
@@ -281,11 +322,23 @@ impl Board {
         }
     }
 
-    /// Liberties of the chain through `p` (empty set when `p` is empty).
+    /// Liberties of the chain through `p` (empty set when `p` is empty). Computed by walking
+    /// the chain (the board keeps only pseudo-liberty counts).
     #[inline]
     pub fn chain_liberties(&self, p: Point) -> Bits {
-        // empty points name the spare chain, whose liberty set is empty
-        self.chain_libs[self.chain[p.index()] as usize]
+        if self.chain[p.index()] == NO_CHAIN {
+            return 0;
+        }
+        let start = p.index();
+        let mut s = start;
+        let mut around = 0;
+        loop {
+            around |= NEIGHBOUR_MASK[s];
+            s = self.next[s] as usize;
+            if s == start {
+                return around & self.empty_bits();
+            }
+        }
     }
 
     /// Number of liberties of the chain through `p` (0 when `p` is empty).
@@ -318,15 +371,12 @@ impl Board {
     /// The diagonal half of [`Board::is_eye`] for a point whose neighbours are all `c`'s.
     #[inline(always)]
     fn diagonals_allow_eye(&self, c: Color, i: usize) -> bool {
-        let bad = DIAGONAL_MASK[i] & self.stones[c.opponent().idx()];
-        // No popcount on the hot path (baseline x86-64 has no POPCNT instruction): "at most
-        // one" is `x & (x - 1) == 0`.
-        // (first-line points are the ones with fewer than four neighbours: a byte lookup)
-        if NEIGHBOUR_COUNT[i] < 4 {
-            bad == 0
-        } else {
-            bad & bad.wrapping_sub(1) == 0
-        }
+        // Opponent diagonals, plus a bit outside the board for first-line points (where a
+        // single opponent diagonal already makes the eye false): the eye is true when at most
+        // one bit is set. No popcount on the hot path (baseline x86-64 has no POPCNT
+        // instruction) and no branch: "at most one" is `x & (x - 1) == 0`.
+        let bad = (DIAGONAL_MASK[i] & self.stones[c.opponent().idx()]) | EDGE_FLAG[i];
+        bad & bad.wrapping_sub(1) == 0
     }
 
     /// Checks a stone of colour `c` at `p` against the board's rules (occupied, ko, suicide).
@@ -363,20 +413,37 @@ impl Board {
     /// [`Board::is_suicide`] for a point with no empty neighbour.
     #[inline(always)]
     fn is_suicide_surrounded(&self, c: Color, i: usize) -> bool {
-        let pb = bit(i);
+        !self.surrounded_saved(c, i)
+    }
+
+    /// For an empty point `i` with no empty neighbour: does a stone of `c` there join a chain
+    /// that keeps another liberty, or capture? (Not suicide.) Computed without branches: the
+    /// answer is a coin flip in playouts, so a branch per neighbour mispredicted often.
+    #[inline(always)]
+    fn surrounded_saved(&self, c: Color, i: usize) -> bool {
         let ci = c as u8;
-        for &n in &NEIGHBOURS_PADDED[i] {
-            // Off-board: the spare chain's empty liberty set fails both tests below.
-            let libs = self.libs_at(n);
-            if self.cell_at(n) == ci {
-                if libs != pb {
-                    return false; // joins a chain that keeps another liberty
-                }
-            } else if libs == pb {
-                return false; // captures
-            }
+        let oi = c.opponent() as u8;
+        let nb = NEIGHBOURS_PADDED[i];
+        let r = nb.map(|n| self.rep_at(n));
+        let m = adjacency_counts(&r);
+        let mut saved = false;
+        for k in 0..4 {
+            // Off-board: cell 3 is neither colour.
+            let cell = self.cell_at(nb[k]);
+            let only_i = self.plibs(r[k]) == m[k];
+            saved |= ((cell == ci) & !only_i) | ((cell == oi) & only_i);
         }
-        true
+        saved
+    }
+
+    /// For an empty point `i` with no empty neighbour: may a playout of `c` play there? Not
+    /// the ko point, not `c`'s own eye, not suicide. Branch-free (see
+    /// [`Board::surrounded_saved`]).
+    #[inline(always)]
+    fn surrounded_acceptable(&self, c: Color, i: usize) -> bool {
+        let eye_shape = (self.nbr[i] >> nbr_shift(c as u8)) & 0xF == 4;
+        let eye = eye_shape && self.diagonals_allow_eye(c, i);
+        !eye && self.ko != i as u8 && self.surrounded_saved(c, i)
     }
 
     // ----- unchecked reads of the hot paths ------------------------------------------------
@@ -403,22 +470,21 @@ impl Board {
         unsafe { *self.chain.get_unchecked(n as usize) as usize }
     }
 
-    /// Liberties of the chain through the neighbour-table entry `n` (empty when `n` is empty
-    /// or off the board).
+    /// Pseudo-liberties of the chain named by the `chain` entry `r` (scratch for the spare
+    /// chain of empty and off-board points).
     #[inline(always)]
-    fn libs_at(&self, n: u8) -> Bits {
-        let r = self.rep_at(n);
+    fn plibs(&self, r: usize) -> u8 {
         debug_assert!(r <= NN);
-        // SAFETY: `chain` entries are at most NN and `chain_libs` has NN + 1 entries.
-        unsafe { *self.chain_libs.get_unchecked(r) }
+        // SAFETY: `chain` entries are at most NN and `pseudo_libs` has NN + 1 entries.
+        unsafe { *self.pseudo_libs.get_unchecked(r) }
     }
 
-    /// Mutable liberties of the chain with representative `r` (a `chain` entry).
+    /// Mutable pseudo-liberties of the chain named by the `chain` entry `r`.
     #[inline(always)]
-    fn libs_mut(&mut self, r: usize) -> &mut Bits {
+    fn plibs_mut(&mut self, r: usize) -> &mut u8 {
         debug_assert!(r <= NN);
-        // SAFETY: `r` is a `chain` entry, at most NN; `chain_libs` has NN + 1 entries.
-        unsafe { self.chain_libs.get_unchecked_mut(r) }
+        // SAFETY: `r` is a `chain` entry, at most NN; `pseudo_libs` has NN + 1 entries.
+        unsafe { self.pseudo_libs.get_unchecked_mut(r) }
     }
 
     /// Adds `delta` to the neighbour counts of the neighbour-table entry `n`.
@@ -443,6 +509,46 @@ impl Board {
             return false;
         }
         after.captures[c.idx()] == captured_before && after.liberty_count(p) == 1
+    }
+
+    /// Same answer as [`Board::is_self_atari`] without copying the board (for pruners that
+    /// ask it of every empty point). The pseudo-liberty counts settle captures and chains
+    /// with many liberties; a neighbouring chain of `c` is walked only when they leave it open.
+    pub fn is_self_atari_fast(&self, c: Color, p: Point) -> bool {
+        let i = p.index();
+        if self.cells[i] != 0 {
+            return false;
+        }
+        let pb = bit(i);
+        let ci = c as u8;
+        let oi = c.opponent() as u8;
+        let nb = NEIGHBOURS_PADDED[i];
+        let r = nb.map(|n| self.rep_at(n));
+        let m = adjacency_counts(&r);
+        // the liberties of the new chain other than `p`, while there is at most one
+        let mut libs = NEIGHBOUR_MASK[i] & self.empty_bits();
+        if libs & libs.wrapping_sub(1) != 0 {
+            return false; // two empty neighbours
+        }
+        for k in 0..4 {
+            if self.cell_at(nb[k]) == oi && self.plibs(r[k]) == m[k] {
+                return false; // captures
+            }
+        }
+        for k in 0..4 {
+            if self.cell_at(nb[k]) == ci {
+                // A liberty touches at most four stones: more than four pseudo-liberties
+                // besides `p` are at least two liberties.
+                if self.plibs(r[k]) - m[k] > 4 {
+                    return false;
+                }
+                libs |= self.chain_liberties(Point::new(nb[k] as usize)) & !pb;
+                if libs & libs.wrapping_sub(1) != 0 {
+                    return false;
+                }
+            }
+        }
+        libs != 0
     }
 
     // ----- moves ---------------------------------------------------------------------------
@@ -489,66 +595,109 @@ impl Board {
     }
 
     /// [`Board::place`] for a move known to be legal.
-    #[inline]
+    // (always: the playout loop must get the move, the draw and the loop as one function;
+    // in the full crate the compiler otherwise keeps a call here, measured 7% slower)
+    #[inline(always)]
     fn place_unchecked(&mut self, c: Color, i: usize) -> u32 {
         let pb = bit(i);
         let me = c.idx();
         let ci = c as u8;
+        // the new stone's own pseudo-liberties: its empty neighbours
+        let own_libs = (self.nbr[i] & NBR_EMPTY) as u8;
         self.remove_empty(i);
         self.cells[i] = ci;
         self.stones[me] |= pb;
         self.hash ^= ZOBRIST[me][i];
-        self.chain[i] = i as u8;
-        self.next[i] = i as u8;
-        self.chain_size[i] = 1;
-        // (the neighbour mask lies on the board: no need for `empty_bits`'s BOARD mask)
-        self.chain_libs[i] = NEIGHBOUR_MASK[i] & !(self.stones[0] | self.stones[1]);
-
-        let mut rep = i;
-        let mut captured = 0u32;
-        let mut last_captured = NONE;
         let delta = (1u16 << nbr_shift(ci)) - 1; // one empty neighbour becomes a `c` stone
         let oi = c.opponent() as u8;
-        for &n in &NEIGHBOURS_PADDED[i] {
-            // (the spare slot's counts are scratch: written, never read)
+        let nb = NEIGHBOURS_PADDED[i];
+
+        // Pass 1, without branches (what a neighbour holds is a coin flip in playouts): the
+        // neighbour counts, every neighbouring chain loses the pseudo-liberty `i` gave it (the
+        // empty and off-board entries name the spare chain: scratch), and the last
+        // neighbouring chain of `c` is found (the new stone joins it).
+        let mut rep = i;
+        let mut dead = 0u32; // bit k: neighbour k's chain is the opponent's and has no liberty
+        for (k, &n) in nb.iter().enumerate() {
             self.nbr_add(n, delta);
+            let r = self.rep_at(n);
+            let left = self.plibs(r).wrapping_sub(1);
+            *self.plibs_mut(r) = left;
             let cell = self.cell_at(n);
-            if cell == ci {
+            // an opponent chain whose last liberty was `i` (rare: handled below)
+            dead |= (((cell == oi) & (left == 0)) as u32) << k;
+            rep = if cell == ci { r } else { rep };
+        }
+
+        // The new stone joins `rep` (itself when it has no neighbour of its colour).
+        self.chain[i] = rep as u8;
+        self.next[i] = i as u8;
+        self.chain_size[i] = 0;
+        self.pseudo_libs[i] = 0;
+        self.next.swap(i, rep); // splice `i` into `rep`'s circle (nothing when rep == i)
+        self.chain_size[rep] += 1;
+        *self.plibs_mut(rep) += own_libs;
+
+        // Other chains of `c` around `i` join `rep` too (two or more distinct chains: rare).
+        let mut others = false;
+        for &n in &nb {
+            others |= (self.cell_at(n) == ci) & (self.rep_at(n) != rep);
+        }
+        if others {
+            for &n in &nb {
                 let r = self.rep_at(n);
-                if r != rep {
+                if self.cell_at(n) == ci && r != rep {
                     rep = self.merge(rep, r);
-                }
-            } else if cell == oi {
-                let r = self.rep_at(n);
-                let libs = self.libs_mut(r);
-                *libs &= !pb;
-                if *libs == 0 {
-                    captured += self.chain_size[r] as u32;
-                    last_captured = r as u8; // a single-stone chain's representative is itself
-                    self.remove_chain(r, c);
                 }
             }
         }
-        self.chain_libs[rep] &= !pb;
 
-        // Simple ko: exactly one stone captured by a lone stone now in atari.
-        // (captures are rare: test that first, with a branch, before touching the chain)
+        // Captures: opponent chains left without liberties (rare, out of line).
         self.ko = NONE;
-        if captured != 0 {
-            self.captures[me] += captured;
-            let libs = self.chain_libs[rep];
-            if captured == 1 && self.chain_size[rep] == 1 && libs & libs.wrapping_sub(1) == 0 {
-                self.ko = last_captured;
+        if dead != 0 {
+            return self.capture_around(c, i, rep, dead);
+        }
+        0
+    }
+
+    /// Takes the opponent chains around `i` that have no liberty left off the board (bit `k`
+    /// of `dead` stands for neighbour `k`'s chain); sets the ko point and the prisoner count.
+    /// `rep` is the new stone's chain. Returns the number of stones captured.
+    #[inline(never)]
+    fn capture_around(&mut self, c: Color, i: usize, rep: usize, dead: u32) -> u32 {
+        let oi = c.opponent() as u8;
+        // Before the captures: was `i` surrounded by the opponent (and the edge)? Then the
+        // new stone is alone and its only liberties are the points it captures.
+        let in_opponent_eye = (self.nbr[i] >> nbr_shift(oi)) & 0xF == 4;
+        let mut captured = 0u32;
+        let mut last_captured = NONE;
+        let nb = NEIGHBOURS_PADDED[i];
+        let mut left = dead;
+        while left != 0 {
+            let n = nb[left.trailing_zeros() as usize];
+            left &= left - 1;
+            // (a chain met twice is gone the second time: its cells are empty)
+            if self.cell_at(n) == oi {
+                let r = self.rep_at(n);
+                captured += self.chain_size[r] as u32;
+                last_captured = r as u8; // a single-stone chain's representative is itself
+                self.remove_chain(r, c);
             }
+        }
+        self.captures[c.idx()] += captured;
+        // Simple ko: exactly one stone captured by a lone stone now in atari (one liberty:
+        // the point it took).
+        debug_assert!(!in_opponent_eye || self.chain_size[rep] == 1);
+        if captured == 1 && in_opponent_eye {
+            self.ko = last_captured;
         }
         captured
     }
 
-    /// Joins chains `a` and `b`; the larger keeps its representative. Returns it.
-    #[inline]
+    /// Joins the chains with representatives `a` and `b`: the smaller is relabelled and the
+    /// stone lists are spliced. Returns the representative of the union.
+    #[inline(never)]
     fn merge(&mut self, a: usize, b: usize) -> usize {
-        // SAFETY: both are representatives of chains of stones, hence points (the
-        // representative of a stone's chain is one of its stones: `check_invariants`).
         unsafe { std::hint::assert_unchecked(a < NN && b < NN) };
         let (big, small) = if self.chain_size[a] >= self.chain_size[b] {
             (a, b)
@@ -567,7 +716,8 @@ impl Board {
             }
         }
         self.next.swap(big, small); // splice the two circular lists
-        self.chain_libs[big] |= self.chain_libs[small];
+        let libs = self.pseudo_libs[small];
+        self.pseudo_libs[big] += libs;
         big
     }
 
@@ -576,29 +726,42 @@ impl Board {
     #[inline(never)] // rare (a few captures per playout): keeps `place`'s loop small
     fn remove_chain(&mut self, rep: usize, capturer: Color) {
         let victim = capturer.opponent().idx();
-        let ci = capturer as u8;
         let delta = (1u16 << nbr_shift(capturer.opponent() as u8)) - 1;
+        // (the stone mask, hash and empty count are kept in registers through the loop: the
+        // compiler cannot tell that the unchecked array writes leave them alone)
+        let mut removed: Bits = 0;
+        let mut hash = self.hash;
+        let mut k = self.n_empty as usize;
         let mut s = rep;
         loop {
+            // SAFETY: stone lists link stones (points), and the empty list has room for every
+            // stone taken off (k < NN while a stone is on the board).
+            unsafe { std::hint::assert_unchecked(s < NN && k < NN) };
             self.cells[s] = 0;
             self.chain[s] = NO_CHAIN;
-            self.stones[victim] &= !bit(s);
-            self.hash ^= ZOBRIST[victim][s];
-            self.add_empty(s);
-            // Captured stones are the victim's, never `ci`: clearing them one at a time does
-            // not disturb the test below.
+            removed |= bit(s);
+            hash ^= ZOBRIST[victim][s];
+            self.empty[k] = s as u8;
+            self.empty_pos[s] = k as u8;
+            k += 1;
+            // Every neighbouring chain gains the pseudo-liberty `s`, without a branch: the
+            // neighbours are the capturer's chains (which keep it), the victim's stones (a
+            // dead chain's count is never read again) and empty or off-board points (the
+            // spare chain: scratch).
             for &n in &NEIGHBOURS_PADDED[s] {
                 self.nbr_add(n, delta.wrapping_neg());
-                if self.cell_at(n) == ci {
-                    let r = self.rep_at(n);
-                    *self.libs_mut(r) |= bit(s);
-                }
+                let r = self.rep_at(n);
+                let count = self.plibs_mut(r);
+                *count = count.wrapping_add(1);
             }
             s = self.next[s] as usize;
             if s == rep {
                 break;
             }
         }
+        self.stones[victim] &= !removed;
+        self.hash = hash;
+        self.n_empty = k as u8;
     }
 
     #[inline(always)]
@@ -686,7 +849,12 @@ impl Board {
                 }
                 b.next[prev] = rep as u8; // close the circle (prev is the highest stone)
                 b.chain_size[rep] = chain.count_ones() as u8;
-                b.chain_libs[rep] = libs;
+                // (`nbr` is complete: every cell was read above)
+                b.pseudo_libs[rep] = BitIter(chain)
+                    .map(|s| (b.nbr[s] & NBR_EMPTY) as u32)
+                    .sum::<u32>()
+                    .try_into()
+                    .map_err(|_| "pseudo-liberty count above 255".to_string())?;
             }
         }
         Ok(b)
@@ -742,7 +910,7 @@ impl Board {
     ///
     /// (Computing the acceptable set with masks first, [`Board::playable`], was measured
     /// slower: late in a playout most points need the per-point suicide test either way.)
-    #[inline]
+    #[inline(always)] // see `place_unchecked`
     pub fn random_move(&mut self, c: Color, allowed: Bits, rng: &mut FastRng) -> Option<Point> {
         let unrestricted = allowed & BOARD == BOARD;
         let mut k = self.n_empty as usize;
@@ -755,19 +923,12 @@ impl Board {
             // SAFETY: the empty list holds points (`check_invariants` checks it); telling the
             // compiler drops the bounds checks of every table lookup below.
             unsafe { std::hint::assert_unchecked(i < NN) };
-            // Points in the empty list are empty: only ko, suicide and own eyes can reject.
-            if (unrestricted || allowed & bit(i) != 0) && self.ko != i as u8 {
-                let v = self.nbr[i];
-                // An empty neighbour rules out both an eye and suicide: the common case.
-                if v & NBR_EMPTY != 0 {
-                    return Some(Point::new(i));
-                }
-                let eye_shape = (v >> nbr_shift(c as u8)) & 0xF == 4;
-                let rejected = (eye_shape && self.diagonals_allow_eye(c, i))
-                    || self.is_suicide_surrounded(c, i);
-                if !rejected {
-                    return Some(Point::new(i));
-                }
+            // Points in the empty list are empty: only ko, suicide and own eyes can reject,
+            // and none of them can happen next to an empty point (the ko point is surrounded).
+            if (unrestricted || allowed & bit(i) != 0)
+                && (self.nbr[i] & NBR_EMPTY != 0 || self.surrounded_acceptable(c, i))
+            {
+                return Some(Point::new(i));
             }
             k -= 1;
             // move the rejected point out of the draw range
@@ -780,6 +941,15 @@ impl Board {
             self.empty_pos[i] = k as u8;
         }
         None
+    }
+
+    /// [`Board::random_move`] and, when it finds a point, plays it there: the playout's step.
+    /// Skips [`Board::play_legal`]'s second suicide test (the draw has just made it).
+    #[inline(always)] // see `place_unchecked`
+    pub fn play_random(&mut self, c: Color, allowed: Bits, rng: &mut FastRng) -> Option<Point> {
+        let p = self.random_move(c, allowed, rng)?;
+        self.place_unchecked(c, p.index());
+        Some(p)
     }
 
     /// The empty points `c` may play in a playout: legal (not ko, not suicide) and not `c`'s
@@ -819,10 +989,7 @@ impl Board {
         if fresh.stones != self.stones {
             return Err("stone masks differ".into());
         }
-        if self.cells[NN] != OFF_BOARD_CELL
-            || self.chain[NN] != NO_CHAIN
-            || self.chain_libs[NN] != 0
-        {
+        if self.cells[NN] != OFF_BOARD_CELL || self.chain[NN] != NO_CHAIN {
             return Err("the off-board slot was written".into());
         }
         if let Some(i) = (0..NN).find(|&i| self.chain[i] as usize > NN) {
@@ -865,6 +1032,13 @@ impl Board {
             }
             if self.chain_stones(p) & bit(rep) == 0 {
                 return Err(format!("representative of {p} is not in its chain"));
+            }
+            let fresh_rep = fresh.chain[i] as usize;
+            if self.pseudo_libs[rep] != fresh.pseudo_libs[fresh_rep] {
+                return Err(format!(
+                    "pseudo-liberties at {p}: {} != {}",
+                    self.pseudo_libs[rep], fresh.pseudo_libs[fresh_rep]
+                ));
             }
         }
         Ok(())
