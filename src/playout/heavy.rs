@@ -164,11 +164,15 @@ fn random_move(board: &mut Board, color: Color, p_reject: f32, rng: &mut FastRng
     }
 }
 
-/// True when some chain of either colour has a single liberty (one load per stone).
+/// True when some chain of either colour has a single liberty (each chain tested once,
+/// at its representative).
 #[inline]
 pub fn any_chain_in_atari(board: &Board) -> bool {
     let stones = board.stones(Color::Black) | board.stones(Color::White);
-    BitIter(stones).any(|i| board.chain_liberties(Point::new(i)).count_ones() == 1)
+    BitIter(stones).any(|i| {
+        let p = Point::new(i);
+        board.chain_id(p) == Some(p) && board.atari_liberty(p).is_some()
+    })
 }
 
 /// Legal for `color` and not its own eye (the light playout's candidate rule).
@@ -187,7 +191,7 @@ pub fn liberties_after(board: &Board, color: Color, p: Point) -> (Bits, bool) {
         let q = Point::new(n);
         match board.color_at(q) {
             Some(c) if c == color => libs |= board.chain_liberties(q),
-            Some(_) => captures |= board.liberty_count(q) == 1,
+            Some(_) => captures |= board.atari_liberty(q).is_some(),
             None => {}
         }
     }
@@ -214,7 +218,7 @@ pub fn is_self_atari(board: &Board, color: Color, p: Point) -> bool {
 
 /// A self-atari of two or more stones (single-stone ones are allowed: throw-ins, nakade).
 pub fn big_self_atari(board: &Board, color: Color, p: Point) -> bool {
-    is_self_atari(board, color, p) && stones_after(board, color, p).count_ones() >= 2
+    board.is_self_atari_fast(color, p) && stones_after(board, color, p).count_ones() >= 2
 }
 
 /// Capture and atari-escape moves for `color` around the chains that touch `area`:
@@ -224,40 +228,44 @@ pub fn big_self_atari(board: &Board, color: Color, p: Point) -> bool {
 /// `out`; returns how many.
 pub fn atari_moves(board: &Board, color: Color, area: Bits, out: &mut [u8; NN]) -> usize {
     let mut moves: Bits = 0;
+    // chains already looked at, by representative
     let mut seen: Bits = 0;
     let stones = board.stones(Color::Black) | board.stones(Color::White);
     for i in BitIter(area & stones) {
-        if seen & bit(i) != 0 {
-            continue;
-        }
         let q = Point::new(i);
-        let chain = board.chain_stones(q);
-        seen |= chain;
-        let libs = board.chain_liberties(q);
-        if libs.count_ones() != 1 {
+        let Some(rep) = board.chain_id(q) else {
+            continue;
+        };
+        if seen & bit(rep.index()) != 0 {
             continue;
         }
+        seen |= bit(rep.index());
+        let Some(lib) = board.atari_liberty(q) else {
+            continue;
+        };
         if board.color_at(q) != Some(color) {
-            moves |= libs;
+            moves |= bit(lib.index());
             continue;
         }
         // Own chain in atari: capture a neighbour in atari, or extend.
+        let chain = board.chain_stones(q);
         let around = grow(chain) & !chain & board.stones(color.opponent());
         let mut done: Bits = 0;
         for j in BitIter(around) {
-            if done & bit(j) != 0 {
+            let r = Point::new(j);
+            let Some(rr) = board.chain_id(r) else {
+                continue;
+            };
+            if done & bit(rr.index()) != 0 {
                 continue;
             }
-            let r = Point::new(j);
-            done |= board.chain_stones(r);
-            let rl = board.chain_liberties(r);
-            if rl.count_ones() == 1 {
-                moves |= rl;
+            done |= bit(rr.index());
+            if let Some(l) = board.atari_liberty(r) {
+                moves |= bit(l.index());
             }
         }
-        let lib = Point::new(libs.trailing_zeros() as usize);
         if liberties_after(board, color, lib).0.count_ones() >= 2 {
-            moves |= libs;
+            moves |= bit(lib.index());
         }
     }
     let mut n = 0;
@@ -305,11 +313,43 @@ mod tests {
         assert!(black.contains(&pt("B1")), "escape B2: {black:?}");
         assert_eq!(black.len(), 2, "{black:?}");
         let white = moves_of(&b, Color::White, BOARD);
-        assert!(white.contains(&pt("E5")), "white saves D5 by extending: {white:?}");
+        assert!(
+            white.contains(&pt("E5")),
+            "white saves D5 by extending: {white:?}"
+        );
         assert!(white.contains(&pt("B1")), "white captures B2: {white:?}");
         // Only chains touching the area count.
         assert!(moves_of(&b, Color::Black, bit(pt("J9").index())).is_empty());
-        assert_eq!(moves_of(&b, Color::Black, bit(pt("B2").index())), vec![pt("B1")]);
+        assert_eq!(
+            moves_of(&b, Color::Black, bit(pt("B2").index())),
+            vec![pt("B1")]
+        );
+    }
+
+    #[test]
+    fn atari_liberty_agrees_with_the_liberty_set() {
+        // positions along random playouts: every stone's chain, both answers
+        let mut rng = FastRng::new(3);
+        let mut checked = 0;
+        for _ in 0..50 {
+            let mut b = Board::new();
+            let mut c = Color::Black;
+            for _ in 0..120 {
+                for i in BitIter(b.stones(Color::Black) | b.stones(Color::White)) {
+                    let p = Point::new(i);
+                    let libs = b.chain_liberties(p);
+                    let want = (libs.count_ones() == 1)
+                        .then(|| Point::new(libs.trailing_zeros() as usize));
+                    assert_eq!(b.atari_liberty(p), want);
+                    checked += usize::from(want.is_some());
+                }
+                if b.play_random(c, BOARD, &mut rng).is_none() {
+                    break;
+                }
+                c = c.opponent();
+            }
+        }
+        assert!(checked > 100, "only {checked} chains in atari seen");
     }
 
     #[test]

@@ -121,7 +121,10 @@ fn parse(src: [&str; 3]) -> Grid {
             g[r][c] = ch;
         }
     }
-    debug_assert_eq!(g[1][1], b'.', "the centre of a pattern is the empty move point");
+    debug_assert_eq!(
+        g[1][1], b'.',
+        "the centre of a pattern is the empty move point"
+    );
     g
 }
 

@@ -347,6 +347,20 @@ impl Board {
         self.chain_liberties(p).count_ones()
     }
 
+    /// The single liberty of the chain through `p` when it has exactly one (in atari),
+    /// else `None` (also for an empty `p`). A liberty touches at most four of the chain's
+    /// stones, so more than four pseudo-liberties settle "not in atari" without walking
+    /// the chain; only chains with few pseudo-liberties are walked.
+    #[inline]
+    pub fn atari_liberty(&self, p: Point) -> Option<Point> {
+        let r = self.chain[p.index()];
+        if r == NO_CHAIN || self.pseudo_libs[r as usize] > 4 {
+            return None;
+        }
+        let libs = self.chain_liberties(p);
+        (libs.count_ones() == 1).then(|| Point::new(libs.trailing_zeros() as usize))
+    }
+
     /// Representative point of the chain through `p` (a stable chain id until the chain
     /// changes), or `None` when `p` is empty.
     pub fn chain_id(&self, p: Point) -> Option<Point> {

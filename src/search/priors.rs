@@ -78,7 +78,7 @@ pub fn heuristic_priors(
 fn largest_chain_in_atari_next_to(board: &Board, p: Point) -> u32 {
     BitIter(NEIGHBOUR_MASK[p.index()])
         .map(Point::new)
-        .filter(|&q| board.color_at(q).is_some() && board.liberty_count(q) == 1)
+        .filter(|&q| board.atari_liberty(q).is_some())
         .map(|q| board.chain_stones(q).count_ones())
         .max()
         .unwrap_or(0)

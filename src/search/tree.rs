@@ -222,7 +222,12 @@ impl Worker {
     fn last_moves(&self) -> [Option<Point>; 2] {
         let mut out = [None; 2];
         let mut k = 0;
-        let from_path = self.path.iter().skip(1).rev().map(|&i| self.nodes[i as usize].mv);
+        let from_path = self
+            .path
+            .iter()
+            .skip(1)
+            .rev()
+            .map(|&i| self.nodes[i as usize].mv);
         for mv in from_path.chain(self.root_last) {
             if k == 2 {
                 break;
@@ -521,11 +526,18 @@ impl Worker {
         }
         let heuristics = if s.priors {
             let last = self.last_moves();
-            Some(super::priors::heuristic_priors(board, color, last, &cand[..n]))
+            Some(super::priors::heuristic_priors(
+                board,
+                color,
+                last,
+                &cand[..n],
+            ))
         } else {
             None
         };
-        let policy = s.policy.map(|pp| (pp.weight, *self.slots[pp.slot].scores(board, color)));
+        let policy = s
+            .policy
+            .map(|pp| (pp.weight, *self.slots[pp.slot].scores(board, color)));
         let first = self.nodes.len();
         for (k, &c) in cand[..n].iter().enumerate() {
             let b = bit(c as usize);
