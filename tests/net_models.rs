@@ -220,3 +220,56 @@ fn tempdir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// The largest gap between burn's CNN logits and the plain evaluator's, relative to
+/// `1 + |logit|`.
+fn cnn_logit_gap(m: &akushu::net::cnn::Cnn, positions: &[Position]) -> f32 {
+    let device = cpu_device();
+    let plain = PlainCnn::from_burn(m);
+    let mut scratch = Scratch::default();
+    let mut worst = 0f32;
+    for pos in positions {
+        let board = pos.board();
+        let inp = NetInput::from_position(pos, &board);
+        let mut x = vec![0.0; CNN_PLANES * NN];
+        cnn_planes(&inp, &mut x);
+        let t = Tensor::<4>::from_data(TensorData::new(x.clone(), [1, CNN_PLANES, 9, 9]), &device);
+        let y = m.forward(t).into_data().try_to_vec::<f32>().unwrap();
+        let mut out = [0.0; NN];
+        plain.logits(&x, &mut scratch, &mut out);
+        for (a, b) in y.iter().zip(out.iter()) {
+            worst = worst.max((a - b).abs() / (1.0 + a.abs()));
+        }
+    }
+    worst
+}
+
+#[test]
+fn cnn_export_matches_burn_for_the_shipped_model_and_odd_widths() {
+    let (_, v) = data();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn");
+    let (model, _) = SavedModel::load(&shipped).unwrap();
+    let SavedModel::Cnn(m, _) = &model else {
+        panic!("models/cnn is not a CNN")
+    };
+    let gap = cnn_logit_gap(m, &v[..100]);
+    assert!(gap < 1e-5, "models/cnn: logits differ from burn by {gap}");
+    let badness = compare(&model, &v[..100]);
+    assert!(
+        badness < 1e-5,
+        "models/cnn: badness differs from burn by {badness}"
+    );
+    // 12 channels take the portable path, 40 the SIMD path in a 32 + 8 split (x86-64).
+    let device = cpu_device();
+    for channels in [12, 40] {
+        let m = CnnConfig::new()
+            .with_blocks(2)
+            .with_channels(channels)
+            .init(&device);
+        let gap = cnn_logit_gap(&m, &v[..50]);
+        assert!(
+            gap < 1e-5,
+            "{channels} channels: logits differ from burn by {gap}"
+        );
+    }
+}

@@ -155,183 +155,246 @@ impl PlainMlp {
 }
 
 /// Padded plane width: the 9x9 board with a one-point zero border (11x11), so every 3x3 tap
-/// is a constant offset and a convolution is a few long vectorisable multiply-adds.
+/// is a constant offset from the centre point and needs no edge test.
 const P: usize = N + 2;
 const PP: usize = P * P;
 
+/// Board point `i` (0..81) in padded coordinates.
 #[inline]
-fn padded(i: usize) -> usize {
+const fn padded(i: usize) -> usize {
     (i / N + 1) * P + i % N + 1
 }
 
-/// Dot products run over blocks of this many values (four 8-lane accumulators).
-const LANES: usize = 32;
+/// The 81 board points in padded coordinates, in board order.
+const INTERIOR: [usize; NN] = {
+    let mut a = [0; NN];
+    let mut i = 0;
+    while i < NN {
+        a[i] = padded(i);
+        i += 1;
+    }
+    a
+};
 
-/// A 3x3 (or 1x1) convolution with weights `[out][in][k][k]` like burn's `Conv2d`, stored
-/// per output channel as one row of `kdim` values (`in * k * k` padded with zeros to a
-/// multiple of [`LANES`]) so each output is one dot product with an im2col row.
+/// Zeroes the border points of a channels-last padded buffer with `c` channels. Borders are
+/// never written by a convolution, but a buffer may have held another layout before.
+fn zero_border(buf: &mut [f32], c: usize) {
+    // Row 0 and the left border point of row 1 are contiguous, then each right/left border
+    // pair (row r, col 10 and row r + 1, col 0), then the last row's lead-in and row 10.
+    buf[..(P + 1) * c].fill(0.0);
+    for r in 1..P - 2 {
+        let q = r * P + P - 1;
+        buf[q * c..(q + 2) * c].fill(0.0);
+    }
+    buf[((P - 2) * P + P - 1) * c..PP * c].fill(0.0);
+}
+
+/// What a convolution does with its sums before storing them.
+#[derive(Debug, Clone, Copy)]
+enum Epilogue<'a> {
+    /// Store as is.
+    Linear,
+    /// Store `max(sum, 0)`.
+    Relu,
+    /// Store `max(sum + skip, 0)`: the residual connection, `skip` in the output's layout.
+    AddRelu(&'a [f32]),
+}
+
+/// A `k x k` convolution (stride 1, same padding) on channels-last padded activations
+/// (`[121][channels]`, borders zero).
+///
+/// Burn's weights `[out][in][ky][kx]` are transposed at load time to `[tap][in][out]`, so the
+/// innermost loop runs over contiguous output channels: each input value, broadcast, is
+/// multiply-added into a whole row of output sums, and the convolution is `k * k` shifted
+/// matrix-vector products with no im2col copy and no horizontal sums.
 #[derive(Debug, Clone)]
 struct Conv {
     cin: usize,
     cout: usize,
-    k: usize,
-    kdim: usize,
+    /// `[tap][in][out]`.
     weight: Vec<f32>,
     bias: Vec<f32>,
+    /// Padded-point offset of each tap from the window's top-left corner.
+    taps: Vec<usize>,
+    /// Padded-point distance from a window's centre back to its top-left corner.
+    back: usize,
 }
 
 impl Conv {
     fn from_burn(c: &Conv2d) -> Conv {
         let [cout, cin, k, k2] = c.weight.val().dims();
         assert_eq!(k, k2, "square kernels only");
+        assert!(
+            k % 2 == 1 && k <= 3,
+            "1x1 or 3x3 kernels (one-point padding)"
+        );
         let bias = c
             .bias
             .as_ref()
             .map(tensor_values)
             .unwrap_or_else(|| vec![0.0; cout]);
-        let raw = tensor_values(&c.weight);
-        let per = cin * k * k;
-        let kdim = per.div_ceil(LANES) * LANES;
-        let mut weight = vec![0.0; cout * kdim];
+        Conv::from_raw(cin, cout, k, &tensor_values(&c.weight), bias)
+    }
+
+    /// From weights in burn's `[out][in][ky][kx]` order.
+    fn from_raw(cin: usize, cout: usize, k: usize, raw: &[f32], bias: Vec<f32>) -> Conv {
+        assert_eq!(raw.len(), cout * cin * k * k);
+        assert_eq!(bias.len(), cout);
+        let mut weight = vec![0.0; raw.len()];
         for oc in 0..cout {
-            weight[oc * kdim..oc * kdim + per].copy_from_slice(&raw[oc * per..(oc + 1) * per]);
+            for ic in 0..cin {
+                for t in 0..k * k {
+                    weight[(t * cin + ic) * cout + oc] = raw[(oc * cin + ic) * k * k + t];
+                }
+            }
         }
+        let r = k / 2;
         Conv {
             cin,
             cout,
-            k,
-            kdim,
             weight,
             bias,
+            taps: (0..k * k).map(|t| (t / k) * P + t % k).collect(),
+            back: r * P + r,
         }
     }
 
-    /// Gathers, for every board point, its `in x k x k` neighbourhood from padded planes
-    /// (`col` is `[81][kdim]`, zero-padded).
-    fn im2col(&self, input: &[f32], col: &mut [f32]) {
-        let k = self.k;
-        let r = k / 2;
-        for i in 0..NN {
-            let row = &mut col[i * self.kdim..(i + 1) * self.kdim];
-            // Top-left corner of the k x k window in padded coordinates.
-            let corner = padded(i) - r * P - r;
-            let mut j = 0;
-            for ic in 0..self.cin {
-                let plane = &input[ic * PP..(ic + 1) * PP];
-                if k == 3 {
-                    // Fixed-size copies compile to plain moves; a variable-length copy of three
-                    // values became a memcpy call costing more than the copy itself.
-                    for ky in 0..3 {
-                        let start = corner + ky * P;
-                        let src: &[f32; 3] = plane[start..start + 3].try_into().expect("3");
-                        let dst: &mut [f32; 3] = (&mut row[j..j + 3]).try_into().expect("3");
-                        *dst = *src;
-                        j += 3;
-                    }
-                } else {
-                    for ky in 0..k {
-                        let start = corner + ky * P;
-                        row[j..j + k].copy_from_slice(&plane[start..start + k]);
-                        j += k;
-                    }
-                }
-            }
-            row[j..].fill(0.0);
+    /// `out = epilogue(conv(input))` on the 81 interior points; `out`'s borders are untouched.
+    fn forward(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>) {
+        assert!(input.len() >= PP * self.cin && out.len() >= PP * self.cout);
+        if let Epilogue::AddRelu(skip) = epi {
+            assert!(skip.len() >= PP * self.cout);
         }
-    }
-
-    /// `out = conv(input)` on padded planes (borders of `out` left zero); `col` is scratch.
-    fn forward(&self, input: &[f32], col: &mut [f32], out: &mut [f32]) {
-        self.im2col(input, col);
-        out[..self.cout * PP].fill(0.0);
         #[cfg(target_arch = "x86_64")]
-        if has_avx2_fma() {
-            // SAFETY: the CPU supports AVX2 and FMA (checked at run time).
-            unsafe { self.dots_avx2(col, out) };
+        if self.cout % 8 == 0 && has_avx2_fma() {
+            // SAFETY: the CPU supports AVX2 and FMA (checked at run time); lengths asserted.
+            unsafe { self.forward_avx2(input, out, epi) };
             return;
         }
-        self.dots(col, out);
+        self.forward_portable(input, out, epi);
     }
 
-    /// AVX2/FMA kernel, register-blocked: 4 output channels x 2 points per pass (eight
-    /// 8-lane accumulators), so each loaded value feeds two or four fused multiply-adds.
+    /// Any CPU, any channel count: one output row per point, zero inputs skipped (the input
+    /// planes are mostly zero, so are half the ReLU outputs).
+    fn forward_portable(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>) {
+        let (cin, cout) = (self.cin, self.cout);
+        for &q in &INTERIOR {
+            let o = &mut out[q * cout..(q + 1) * cout];
+            o.copy_from_slice(&self.bias);
+            let corner = q - self.back;
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let at = corner + tap;
+                let x = &input[at * cin..(at + 1) * cin];
+                let w = &self.weight[t * cin * cout..(t + 1) * cin * cout];
+                for (&xv, row) in x.iter().zip(w.chunks_exact(cout)) {
+                    if xv == 0.0 {
+                        continue;
+                    }
+                    for (a, &b) in o.iter_mut().zip(row) {
+                        *a += xv * b;
+                    }
+                }
+            }
+            match epi {
+                Epilogue::Linear => {}
+                Epilogue::Relu => relu(o),
+                Epilogue::AddRelu(skip) => {
+                    for (a, &s) in o.iter_mut().zip(&skip[q * cout..(q + 1) * cout]) {
+                        *a = (*a + s).max(0.0);
+                    }
+                }
+            }
+        }
+    }
+
+    /// AVX2/FMA: output channels in chunks of up to 32 (four 8-lane registers), two points
+    /// per pass, so each weight load feeds two fused multiply-adds and nothing is reduced
+    /// horizontally. `cout` must be a multiple of 8.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn dots_avx2(&self, col: &[f32], out: &mut [f32]) {
+    unsafe fn forward_avx2(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>) {
+        let mut o0 = 0;
+        while o0 < self.cout {
+            // SAFETY (all four): AVX2/FMA present (caller), chunk inside `cout`.
+            o0 += match (self.cout - o0) / 8 {
+                1 => unsafe { self.chunk_avx2::<1>(input, out, epi, o0) },
+                2 => unsafe { self.chunk_avx2::<2>(input, out, epi, o0) },
+                3 => unsafe { self.chunk_avx2::<3>(input, out, epi, o0) },
+                _ => unsafe { self.chunk_avx2::<4>(input, out, epi, o0) },
+            };
+        }
+    }
+
+    /// Output channels `o0..o0 + 8 * V` of every point; returns `8 * V`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn chunk_avx2<const V: usize>(
+        &self,
+        input: &[f32],
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        o0: usize,
+    ) -> usize {
         use std::arch::x86_64::*;
-        let kd = self.kdim;
-        if self.cout % 4 != 0 {
-            return self.dots(col, out);
-        }
-        // The raw-pointer reads below stay inside these bounds.
-        assert!(kd % 8 == 0 && col.len() >= NN * kd && self.weight.len() >= self.cout * kd);
-        let hsum = |v: __m256| {
-            let mut t = [0f32; 8];
-            // SAFETY: `t` holds 8 floats.
-            unsafe { _mm256_storeu_ps(t.as_mut_ptr(), v) };
-            t.iter().sum::<f32>()
-        };
-        for oc in (0..self.cout).step_by(4) {
-            // SAFETY (all pointer arithmetic below): rows `oc..oc + 4` of `weight` and rows
-            // `p`, `p + 1` (< 81) of `col` are `kd` long and inside the asserted lengths.
-            let wp = unsafe { self.weight.as_ptr().add(oc * kd) };
-            let mut p = 0;
-            while p < NN {
-                let pair = p + 1 < NN;
-                let x0 = unsafe { col.as_ptr().add(p * kd) };
-                let x1 = if pair {
-                    unsafe { col.as_ptr().add((p + 1) * kd) }
-                } else {
-                    x0
+        let (cin, cout) = (self.cin, self.cout);
+        debug_assert!(o0 + 8 * V <= cout);
+        // SAFETY (pointer arithmetic below): every window point `q - back + tap` is inside the
+        // padded board, so reads stay within `input[..PP * cin]` (asserted by `forward`);
+        // weight reads stay within `[tap][in][o0..o0 + 8V]`; writes and skip reads within
+        // `[q][o0..o0 + 8V]` of `PP * cout` values (asserted by `forward`).
+        let wbase = unsafe { self.weight.as_ptr().add(o0) };
+        let bias = unsafe { self.bias.as_ptr().add(o0) };
+        let finish = |acc: [__m256; V], q: usize, out: &mut [f32]| {
+            let zero = _mm256_setzero_ps();
+            for (v, &a) in acc.iter().enumerate() {
+                let at = q * cout + o0 + 8 * v;
+                let r = match epi {
+                    Epilogue::Linear => a,
+                    Epilogue::Relu => _mm256_max_ps(a, zero),
+                    Epilogue::AddRelu(skip) => _mm256_max_ps(
+                        _mm256_add_ps(a, unsafe { _mm256_loadu_ps(&skip[at]) }),
+                        zero,
+                    ),
                 };
-                let mut acc = [_mm256_setzero_ps(); 8];
-                let mut s = 0;
-                while s < kd {
-                    let (xa, xb) =
-                        unsafe { (_mm256_loadu_ps(x0.add(s)), _mm256_loadu_ps(x1.add(s))) };
-                    for j in 0..4 {
-                        let w = unsafe { _mm256_loadu_ps(wp.add(j * kd + s)) };
-                        acc[j] = _mm256_fmadd_ps(w, xa, acc[j]);
-                        acc[4 + j] = _mm256_fmadd_ps(w, xb, acc[4 + j]);
-                    }
-                    s += 8;
-                }
-                for j in 0..4 {
-                    let bias = self.bias[oc + j];
-                    out[(oc + j) * PP + padded(p)] = bias + hsum(acc[j]);
-                    if pair {
-                        out[(oc + j) * PP + padded(p + 1)] = bias + hsum(acc[4 + j]);
-                    }
-                }
-                p += 2;
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(at), r) };
             }
-        }
-    }
-
-    #[inline(always)]
-    fn dots(&self, col: &[f32], out: &mut [f32]) {
-        for i in 0..NN {
-            let x = &col[i * self.kdim..(i + 1) * self.kdim];
-            let at = padded(i);
-            for oc in 0..self.cout {
-                let w = &self.weight[oc * self.kdim..(oc + 1) * self.kdim];
-                out[oc * PP + at] = self.bias[oc] + dot(w, x);
+        };
+        let mut k = 0;
+        while k < NN {
+            // The odd last point is computed twice and stored once.
+            let (q0, q1) = (INTERIOR[k], INTERIOR[(k + 1).min(NN - 1)]);
+            let mut a0 = [_mm256_setzero_ps(); V];
+            for (v, a) in a0.iter_mut().enumerate() {
+                *a = unsafe { _mm256_loadu_ps(bias.add(8 * v)) };
             }
+            let mut a1 = a0;
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let x0 = unsafe { input.as_ptr().add((q0 - self.back + tap) * cin) };
+                let x1 = unsafe { input.as_ptr().add((q1 - self.back + tap) * cin) };
+                let wt = unsafe { wbase.add(t * cin * cout) };
+                for ic in 0..cin {
+                    let (b0, b1) = unsafe {
+                        (
+                            _mm256_broadcast_ss(&*x0.add(ic)),
+                            _mm256_broadcast_ss(&*x1.add(ic)),
+                        )
+                    };
+                    let w = unsafe { wt.add(ic * cout) };
+                    for v in 0..V {
+                        let wv = unsafe { _mm256_loadu_ps(w.add(8 * v)) };
+                        a0[v] = _mm256_fmadd_ps(wv, b0, a0[v]);
+                        a1[v] = _mm256_fmadd_ps(wv, b1, a1[v]);
+                    }
+                }
+            }
+            finish(a0, q0, out);
+            if k + 1 < NN {
+                finish(a1, q1, out);
+            }
+            k += 2;
         }
+        8 * V
     }
-}
-
-/// A dot product over whole [`LANES`] blocks with independent accumulators, a shape the
-/// compiler vectorises without reassociating floating-point sums.
-#[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; LANES];
-    for (x, y) in a.chunks_exact(LANES).zip(b.chunks_exact(LANES)) {
-        for l in 0..LANES {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    acc.iter().sum()
 }
 
 /// The CNN without burn.
@@ -362,39 +425,33 @@ impl PlainCnn {
     /// Move logits (higher = better) for planes as written by
     /// [`cnn_planes`](super::encode::cnn_planes).
     pub fn logits(&self, planes: &[f32], scratch: &mut Scratch, out: &mut [f32; NN]) {
-        let c = self.channels.max(CNN_PLANES);
-        let kdim = std::iter::once(&self.stem)
-            .chain(self.blocks.iter().flat_map(|(a, b)| [a, b]))
-            .chain(std::iter::once(&self.head))
-            .map(|l| l.kdim)
-            .max()
-            .unwrap_or(0);
-        scratch.ensure((c * PP).max(NN * kdim));
-        if scratch.d.len() < c * PP {
-            scratch.d.resize(c * PP, 0.0);
+        let c = self.channels;
+        scratch.ensure(PP * c.max(CNN_PLANES));
+        if scratch.d.len() < PP * CNN_PLANES {
+            scratch.d.resize(PP * CNN_PLANES, 0.0);
         }
-        let Scratch { a, b, c: col, d: t } = scratch;
-        // Pad the input planes into `a`.
-        a[..CNN_PLANES * PP].fill(0.0);
-        for pl in 0..CNN_PLANES {
-            for i in 0..NN {
-                a[pl * PP + padded(i)] = planes[pl * NN + i];
+        let Scratch { a, b, c: t, d: x } = scratch;
+        // The input planes, channels-last and padded, into `x`.
+        x[..PP * CNN_PLANES].fill(0.0);
+        for (pl, plane) in planes.chunks_exact(NN).take(CNN_PLANES).enumerate() {
+            for (&q, &v) in INTERIOR.iter().zip(plane) {
+                x[q * CNN_PLANES + pl] = v;
             }
         }
-        let live = self.channels * PP;
-        self.stem.forward(a, col, b);
-        relu(&mut b[..live]);
+        for buf in [&mut *a, &mut *b, &mut *t] {
+            zero_border(buf, c);
+        }
+        // `b` holds the tower's running activation, `t` the block's middle, `a` its output.
+        self.stem.forward(x, b, Epilogue::Relu);
         for (c1, c2) in &self.blocks {
-            c1.forward(b, col, t);
-            relu(&mut t[..live]);
-            c2.forward(t, col, a);
-            for (x, &y) in b[..live].iter_mut().zip(&a[..live]) {
-                *x = (*x + y).max(0.0);
-            }
+            c1.forward(b, t, Epilogue::Relu);
+            c2.forward(t, a, Epilogue::AddRelu(b));
+            std::mem::swap(a, b);
         }
-        self.head.forward(b, col, a);
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = a[padded(i)];
+        self.head.forward(b, a, Epilogue::Linear);
+        let hc = self.head.cout;
+        for (o, &q) in out.iter_mut().zip(&INTERIOR) {
+            *o = a[q * hc];
         }
     }
 
@@ -432,5 +489,148 @@ pub fn masked_softmax_badness(legal: &[bool; NN], v: &mut [f32; NN]) {
 fn relu(v: &mut [f32]) {
     for x in v {
         *x = x.max(0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::rng::FastRng;
+
+    /// A value in [-1, 1), zero with probability `zeros` (like one-hot planes and ReLU outputs).
+    fn value(rng: &mut FastRng, zeros: f64) -> f32 {
+        if rng.unit() < zeros {
+            0.0
+        } else {
+            (rng.unit() * 2.0 - 1.0) as f32
+        }
+    }
+
+    /// Direct convolution of planar `[in][81]` input with burn-ordered `[out][in][ky][kx]`
+    /// weights and zero padding: the reference for both fast paths. Returns `[out][81]`.
+    fn reference(
+        cin: usize,
+        cout: usize,
+        k: usize,
+        raw: &[f32],
+        bias: &[f32],
+        x: &[f32],
+    ) -> Vec<f32> {
+        let r = (k / 2) as isize;
+        let mut y = vec![0.0; cout * NN];
+        for oc in 0..cout {
+            for i in 0..NN {
+                let (row, col) = ((i / N) as isize, (i % N) as isize);
+                let mut s = f64::from(bias[oc]);
+                for ic in 0..cin {
+                    for ky in 0..k {
+                        for kx in 0..k {
+                            let (yy, xx) = (row + ky as isize - r, col + kx as isize - r);
+                            if (0..N as isize).contains(&yy) && (0..N as isize).contains(&xx) {
+                                let w = raw[((oc * cin + ic) * k + ky) * k + kx];
+                                let v = x[ic * NN + (yy as usize) * N + xx as usize];
+                                s += f64::from(w) * f64::from(v);
+                            }
+                        }
+                    }
+                }
+                y[oc * NN + i] = s as f32;
+            }
+        }
+        y
+    }
+
+    /// Planar `[c][81]` to channels-last padded `[121][c]` with zero borders.
+    fn to_padded(x: &[f32], c: usize) -> Vec<f32> {
+        let mut p = vec![0.0; PP * c];
+        for ch in 0..c {
+            for i in 0..NN {
+                p[padded(i) * c + ch] = x[ch * NN + i];
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn conv_paths_match_a_direct_convolution() {
+        let mut rng = FastRng::new(3);
+        let shapes = [
+            (14, 32, 3),
+            (32, 32, 3),
+            (5, 8, 3),
+            (7, 24, 3),
+            (6, 12, 3),
+            (9, 40, 1),
+            (32, 1, 1),
+        ];
+        for (cin, cout, k) in shapes {
+            let raw: Vec<f32> = (0..cout * cin * k * k)
+                .map(|_| value(&mut rng, 0.0))
+                .collect();
+            let bias: Vec<f32> = (0..cout).map(|_| value(&mut rng, 0.0)).collect();
+            let x: Vec<f32> = (0..cin * NN).map(|_| value(&mut rng, 0.5)).collect();
+            let skip: Vec<f32> = (0..cout * NN).map(|_| value(&mut rng, 0.0)).collect();
+            let conv = Conv::from_raw(cin, cout, k, &raw, bias.clone());
+            let expect = reference(cin, cout, k, &raw, &bias, &x);
+            let (xp, skip_p) = (to_padded(&x, cin), to_padded(&skip, cout));
+            for epi in [Epilogue::Linear, Epilogue::Relu, Epilogue::AddRelu(&skip_p)] {
+                let want = |oc: usize, i: usize| {
+                    let s = expect[oc * NN + i];
+                    match epi {
+                        Epilogue::Linear => s,
+                        Epilogue::Relu => s.max(0.0),
+                        Epilogue::AddRelu(_) => (s + skip[oc * NN + i]).max(0.0),
+                    }
+                };
+                let mut paths: Vec<(&str, Vec<f32>)> = Vec::new();
+                // A sentinel on the borders checks that they are left untouched.
+                let mut out = vec![7.0; PP * cout];
+                conv.forward(&xp, &mut out, epi);
+                paths.push(("dispatch", out));
+                let mut out = vec![7.0; PP * cout];
+                conv.forward_portable(&xp, &mut out, epi);
+                paths.push(("portable", out));
+                #[cfg(target_arch = "x86_64")]
+                if cout % 8 == 0 && has_avx2_fma() {
+                    let mut out = vec![7.0; PP * cout];
+                    // SAFETY: AVX2/FMA present; buffers are full size.
+                    unsafe { conv.forward_avx2(&xp, &mut out, epi) };
+                    paths.push(("avx2", out));
+                }
+                for (name, out) in &paths {
+                    for q in 0..PP {
+                        for oc in 0..cout {
+                            let got = out[q * cout + oc];
+                            match INTERIOR.iter().position(|&p| p == q) {
+                                Some(i) => {
+                                    let w = want(oc, i);
+                                    assert!(
+                                        (got - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                                        "{name} {cin}->{cout} k{k} {epi:?}: point {i} channel {oc}: {got} vs {w}"
+                                    );
+                                }
+                                None => assert_eq!(got, 7.0, "{name}: border {q} written"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn zero_border_clears_exactly_the_border() {
+        for c in [1, 3, 32] {
+            let mut buf = vec![1.0; PP * c];
+            zero_border(&mut buf, c);
+            for q in 0..PP {
+                let border = INTERIOR.iter().all(|&p| p != q);
+                let want = if border { 0.0 } else { 1.0 };
+                assert!(
+                    buf[q * c..(q + 1) * c].iter().all(|&v| v == want),
+                    "c {c} point {q}"
+                );
+            }
+        }
     }
 }
