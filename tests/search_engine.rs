@@ -393,11 +393,19 @@ fn priors_do_not_count_as_simulations() {
     e.new_game(6.5);
     let stats = e.analyze(Color::Black);
     let visits: u32 = stats.iter().map(|s| s.visits).sum();
-    assert_eq!(visits, 10000, "root children's real visits are the simulations");
+    assert_eq!(
+        visits, 10000,
+        "root children's real visits are the simulations"
+    );
     for s in &stats {
         assert!(s.wins <= s.visits as f32 + 1e-3, "{s:?}");
         assert!(s.wins >= -1e-3, "{s:?}");
     }
     // priors were given (every board move starts with the even-game prior)
-    assert!(stats.iter().filter(|s| s.mv != Move::Pass).all(|s| s.prior >= 10));
+    assert!(
+        stats
+            .iter()
+            .filter(|s| s.mv != Move::Pass)
+            .all(|s| s.prior >= 10)
+    );
 }
