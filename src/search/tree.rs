@@ -221,19 +221,14 @@ impl Worker {
     /// path's nodes, then the root's history.
     fn last_moves(&self) -> [Option<Point>; 2] {
         let mut out = [None; 2];
-        let mut k = 0;
         let from_path = self
             .path
             .iter()
             .skip(1)
             .rev()
             .map(|&i| self.nodes[i as usize].mv);
-        for mv in from_path.chain(self.root_last) {
-            if k == 2 {
-                break;
-            }
-            out[k] = ((mv as usize) < NN).then(|| Point::new(mv as usize));
-            k += 1;
+        for (slot, mv) in out.iter_mut().zip(from_path.chain(self.root_last)) {
+            *slot = ((mv as usize) < NN).then(|| Point::new(mv as usize));
         }
         out
     }
