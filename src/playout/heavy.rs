@@ -271,8 +271,19 @@ pub fn atari_moves(board: &Board, color: Color, area: Bits, out: &mut [u8; NN]) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Black stones around white D5, whose only liberty is E5 (shared by the priors tests).
+    pub(crate) const WHITE_D5_IN_ATARI: &str = ".........\n\
+         .........\n\
+         .........\n\
+         ...X.....\n\
+         ..XO.....\n\
+         ...X.....\n\
+         .........\n\
+         .........\n\
+         .........";
     use crate::playout::{self, PlayoutConfig};
     use crate::rules::Move;
 
@@ -406,18 +417,7 @@ mod tests {
     #[test]
     fn heavy_playout_captures_a_chain_in_atari() {
         // Black to move; white's last move D5 is in atari: with p_atari = 1 black captures.
-        let b = Board::from_diagram(
-            ".........\n\
-             .........\n\
-             .........\n\
-             ...X.....\n\
-             ..XO.....\n\
-             ...X.....\n\
-             .........\n\
-             .........\n\
-             .........",
-        )
-        .unwrap();
+        let b = Board::from_diagram(WHITE_D5_IN_ATARI).unwrap();
         let cfg = HeavyConfig {
             p_atari: 1.0,
             ..HeavyConfig::default()

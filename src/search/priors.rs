@@ -157,18 +157,7 @@ mod tests {
     #[test]
     fn priors_favour_captures_and_punish_empty_first_line() {
         // White D5 in atari next to black's stones: capturing at E5 gets the capture prior.
-        let b = Board::from_diagram(
-            ".........\n\
-             .........\n\
-             .........\n\
-             ...X.....\n\
-             ..XO.....\n\
-             ...X.....\n\
-             .........\n\
-             .........\n\
-             .........",
-        )
-        .unwrap();
+        let b = Board::from_diagram(crate::playout::heavy::tests::WHITE_D5_IN_ATARI).unwrap();
         let cand: Vec<u8> = [pt("E5"), pt("A1"), pt("C3"), pt("H8")]
             .iter()
             .map(|p| p.index() as u8)
