@@ -186,6 +186,7 @@ vars = { engine = "random" }
         quick: false,
         jobs: 1,
         show_progress: false,
+        play: true,
     };
     let result = experiment::run(&file, &opts).unwrap();
     assert_eq!(result.failed_arms.len(), 1);
@@ -202,10 +203,60 @@ vars = { engine = "random" }
             runs: out.clone(),
             seconds: 0.0,
             jobs: 1,
+            snapshot: false,
         },
         std::slice::from_ref(&result),
         &[],
     );
     assert!(report.contains("Arm **bad** failed"), "{report}");
+    std::fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn no_play_summarises_the_games_so_far_and_plays_none() {
+    let text = |games: u32| {
+        format!(
+            r#"
+name = "snap"
+title = "Snapshot"
+[match]
+games = {games}
+[players]
+black = "random"
+white = "{{engine}}"
+[[arm]]
+label = "played"
+vars = {{ engine = "random" }}
+[[arm]]
+label = "never"
+vars = {{ engine = "random:delay_ms=1" }}
+"#
+        )
+    };
+    let out = std::env::temp_dir().join(format!("akushu-snap-{}", std::process::id()));
+    let opts = |play| experiment::RunOptions {
+        out: out.clone(),
+        quick: false,
+        jobs: 1,
+        show_progress: false,
+        play,
+    };
+    // Play 2 games of the first arm only.
+    let mut first: experiment::ExperimentFile = toml::from_str(&text(2)).unwrap();
+    first.arms.truncate(1);
+    experiment::run(&first, &opts(true)).unwrap();
+    // Ask for 5 games of both arms without playing: the snapshot has the 2 played games
+    // and leaves the unplayed arm out; the results folder is unchanged.
+    let file: experiment::ExperimentFile = toml::from_str(&text(5)).unwrap();
+    let result = experiment::run(&file, &opts(false)).unwrap();
+    let experiment::Outcome::Arms(arms) = &result.outcome else {
+        panic!("arms expected")
+    };
+    assert_eq!(arms.len(), 1);
+    assert_eq!(arms[0].arm.label, "played");
+    assert_eq!(arms[0].summary.games, 2);
+    let rows = akushu::arena::record::read_csv(&out.join("snap/played/games.csv")).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(!out.join("snap/never").exists());
     std::fs::remove_dir_all(out).unwrap();
 }

@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::player::GtpTimeouts;
-use super::runner::{MatchConfig, MatchOutcome, run_match};
+use super::runner::{MatchConfig, run_match};
 use super::summary::MatchSummary;
 
 /// What an experiment produces.
@@ -402,6 +402,10 @@ pub struct RunOptions {
     pub quick: bool,
     pub jobs: usize,
     pub show_progress: bool,
+    /// Play the missing games. When false, only the games already in the results folders
+    /// are summarised (arms with none are left out) and curve commands are not run: a report
+    /// of where long runs stand, written while they go on.
+    pub play: bool,
 }
 
 /// Runs (or resumes) every arm of `file`.
@@ -439,17 +443,31 @@ fn run_arms(
             jobs: opts.jobs,
             ..arm.config.clone()
         };
-        eprintln!(
-            "[{}] arm {}: {} vs {}, {} games -> {}",
-            file.name,
-            arm.label,
-            config.black,
-            config.white,
-            config.games,
-            dir.display()
-        );
-        let summary = match run_match(&config, &dir, opts.show_progress) {
-            Ok(MatchOutcome { summary, .. }) => summary,
+        let summary = if opts.play {
+            eprintln!(
+                "[{}] arm {}: {} vs {}, {} games -> {}",
+                file.name,
+                arm.label,
+                config.black,
+                config.white,
+                config.games,
+                dir.display()
+            );
+            run_match(&config, &dir, opts.show_progress).map(|o| Some(o.summary))
+        } else {
+            summary_so_far(&config, &dir)
+        };
+        let summary = match summary {
+            Ok(Some(summary)) => summary,
+            Ok(None) => {
+                eprintln!(
+                    "[{}] arm {}: no games in {}",
+                    file.name,
+                    arm.label,
+                    dir.display()
+                );
+                continue;
+            }
             Err(e) => {
                 eprintln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
                 failed.push((arm.label.clone(), format!("{e:#}")));
@@ -465,6 +483,24 @@ fn run_arms(
     Ok(Outcome::Arms(results))
 }
 
+/// The summary of the games already in an arm's folder (`None` when it has none), with the
+/// arm's players as A and B. The folder's own header is not checked against the arm here:
+/// resuming the match does that.
+fn summary_so_far(config: &MatchConfig, dir: &Path) -> anyhow::Result<Option<MatchSummary>> {
+    let csv = dir.join("games.csv");
+    if !csv.exists() {
+        return Ok(None);
+    }
+    let rows = super::record::read_csv(&csv)?;
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(super::summary::summarize(
+        &rows,
+        [&config.black, &config.white],
+    )))
+}
+
 fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome> {
     let spec = file.curve.as_ref().expect("checked by load");
     let out_dir = opts.out.join(&file.name);
@@ -475,8 +511,15 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
     } else {
         &spec.command
     };
-    let need_run =
-        !command.is_empty() && (!opts.quick || !spec.quick_command.is_empty() || !csv.exists());
+    if !opts.play && !csv.exists() {
+        return Ok(Outcome::Skipped(format!(
+            "no results yet ({} does not exist)",
+            csv.display()
+        )));
+    }
+    let need_run = opts.play
+        && !command.is_empty()
+        && (!opts.quick || !spec.quick_command.is_empty() || !csv.exists());
     if need_run {
         let mut v = vars.clone();
         v.insert("csv".into(), csv.display().to_string());

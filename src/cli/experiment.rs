@@ -33,6 +33,10 @@ pub struct ExperimentArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// Play nothing: write the report from the games already in the results folders (where
+    /// long runs stand, even while they go on).
+    #[arg(long)]
+    pub no_play: bool,
 }
 
 /// All cores.
@@ -73,6 +77,7 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 quick: args.quick,
                 jobs: args.jobs,
                 show_progress: !args.quiet,
+                play: !args.no_play,
             };
             let result = experiment::run(&file, &opts)?;
             let info = ReportInfo {
@@ -81,6 +86,7 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 runs: PathBuf::from(".."),
                 seconds: result.seconds,
                 jobs: args.jobs,
+                snapshot: args.no_play,
             };
             let dir = out.join(&file.name);
             let plots = write_plots(std::slice::from_ref(&result), &dir);

@@ -36,6 +36,10 @@ pub struct ReproduceArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// Play nothing: write the report from the games already in the results folders (where
+    /// long runs stand, even while they go on).
+    #[arg(long)]
+    pub no_play: bool,
 }
 
 /// The paper's order; experiments not listed follow alphabetically.
@@ -90,6 +94,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             quick: args.quick,
             jobs: args.jobs,
             show_progress: !args.quiet,
+            play: !args.no_play,
         };
         eprintln!("== {} ({})", file.title, path.display());
         let t = Instant::now();
@@ -116,6 +121,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         runs: relative_to(&runs, &args.out),
         seconds: start.elapsed().as_secs_f64(),
         jobs: args.jobs,
+        snapshot: args.no_play,
     };
     let plots = write_plots(&results, &args.out);
     let text = render(&info, &results, &plots);

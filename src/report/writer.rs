@@ -19,6 +19,8 @@ pub struct ReportInfo {
     /// Seconds the whole run took.
     pub seconds: f64,
     pub jobs: usize,
+    /// Written with `--no-play`: a summary of the games played so far, none played now.
+    pub snapshot: bool,
 }
 
 /// A plot written next to the report, for the report to link.
@@ -125,6 +127,14 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
         info.jobs,
         info.seconds
     );
+    if info.snapshot {
+        let _ = writeln!(
+            out,
+            "> **Snapshot.** No games were played for this report: it summarises the games \
+             already in the results folders, so arms may hold fewer games than their files ask \
+             for (see each table's games column), and arms with no games are left out.\n"
+        );
+    }
     if info.quick {
         let _ = writeln!(
             out,
