@@ -307,17 +307,25 @@ impl Board {
     /// Stones of the chain through `p` (empty set when `p` is empty).
     #[inline]
     pub fn chain_stones(&self, p: Point) -> Bits {
+        let mut m = 0;
+        self.for_each_chain_stone(p, |s| m |= bit(s));
+        m
+    }
+
+    /// Calls `f` with the index of every stone of the chain through `p` (none when `p` is
+    /// empty), following the chain's ring of `next` links once round.
+    #[inline(always)]
+    fn for_each_chain_stone(&self, p: Point, mut f: impl FnMut(usize)) {
         if self.chain[p.index()] == NO_CHAIN {
-            return 0;
+            return;
         }
         let start = p.index();
         let mut s = start;
-        let mut m = 0;
         loop {
-            m |= bit(s);
+            f(s);
             s = self.next[s] as usize;
             if s == start {
-                return m;
+                return;
             }
         }
     }
@@ -326,19 +334,9 @@ impl Board {
     /// the chain (the board keeps only pseudo-liberty counts).
     #[inline]
     pub fn chain_liberties(&self, p: Point) -> Bits {
-        if self.chain[p.index()] == NO_CHAIN {
-            return 0;
-        }
-        let start = p.index();
-        let mut s = start;
         let mut around = 0;
-        loop {
-            around |= NEIGHBOUR_MASK[s];
-            s = self.next[s] as usize;
-            if s == start {
-                return around & self.empty_bits();
-            }
-        }
+        self.for_each_chain_stone(p, |s| around |= NEIGHBOUR_MASK[s]);
+        around & self.empty_bits()
     }
 
     /// Number of liberties of the chain through `p` (0 when `p` is empty).
