@@ -39,6 +39,16 @@ pub struct ExperimentArgs {
     pub no_play: bool,
 }
 
+/// Writes `text` to standard output. A reader that closes the pipe early (`| head`) is
+/// not an error: the plan is meant to be skimmed that way.
+fn print_to_pipe(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing to standard output"),
+    }
+}
+
 /// All cores.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -57,11 +67,11 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
     match cmd {
         ExperimentCommand::Plan(args) => {
             let file = experiment::load(&args.file)?;
-            println!("# {} ({})", file.title, args.file.display());
+            let mut text = format!("# {} ({})\n", file.title, args.file.display());
             for arm in file.arms(args.quick)? {
-                println!("[{}]\n{}", arm.label, toml::to_string(&arm.config)?);
+                text += &format!("[{}]\n{}\n", arm.label, toml::to_string(&arm.config)?);
             }
-            Ok(())
+            print_to_pipe(&text)
         }
         ExperimentCommand::Run(args) => {
             let file = experiment::load(&args.file)?;
