@@ -260,3 +260,47 @@ vars = {{ engine = "random:delay_ms=1" }}
     assert!(!out.join("snap/never").exists());
     std::fs::remove_dir_all(out).unwrap();
 }
+
+#[test]
+fn a_chart_draws_the_experiments_it_compares_with() {
+    let file = |name: &str, compare: &str| -> experiment::ExperimentFile {
+        toml::from_str(&format!(
+            r#"
+name = "{name}"
+title = "{name}"
+[match]
+games = 2
+[players]
+black = "random:delay_ms={{x}}"
+white = "random"
+[sweep]
+var = "x"
+values = [0, 1]
+[plot]
+compare = [{compare}]
+"#
+        ))
+        .unwrap()
+    };
+    let out = std::env::temp_dir().join(format!("akushu-compare-{}", std::process::id()));
+    let opts = experiment::RunOptions {
+        out: out.clone(),
+        quick: false,
+        jobs: 1,
+        show_progress: false,
+        play: true,
+    };
+    let a = experiment::run(&file("a", ""), &opts).unwrap();
+    let b = experiment::run(&file("b", "\"a\", \"missing\""), &opts).unwrap();
+    let labels = |c: akushu::report::plot::Chart| -> Vec<String> {
+        c.series.into_iter().map(|s| s.label).collect()
+    };
+    let with_a = labels(akushu::report::writer::chart(&b, &[a.clone(), b.clone()]).unwrap());
+    assert_eq!(with_a.len(), 2, "{with_a:?}");
+    assert!(with_a[0].starts_with("b (up to 2 games"), "{with_a:?}");
+    assert!(with_a[1].starts_with("a (up to 2 games"), "{with_a:?}");
+    // Without `a` in the report (a lone `experiment run`), only b's own arms are drawn.
+    let alone = labels(akushu::report::writer::chart(&b, std::slice::from_ref(&b)).unwrap());
+    assert_eq!(alone.len(), 1, "{alone:?}");
+    std::fs::remove_dir_all(out).unwrap();
+}

@@ -118,6 +118,9 @@ pub struct PlotSpec {
     /// A horizontal reference line (the paper's 0.37 baseline).
     pub baseline: Option<f64>,
     pub baseline_label: String,
+    /// Other experiments (by name) whose arms are drawn in the same chart, without their
+    /// bands, when the report has them (`reproduce`; `experiment run` has only its own).
+    pub compare: Vec<String>,
 }
 
 /// A curve experiment's source.

@@ -120,6 +120,59 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
+/// A corner of the plotting area, for the legend box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corner {
+    UpperRight,
+    LowerRight,
+    UpperLeft,
+    LowerLeft,
+}
+
+impl Corner {
+    fn position(self) -> SeriesLabelPosition {
+        match self {
+            Corner::UpperRight => SeriesLabelPosition::UpperRight,
+            Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+            Corner::LowerLeft => SeriesLabelPosition::LowerLeft,
+        }
+    }
+}
+
+/// The corner whose legend-sized region (45% of the width, 30% of the height) covers the
+/// fewest data points, band edges included, so the legend does not hide the curves that
+/// climb into the upper right (win rates and error rates against x both do). Ties go to
+/// the first corner in the order upper right, lower right, upper left, lower left.
+pub fn legend_corner(chart: &Chart) -> Corner {
+    let (x0, x1) = chart.x_range;
+    let (y0, y1) = chart.y_range;
+    let (w, h) = ((x1 - x0) * 0.45, (y1 - y0) * 0.30);
+    let points = chart.series.iter().flat_map(|s| {
+        s.points
+            .iter()
+            .copied()
+            .chain(s.band.iter().flat_map(|&(x, lo, hi)| [(x, lo), (x, hi)]))
+    });
+    let mut counts = [0usize; 4];
+    for (x, y) in points {
+        let (right, left) = (x >= x1 - w, x <= x0 + w);
+        let (upper, lower) = (y >= y1 - h, y <= y0 + h);
+        counts[0] += usize::from(right && upper);
+        counts[1] += usize::from(right && lower);
+        counts[2] += usize::from(left && upper);
+        counts[3] += usize::from(left && lower);
+    }
+    let corners = [
+        Corner::UpperRight,
+        Corner::LowerRight,
+        Corner::UpperLeft,
+        Corner::LowerLeft,
+    ];
+    let best = (0..4).min_by_key(|&i| counts[i]).expect("four corners");
+    corners[best]
+}
+
 /// Draws `chart` to the PNG file `path` (900x600), atomically.
 pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
     register_font();
@@ -216,7 +269,7 @@ fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 15))
-        .position(SeriesLabelPosition::UpperRight)
+        .position(legend_corner(chart).position())
         .draw()
         .map_err(|x| e(&x))?;
     root.present().map_err(|x| e(&x))?;
@@ -226,6 +279,33 @@ fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_legend_avoids_the_corner_the_curve_climbs_into() {
+        let rising = |pts: Vec<(f64, f64)>| {
+            Chart::new("t", "x", "y")
+                .x_range(0.0, 80.0)
+                .y_range(0.0, 1.0)
+                .series(Series::new("s", SeriesStyle::LinePoints, pts))
+        };
+        // Win rate rising from 0.5 to 0.95: the upper right is taken, the lower right free.
+        let up = rising(
+            (0..=8)
+                .map(|k| (k as f64 * 10.0, 0.5 + k as f64 * 0.056))
+                .collect(),
+        );
+        assert_eq!(legend_corner(&up), Corner::LowerRight);
+        // A flat curve near 0.5 leaves every corner free: the default, upper right.
+        let flat = rising((0..=8).map(|k| (k as f64 * 10.0, 0.5)).collect());
+        assert_eq!(legend_corner(&flat), Corner::UpperRight);
+        // Error rate 0 up to x = 50, then rising to 0.9: lower and upper right both taken.
+        let err = rising(
+            (0..=80)
+                .map(|x| (x as f64, ((x as f64 - 50.0).max(0.0) / 30.0) * 0.9))
+                .collect(),
+        );
+        assert_eq!(legend_corner(&err), Corner::UpperLeft);
+    }
 
     #[test]
     fn draws_a_png_with_band_points_and_reference_line() {

@@ -270,9 +270,20 @@ fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// Player A's win rate at each arm's x, sorted by x (arms without an x are left out).
+fn win_rate_points(arms: &[ArmResult]) -> Vec<(f64, &ArmResult)> {
+    let mut pts: Vec<(f64, &ArmResult)> = arms
+        .iter()
+        .filter_map(|a| a.arm.x.map(|x| (x, a)))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pts
+}
+
 /// The chart of one experiment, if it has something to draw: win rate against the arms' x
-/// with the Wilson band, or the curve's series; plus the paper's points and reference line.
-pub fn chart(result: &ExperimentResult) -> Option<Chart> {
+/// with the Wilson band, or the curve's series; plus the paper's points and reference line,
+/// and the arms of the experiments its plot compares with, where `all` has them.
+pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Chart> {
     let f = &result.file;
     let plot = &f.plot;
     let mut chart = Chart::new(
@@ -292,14 +303,10 @@ pub fn chart(result: &ExperimentResult) -> Option<Chart> {
     let mut ys: Vec<f64> = vec![0.0, 1.0];
     match &result.outcome {
         Outcome::Arms(arms) => {
-            let mut pts: Vec<(f64, &ArmResult)> = arms
-                .iter()
-                .filter_map(|a| a.arm.x.map(|x| (x, a)))
-                .collect();
+            let pts = win_rate_points(arms);
             if pts.is_empty() {
                 return None;
             }
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let line: Vec<(f64, f64)> = pts
                 .iter()
                 .map(|(x, a)| (*x, a.summary.players[0].overall.rate()))
@@ -315,7 +322,14 @@ pub fn chart(result: &ExperimentResult) -> Option<Chart> {
             let games: u32 = pts.iter().map(|(_, a)| a.summary.games).max().unwrap_or(0);
             chart = chart.series(
                 Series::new(
-                    format!("akushu (up to {games} games per point, Wilson 95% band)"),
+                    format!(
+                        "{} (up to {games} games per point, Wilson 95% band)",
+                        if plot.compare.is_empty() {
+                            "akushu"
+                        } else {
+                            &f.name
+                        }
+                    ),
                     SeriesStyle::LinePoints,
                     line,
                 )
@@ -334,6 +348,30 @@ pub fn chart(result: &ExperimentResult) -> Option<Chart> {
             }
         }
         Outcome::Skipped(_) => return None,
+    }
+    for name in &plot.compare {
+        let Some(Outcome::Arms(arms)) = all
+            .iter()
+            .find(|r| &r.file.name == name)
+            .map(|r| &r.outcome)
+        else {
+            continue;
+        };
+        let pts = win_rate_points(arms);
+        if pts.is_empty() {
+            continue;
+        }
+        let games: u32 = pts.iter().map(|(_, a)| a.summary.games).max().unwrap_or(0);
+        let line: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|(x, a)| (*x, a.summary.players[0].overall.rate()))
+            .collect();
+        xs.extend(line.iter().map(|p| p.0));
+        chart = chart.series(Series::new(
+            format!("{name} (up to {games} games per point)"),
+            SeriesStyle::LinePoints,
+            line,
+        ));
     }
     if !plot.paper_points.is_empty() {
         let pts = plot.paper_points.iter().map(|p| (p[0], p[1])).collect();
@@ -359,7 +397,9 @@ pub fn chart(result: &ExperimentResult) -> Option<Chart> {
 pub fn write_plots(results: &[ExperimentResult], dir: &Path) -> Vec<PlotFile> {
     let mut files = Vec::new();
     for r in results {
-        let Some(c) = chart(r) else { continue };
+        let Some(c) = chart(r, results) else {
+            continue;
+        };
         let file = format!("{}.png", r.file.name);
         match render_png(&c, &dir.join(&file)) {
             Ok(()) => files.push(PlotFile {
