@@ -11,6 +11,17 @@ fn experiments_dir() -> PathBuf {
 }
 
 /// Checks an in-process spec with the search module's parser (the network is not loaded).
+/// Full-mode options for tests: one game at a time into `out`, no progress bars.
+fn serial_options(out: &std::path::Path, play: bool) -> experiment::RunOptions {
+    experiment::RunOptions {
+        out: out.to_path_buf(),
+        quick: false,
+        jobs: 1,
+        show_progress: false,
+        play,
+    }
+}
+
 fn check_spec(spec: &str) {
     if let Some(command) = spec.strip_prefix("gtp:") {
         let words = akushu::arena::gtp::split_command_line(command).unwrap();
@@ -181,13 +192,7 @@ vars = { engine = "random" }
     )
     .unwrap();
     let out = std::env::temp_dir().join(format!("akushu-mixed-{}", std::process::id()));
-    let opts = experiment::RunOptions {
-        out: out.clone(),
-        quick: false,
-        jobs: 1,
-        show_progress: false,
-        play: true,
-    };
+    let opts = serial_options(&out, true);
     let result = experiment::run(&file, &opts).unwrap();
     assert_eq!(result.failed_arms.len(), 1);
     assert_eq!(result.failed_arms[0].0, "bad");
@@ -234,13 +239,7 @@ vars = {{ engine = "random:delay_ms=1" }}
         )
     };
     let out = std::env::temp_dir().join(format!("akushu-snap-{}", std::process::id()));
-    let opts = |play| experiment::RunOptions {
-        out: out.clone(),
-        quick: false,
-        jobs: 1,
-        show_progress: false,
-        play,
-    };
+    let opts = |play| serial_options(&out, play);
     // Play 2 games of the first arm only.
     let mut first: experiment::ExperimentFile = toml::from_str(&text(2)).unwrap();
     first.arms.truncate(1);
@@ -283,13 +282,7 @@ compare = [{compare}]
         .unwrap()
     };
     let out = std::env::temp_dir().join(format!("akushu-compare-{}", std::process::id()));
-    let opts = experiment::RunOptions {
-        out: out.clone(),
-        quick: false,
-        jobs: 1,
-        show_progress: false,
-        play: true,
-    };
+    let opts = serial_options(&out, true);
     let a = experiment::run(&file("a", ""), &opts).unwrap();
     let b = experiment::run(&file("b", "\"a\", \"missing\""), &opts).unwrap();
     let labels = |c: akushu::report::plot::Chart| -> Vec<String> {
