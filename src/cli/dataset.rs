@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 
-use crate::dataset::build::{self, BuildConfig, Manifest};
+use crate::dataset::build::{self, BuildConfig, Manifest, SplitBy};
 use crate::dataset::filter::RankScope;
 use crate::dataset::{MappedSplit, NO_POINT, Position, Split};
 use crate::rules::{Move, N, NN};
@@ -82,6 +82,11 @@ pub struct BuildArgs {
     /// Seed of the train/validation/test split.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// How games go to splits: `shuffle` (exact sizes; the default, used by the shipped
+    /// models) or `id` (a hash of the game id: the same game lands in the same split in
+    /// every dataset built with the same seed and shares, whatever the filters).
+    #[arg(long, value_enum)]
+    pub split_by: Option<SplitBy>,
     /// Share of games for validation.
     #[arg(long)]
     pub validation: Option<f64>,
@@ -194,6 +199,9 @@ pub fn resolve_config(a: &BuildArgs) -> Result<BuildConfig> {
     }
     if let Some(v) = a.seed {
         cfg.seed = v;
+    }
+    if let Some(v) = a.split_by {
+        cfg.split_by = v;
     }
     if let Some(v) = a.validation {
         cfg.validation_fraction = v;

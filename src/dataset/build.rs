@@ -48,6 +48,8 @@ pub struct BuildConfig {
     pub include_passes: bool,
     /// Seed of the train/validation/test shuffle.
     pub seed: u64,
+    /// How games are assigned to splits.
+    pub split_by: SplitBy,
     /// Share of games in the validation split.
     pub validation_fraction: f64,
     /// Share of games in the test split.
@@ -70,6 +72,7 @@ impl Default for BuildConfig {
             superko: Superko::Never,
             include_passes: false,
             seed: 1,
+            split_by: SplitBy::Shuffle,
             validation_fraction: 0.1,
             test_fraction: 0.1,
             threads: 0,
@@ -77,6 +80,21 @@ impl Default for BuildConfig {
             list_skipped: true,
         }
     }
+}
+
+/// How games are assigned to the train/validation/test splits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitBy {
+    /// A seeded shuffle of the accepted games: exact split sizes, but a game's split depends
+    /// on which other games the filters accepted (the shipped models' datasets use it).
+    #[default]
+    Shuffle,
+    /// A seeded hash of the game id: split sizes are only close to the shares, but a game
+    /// lands in the same split in every dataset built with the same seed and shares, whatever
+    /// the filters, so models trained on one dataset can be tested on another's test split
+    /// without leakage.
+    Id,
 }
 
 /// One skipped record or input.
@@ -291,6 +309,43 @@ pub fn assign_splits(n: usize, validation: f64, test: f64, seed: u64) -> Vec<Spl
     splits
 }
 
+/// Assigns each game by a seeded hash of its id (see [`SplitBy::Id`]): the hash, read as a
+/// fraction of 2^64, below `validation` is validation, below `validation + test` is test.
+pub fn assign_splits_by_id<'a>(
+    ids: impl IntoIterator<Item = &'a str>,
+    validation: f64,
+    test: f64,
+    seed: u64,
+) -> Vec<Split> {
+    ids.into_iter()
+        .map(|id| {
+            let u = id_hash(id, seed) as f64 / 2f64.powi(64);
+            if u < validation {
+                Split::Validation
+            } else if u < validation + test {
+                Split::Test
+            } else {
+                Split::Train
+            }
+        })
+        .collect()
+}
+
+/// FNV-1a over the id's bytes, started from the seed and finished with splitmix64's mixer
+/// so that ids differing in their last characters spread over the whole range. Stable
+/// across platforms and releases: the splits depend on it.
+fn id_hash(id: &str, seed: u64) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    for b in id.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
 /// Moves the finished temporary directory to `out`, replacing an earlier dataset there.
 fn commit_dir(tmp: &Path, out: &Path) -> Result<()> {
     if out.exists() {
@@ -406,12 +461,20 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
             }
         }
     }
-    let splits = assign_splits(
-        accepted.len(),
-        cfg.validation_fraction,
-        cfg.test_fraction,
-        cfg.seed,
-    );
+    let splits = match cfg.split_by {
+        SplitBy::Shuffle => assign_splits(
+            accepted.len(),
+            cfg.validation_fraction,
+            cfg.test_fraction,
+            cfg.seed,
+        ),
+        SplitBy::Id => assign_splits_by_id(
+            accepted.iter().map(|a| a.rec.id.as_str()),
+            cfg.validation_fraction,
+            cfg.test_fraction,
+            cfg.seed,
+        ),
+    };
 
     // Write everything into a temporary sibling directory.
     let tmp = sibling(out, "tmp");
@@ -599,6 +662,25 @@ fn write_skipped_csv(path: &Path, skips: &[Skip]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn id_splits_follow_the_id_not_the_other_games() {
+        let ids: Vec<String> = (0..20_000)
+            .map(|k| format!("ogs_{}", 10_000_000 + k))
+            .collect();
+        let all = assign_splits_by_id(ids.iter().map(|s| s.as_str()), 0.1, 0.1, 7);
+        let count = |v: &[Split], s: Split| v.iter().filter(|&&x| x == s).count();
+        // Close to the shares (binomial: 2,000 expected, sd 42).
+        for s in [Split::Validation, Split::Test] {
+            assert!((1_850..=2_150).contains(&count(&all, s)), "{s:?}");
+        }
+        // Every other game only (another filter): each keeps its split.
+        let half = assign_splits_by_id(ids.iter().step_by(2).map(|s| s.as_str()), 0.1, 0.1, 7);
+        assert!(half.iter().zip(all.iter().step_by(2)).all(|(a, b)| a == b));
+        // Another seed gives another assignment.
+        let other = assign_splits_by_id(ids.iter().map(|s| s.as_str()), 0.1, 0.1, 8);
+        assert!(other.iter().zip(&all).filter(|(a, b)| a != b).count() > 2_000);
+    }
 
     #[test]
     fn splits_are_exact_seeded_and_complete() {
