@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs GNU Go 3.8, the arena's reference opponent (`gtp:gnugo --mode gtp --level 10
-# --chinese-rules`). Debian/Ubuntu put the binary in /usr/games, which the arena also
+# --chinese-rules --capture-all-dead`). Debian/Ubuntu put the binary in /usr/games, which the arena also
 # searches. Run as root (or with sudo).
 set -eu
 if command -v gnugo >/dev/null 2>&1 || [ -x /usr/games/gnugo ]; then

@@ -35,7 +35,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// Player A: an engine spec (`uct:sims=10000,expand=10,prune=nn:41@0`, `random`) or
-    /// `gtp:<command line>` (`gtp:gnugo --mode gtp --level 10 --chinese-rules`). Plays black
+    /// `gtp:<command line>` (`gtp:gnugo --mode gtp --level 10 --chinese-rules --capture-all-dead`). Plays black
     /// (in odd-numbered games with --alternate).
     #[arg(long, required = true)]
     pub black: Option<String>,
