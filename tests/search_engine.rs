@@ -289,6 +289,28 @@ fn soft_pruning_gives_lost_visits_instead_of_deleting() {
 }
 
 #[test]
+fn soft_pruning_counts_x_as_prune_count_says() {
+    // With n candidate moves (CAPTURE has 21 stones), counting x of the 81 points (`board`)
+    // gives n - (81 - 41) moves the losing prior, so the 40 best stay unpenalised however
+    // full the board; counting x legal moves gives 41 of them the prior.
+    let penalised = |spec: &str| {
+        let mut e = UctEngine::new(parse_uct(spec).unwrap(), 1).unwrap();
+        load(&mut e, CAPTURE);
+        let stats = e.analyze(Color::Black);
+        (stats.len(), stats.iter().filter(|s| s.prior > 0).count())
+    };
+    let (legal_moves, legal) = penalised("uct:sims=200,soft=rule:50:41@0");
+    let (board_moves, board) = penalised("uct:sims=200,soft=rule:50:41@0,prune_count=board");
+    assert_eq!(legal_moves, board_moves, "soft pruning deletes nothing");
+    assert_eq!(legal, 41);
+    assert_eq!(
+        board,
+        (legal_moves - 1) - (81 - 41),
+        "{legal_moves} moves with pass"
+    );
+}
+
+#[test]
 fn time_limits_stop_a_huge_search() {
     // Functional, not a speed test: a budget no machine finishes in 0.05 s must stop early.
     let huge = 100_000_000;
