@@ -270,14 +270,37 @@ fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
-/// Player A's win rate at each arm's x, sorted by x (arms without an x are left out).
-fn win_rate_points(arms: &[ArmResult]) -> Vec<(f64, &ArmResult)> {
+/// Player A's win rate at each arm's x, sorted by x, with its Wilson band and the largest
+/// arm's game count; `None` when no arm has an x.
+struct WinRateLine {
+    line: Vec<(f64, f64)>,
+    band: Vec<(f64, f64, f64)>,
+    games: u32,
+}
+
+fn win_rate_line(arms: &[ArmResult]) -> Option<WinRateLine> {
     let mut pts: Vec<(f64, &ArmResult)> = arms
         .iter()
         .filter_map(|a| a.arm.x.map(|x| (x, a)))
         .collect();
+    if pts.is_empty() {
+        return None;
+    }
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    pts
+    fn rate(a: &ArmResult) -> &crate::arena::summary::Rate {
+        &a.summary.players[0].overall
+    }
+    Some(WinRateLine {
+        line: pts.iter().map(|(x, a)| (*x, rate(a).rate())).collect(),
+        band: pts
+            .iter()
+            .map(|(x, a)| {
+                let (lo, hi) = rate(a).interval();
+                (*x, lo, hi)
+            })
+            .collect(),
+        games: pts.iter().map(|(_, a)| a.summary.games).max().unwrap_or(0),
+    })
 }
 
 /// The chart of one experiment, if it has something to draw: win rate against the arms' x
@@ -303,23 +326,8 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
     let mut ys: Vec<f64> = vec![0.0, 1.0];
     match &result.outcome {
         Outcome::Arms(arms) => {
-            let pts = win_rate_points(arms);
-            if pts.is_empty() {
-                return None;
-            }
-            let line: Vec<(f64, f64)> = pts
-                .iter()
-                .map(|(x, a)| (*x, a.summary.players[0].overall.rate()))
-                .collect();
-            let band: Vec<(f64, f64, f64)> = pts
-                .iter()
-                .map(|(x, a)| {
-                    let (lo, hi) = a.summary.players[0].overall.interval();
-                    (*x, lo, hi)
-                })
-                .collect();
+            let WinRateLine { line, band, games } = win_rate_line(arms)?;
             xs.extend(line.iter().map(|p| p.0));
-            let games: u32 = pts.iter().map(|(_, a)| a.summary.games).max().unwrap_or(0);
             chart = chart.series(
                 Series::new(
                     format!(
@@ -357,15 +365,9 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
         else {
             continue;
         };
-        let pts = win_rate_points(arms);
-        if pts.is_empty() {
+        let Some(WinRateLine { line, games, .. }) = win_rate_line(arms) else {
             continue;
-        }
-        let games: u32 = pts.iter().map(|(_, a)| a.summary.games).max().unwrap_or(0);
-        let line: Vec<(f64, f64)> = pts
-            .iter()
-            .map(|(x, a)| (*x, a.summary.players[0].overall.rate()))
-            .collect();
+        };
         xs.extend(line.iter().map(|p| p.0));
         chart = chart.series(Series::new(
             format!("{name} (up to {games} games per point)"),
