@@ -13,6 +13,10 @@
 //!    moves that matches a 3x3 pattern ([`super::patterns`]).
 //! 3. **Random**: a uniformly random legal move that does not fill the mover's own eye.
 //!
+//! With [`HeavyConfig::ladders`], rule 1 also reads ladders ([`super::ladder`]): an
+//! extension that a ladder catches is no escape, and after it (same probability) an atari
+//! that catches an opponent chain next to the last moves in a ladder is played.
+//!
 //! Any proposed move that leaves a chain of two or more stones in atari without capturing
 //! (a self-atari) is refused with probability [`HeavyConfig::p_reject_self_atari`] (heuristic
 //! moves) or [`HeavyConfig::p_reject_random_self_atari`] (random moves; lower, so that
@@ -42,6 +46,11 @@ pub struct HeavyConfig {
     pub p_reject_self_atari: f32,
     /// Chance of refusing a random move that is a self-atari of two or more stones.
     pub p_reject_random_self_atari: f32,
+    /// Read ladders ([`super::ladder`]): an extension out of atari that a ladder catches is
+    /// no escape move, an atari that starts a working ladder near the last moves is played
+    /// after captures and escapes, and the priors count both. Off by default so that the
+    /// committed runs of the session-2 and -3 strong engine replay as they were played.
+    pub ladders: bool,
 }
 
 impl Default for HeavyConfig {
@@ -52,6 +61,7 @@ impl Default for HeavyConfig {
             p_pattern: 0.95,
             p_reject_self_atari: 0.9,
             p_reject_random_self_atari: 0.5,
+            ladders: false,
         }
     }
 }
@@ -105,7 +115,8 @@ impl Heavy {
             cand.swap(k, n - 1);
             n -= 1;
             if playable(board, color, p)
-                && !(big_self_atari(board, color, p)
+                && !((big_self_atari(board, color, p)
+                    || (self.config.ladders && runs_into_ladder(board, color, p)))
                     && rng.unit() < self.config.p_reject_self_atari as f64)
             {
                 return Some(p);
@@ -121,7 +132,17 @@ impl PlayoutPolicy for Heavy {
         let mut found = None;
         if area != 0 && rng.unit() < self.config.p_atari as f64 {
             let mut cand = [0u8; NN];
-            let n = atari_moves(board, color, area, &mut cand);
+            let n = atari_moves(board, color, area, self.config.ladders, &mut cand);
+            found = self.try_candidates(board, color, &mut cand[..n], rng);
+        }
+        if found.is_none() && self.config.ladders && area != 0 {
+            // chase the opponent's two-liberty chains near the last moves into a ladder
+            let mut cand = [0u8; NN];
+            let mut n = 0;
+            for i in BitIter(super::ladder::ladder_ataris(board, color, area)) {
+                cand[n] = i as u8;
+                n += 1;
+            }
             found = self.try_candidates(board, color, &mut cand[..n], rng);
         }
         if found.is_none()
@@ -129,7 +150,7 @@ impl PlayoutPolicy for Heavy {
             && rng.unit() < self.config.p_global_atari as f64
         {
             let mut cand = [0u8; NN];
-            let n = atari_moves(board, color, BOARD, &mut cand);
+            let n = atari_moves(board, color, BOARD, self.config.ladders, &mut cand);
             found = self.try_candidates(board, color, &mut cand[..n], rng);
         }
         if found.is_none() && area != 0 && rng.unit() < self.config.p_pattern as f64 {
@@ -210,6 +231,15 @@ fn stones_after(board: &Board, color: Color, p: Point) -> Bits {
     s
 }
 
+/// `p` is the last liberty of one of `color`'s chains and extending there runs into a
+/// ladder that catches it (refused like a self-atari: it only adds stones to a dead chain).
+fn runs_into_ladder(board: &Board, color: Color, p: Point) -> bool {
+    BitIter(NEIGHBOUR_MASK[p.index()]).any(|n| {
+        let q = Point::new(n);
+        board.color_at(q) == Some(color) && board.atari_liberty(q) == Some(p)
+    }) && super::ladder::escape_is_caught(board, color, p)
+}
+
 /// A self-atari of two or more stones (single-stone ones are allowed: throw-ins, nakade).
 pub fn big_self_atari(board: &Board, color: Color, p: Point) -> bool {
     board.is_self_atari_fast(color, p) && stones_after(board, color, p).count_ones() >= 2
@@ -218,9 +248,15 @@ pub fn big_self_atari(board: &Board, color: Color, p: Point) -> bool {
 /// Capture and atari-escape moves for `color` around the chains that touch `area`:
 /// the liberty of every opponent chain in atari, and for every own chain in atari the
 /// liberties of the opponent chains next to it that are in atari and its own liberty when
-/// extending there leaves two liberties or more. Writes them (without duplicates) into
-/// `out`; returns how many.
-pub fn atari_moves(board: &Board, color: Color, area: Bits, out: &mut [u8; NN]) -> usize {
+/// extending there leaves two liberties or more (and, with `ladders`, no ladder catches it).
+/// Writes them (without duplicates) into `out`; returns how many.
+pub fn atari_moves(
+    board: &Board,
+    color: Color,
+    area: Bits,
+    ladders: bool,
+    out: &mut [u8; NN],
+) -> usize {
     let mut moves: Bits = 0;
     // chains already looked at, by representative
     let mut seen: Bits = 0;
@@ -258,7 +294,10 @@ pub fn atari_moves(board: &Board, color: Color, area: Bits, out: &mut [u8; NN]) 
                 moves |= bit(l.index());
             }
         }
-        if liberties_after(board, color, lib).0.count_ones() >= 2 {
+        let libs = liberties_after(board, color, lib).0.count_ones();
+        if libs >= 3
+            || (libs == 2 && !(ladders && super::ladder::escape_is_caught(board, color, lib)))
+        {
             moves |= bit(lib.index());
         }
     }
@@ -293,7 +332,7 @@ pub(crate) mod tests {
 
     fn moves_of(board: &Board, color: Color, area: Bits) -> Vec<Point> {
         let mut out = [0u8; NN];
-        let n = atari_moves(board, color, area, &mut out);
+        let n = atari_moves(board, color, area, false, &mut out);
         out[..n].iter().map(|&i| Point::new(i as usize)).collect()
     }
 
@@ -427,6 +466,48 @@ pub(crate) mod tests {
             let mut h = Heavy::new(cfg, [Some(pt("D5")), None]);
             let mut rng = FastRng::new(seed);
             assert_eq!(h.choose(&mut board, Color::Black, &mut rng), Some(pt("E5")));
+        }
+    }
+
+    #[test]
+    fn with_ladders_the_playout_chases_and_does_not_run() {
+        // Black D4 in atari at E4 in a working ladder (GNU Go reads it so; see ladder.rs).
+        let b = Board::from_diagram(
+            ".........\n.........\n.........\n.........\n...O.....\n..OX.....\n...OO....\n\
+             .........\n.........",
+        )
+        .unwrap();
+        let one_ply = HeavyConfig {
+            p_atari: 1.0,
+            ..HeavyConfig::default()
+        };
+        let reading = HeavyConfig {
+            ladders: true,
+            ..one_ply
+        };
+        let first = |cfg: HeavyConfig, board: Board, color: Color, last: Point, seed: u64| {
+            let mut board = board;
+            let mut h = Heavy::new(cfg, [Some(last), None]);
+            h.choose(&mut board, color, &mut FastRng::new(seed))
+        };
+        // the reader refuses it, like a self-atari (p_reject_self_atari = 0.9)
+        let refused = (0..100)
+            .filter(|&seed| first(reading, b, Color::Black, pt("E3"), seed) != Some(pt("E4")))
+            .count();
+        assert!(refused >= 80, "refused {refused} of 100");
+        let mut ran = b;
+        ran.play_legal(Color::Black, pt("E4"));
+        for seed in 0..20 {
+            // one-ply rules run out at E4 every time
+            assert_eq!(
+                first(one_ply, b, Color::Black, pt("E3"), seed),
+                Some(pt("E4"))
+            );
+            // after black ran out anyway, white's ladder atari F4 comes first
+            assert_eq!(
+                first(reading, ran, Color::White, pt("E4"), seed),
+                Some(pt("F4"))
+            );
         }
     }
 }

@@ -7,6 +7,7 @@
 //! narrowing the `allowed` mask handed to [`Board::random_move`].
 
 pub mod heavy;
+pub mod ladder;
 pub mod patterns;
 
 use crate::rules::{BOARD, Bits, Board, Color, Move, Point, score};

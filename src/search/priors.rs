@@ -10,6 +10,8 @@
 //! | common-fate distance 1 / 2 / 3 from the last move | 24 / 22 / 8 | all |
 //! | nothing within Manhattan distance 3: first/second line, third line | 10 | 0 / 10 |
 //! | self-atari of two or more stones | 10 | 0 |
+//! | extension out of atari that a ladder catches (`ladders`, [`crate::playout::ladder`]) | 20 | 0 |
+//! | atari that catches a chain in a ladder (`ladders`) | 30 | all |
 
 use crate::playout::heavy::{atari_moves, big_self_atari};
 use crate::playout::patterns::is_pattern_move;
@@ -23,17 +25,27 @@ const PATTERN: u16 = 10;
 const CFG: [u16; 3] = [24, 22, 8];
 const EMPTY_AREA: u16 = 10;
 const SELF_ATARI: u16 = 10;
+const LADDER_ESCAPE: u16 = 20;
 
 /// Prior (visits, wins) for each candidate move of `color`, in the order of `cand`.
-/// `last` = the last two moves (most recent first).
+/// `last` = the last two moves (most recent first); `ladders` reads ladders.
 pub fn heuristic_priors(
     board: &Board,
     color: Color,
     last: [Option<Point>; 2],
     cand: &[u8],
+    ladders: bool,
 ) -> Vec<(u16, f32)> {
     let mut atari = [0u8; NN];
-    let n_atari = atari_moves(board, color, BOARD, &mut atari);
+    let n_atari = atari_moves(board, color, BOARD, ladders, &mut atari);
+    let (caught, chase) = if ladders {
+        (
+            crate::playout::ladder::caught_escapes(board, color),
+            crate::playout::ladder::ladder_ataris(board, color, BOARD),
+        )
+    } else {
+        (0, 0)
+    };
     let mut capture_size = [0u32; NN];
     for &m in &atari[..n_atari] {
         capture_size[m as usize] = largest_chain_in_atari_next_to(board, Point::new(m as usize));
@@ -68,6 +80,12 @@ pub fn heuristic_priors(
             }
             if big_self_atari(board, color, p) {
                 add(SELF_ATARI, 0);
+            }
+            if caught & bit(c as usize) != 0 {
+                add(LADDER_ESCAPE, 0);
+            }
+            if chase & bit(c as usize) != 0 {
+                add(CAPTURE_MANY, CAPTURE_MANY);
             }
             (v, w)
         })
@@ -162,7 +180,7 @@ mod tests {
             .iter()
             .map(|p| p.index() as u8)
             .collect();
-        let pr = heuristic_priors(&b, Color::Black, [Some(pt("D4")), None], &cand);
+        let pr = heuristic_priors(&b, Color::Black, [Some(pt("D4")), None], &cand, true);
         let rate = |k: usize| pr[k].1 / pr[k].0 as f32;
         assert!(pr[0].0 >= EVEN.0 + CAPTURE_ONE, "{:?}", pr[0]);
         assert!(rate(0) > 0.8);

@@ -39,9 +39,7 @@ pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
             Ok(Box::new(e.with_name(spec)))
         }
         "territory" => {
-            if !split_kind(spec).1.is_empty() {
-                bail!("engine spec `{spec}`: `territory` takes no options");
-            }
+            let seed = parse_territory(spec)?.unwrap_or(seed);
             Ok(Box::new(crate::analysis::TerritoryPlayer::new(seed)))
         }
         other => {
@@ -57,7 +55,12 @@ pub fn resolved_config(spec: &str) -> anyhow::Result<String> {
     Ok(match split_kind(spec).0 {
         "uct" => serde_json::to_string_pretty(&parse_uct(spec)?)?,
         "flat" => serde_json::to_string_pretty(&parse_flat(spec)?)?,
-        other => bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat)"),
+        "territory" => serde_json::to_string_pretty(&serde_json::json!({
+            "seed": parse_territory(spec)?.map_or("the game's seed".to_string(), |s| s.to_string())
+        }))?,
+        other => {
+            bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat, territory)")
+        }
     })
 }
 
@@ -146,6 +149,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 "priors" => c.priors = boolean(k, v)?,
                 "policy" => c.policy = Some(v.to_string()),
                 "policy_weight" => c.policy_weight = num(k, v)?,
+                "ladders" => c.heavy.ladders = boolean(k, v)?,
                 "prune_count" => {
                     c.prune_count = match v {
                         "legal" => PruneCount::Legal,
@@ -202,7 +206,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                     "unknown key `{k}` (uct keys: sims, expand, c, threads, reuse, resign, pass, \
                      max_nodes, playout_moves, prune, prune_count, keep, playout_prune, \
                      playout_eval, soft, cache, max_seconds, rave, priors, policy, \
-                     policy_weight)"
+                     policy_weight, ladders)"
                 ),
             }
             Ok(())
@@ -216,6 +220,19 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
         }
     }
     Ok(c)
+}
+
+/// Parses a `territory[:seed=N]` spec: its own seed, if it names one. The player's name
+/// has this form, so a logged name rebuilds the same player.
+fn parse_territory(spec: &str) -> anyhow::Result<Option<u64>> {
+    let mut seed = None;
+    for (k, v) in pairs(spec)? {
+        match k {
+            "seed" => seed = Some(num(k, v).with_context(|| format!("engine spec `{spec}`"))?),
+            _ => bail!("engine spec `{spec}`: unknown key `{k}` (territory keys: seed)"),
+        }
+    }
+    Ok(seed)
 }
 
 /// Parses a `flat:...` spec into its config.
@@ -275,13 +292,24 @@ mod tests {
         assert!(msg("uct:playout_eval=move").contains("playout_prune"));
         assert!(msg("uct:sims=1,sims=2").contains("twice"));
         assert!(msg("uct:prune=nn:no/such/model:41@0").contains("no/such/model"));
-        assert!(msg("territory:x=1").contains("no options"));
+        assert!(msg("territory:x=1").contains("`x`"));
+        assert!(msg("territory:seed=abc").contains("`seed`"));
         assert!(msg("uct:prune=bogus:41").contains("bogus"));
         assert!(msg("flat:expand=3").contains("`expand`"));
         assert!(msg("mcts:sims=3").contains("unknown engine"));
         assert!(msg("uct:sims").contains("key=value"));
         assert!(msg("uct:threads=100000").contains("threads"));
         assert!(msg("uct:cache=99999999999").contains("cache"));
+    }
+
+    #[test]
+    fn a_territory_players_name_rebuilds_it() {
+        let e = build_engine("territory", 42).unwrap();
+        assert_eq!(e.name(), "territory:seed=42");
+        let again = build_engine(&e.name(), 7).unwrap();
+        assert_eq!(again.name(), "territory:seed=42", "the spec's seed wins");
+        assert!(resolved_config("territory:seed=42").unwrap().contains("42"));
+        assert!(resolved_config("territory").is_ok());
     }
 
     #[test]

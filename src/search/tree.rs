@@ -531,6 +531,7 @@ impl Worker {
                 color,
                 last,
                 &cand[..n],
+                s.heavy.ladders,
             ))
         } else {
             None
