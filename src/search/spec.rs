@@ -279,7 +279,12 @@ mod tests {
         );
         assert_eq!(parse_uct("uct").unwrap(), UctConfig::default());
         assert!(!UctConfig::default().heavy.ladders);
-        assert!(parse_uct("uct:playout=heavy,ladders=true").unwrap().heavy.ladders);
+        assert!(
+            parse_uct("uct:playout=heavy,ladders=true")
+                .unwrap()
+                .heavy
+                .ladders
+        );
         let f = parse_flat("flat:sims=100000,c=0.4").unwrap();
         assert_eq!((f.sims, f.c), (100_000, 0.4));
     }
