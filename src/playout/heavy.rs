@@ -138,11 +138,7 @@ impl PlayoutPolicy for Heavy {
         if found.is_none() && self.config.ladders && area != 0 {
             // chase the opponent's two-liberty chains near the last moves into a ladder
             let mut cand = [0u8; NN];
-            let mut n = 0;
-            for i in BitIter(super::ladder::ladder_ataris(board, color, area)) {
-                cand[n] = i as u8;
-                n += 1;
-            }
+            let n = write_points(super::ladder::ladder_ataris(board, color, area), &mut cand);
             found = self.try_candidates(board, color, &mut cand[..n], rng);
         }
         if found.is_none()
@@ -301,8 +297,13 @@ pub fn atari_moves(
             moves |= bit(lib.index());
         }
     }
+    write_points(moves & BOARD, out)
+}
+
+/// Writes the points of `points` into `out` in index order; returns how many.
+fn write_points(points: Bits, out: &mut [u8; NN]) -> usize {
     let mut n = 0;
-    for i in BitIter(moves & BOARD) {
+    for i in BitIter(points) {
         out[n] = i as u8;
         n += 1;
     }
@@ -472,11 +473,7 @@ pub(crate) mod tests {
     #[test]
     fn with_ladders_the_playout_chases_and_does_not_run() {
         // Black D4 in atari at E4 in a working ladder (GNU Go reads it so; see ladder.rs).
-        let b = Board::from_diagram(
-            ".........\n.........\n.........\n.........\n...O.....\n..OX.....\n...OO....\n\
-             .........\n.........",
-        )
-        .unwrap();
+        let b = crate::playout::ladder::tests::ladder_with(".........");
         let one_ply = HeavyConfig {
             p_atari: 1.0,
             ..HeavyConfig::default()

@@ -125,7 +125,7 @@ fn each_chain(board: &Board, stones: Bits) -> impl Iterator<Item = Point> + '_ {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rules::Move;
 
@@ -135,7 +135,7 @@ mod tests {
 
     /// Black D4 in atari at E4 under white's D5, C4, D3, E3; `extra` adds rows above.
     /// GNU Go 3.8 (`attack D4` after black E4) reads it as a ladder white wins with F4.
-    fn ladder_with(row7: &str) -> Board {
+    pub(crate) fn ladder_with(row7: &str) -> Board {
         Board::from_diagram(&format!(
             ".........\n.........\n{row7}\n.........\n...O.....\n..OX.....\n...OO....\n\
              .........\n........."
