@@ -254,18 +254,8 @@ pub fn atari_moves(
     out: &mut [u8; NN],
 ) -> usize {
     let mut moves: Bits = 0;
-    // chains already looked at, by representative
-    let mut seen: Bits = 0;
     let stones = board.stones(Color::Black) | board.stones(Color::White);
-    for i in BitIter(area & stones) {
-        let q = Point::new(i);
-        let Some(rep) = board.chain_id(q) else {
-            continue;
-        };
-        if seen & bit(rep.index()) != 0 {
-            continue;
-        }
-        seen |= bit(rep.index());
+    for q in board.each_chain(area & stones) {
         let Some(lib) = board.atari_liberty(q) else {
             continue;
         };
@@ -276,16 +266,7 @@ pub fn atari_moves(
         // Own chain in atari: capture a neighbour in atari, or extend.
         let chain = board.chain_stones(q);
         let around = grow(chain) & !chain & board.stones(color.opponent());
-        let mut done: Bits = 0;
-        for j in BitIter(around) {
-            let r = Point::new(j);
-            let Some(rr) = board.chain_id(r) else {
-                continue;
-            };
-            if done & bit(rr.index()) != 0 {
-                continue;
-            }
-            done |= bit(rr.index());
+        for r in board.each_chain(around) {
             if let Some(l) = board.atari_liberty(r) {
                 moves |= bit(l.index());
             }

@@ -68,8 +68,11 @@ fn defender_fails(board: &Board, color: Color, q: Point, budget: &mut u32) -> bo
     if BitIter(around).any(|j| board.atari_liberty(Point::new(j)).is_some()) {
         return false;
     }
-    if *budget == 0 || !board.is_legal(color, lib) {
-        return *budget > 0;
+    if *budget == 0 {
+        return false; // read out of budget: called an escape
+    }
+    if !board.is_legal(color, lib) {
+        return true;
     }
     *budget -= 1;
     let mut b = *board;
@@ -99,7 +102,8 @@ pub fn ladder_atari(board: &Board, color: Color, q: Point) -> Option<Point> {
 /// Ladder ataris for `color` against the opponent's two-liberty chains with a stone in
 /// `area` (the heavy playout's chase move, and a capture prior).
 pub fn ladder_ataris(board: &Board, color: Color, area: Bits) -> Bits {
-    each_chain(board, board.stones(color.opponent()) & area)
+    board
+        .each_chain(board.stones(color.opponent()) & area)
         .filter_map(|q| ladder_atari(board, color, q))
         .fold(0, |m, l| m | bit(l.index()))
 }
@@ -107,21 +111,11 @@ pub fn ladder_ataris(board: &Board, color: Color, area: Bits) -> Bits {
 /// Every point where `color` would extend one of its chains in atari into a ladder that
 /// catches it (for the priors: such a move only adds stones to a dead chain).
 pub fn caught_escapes(board: &Board, color: Color) -> Bits {
-    each_chain(board, board.stones(color))
+    board
+        .each_chain(board.stones(color))
         .filter_map(|q| board.atari_liberty(q))
         .filter(|&lib| escape_is_caught(board, color, lib))
         .fold(0, |m, l| m | bit(l.index()))
-}
-
-/// One stone (the representative) of each chain with a stone in `stones`.
-fn each_chain(board: &Board, stones: Bits) -> impl Iterator<Item = Point> + '_ {
-    let mut seen: Bits = 0;
-    BitIter(stones).filter_map(move |i| {
-        let rep = board.chain_id(Point::new(i))?;
-        let new = seen & bit(rep.index()) == 0;
-        seen |= bit(rep.index());
-        new.then_some(rep)
-    })
 }
 
 #[cfg(test)]

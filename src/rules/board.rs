@@ -368,6 +368,18 @@ impl Board {
         }
     }
 
+    /// The representative of each chain with a stone in `stones`, each chain once (in the
+    /// order of its first stone in `stones`).
+    pub fn each_chain(&self, stones: Bits) -> impl Iterator<Item = Point> + '_ {
+        let mut seen: Bits = 0;
+        BitIter(stones).filter_map(move |i| {
+            let rep = self.chain_id(Point::new(i))?;
+            let new = seen & bit(rep.index()) == 0;
+            seen |= bit(rep.index());
+            new.then_some(rep)
+        })
+    }
+
     /// True when `p` is an empty point whose orthogonal neighbours are all `c`'s stones and
     /// whose diagonals hold too few opponent stones to make it false (at most one in the
     /// middle, none on the edge). Playouts never fill such a point of their own.
