@@ -1,9 +1,12 @@
 //! Batch-1 latency of the plain evaluators as CPU time per call, which (unlike criterion's
 //! wall-clock figures) stays meaningful on a shared, overloaded machine.
 //!
-//! Run: `cargo run --release --example net_latency -- [MODEL_DIR] [CALLS]`.
+//! Run: `cargo run --release --example net_latency -- [MODEL_DIR] [CALLS] [BATCH,...]`.
+//! With batch sizes (e.g. `1,8,32`), the model is also timed through
+//! `NetPruner::rate_batch`, as CPU time per position.
 
 use akushu::net::cnn::CnnConfig;
+use akushu::net::encode::NetInput;
 use akushu::net::mlp::MlpConfig;
 use akushu::net::model::SavedModel;
 use akushu::net::synthetic::random_game_positions;
@@ -14,14 +17,9 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-/// This process's user+system CPU seconds, from /proc (Linux).
+/// This process's user+system CPU seconds (getrusage: microsecond resolution).
 fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
-        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    ticks / 100.0
+    akushu::util::cpu_seconds().unwrap_or(f64::NAN)
 }
 
 fn main() {
@@ -68,6 +66,31 @@ fn main() {
             "{name}: {n} calls, {:.2} us CPU per call, {:.2} us wall per call",
             cpu * 1e6 / n as f64,
             wall * 1e6 / n as f64
+        );
+    }
+    let Some(batches) = args.get(3) else { return };
+    let (name, model) = &models[0];
+    let pruner = NetPruner::from_model(model, name.clone());
+    let inputs: Vec<NetInput<'_>> = positions
+        .iter()
+        .zip(&boards)
+        .map(|(p, b)| NetInput::from_position(p, b))
+        .collect();
+    for batch in batches.split(',').filter_map(|b| b.parse::<usize>().ok()) {
+        let group: Vec<NetInput<'_>> = (0..batch).map(|i| inputs[i % inputs.len()]).collect();
+        let mut rows = vec![[0f32; NN]; batch];
+        let calls = (calls / 50 / batch).max(1);
+        let (c0, t0) = (cpu_seconds(), Instant::now());
+        for _ in 0..calls {
+            pruner.rate_batch(black_box(&group), &mut rows);
+            black_box(rows[0][0]);
+        }
+        let (cpu, wall) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64());
+        let per = (calls * batch) as f64;
+        println!(
+            "{name}: batch {batch}, {calls} calls, {:.2} us CPU per position, {:.2} us wall per position",
+            cpu * 1e6 / per,
+            wall * 1e6 / per
         );
     }
 }

@@ -374,3 +374,62 @@ fn a_corrupt_archive_is_reported_and_the_build_goes_on() {
     assert!(m.games >= good.games, "{} < {}", m.games, good.games);
     fs::remove_dir_all(work).unwrap();
 }
+
+#[test]
+fn held_out_test_games_never_reach_train_or_validation() {
+    let work = temp("holdout");
+    let (first, second) = (work.join("first"), work.join("second"));
+    // The first dataset puts half its games in test; the second, with another seed and no
+    // test share, would train on them unless they are held out.
+    build(
+        &BuildConfig {
+            test_fraction: 0.5,
+            validation_fraction: 0.0,
+            ..config(vec![fixtures()])
+        },
+        &first,
+        false,
+    )
+    .unwrap();
+    let first_test: Vec<String> = games_table(&first)
+        .into_iter()
+        .filter(|g| g.0 == "test")
+        .map(|g| g.1)
+        .collect();
+    assert!(first_test.len() >= 2, "{first_test:?}");
+    let open = BuildConfig {
+        seed: 7,
+        test_fraction: 0.0,
+        ..config(vec![fixtures()])
+    };
+    build(&open, &second, false).unwrap();
+    let leaked = |d: &Path| {
+        games_table(d)
+            .into_iter()
+            .filter(|g| g.0 != "test" && first_test.contains(&g.1))
+            .count()
+    };
+    assert!(leaked(&second) > 0, "without --hold-out the games leak");
+    let held = work.join("held");
+    build(
+        &BuildConfig {
+            hold_out: vec![first.clone()],
+            ..open
+        },
+        &held,
+        false,
+    )
+    .unwrap();
+    assert_eq!(leaked(&held), 0);
+    let err = build(
+        &BuildConfig {
+            hold_out: vec![work.join("missing")],
+            ..config(vec![fixtures()])
+        },
+        &work.join("x"),
+        false,
+    )
+    .unwrap_err();
+    assert!(format!("{err:#}").contains("missing"), "{err:#}");
+    fs::remove_dir_all(work).unwrap();
+}

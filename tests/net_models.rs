@@ -45,7 +45,11 @@ fn tiny_cnn() -> TrainConfig {
 
 fn run(cfg: &TrainConfig, dir: &Path, resume: bool) -> train::TrainSummary {
     let (t, v) = data();
-    train::train(cfg, &t, &v, dir, resume, false).expect("training runs")
+    let options = train::TrainOptions {
+        resume,
+        ..train::TrainOptions::default()
+    };
+    train::train(cfg, &t, &v, dir, &options).expect("training runs")
 }
 
 #[test]
@@ -78,6 +82,114 @@ fn resumed_training_matches_an_uninterrupted_run() {
     let resumed = run(&cfg, &tmp.join("split"), true);
     assert_eq!(resumed.log.len(), 3);
     assert!(outputs(&tmp.join("full")) == outputs(&tmp.join("split")));
+}
+
+#[test]
+fn resuming_mid_epoch_matches_an_uninterrupted_run() {
+    // Validation (and so a checkpoint) every 3 steps: the first run pauses after its first
+    // checkpoint, inside epoch 1, and the resumed run must end where the straight run ends.
+    let tmp = tempdir("cnn_mid_epoch");
+    let cfg = tiny_cnn()
+        .with_validate_every(3)
+        .with_lr_schedule(akushu::net::model::LrSchedule::Cosine)
+        .with_warmup_steps(2);
+    let straight = run(&cfg, &tmp.join("full"), false);
+    let (t, v) = data();
+    let first = train::train(
+        &cfg,
+        &t,
+        &v,
+        &tmp.join("split"),
+        &train::TrainOptions {
+            stop_after: Some(0.0),
+            ..train::TrainOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(first.paused && first.steps == 3, "{first:?}");
+    let resumed = run(&cfg, &tmp.join("split"), true);
+    assert_eq!(resumed.steps, straight.steps);
+    assert!(
+        straight.steps > 6,
+        "more than two checkpoints: {}",
+        straight.steps
+    );
+    let losses = |s: &train::TrainSummary| s.log.iter().map(|r| r.train_loss).collect::<Vec<_>>();
+    assert_eq!(losses(&resumed), losses(&straight));
+    assert!(outputs(&tmp.join("full")) == outputs(&tmp.join("split")));
+    // Other data than the run started on is refused.
+    let (t2, _) = (random_game_positions(30, 1), ());
+    let err = train::train(
+        &cfg,
+        &t2,
+        &v,
+        &tmp.join("split"),
+        &train::TrainOptions {
+            resume: true,
+            ..train::TrainOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("same data"), "{err}");
+}
+
+#[test]
+fn two_threads_give_the_one_thread_losses() {
+    // One step each (validation after every step, pause at the first): the step's training
+    // loss comes from the same weights, the validation loss from the weights after one update.
+    let tmp = tempdir("cnn_threads");
+    let cfg = tiny_cnn()
+        .with_cnn(CnnConfig::new().with_blocks(2).with_channels(16))
+        .with_validate_every(1);
+    let (t, v) = data();
+    let with = |threads: usize, dir: &str| {
+        train::train(
+            &cfg,
+            &t,
+            &v,
+            &tmp.join(dir),
+            &train::TrainOptions {
+                threads,
+                stop_after: Some(0.0),
+                ..train::TrainOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let (one, two) = (with(1, "one"), with(2, "two"));
+    assert_eq!((one.steps, two.steps), (1, 1));
+    let (a, b) = (&one.log[0], &two.log[0]);
+    assert!(
+        (a.train_loss - b.train_loss).abs() < 1e-4,
+        "{} vs {}",
+        a.train_loss,
+        b.train_loss
+    );
+    assert!(
+        (a.validation_loss - b.validation_loss).abs() < 1e-4,
+        "{} vs {}",
+        a.validation_loss,
+        b.validation_loss
+    );
+}
+
+#[test]
+fn cosine_schedule_warms_up_then_decays_to_its_floor() {
+    use akushu::net::model::LrSchedule;
+    let cfg = TrainConfig::new(NetKind::Cnn)
+        .with_learning_rate(1e-3)
+        .with_lr_schedule(LrSchedule::Cosine)
+        .with_warmup_steps(10)
+        .with_final_lr_fraction(0.1);
+    let lr = |s| train::learning_rate(&cfg, s, 110);
+    assert!((lr(0) - 1e-4).abs() < 1e-12);
+    assert!((lr(9) - 1e-3).abs() < 1e-12);
+    assert!((lr(10) - 1e-3).abs() < 1e-12);
+    assert!((lr(60) - 0.55e-3).abs() < 1e-9, "{}", lr(60));
+    assert!((lr(110) - 1e-4).abs() < 1e-12);
+    assert!((1..110).all(|s| lr(s) <= lr(s - 1) + 1e-12 || s <= 10));
+    let flat = cfg.clone().with_lr_schedule(LrSchedule::Constant);
+    assert_eq!(train::learning_rate(&flat, 50, 110), 1e-3);
 }
 
 /// Burn's outputs for `positions`, one row of 81 per position, and the plain evaluator's.
@@ -272,4 +384,25 @@ fn cnn_export_matches_burn_for_the_shipped_model_and_odd_widths() {
             "{channels} channels: logits differ from burn by {gap}"
         );
     }
+}
+
+#[test]
+fn batched_burn_curve_matches_the_plain_evaluator() {
+    // `akushu eval --device cuda` scores through burn in batches; on the CPU that path must
+    // draw the plain evaluator's curve (the one `eval` prints by default).
+    use akushu::net::curve::evaluate;
+    let (_, v) = data();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn");
+    let (model, _) = SavedModel::load(&shipped).unwrap();
+    let burn = train::network_curve(&model, &v, &cpu_device(), &|_| {});
+    let plain = evaluate(&NetPruner::load(&shipped).unwrap(), &v, &|_| {});
+    assert_eq!((burn.n, burn.passes), (plain.n, plain.passes));
+    // Ranks can swap only where two scores agree to float rounding.
+    let moved = |a: &[u64], b: &[u64]| a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).sum::<u64>();
+    assert!(
+        moved(&burn.all, &plain.all) * 100 <= burn.n,
+        "{burn:?}\n{plain:?}"
+    );
+    assert!(moved(&burn.legal, &plain.legal) * 100 <= burn.n);
+    assert!((burn.top_k(1) - plain.top_k(1)).abs() < 0.01);
 }

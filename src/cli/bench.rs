@@ -16,6 +16,43 @@ pub enum BenchCommand {
     /// UCT search speed from the empty board: simulations/s and seconds per move for the
     /// unpruned engine, tree pruning, soft pruning and each playout-pruning mode; writes a CSV.
     Search(SearchBenchArgs),
+    /// Training throughput of a network shape: examples/s, CPU/wall and GFLOP/s of the real
+    /// training step at each thread count, next to the machine's measured FMA peak.
+    Train(TrainBenchArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TrainBenchArgs {
+    /// Which network.
+    #[arg(long, value_enum, default_value = "cnn")]
+    pub model: crate::net::NetKind,
+    /// CNN residual blocks.
+    #[arg(long, default_value_t = 6)]
+    pub blocks: usize,
+    /// CNN channels.
+    #[arg(long, default_value_t = 64)]
+    pub channels: usize,
+    /// MLP hidden widths.
+    #[arg(long, value_delimiter = ',', default_value = "256,256")]
+    pub hidden: Vec<usize>,
+    /// MLP input encoding.
+    #[arg(long, value_enum, default_value = "paper")]
+    pub encoding: crate::cli::train::EncodingArg,
+    /// Examples per step.
+    #[arg(long, default_value_t = 256)]
+    pub batch_size: usize,
+    /// Timed steps per thread count (after one warm-up step).
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+    /// Thread counts to measure (0 = one per core).
+    #[arg(long, value_delimiter = ',', default_value = "1,0")]
+    pub threads: Vec<usize>,
+    /// Seconds of the FMA peak loop per thread count.
+    #[arg(long, default_value_t = 1.0)]
+    pub peak_seconds: f64,
+    /// CSV output file.
+    #[arg(long, default_value = "runs/bench-train.csv")]
+    pub out: std::path::PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -70,6 +107,7 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
             Ok(())
         }
         BenchCommand::Search(args) => search_bench(&args),
+        BenchCommand::Train(args) => train_bench(&args),
     }
 }
 
@@ -361,4 +399,86 @@ mod playout_bench_tests {
         let moves = a.tally.moves as f64 / 600.0;
         assert!((90.0..130.0).contains(&moves), "{moves} moves per playout");
     }
+}
+
+/// One row of the training benchmark CSV.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TrainBenchRow {
+    pub network: String,
+    pub batch_size: usize,
+    pub threads: usize,
+    pub examples_per_s: f64,
+    pub cpu_per_wall: f64,
+    /// Training work per example (3 x forward).
+    pub mflop_per_example: f64,
+    pub gflops: f64,
+    /// The FMA loop's GFLOP/s on the same number of threads.
+    pub fma_peak_gflops: f64,
+    pub share_of_peak: f64,
+    pub vector_unit: String,
+}
+
+/// Times the training step of one network shape at each thread count.
+pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
+    use crate::net::cnn::CnnConfig;
+    use crate::net::mlp::MlpConfig;
+    use crate::net::speed::{fma_peak_gflops, time_training, training_flops};
+    println!("# akushu bench train {args:?}");
+    let config = crate::net::TrainConfig::new(args.model)
+        .with_batch_size(args.batch_size)
+        .with_augment(false)
+        .with_cnn(
+            CnnConfig::new()
+                .with_blocks(args.blocks)
+                .with_channels(args.channels),
+        )
+        .with_mlp(
+            MlpConfig::new()
+                .with_hidden(args.hidden.clone())
+                .with_encoding(args.encoding.into()),
+        );
+    let network = match args.model {
+        crate::net::NetKind::Cnn => format!("cnn {}x{}", args.blocks, args.channels),
+        crate::net::NetKind::Mlp => format!("mlp {:?} {:?}", args.encoding, args.hidden),
+    };
+    // Positions of seeded random games: the step's cost does not depend on the moves.
+    let positions = crate::net::synthetic::random_game_positions(64, 1);
+    let mflop = training_flops(&config) * 1e-6;
+    println!("# {network}: {mflop:.1} MFLOP per training example (3 x forward)");
+    let mut rows = Vec::new();
+    for &threads in &args.threads {
+        let speed = time_training(&config, &positions, threads, args.steps)?;
+        let (peak, unit) = fma_peak_gflops(speed.threads, args.peak_seconds);
+        let row = TrainBenchRow {
+            network: network.clone(),
+            batch_size: args.batch_size,
+            threads: speed.threads,
+            examples_per_s: speed.examples_per_second,
+            cpu_per_wall: speed.cpu_per_wall,
+            mflop_per_example: mflop,
+            gflops: speed.gflops,
+            fma_peak_gflops: peak,
+            share_of_peak: speed.gflops / peak.max(1e-9),
+            vector_unit: unit.to_string(),
+        };
+        println!(
+            "threads {}: {:.0} examples/s, cpu/wall {:.2}, {:.1} GFLOP/s of {:.0} peak ({unit}): {:.1}%",
+            row.threads,
+            row.examples_per_s,
+            row.cpu_per_wall,
+            row.gflops,
+            row.fma_peak_gflops,
+            100.0 * row.share_of_peak
+        );
+        rows.push(row);
+    }
+    crate::util::fsio::write_atomic_with(&args.out, |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        for r in &rows {
+            csv.serialize(r).map_err(std::io::Error::other)?;
+        }
+        csv.flush()
+    })?;
+    println!("wrote {}", args.out.display());
+    Ok(())
 }

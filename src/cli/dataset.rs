@@ -87,6 +87,11 @@ pub struct BuildArgs {
     /// every dataset built with the same seed and shares, whatever the filters).
     #[arg(long, value_enum)]
     pub split_by: Option<SplitBy>,
+    /// A dataset (repeat the flag for more) whose test games must not be trained on: games
+    /// with the same id go to this dataset's test split, so that dataset's test split stays
+    /// leakage-free for models trained here.
+    #[arg(long)]
+    pub hold_out: Vec<PathBuf>,
     /// Share of games for validation.
     #[arg(long)]
     pub validation: Option<f64>,
@@ -199,6 +204,9 @@ pub fn resolve_config(a: &BuildArgs) -> Result<BuildConfig> {
     }
     if let Some(v) = a.seed {
         cfg.seed = v;
+    }
+    if !a.hold_out.is_empty() {
+        cfg.hold_out = a.hold_out.clone();
     }
     if let Some(v) = a.split_by {
         cfg.split_by = v;

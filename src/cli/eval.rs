@@ -53,6 +53,11 @@ pub struct EvalArgs {
     /// The curves as a PNG chart with the paper's reference points.
     #[arg(long)]
     pub png: Option<PathBuf>,
+    /// Where model networks run: `cpu` (the plain-Rust evaluator the search uses, all cores)
+    /// or `cuda` / `cuda:N` (burn on the GPU, batches of 1024; builds with `--features gpu`).
+    /// Both give the same curve to float rounding. Baselines always run on the CPU.
+    #[arg(long, default_value = "cpu")]
+    pub device: crate::net::DeviceChoice,
 }
 
 /// One row of the curve CSV.
@@ -127,6 +132,10 @@ pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScore
     })
 }
 
+fn is_baseline(name: &str) -> bool {
+    matches!(name, "random" | "rules")
+}
+
 fn label(name: &str) -> String {
     Path::new(name)
         .file_name()
@@ -188,12 +197,20 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     println!("# {} positions", positions.len());
     let mut rows = Vec::new();
     let mut curves = Vec::new();
+    let device = args.device.device()?;
     for (i, name) in args.model.iter().enumerate() {
-        let scorer = scorer_for(name, args.seed)?;
         let bar = indicatif::ProgressBar::new(positions.len() as u64);
         bar.set_message(label(name));
         let start = Instant::now();
-        let curve = evaluate(scorer.as_ref(), &positions, &|n| bar.inc(n));
+        let on_device = args.device != crate::net::DeviceChoice::Cpu && !is_baseline(name);
+        let curve = if on_device {
+            let (model, _) = crate::net::SavedModel::load_on(Path::new(name), &device)
+                .with_context(|| format!("loading {name} onto {}", args.device))?;
+            crate::net::train::network_curve(&model, &positions, &device, &|n| bar.inc(n))
+        } else {
+            let scorer = scorer_for(name, args.seed)?;
+            evaluate(scorer.as_ref(), &positions, &|n| bar.inc(n))
+        };
         bar.finish_and_clear();
         let row = SummaryRow::new(label(name), &curve, start.elapsed().as_secs_f64());
         println!(

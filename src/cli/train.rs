@@ -1,5 +1,9 @@
 //! `akushu train`: train a bad-move network on a built dataset and write a model directory
 //! (`config.json`, `model.bpk`, `train_log.csv`, `checkpoint/`).
+//!
+//! A new run refuses a directory that already holds a model: trained weights are never
+//! replaced in place. `--resume` continues the run in `--out` with the config it saved; flags
+//! that would change it are refused.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,8 +15,8 @@ use crate::dataset::Split;
 use crate::net::data::{read_split, synthetic_split};
 use crate::net::encode::MlpEncoding;
 use crate::net::mlp::MlpLoss;
-use crate::net::model::{NetKind, TrainConfig};
-use crate::net::train::{sample, train};
+use crate::net::model::{LrSchedule, NetKind, TrainConfig, config_path, weights_path};
+use crate::net::train::{TrainOptions, sample, train};
 
 #[derive(Debug, Clone, Args)]
 pub struct TrainArgs {
@@ -22,18 +26,37 @@ pub struct TrainArgs {
     /// Train on this many synthetic random games instead of a dataset (smoke runs).
     #[arg(long)]
     pub synthetic_games: Option<usize>,
-    /// Which network.
-    #[arg(long, value_enum)]
-    pub model: NetKind,
+    /// Which network (required for a new run; a resumed run reads it from `OUT/config.json`).
+    #[arg(long, value_enum, required_unless_present = "resume")]
+    pub model: Option<NetKind>,
     /// A config file (JSON, or TOML by extension); flags below override it.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Output model directory, e.g. `models/NAME`.
     #[arg(long)]
     pub out: PathBuf,
-    /// Continue from `OUT/checkpoint` (same data and config).
+    /// Continue from `OUT/checkpoint` with the config saved in `OUT/config.json` (same data;
+    /// only `--epochs` may be raised).
     #[arg(long)]
     pub resume: bool,
+    /// Threads for the CPU kernels (0 = one per core). One thread is bit-reproducible.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Where the network trains: `cpu`, or `cuda` / `cuda:N` in a build with `--features gpu`.
+    #[arg(long, default_value = "cpu")]
+    pub device: crate::net::DeviceChoice,
+    /// Pause at the first checkpoint after this many minutes (resume later with `--resume`).
+    #[arg(long)]
+    pub stop_after_minutes: Option<f64>,
+    /// Override: learning-rate schedule.
+    #[arg(long, value_enum)]
+    pub lr_schedule: Option<LrSchedule>,
+    /// Override: linear warm-up steps.
+    #[arg(long)]
+    pub warmup_steps: Option<u64>,
+    /// Override: validate and checkpoint every N optimiser steps (0 = each epoch's end).
+    #[arg(long)]
+    pub validate_every: Option<u64>,
     /// Override: maximum epochs.
     #[arg(long)]
     pub epochs: Option<usize>,
@@ -85,19 +108,64 @@ pub enum EncodingArg {
     Planes,
 }
 
+impl From<EncodingArg> for MlpEncoding {
+    fn from(v: EncodingArg) -> MlpEncoding {
+        match v {
+            EncodingArg::Paper => MlpEncoding::Paper,
+            EncodingArg::OneHot => MlpEncoding::OneHot,
+            EncodingArg::Planes => MlpEncoding::Planes,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum LossArg {
     Bce,
     Softmax,
 }
 
-/// The config file (or defaults for `--model`), then the flags.
+/// A new run: the config file (or defaults for `--model`), then the flags. A resumed run:
+/// the saved config, with `--epochs` the only flag that may change it.
 fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
-    let mut c = match &args.config {
+    if args.resume {
+        return resume_config(args);
+    }
+    let model = args.model.context("--model is required")?;
+    let base = match &args.config {
         Some(path) => TrainConfig::from_file(path)?,
-        None => TrainConfig::new(args.model).with_augment(args.model == NetKind::Cnn),
+        None => TrainConfig::new(model).with_augment(model == NetKind::Cnn),
     };
-    c.model = args.model;
+    let mut c = apply_flags(base, args);
+    c.model = model;
+    Ok(c)
+}
+
+/// The config saved by the run being resumed; flags may only restate it (or raise
+/// `--epochs`, to train longer).
+fn resume_config(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
+    let path = config_path(&args.out);
+    let saved = TrainConfig::from_file(&path)
+        .with_context(|| format!("--resume: no run to continue in {}", args.out.display()))?;
+    let mut flagged = apply_flags(saved.clone(), args);
+    if let Some(m) = args.model {
+        flagged.model = m;
+    }
+    if args.config.is_some() {
+        anyhow::bail!("--resume reads {}; drop --config", path.display());
+    }
+    let mut same = flagged.clone();
+    same.epochs = saved.epochs;
+    if same.to_json() != saved.to_json() {
+        anyhow::bail!(
+            "--resume: the flags change the saved config in {} (only --epochs may change); saved:\n{}",
+            path.display(),
+            saved.to_json()
+        );
+    }
+    Ok(flagged)
+}
+
+fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     if let Some(v) = args.epochs {
         c.epochs = v;
     }
@@ -123,11 +191,7 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
         c.mlp.hidden = v.clone();
     }
     if let Some(v) = args.encoding {
-        c.mlp.encoding = match v {
-            EncodingArg::Paper => MlpEncoding::Paper,
-            EncodingArg::OneHot => MlpEncoding::OneHot,
-            EncodingArg::Planes => MlpEncoding::Planes,
-        };
+        c.mlp.encoding = v.into();
     }
     if let Some(v) = args.loss {
         c.mlp.loss = match v {
@@ -144,11 +208,27 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
     if let Some(v) = args.augment {
         c.augment = v;
     }
-    Ok(c)
+    if let Some(v) = args.lr_schedule {
+        c.lr_schedule = v;
+    }
+    if let Some(v) = args.warmup_steps {
+        c.warmup_steps = v;
+    }
+    if let Some(v) = args.validate_every {
+        c.validate_every = v;
+    }
+    c
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = resolve(&args)?;
+    if !args.resume && weights_path(&args.out).exists() {
+        anyhow::bail!(
+            "{} already holds a trained model: write new weights to a new directory (or continue this run with --resume)",
+            args.out.display()
+        );
+    }
+    let device = args.device.device()?;
     println!("# akushu train {args:?}");
     println!("# config:\n{}", config.to_json());
     let load = |split: Split| -> anyhow::Result<_> {
@@ -172,19 +252,34 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    let summary = train(
-        &config,
-        &train_set,
-        &valid_set,
-        &args.out,
-        args.resume,
-        !args.quiet,
-    )
-    .with_context(|| format!("training into {}", args.out.display()))?;
+    let options = TrainOptions {
+        resume: args.resume,
+        progress: !args.quiet,
+        threads: args.threads,
+        device,
+        stop_after: args.stop_after_minutes.map(|m| m * 60.0),
+    };
+    println!(
+        "# device {}, threads {}",
+        args.device,
+        if args.threads == 0 {
+            "all cores".to_string()
+        } else {
+            args.threads.to_string()
+        }
+    );
+    let summary = train(&config, &train_set, &valid_set, &args.out, &options)
+        .with_context(|| format!("training into {}", args.out.display()))?;
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "# done: {} epochs in {:.0} s{}; best epoch {} (validation loss {:.5}); model in {}",
+        "# {}: {} epochs, {} steps in {:.0} s{}; best epoch {} (validation loss {:.5}); model in {}",
+        if summary.paused {
+            "paused (continue with --resume)"
+        } else {
+            "done"
+        },
         summary.epochs_run,
+        summary.steps,
         secs,
         if summary.stopped_early {
             " (early stop)"

@@ -50,6 +50,12 @@ pub struct BuildConfig {
     pub seed: u64,
     /// How games are assigned to splits.
     pub split_by: SplitBy,
+    /// Datasets whose test games must stay out of this dataset's training and validation
+    /// splits: a game whose id is in one of their `games.csv` test rows goes to this
+    /// dataset's test split, whatever the split rule says. Keeps an older model's test set
+    /// clean for a model trained on the new dataset.
+    #[serde(default)]
+    pub hold_out: Vec<PathBuf>,
     /// Share of games in the validation split.
     pub validation_fraction: f64,
     /// Share of games in the test split.
@@ -73,6 +79,7 @@ impl Default for BuildConfig {
             include_passes: false,
             seed: 1,
             split_by: SplitBy::Shuffle,
+            hold_out: Vec::new(),
             validation_fraction: 0.1,
             test_fraction: 0.1,
             threads: 0,
@@ -331,6 +338,31 @@ pub fn assign_splits_by_id<'a>(
         .collect()
 }
 
+/// The ids of the test games of every dataset in `dirs` (read from their `games.csv`).
+fn held_out_ids(dirs: &[PathBuf]) -> Result<std::collections::HashSet<String>> {
+    let mut ids = std::collections::HashSet::new();
+    for dir in dirs {
+        let path = dir.join("games.csv");
+        let mut reader = csv::Reader::from_path(&path)
+            .with_context(|| format!("--hold-out: reading {}", path.display()))?;
+        let header = reader.headers()?.clone();
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .with_context(|| format!("--hold-out: {} has no `{name}` column", path.display()))
+        };
+        let (split_col, id_col) = (col("split")?, col("id")?);
+        for (line, row) in reader.records().enumerate() {
+            let row = row.with_context(|| format!("{}: row {}", path.display(), line + 2))?;
+            if row.get(split_col) == Some(Split::Test.name()) {
+                ids.insert(row.get(id_col).unwrap_or_default().to_string());
+            }
+        }
+    }
+    Ok(ids)
+}
+
 /// FNV-1a over the id's bytes, started from the seed and finished with splitmix64's mixer
 /// so that ids differing in their last characters spread over the whole range. Stable
 /// across platforms and releases: the splits depend on it.
@@ -461,7 +493,8 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
             }
         }
     }
-    let splits = match cfg.split_by {
+    let held_out = held_out_ids(&cfg.hold_out)?;
+    let mut splits = match cfg.split_by {
         SplitBy::Shuffle => assign_splits(
             accepted.len(),
             cfg.validation_fraction,
@@ -475,6 +508,11 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
             cfg.seed,
         ),
     };
+    for (a, split) in accepted.iter().zip(splits.iter_mut()) {
+        if held_out.contains(a.rec.id.as_str()) {
+            *split = Split::Test;
+        }
+    }
 
     // Write everything into a temporary sibling directory.
     let tmp = sibling(out, "tmp");

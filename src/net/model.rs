@@ -57,6 +57,29 @@ pub struct TrainConfig {
     /// Apply a random one of the 8 board symmetries to every training example.
     #[config(default = false)]
     pub augment: bool,
+    /// How the learning rate moves over the run (after the warm-up).
+    #[config(default = "LrSchedule::Constant")]
+    pub lr_schedule: LrSchedule,
+    /// Steps of linear warm-up from `learning_rate / warmup_steps` to `learning_rate`.
+    #[config(default = 0)]
+    pub warmup_steps: u64,
+    /// Where the cosine schedule ends, as a share of `learning_rate`.
+    #[config(default = 0.02)]
+    pub final_lr_fraction: f64,
+    /// Validate (and checkpoint) every this many optimiser steps, and at every epoch's end
+    /// (0 = at epoch ends only). Early stopping counts validations.
+    #[config(default = 0)]
+    pub validate_every: u64,
+}
+
+/// The learning-rate schedule of a training run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// `learning_rate` throughout.
+    Constant,
+    /// Half a cosine from `learning_rate` down to `final_lr_fraction` of it at the last step.
+    Cosine,
 }
 
 impl TrainConfig {
@@ -154,17 +177,21 @@ pub fn load_weights<M: Module>(module: M, path: &Path) -> Result<M, NetError> {
 }
 
 impl SavedModel {
-    /// Loads `dir/config.json` and `dir/model.bpk`.
+    /// Loads `dir/config.json` and `dir/model.bpk` onto the CPU.
     pub fn load(dir: &Path) -> Result<(SavedModel, TrainConfig), NetError> {
+        Self::load_on(dir, &super::cpu_device())
+    }
+
+    /// Loads `dir/config.json` and `dir/model.bpk` onto `device`.
+    pub fn load_on(dir: &Path, device: &Device) -> Result<(SavedModel, TrainConfig), NetError> {
         let config = TrainConfig::from_file(&config_path(dir))?;
-        let device = super::cpu_device();
         let model = match config.model {
             NetKind::Mlp => {
-                let m = load_weights(config.mlp.init(&device), &weights_path(dir))?;
+                let m = load_weights(config.mlp.init(device), &weights_path(dir))?;
                 SavedModel::Mlp(Box::new(m), config.mlp.clone())
             }
             NetKind::Cnn => {
-                let m = load_weights(config.cnn.init(&device), &weights_path(dir))?;
+                let m = load_weights(config.cnn.init(device), &weights_path(dir))?;
                 SavedModel::Cnn(Box::new(m), config.cnn.clone())
             }
         };

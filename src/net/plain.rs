@@ -20,6 +20,8 @@ pub struct Scratch {
     b: Vec<f32>,
     c: Vec<f32>,
     d: Vec<f32>,
+    /// The padded interior points of the boards of the last batch.
+    points: Vec<usize>,
 }
 
 impl Scratch {
@@ -104,6 +106,17 @@ impl Dense {
 #[inline]
 fn has_avx2_fma() -> bool {
     std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+/// AVX-512F, unless `AKUSHU_NO_AVX512` is set (to compare the kernels, or where the wider
+/// unit lowers the clock).
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OK.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::env::var_os("AKUSHU_NO_AVX512").is_none()
+    })
 }
 
 /// The MLP without burn.
@@ -259,26 +272,46 @@ impl Conv {
         }
     }
 
-    /// `out = epilogue(conv(input))` on the 81 interior points; `out`'s borders are untouched.
-    fn forward(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>) {
-        assert!(input.len() >= PP * self.cin && out.len() >= PP * self.cout);
+    /// `out = epilogue(conv(input))` on the padded points `points` (the 81 interior points of
+    /// one board, or of several boards stacked `PP` points apart); borders are untouched.
+    fn forward(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>, points: &[usize]) {
+        let boards = points.last().map_or(0, |&q| q / PP + 1);
+        assert!(input.len() >= boards * PP * self.cin && out.len() >= boards * PP * self.cout);
         if let Epilogue::AddRelu(skip) = epi {
-            assert!(skip.len() >= PP * self.cout);
+            assert!(skip.len() >= boards * PP * self.cout);
+        }
+        assert!(
+            points
+                .iter()
+                .all(|&q| q % PP >= self.back && q % PP + self.back < PP)
+        );
+        #[cfg(target_arch = "x86_64")]
+        if self.cout % 16 == 0 && has_avx512() {
+            // SAFETY: the CPU supports AVX-512F (checked at run time); lengths and point
+            // ranges asserted above.
+            unsafe { self.forward_avx512(input, out, epi, points) };
+            return;
         }
         #[cfg(target_arch = "x86_64")]
         if self.cout % 8 == 0 && has_avx2_fma() {
             // SAFETY: the CPU supports AVX2 and FMA (checked at run time); lengths asserted.
-            unsafe { self.forward_avx2(input, out, epi) };
+            unsafe { self.forward_avx2(input, out, epi, points) };
             return;
         }
-        self.forward_portable(input, out, epi);
+        self.forward_portable(input, out, epi, points);
     }
 
     /// Any CPU, any channel count: one output row per point, zero inputs skipped (the input
     /// planes are mostly zero, so are half the ReLU outputs).
-    fn forward_portable(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>) {
+    fn forward_portable(
+        &self,
+        input: &[f32],
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
         let (cin, cout) = (self.cin, self.cout);
-        for &q in &INTERIOR {
+        for &q in points {
             let o = &mut out[q * cout..(q + 1) * cout];
             o.copy_from_slice(&self.bias);
             let corner = q - self.back;
@@ -312,15 +345,21 @@ impl Conv {
     /// horizontally. `cout` must be a multiple of 8.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn forward_avx2(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>) {
+    unsafe fn forward_avx2(
+        &self,
+        input: &[f32],
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
         let mut o0 = 0;
         while o0 < self.cout {
             // SAFETY (all four): AVX2/FMA present (caller), chunk inside `cout`.
             o0 += match (self.cout - o0) / 8 {
-                1 => unsafe { self.chunk_avx2::<1>(input, out, epi, o0) },
-                2 => unsafe { self.chunk_avx2::<2>(input, out, epi, o0) },
-                3 => unsafe { self.chunk_avx2::<3>(input, out, epi, o0) },
-                _ => unsafe { self.chunk_avx2::<4>(input, out, epi, o0) },
+                1 => unsafe { self.chunk_avx2::<1>(input, out, epi, o0, points) },
+                2 => unsafe { self.chunk_avx2::<2>(input, out, epi, o0, points) },
+                3 => unsafe { self.chunk_avx2::<3>(input, out, epi, o0, points) },
+                _ => unsafe { self.chunk_avx2::<4>(input, out, epi, o0, points) },
             };
         }
     }
@@ -334,9 +373,11 @@ impl Conv {
         out: &mut [f32],
         epi: Epilogue<'_>,
         o0: usize,
+        points: &[usize],
     ) -> usize {
         use std::arch::x86_64::*;
         let (cin, cout) = (self.cin, self.cout);
+        let n = points.len();
         debug_assert!(o0 + 8 * V <= cout);
         // SAFETY (pointer arithmetic below): every window point `q - back + tap` is inside the
         // padded board, so reads stay within `input[..PP * cin]` (asserted by `forward`);
@@ -360,9 +401,9 @@ impl Conv {
             }
         };
         let mut k = 0;
-        while k < NN {
+        while k < n {
             // The odd last point is computed twice and stored once.
-            let (q0, q1) = (INTERIOR[k], INTERIOR[(k + 1).min(NN - 1)]);
+            let (q0, q1) = (points[k], points[(k + 1).min(n - 1)]);
             let mut a0 = [_mm256_setzero_ps(); V];
             for (v, a) in a0.iter_mut().enumerate() {
                 *a = unsafe { _mm256_loadu_ps(bias.add(8 * v)) };
@@ -388,12 +429,108 @@ impl Conv {
                 }
             }
             finish(a0, q0, out);
-            if k + 1 < NN {
+            if k + 1 < n {
                 finish(a1, q1, out);
             }
             k += 2;
         }
         8 * V
+    }
+
+    /// AVX-512: output channels in chunks of 16 or 32 (one or two 16-lane registers), four
+    /// points per pass, so each weight load feeds four fused multiply-adds. `cout` must be a
+    /// multiple of 16.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn forward_avx512(
+        &self,
+        input: &[f32],
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
+        let mut o0 = 0;
+        while o0 < self.cout {
+            // SAFETY (both): AVX-512F present (caller), chunk inside `cout`.
+            o0 += if self.cout - o0 >= 32 {
+                unsafe { self.chunk_avx512::<2>(input, out, epi, o0, points) }
+            } else {
+                unsafe { self.chunk_avx512::<1>(input, out, epi, o0, points) }
+            };
+        }
+    }
+
+    /// Output channels `o0..o0 + 16 * V` of every point in `points`; returns `16 * V`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn chunk_avx512<const V: usize>(
+        &self,
+        input: &[f32],
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        o0: usize,
+        points: &[usize],
+    ) -> usize {
+        use std::arch::x86_64::*;
+        const R: usize = 4;
+        let (cin, cout) = (self.cin, self.cout);
+        let n = points.len();
+        debug_assert!(o0 + 16 * V <= cout);
+        // SAFETY (pointer arithmetic below): as in `chunk_avx2`: every window point of every
+        // listed point lies in its board's padded square (asserted by `forward`), weight reads
+        // stay within `[tap][in][o0..o0 + 16V]`, writes and skip reads within each point's
+        // `[o0..o0 + 16V]`.
+        let wbase = unsafe { self.weight.as_ptr().add(o0) };
+        let bias = unsafe { self.bias.as_ptr().add(o0) };
+        let finish = |acc: &[__m512; V], q: usize, out: &mut [f32]| {
+            let zero = _mm512_setzero_ps();
+            for (v, &a) in acc.iter().enumerate() {
+                let at = q * cout + o0 + 16 * v;
+                let r = match epi {
+                    Epilogue::Linear => a,
+                    Epilogue::Relu => _mm512_max_ps(a, zero),
+                    Epilogue::AddRelu(skip) => _mm512_max_ps(
+                        _mm512_add_ps(a, unsafe { _mm512_loadu_ps(skip.as_ptr().add(at)) }),
+                        zero,
+                    ),
+                };
+                unsafe { _mm512_storeu_ps(out.as_mut_ptr().add(at), r) };
+            }
+        };
+        let mut k = 0;
+        while k < n {
+            // A short last group repeats its last point and stores only the real ones.
+            let q: [usize; R] = std::array::from_fn(|r| points[(k + r).min(n - 1)]);
+            let mut acc = [[_mm512_setzero_ps(); V]; R];
+            for (v, a) in acc[0].iter_mut().enumerate() {
+                *a = unsafe { _mm512_loadu_ps(bias.add(16 * v)) };
+            }
+            for r in 1..R {
+                acc[r] = acc[0];
+            }
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let x: [*const f32; R] = std::array::from_fn(|r| unsafe {
+                    input.as_ptr().add((q[r] - self.back + tap) * cin)
+                });
+                let wt = unsafe { wbase.add(t * cin * cout) };
+                for ic in 0..cin {
+                    let w = unsafe { wt.add(ic * cout) };
+                    let wv: [__m512; V] =
+                        std::array::from_fn(|v| unsafe { _mm512_loadu_ps(w.add(16 * v)) });
+                    for r in 0..R {
+                        let b = _mm512_set1_ps(unsafe { *x[r].add(ic) });
+                        for v in 0..V {
+                            acc[r][v] = _mm512_fmadd_ps(wv[v], b, acc[r][v]);
+                        }
+                    }
+                }
+            }
+            for r in 0..R.min(n - k) {
+                finish(&acc[r], q[r], out);
+            }
+            k += R;
+        }
+        16 * V
     }
 }
 
@@ -425,32 +562,57 @@ impl PlainCnn {
     /// Move logits (higher = better) for planes as written by
     /// [`cnn_planes`](super::encode::cnn_planes).
     pub fn logits(&self, planes: &[f32], scratch: &mut Scratch, out: &mut [f32; NN]) {
+        self.logits_batch(planes, 1, scratch, out);
+    }
+
+    /// Move logits of `n` positions at once: `planes` holds `n` inputs one after another
+    /// (`n * 14 * 81` values), `out` receives `n * 81` logits. The boards are stacked in one
+    /// buffer and every convolution runs over all `n * 81` points in one pass, so its weights
+    /// are loaded once per group of points rather than once per position.
+    pub fn logits_batch(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
+        assert!(planes.len() >= n * CNN_PLANES * NN && out.len() >= n * NN);
         let c = self.channels;
-        scratch.ensure(PP * c.max(CNN_PLANES));
-        if scratch.d.len() < PP * CNN_PLANES {
-            scratch.d.resize(PP * CNN_PLANES, 0.0);
+        scratch.ensure(n * PP * c.max(CNN_PLANES));
+        if scratch.d.len() < n * PP * CNN_PLANES {
+            scratch.d.resize(n * PP * CNN_PLANES, 0.0);
         }
-        let Scratch { a, b, c: t, d: x } = scratch;
+        if scratch.points.len() != n * NN {
+            scratch.points = (0..n)
+                .flat_map(|b| INTERIOR.iter().map(move |&q| b * PP + q))
+                .collect();
+        }
+        let Scratch {
+            a,
+            b,
+            c: t,
+            d: x,
+            points,
+        } = scratch;
         // The input planes, channels-last and padded, into `x`.
-        x[..PP * CNN_PLANES].fill(0.0);
-        for (pl, plane) in planes.chunks_exact(NN).take(CNN_PLANES).enumerate() {
-            for (&q, &v) in INTERIOR.iter().zip(plane) {
-                x[q * CNN_PLANES + pl] = v;
+        x[..n * PP * CNN_PLANES].fill(0.0);
+        for (board, input) in planes.chunks_exact(CNN_PLANES * NN).take(n).enumerate() {
+            let xb = &mut x[board * PP * CNN_PLANES..];
+            for (pl, plane) in input.chunks_exact(NN).enumerate() {
+                for (&q, &v) in INTERIOR.iter().zip(plane) {
+                    xb[q * CNN_PLANES + pl] = v;
+                }
             }
         }
         for buf in [&mut *a, &mut *b, &mut *t] {
-            zero_border(buf, c);
+            for board in buf.chunks_exact_mut(PP * c).take(n) {
+                zero_border(board, c);
+            }
         }
         // `b` holds the tower's running activation, `t` the block's middle, `a` its output.
-        self.stem.forward(x, b, Epilogue::Relu);
+        self.stem.forward(x, b, Epilogue::Relu, points);
         for (c1, c2) in &self.blocks {
-            c1.forward(b, t, Epilogue::Relu);
-            c2.forward(t, a, Epilogue::AddRelu(b));
+            c1.forward(b, t, Epilogue::Relu, points);
+            c2.forward(t, a, Epilogue::AddRelu(b), points);
             std::mem::swap(a, b);
         }
-        self.head.forward(b, a, Epilogue::Linear);
+        self.head.forward(b, a, Epilogue::Linear, points);
         let hc = self.head.cout;
-        for (o, &q) in out.iter_mut().zip(&INTERIOR) {
+        for (o, &q) in out.iter_mut().zip(points.iter()) {
             *o = a[q * hc];
         }
     }
@@ -557,6 +719,8 @@ mod tests {
         let shapes = [
             (14, 32, 3),
             (32, 32, 3),
+            (32, 48, 3),
+            (16, 64, 3),
             (5, 8, 3),
             (7, 24, 3),
             (6, 12, 3),
@@ -585,17 +749,24 @@ mod tests {
                 let mut paths: Vec<(&str, Vec<f32>)> = Vec::new();
                 // A sentinel on the borders checks that they are left untouched.
                 let mut out = vec![7.0; PP * cout];
-                conv.forward(&xp, &mut out, epi);
+                conv.forward(&xp, &mut out, epi, &INTERIOR);
                 paths.push(("dispatch", out));
                 let mut out = vec![7.0; PP * cout];
-                conv.forward_portable(&xp, &mut out, epi);
+                conv.forward_portable(&xp, &mut out, epi, &INTERIOR);
                 paths.push(("portable", out));
                 #[cfg(target_arch = "x86_64")]
                 if cout % 8 == 0 && has_avx2_fma() {
                     let mut out = vec![7.0; PP * cout];
                     // SAFETY: AVX2/FMA present; buffers are full size.
-                    unsafe { conv.forward_avx2(&xp, &mut out, epi) };
+                    unsafe { conv.forward_avx2(&xp, &mut out, epi, &INTERIOR) };
                     paths.push(("avx2", out));
+                }
+                #[cfg(target_arch = "x86_64")]
+                if cout % 16 == 0 && std::arch::is_x86_feature_detected!("avx512f") {
+                    let mut out = vec![7.0; PP * cout];
+                    // SAFETY: AVX-512F present; buffers are full size.
+                    unsafe { conv.forward_avx512(&xp, &mut out, epi, &INTERIOR) };
+                    paths.push(("avx512", out));
                 }
                 for (name, out) in &paths {
                     for q in 0..PP {
@@ -615,6 +786,44 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_batch_gives_each_position_its_own_logits() {
+        use crate::net::cnn::CnnConfig;
+        use crate::net::encode::{NetInput, cnn_planes};
+        let positions = crate::net::synthetic::random_game_positions(2, 5);
+        for channels in [12, 32, 48] {
+            let m = CnnConfig::new()
+                .with_blocks(2)
+                .with_channels(channels)
+                .init(&crate::net::cpu_device());
+            let plain = PlainCnn::from_burn(&m);
+            let n = 7;
+            let mut planes = vec![0f32; n * CNN_PLANES * NN];
+            for (pos, row) in positions
+                .iter()
+                .step_by(9)
+                .zip(planes.chunks_mut(CNN_PLANES * NN))
+            {
+                let board = pos.board();
+                cnn_planes(&NetInput::from_position(pos, &board), row);
+            }
+            let mut batch = vec![0f32; n * NN];
+            plain.logits_batch(&planes, n, &mut Scratch::default(), &mut batch);
+            let mut scratch = Scratch::default();
+            for (i, row) in planes.chunks(CNN_PLANES * NN).enumerate() {
+                let mut one = [0f32; NN];
+                plain.logits(row, &mut scratch, &mut one);
+                for (a, b) in one.iter().zip(&batch[i * NN..(i + 1) * NN]) {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * (1.0 + a.abs()),
+                        "{channels}: {a} vs {b}"
+                    );
+                }
+            }
+            assert!(batch.iter().any(|&v| v != batch[0]), "the positions differ");
         }
     }
 

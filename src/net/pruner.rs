@@ -96,6 +96,39 @@ impl NetPruner {
     }
 }
 
+impl NetPruner {
+    /// Badness of every point of each of `inputs`, in one call: the CNN runs all positions
+    /// through each convolution together ([`PlainCnn::logits_batch`]); the MLPs, whose
+    /// weights are read once per row anyway, go position by position. Same values as
+    /// [`rate`](Self::rate) on each position.
+    pub fn rate_batch(&self, inputs: &[NetInput<'_>], out: &mut [[f32; NN]]) {
+        assert_eq!(inputs.len(), out.len(), "one output row per input");
+        let PlainNet::Cnn(m) = &self.net else {
+            for (inp, o) in inputs.iter().zip(out.iter_mut()) {
+                self.rate(inp, o);
+            }
+            return;
+        };
+        let n = inputs.len();
+        BUFFERS.with(|b| {
+            let Buffers { input, scratch } = &mut *b.borrow_mut();
+            let per = CNN_PLANES * NN;
+            if input.len() < n * per {
+                input.resize(n * per, 0.0);
+            }
+            for (inp, planes) in inputs.iter().zip(input.chunks_mut(per)) {
+                cnn_planes(inp, planes);
+            }
+            let mut logits = vec![0f32; n * NN];
+            m.logits_batch(&input[..n * per], n, scratch, &mut logits);
+            for ((inp, o), row) in inputs.iter().zip(out.iter_mut()).zip(logits.chunks(NN)) {
+                o.copy_from_slice(row);
+                masked_softmax_badness(&inp.legal_mask(), o);
+            }
+        })
+    }
+}
+
 impl Pruner for NetPruner {
     fn name(&self) -> String {
         self.name.clone()

@@ -1,8 +1,11 @@
-//! The training loop: seeded shuffles and initialisation, Adam, a progress bar, validation
-//! every epoch, a checkpoint every epoch (`--resume` continues from it), early stopping on
-//! validation loss, and a CSV log next to the model.
+//! The training loop: seeded shuffles and initialisation, Adam with a learning-rate schedule,
+//! a data loader thread that encodes the next batches while the step runs, a progress bar
+//! with examples/s and ETA, validation every N steps with the best weights kept, and a
+//! checkpoint at every validation (`--resume` continues from it, mid-epoch included).
 //!
 //! Same seed, same data, one thread: the same weights, whether or not the run was resumed.
+//! More threads split burn's kernels (convolutions, matrix products) across cores; the
+//! losses agree with the one-thread run to float rounding.
 
 use super::NetError;
 use super::cnn::{Cnn, masked_softmax_loss};
@@ -10,139 +13,155 @@ use super::curve::Curve;
 use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input, sym_position};
 use super::mlp::{Mlp, MlpLoss, bce_with_logits};
 use super::model::{
-    NetKind, TrainConfig, config_path, load_weights, log_path, save_weights, weights_path,
+    LrSchedule, NetKind, TrainConfig, config_path, load_weights, log_path, save_weights,
+    weights_path,
 };
 use crate::dataset::Position;
 use crate::rules::NN;
 use crate::util::fsio::{write_atomic, write_atomic_with};
 use crate::util::rng::FastRng;
 use burn::module::Module;
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What differs between the networks during training: how a batch becomes tensors, the
-/// loss, and which way the logits point.
-pub trait Task<M: Module> {
-    /// Mean loss of `batch` (positions already augmented) on `device`.
-    fn loss(&self, model: &M, batch: &[Position], device: &Device) -> Tensor<1>;
-    /// Badness scores (higher = worse), `batch.len() * 81` values, row-major.
-    fn scores(&self, model: &M, batch: &[Position], device: &Device) -> Vec<f32>;
+/// A batch turned into plain arrays, ready to become tensors on any device. Built by the
+/// loader thread, so it holds no tensors.
+#[derive(Debug, Clone, Default)]
+pub struct Encoded {
+    /// Network input, row-major, `rows * width` values.
+    pub input: Vec<f32>,
+    /// Values per row of `input`.
+    pub width: usize,
+    /// Positions in the batch.
+    pub rows: usize,
+    /// True where the point is illegal for the side to move, `rows * 81`.
+    pub illegal: Vec<bool>,
+    /// The played move of each row (a pass counts as point 80: passes are not in datasets
+    /// built by default).
+    pub played: Vec<i64>,
 }
 
-/// The paper's MLP with binary cross-entropy.
+/// What differs between the networks during training: how a batch becomes numbers, the
+/// forward pass, the loss, and which way the logits point.
+pub trait Task<M: Module>: Sync {
+    /// Encodes `batch` (positions already augmented).
+    fn encode(&self, batch: &[Position]) -> Encoded;
+    /// The network's raw outputs, `[rows, 81]`, on `device`.
+    fn forward(&self, model: &M, enc: &Encoded, device: &Device) -> Tensor<2>;
+    /// Mean loss of the batch, from the raw outputs.
+    fn loss(&self, logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1>;
+    /// Whether higher raw outputs mean a better move (softmax) or a worse one (BCE).
+    fn higher_is_better(&self) -> bool;
+}
+
+fn masks(batch: &[Position], enc: &mut Encoded, row: impl Fn(&NetInput<'_>, &mut [f32])) {
+    let w = enc.width;
+    enc.rows = batch.len();
+    enc.input = vec![0f32; batch.len() * w];
+    enc.illegal = Vec::with_capacity(batch.len() * NN);
+    enc.played = Vec::with_capacity(batch.len());
+    for (pos, out) in batch.iter().zip(enc.input.chunks_mut(w)) {
+        let board = pos.board();
+        let inp = NetInput::from_position(pos, &board);
+        row(&inp, out);
+        enc.illegal.extend(inp.legal_mask().iter().map(|l| !l));
+        enc.played.push((pos.played as i64).min(NN as i64 - 1));
+    }
+}
+
+fn softmax_loss(logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
+    let illegal = Tensor::from_data(TensorData::new(enc.illegal.clone(), [enc.rows, NN]), device); // [b, 81]
+    let played = Tensor::from_data(TensorData::new(enc.played.clone(), [enc.rows, 1]), device); // [b, 1]
+    masked_softmax_loss(logits, illegal, played)
+}
+
+/// The paper's MLP (BCE against 0 = played, 1 = every other point) or its softmax variant.
 pub struct MlpTask {
     pub encoding: MlpEncoding,
     pub loss: MlpLoss,
 }
 
-impl MlpTask {
-    fn inputs(&self, batch: &[Position], device: &Device) -> Tensor<2> {
-        let w = self.encoding.width();
-        let mut x = vec![0f32; batch.len() * w];
-        for (pos, row) in batch.iter().zip(x.chunks_mut(w)) {
-            let board = pos.board();
-            mlp_input(self.encoding, &NetInput::from_position(pos, &board), row);
-        }
-        Tensor::from_data(TensorData::new(x, [batch.len(), w]), device) // [batch, w]
-    }
-}
-
 impl Task<Mlp> for MlpTask {
-    fn loss(&self, model: &Mlp, batch: &[Position], device: &Device) -> Tensor<1> {
-        if self.loss == MlpLoss::Softmax {
-            let (illegal, played) = CnnTask::targets(batch, device);
-            return masked_softmax_loss(model.forward(self.inputs(batch, device)), illegal, played);
-        }
-        let t: Vec<f32> = batch
-            .iter()
-            .flat_map(|p| p.target().map(f32::from))
-            .collect();
-        let targets = Tensor::from_data(TensorData::new(t, [batch.len(), NN]), device); // [batch, 81]
-        bce_with_logits(model.forward(self.inputs(batch, device)), targets)
+    fn encode(&self, batch: &[Position]) -> Encoded {
+        let mut enc = Encoded {
+            width: self.encoding.width(),
+            ..Encoded::default()
+        };
+        masks(batch, &mut enc, |inp, row| {
+            mlp_input(self.encoding, inp, row)
+        });
+        enc
     }
-    fn scores(&self, model: &Mlp, batch: &[Position], device: &Device) -> Vec<f32> {
-        let logits = model.forward(self.inputs(batch, device)); // [batch, 81]
-        let v = logits
-            .into_data()
-            .convert::<f32>()
-            .try_to_vec::<f32>()
-            .expect("f32 logits");
+    fn forward(&self, model: &Mlp, enc: &Encoded, device: &Device) -> Tensor<2> {
+        let x = Tensor::from_data(
+            TensorData::new(enc.input.clone(), [enc.rows, enc.width]),
+            device,
+        ); // [b, w]
+        model.forward(x) // [b, 81]
+    }
+    fn loss(&self, logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
         match self.loss {
-            MlpLoss::Bce => v,
-            MlpLoss::Softmax => v.into_iter().map(|x| -x).collect(),
+            MlpLoss::Softmax => softmax_loss(logits, enc, device),
+            MlpLoss::Bce => {
+                let mut t = vec![1f32; enc.rows * NN];
+                for (row, &p) in t.chunks_mut(NN).zip(&enc.played) {
+                    row[p as usize] = 0.0;
+                }
+                let targets = Tensor::from_data(TensorData::new(t, [enc.rows, NN]), device); // [b, 81]
+                bce_with_logits(logits, targets)
+            }
         }
+    }
+    fn higher_is_better(&self) -> bool {
+        self.loss == MlpLoss::Softmax
     }
 }
 
 /// The CNN with a softmax over legal points.
 pub struct CnnTask;
 
-impl CnnTask {
-    /// Illegal-point mask `[b, 81]` and played move `[b, 1]` for the softmax losses.
-    fn targets(batch: &[Position], device: &Device) -> (Tensor<2, Bool>, Tensor<2, Int>) {
-        let mut illegal = Vec::with_capacity(batch.len() * NN);
-        let mut played = Vec::with_capacity(batch.len());
-        for pos in batch {
-            let board = pos.board();
-            let inp = NetInput::from_position(pos, &board);
-            illegal.extend(inp.legal_mask().iter().map(|l| !l));
-            played.push((pos.played as i64).min(NN as i64 - 1));
-        }
-        let b = batch.len();
-        (
-            Tensor::from_data(TensorData::new(illegal, [b, NN]), device), // [b, 81]
-            Tensor::from_data(TensorData::new(played, [b, 1]), device),   // [b, 1]
-        )
-    }
-
-    fn tensors(
-        batch: &[Position],
-        device: &Device,
-    ) -> (Tensor<4>, Tensor<2, Bool>, Tensor<2, Int>) {
-        let per = CNN_PLANES * NN;
-        let mut x = vec![0f32; batch.len() * per];
-        let mut illegal = Vec::with_capacity(batch.len() * NN);
-        let mut played = Vec::with_capacity(batch.len());
-        for (pos, row) in batch.iter().zip(x.chunks_mut(per)) {
-            let board = pos.board();
-            let inp = NetInput::from_position(pos, &board);
-            cnn_planes(&inp, row);
-            illegal.extend(inp.legal_mask().iter().map(|l| !l));
-            played.push((pos.played as i64).min(NN as i64 - 1));
-        }
-        let b = batch.len();
-        (
-            Tensor::from_data(TensorData::new(x, [b, CNN_PLANES, 9, 9]), device), // [b, planes, 9, 9]
-            Tensor::from_data(TensorData::new(illegal, [b, NN]), device),         // [b, 81]
-            Tensor::from_data(TensorData::new(played, [b, 1]), device),           // [b, 1]
-        )
-    }
-}
-
 impl Task<Cnn> for CnnTask {
-    fn loss(&self, model: &Cnn, batch: &[Position], device: &Device) -> Tensor<1> {
-        let (x, illegal, played) = Self::tensors(batch, device);
-        masked_softmax_loss(model.forward(x), illegal, played)
+    fn encode(&self, batch: &[Position]) -> Encoded {
+        let mut enc = Encoded {
+            width: CNN_PLANES * NN,
+            ..Encoded::default()
+        };
+        masks(batch, &mut enc, cnn_planes);
+        enc
     }
-    fn scores(&self, model: &Cnn, batch: &[Position], device: &Device) -> Vec<f32> {
-        let (x, _, _) = Self::tensors(batch, device);
-        let logits: Vec<f32> = model
-            .forward(x)
-            .into_data()
-            .convert::<f32>()
-            .try_to_vec::<f32>()
-            .expect("f32");
-        logits.into_iter().map(|v| -v).collect()
+    fn forward(&self, model: &Cnn, enc: &Encoded, device: &Device) -> Tensor<2> {
+        let x = Tensor::from_data(
+            TensorData::new(enc.input.clone(), [enc.rows, CNN_PLANES, 9, 9]),
+            device,
+        ); // [b, planes, 9, 9]
+        model.forward(x) // [b, 81]
+    }
+    fn loss(&self, logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
+        softmax_loss(logits, enc, device)
+    }
+    fn higher_is_better(&self) -> bool {
+        true
     }
 }
 
-/// One row of `train_log.csv`.
+/// One row of `train_log.csv`: written at every validation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpochLog {
+    /// The epoch the step falls in (1-based).
     pub epoch: usize,
+    /// Optimiser steps done so far.
+    #[serde(default)]
+    pub step: u64,
+    /// Training examples seen so far.
+    #[serde(default)]
+    pub examples: u64,
+    /// Learning rate of the last step.
+    #[serde(default)]
+    pub learning_rate: f64,
+    /// Mean training loss since the previous row.
     pub train_loss: f64,
     pub validation_loss: f64,
     /// Share of validation positions whose move is the best-rated legal move.
@@ -151,28 +170,81 @@ pub struct EpochLog {
     pub validation_top10: f64,
     /// Paper-form error rate with 30 points pruned.
     pub validation_error_at_30: f64,
+    /// Wall seconds of training (validation excluded) since the previous row.
     pub seconds: f64,
+    /// Training examples per wall second since the previous row.
     pub examples_per_second: f64,
+    /// Process CPU seconds per wall second since the previous row (2.0 = both of two cores
+    /// busy); NaN where the platform does not say.
+    #[serde(default)]
+    pub cpu_per_wall: f64,
 }
 
 /// Progress saved in `checkpoint/state.json`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct TrainState {
+    /// Optimiser steps done.
+    #[serde(default)]
+    step: u64,
+    /// Completed epochs (kept for older checkpoints, which counted only epochs).
     epochs_done: usize,
     best_validation_loss: Option<f64>,
+    /// Step of the best validation (the weights in `model.bpk`).
+    #[serde(default)]
+    best_step: u64,
     best_epoch: usize,
-    epochs_without_improvement: usize,
+    /// Validations in a row without a better loss.
+    #[serde(alias = "epochs_without_improvement")]
+    validations_without_improvement: usize,
+    /// Sizes of the data the run started on: a resume on other data is refused.
+    #[serde(default)]
+    train_positions: usize,
+    #[serde(default)]
+    validation_positions: usize,
+    /// True once early stopping ended the run (raising `epochs` does not reopen it).
+    #[serde(default)]
+    stopped_early: bool,
     log: Vec<EpochLog>,
 }
 
-/// What a finished run reports.
+/// What a finished (or paused) run reports.
 #[derive(Debug, Clone)]
 pub struct TrainSummary {
     pub epochs_run: usize,
+    pub steps: u64,
     pub best_epoch: usize,
     pub best_validation_loss: f64,
     pub stopped_early: bool,
+    /// True when the run paused at `stop_after` and can be resumed.
+    pub paused: bool,
     pub log: Vec<EpochLog>,
+}
+
+/// How to run a training, beside what it trains (the [`TrainConfig`]).
+#[derive(Debug, Clone)]
+pub struct TrainOptions {
+    /// Continue from `out/checkpoint`.
+    pub resume: bool,
+    /// Show the progress bar.
+    pub progress: bool,
+    /// Threads for burn's CPU kernels (0 = one per core). One thread is bit-reproducible.
+    pub threads: usize,
+    /// Where the network runs (the CPU unless a GPU build chose another device).
+    pub device: Device,
+    /// Pause (checkpoint and return) at the first validation after this many wall seconds.
+    pub stop_after: Option<f64>,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            resume: false,
+            progress: false,
+            threads: 1,
+            device: super::cpu_device(),
+            stop_after: None,
+        }
+    }
 }
 
 fn checkpoint_dir(out: &Path) -> PathBuf {
@@ -195,55 +267,48 @@ pub fn sample(positions: Vec<Position>, max: usize, seed: u64) -> Vec<Position> 
     keep.into_iter().map(|i| positions[i]).collect()
 }
 
+/// A rayon pool of `threads` workers (0 = one per core) for burn's CPU kernels.
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, NetError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("akushu-train-{i}"))
+        .build()
+        .map_err(|e| NetError::Data(format!("cannot start {threads} training threads: {e}")))
+}
+
 /// Trains the network `config.model` on `train`, validating on `validation`, writing the
-/// model directory `out`. With `resume`, continues from `out/checkpoint`.
+/// model directory `out`.
 pub fn train(
     config: &TrainConfig,
     train: &[Position],
     validation: &[Position],
     out: &Path,
-    resume: bool,
-    show_progress: bool,
+    options: &TrainOptions,
 ) -> Result<TrainSummary, NetError> {
-    let ad = super::cpu_device().autodiff();
-    match config.model {
-        NetKind::Mlp => {
-            let task = MlpTask {
-                encoding: config.mlp.encoding,
-                loss: config.mlp.loss,
-            };
-            let model = seeded_init(config.seed, &ad, |d| config.mlp.init(d));
-            run(
-                config,
-                model,
-                &task,
-                train,
-                validation,
-                out,
-                resume,
-                show_progress,
-            )
+    crate::util::keep_freed_memory();
+    thread_pool(options.threads)?.install(|| {
+        let ad = options.device.clone().autodiff();
+        match config.model {
+            NetKind::Mlp => {
+                let task = MlpTask {
+                    encoding: config.mlp.encoding,
+                    loss: config.mlp.loss,
+                };
+                let model = seeded_init(config.seed, &ad, |d| config.mlp.init(d));
+                run(config, model, &task, train, validation, out, options)
+            }
+            NetKind::Cnn => {
+                let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
+                run(config, model, &CnnTask, train, validation, out, options)
+            }
         }
-        NetKind::Cnn => {
-            let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
-            run(
-                config,
-                model,
-                &CnnTask,
-                train,
-                validation,
-                out,
-                resume,
-                show_progress,
-            )
-        }
-    }
+    })
 }
 
 /// Burn's random initialisers draw from one process-wide generator: seed it and initialise
 /// under a lock so concurrent trainings (tests) cannot interleave their draws.
 /// Parameters are initialised lazily, so touch every one while the lock is held.
-fn seeded_init<M: Module>(seed: u64, device: &Device, init: impl FnOnce(&Device) -> M) -> M {
+pub fn seeded_init<M: Module>(seed: u64, device: &Device, init: impl FnOnce(&Device) -> M) -> M {
     static INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = INIT.lock().unwrap_or_else(|e| e.into_inner());
     device.seed(seed);
@@ -268,7 +333,66 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> NetError + '_ {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The learning rate of step `step` (0-based) of `total`.
+pub fn learning_rate(config: &TrainConfig, step: u64, total: u64) -> f64 {
+    let base = config.learning_rate;
+    let warmup = config.warmup_steps;
+    if step < warmup {
+        return base * (step + 1) as f64 / warmup as f64;
+    }
+    match config.lr_schedule {
+        LrSchedule::Constant => base,
+        LrSchedule::Cosine => {
+            let span = total.saturating_sub(warmup).max(1) as f64;
+            let t = ((step - warmup) as f64 / span).min(1.0);
+            let floor = base * config.final_lr_fraction;
+            floor + (base - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+        }
+    }
+}
+
+/// The training order of epoch `epoch` (1-based): a seeded shuffle of `0..n`, one stream per
+/// epoch so that a resumed run sees the same order.
+fn epoch_order(seed: u64, epoch: usize, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut shuffle = FastRng::for_stream(seed, epoch as u64);
+    for i in (1..n).rev() {
+        order.swap(i, shuffle.below((i + 1) as u32) as usize);
+    }
+    order
+}
+
+/// The positions of global step `step` (batch `index` of its epoch's `order`), each under a
+/// random symmetry when `augment` is on. The symmetry stream is per step, so a run resumed
+/// mid-epoch draws the same symmetries.
+fn batch_positions(
+    config: &TrainConfig,
+    train: &[Position],
+    order: &[usize],
+    index: usize,
+    step: u64,
+) -> Vec<Position> {
+    let bs = config.batch_size.max(1);
+    let chunk = &order[index * bs..((index + 1) * bs).min(order.len())];
+    let mut aug = FastRng::for_stream(config.seed ^ 0xa065, step);
+    chunk
+        .iter()
+        .map(|&i| {
+            if config.augment {
+                sym_position(&train[i], aug.below(8) as u8)
+            } else {
+                train[i]
+            }
+        })
+        .collect()
+}
+
+/// Process CPU seconds (user + system) so far, where the platform says.
+pub fn process_cpu_seconds() -> Option<f64> {
+    crate::util::cpu_seconds()
+}
+
+#[allow(clippy::too_many_lines)]
 fn run<M, T>(
     config: &TrainConfig,
     mut model: M,
@@ -276,8 +400,7 @@ fn run<M, T>(
     train: &[Position],
     validation: &[Position],
     out: &Path,
-    resume: bool,
-    show_progress: bool,
+    options: &TrainOptions,
 ) -> Result<TrainSummary, NetError>
 where
     M: Module,
@@ -290,68 +413,123 @@ where
     }
     let ckpt = checkpoint_dir(out);
     std::fs::create_dir_all(&ckpt).map_err(io_err(&ckpt))?;
-    let device = super::cpu_device();
+    let device = options.device.clone();
     let ad = device.clone().autodiff();
     let mut optim = AdamConfig::new().init();
     let state_path = ckpt.join("state.json");
-    let mut state = TrainState::default();
-    if resume && state_path.exists() {
+    let mut state = TrainState {
+        train_positions: train.len(),
+        validation_positions: validation.len(),
+        ..TrainState::default()
+    };
+    if options.resume && state_path.exists() {
         let text = std::fs::read_to_string(&state_path).map_err(io_err(&state_path))?;
-        state = serde_json::from_str(&text).map_err(|e| NetError::Config {
+        let saved: TrainState = serde_json::from_str(&text).map_err(|e| NetError::Config {
             path: state_path.clone(),
             message: e.to_string(),
         })?;
+        check_same_data(&saved, train.len(), validation.len(), &state_path)?;
+        state = saved;
         model = load_weights(model, &ckpt.join("model.bpk"))?;
         let op = ckpt.join("optimizer.bpk");
         optim = optim.load(&op).map_err(|e| NetError::Weights {
             path: op.clone(),
             message: format!("{e:?}"),
         })?;
-        eprintln!("resuming after epoch {}", state.epochs_done);
+        eprintln!(
+            "resuming after step {} (epoch {})",
+            state.step,
+            state.epochs_done + 1
+        );
     }
+    state.train_positions = train.len();
+    state.validation_positions = validation.len();
     let cfg_path = config_path(out);
     write_atomic(&cfg_path, config.to_json().as_bytes()).map_err(io_err(&cfg_path))?;
 
     let bs = config.batch_size.max(1);
-    let mut order: Vec<usize> = (0..train.len()).collect();
-    let mut batch: Vec<Position> = Vec::with_capacity(bs);
-    let mut stopped_early = false;
-    while state.epochs_done < config.epochs {
-        let epoch = state.epochs_done + 1;
-        // Per-epoch streams keep a resumed run identical to an uninterrupted one.
-        let mut shuffle = FastRng::for_stream(config.seed, epoch as u64);
-        order.sort_unstable();
-        for i in (1..order.len()).rev() {
-            order.swap(i, shuffle.below((i + 1) as u32) as usize);
-        }
-        let mut aug = FastRng::for_stream(config.seed ^ 0xa065, epoch as u64);
-        let bar = progress_bar(show_progress, train.len() as u64, epoch, config.epochs);
-        let start = Instant::now();
-        let (mut loss_sum, mut loss_n) = (0.0f64, 0usize);
-        for chunk in order.chunks(bs) {
-            batch.clear();
-            batch.extend(chunk.iter().map(|&i| {
-                if config.augment {
-                    sym_position(&train[i], aug.below(8) as u8)
-                } else {
-                    train[i]
+    let steps_per_epoch = train.len().div_ceil(bs) as u64;
+    let total_steps = steps_per_epoch * config.epochs as u64;
+    let validate_every = match config.validate_every {
+        0 => steps_per_epoch,
+        n => n.min(steps_per_epoch),
+    };
+    let shards = data_parallel_shards(&device);
+    let started = Instant::now();
+    let bar = progress_bar(options.progress, total_steps * bs as u64);
+    bar.set_position(state.step * bs as u64);
+    let mut paused = false;
+    let (mut loss_sum, mut loss_n) = (0.0f64, 0usize);
+    let mut interval_start = Instant::now();
+    let mut interval_cpu = process_cpu_seconds();
+    let mut interval_examples = 0u64;
+    let mut lr = config.learning_rate;
+
+    while state.step < total_steps && !state.stopped_early {
+        let epoch = (state.step / steps_per_epoch) as usize + 1;
+        let order = epoch_order(config.seed, epoch, train.len());
+        let first = (state.step % steps_per_epoch) as usize;
+        let epoch_end = epoch as u64 * steps_per_epoch;
+        let next_check = |step: u64| (step / validate_every + 1) * validate_every;
+        let stop_at = next_check(state.step).min(epoch_end);
+        let first_step = state.step;
+        // The loader encodes batches ahead of the step on its own thread.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Encoded>(4);
+        // The model moves into the scope and back out (the step consumes and returns it).
+        let (trained, result) = std::thread::scope(|scope| -> (M, Result<(), NetError>) {
+            let mut model = model;
+            let order = &order;
+            scope.spawn(move || {
+                for step in first_step..stop_at {
+                    let index = first + (step - first_step) as usize;
+                    let batch = batch_positions(config, train, order, index, step);
+                    if tx.send(task.encode(&batch)).is_err() {
+                        return;
+                    }
                 }
-            }));
-            let loss = task.loss(&model, &batch, &ad);
-            let value: f64 = loss.clone().into_scalar::<f32>() as f64;
-            let grads = GradientsParams::from_grads(loss.backward(), &model);
-            model = optim.step(config.learning_rate, model, grads);
-            loss_sum += value * batch.len() as f64;
-            loss_n += batch.len();
-            bar.inc(batch.len() as u64);
-            bar.set_message(format!("loss {:.4}", loss_sum / loss_n as f64));
+            });
+            for enc in rx.iter() {
+                lr = learning_rate(config, state.step, total_steps);
+                let (value, grads) = gradients(task, &model, &enc, shards, &ad);
+                if !value.is_finite() {
+                    let message = format!(
+                        "training diverged: loss {value} at step {} (lower --lr?)",
+                        state.step + 1
+                    );
+                    return (model, Err(NetError::Data(message)));
+                }
+                model = optim.step(lr, model, grads);
+                loss_sum += value * enc.rows as f64;
+                loss_n += enc.rows;
+                interval_examples += enc.rows as u64;
+                state.step += 1;
+                bar.inc(enc.rows as u64);
+                bar.set_message(format!(
+                    "epoch {epoch}/{} loss {:.4} lr {lr:.2e}",
+                    config.epochs,
+                    loss_sum / loss_n.max(1) as f64
+                ));
+            }
+            (model, Ok(()))
+        });
+        model = trained;
+        result?;
+        if state.step == epoch_end {
+            state.epochs_done = epoch;
         }
-        let seconds = start.elapsed().as_secs_f64();
+        // Validation and checkpoint.
+        let seconds = interval_start.elapsed().as_secs_f64();
+        let cpu = match (interval_cpu, process_cpu_seconds()) {
+            (Some(a), Some(b)) => (b - a) / seconds.max(1e-9),
+            _ => f64::NAN,
+        };
         let valid = model.valid();
         let (vloss, curve) = validate(&valid, task, validation, &device);
-        bar.finish_and_clear();
         let row = EpochLog {
             epoch,
+            step: state.step,
+            examples: state.step * bs as u64,
+            learning_rate: lr,
             train_loss: loss_sum / loss_n.max(1) as f64,
             validation_loss: vloss,
             validation_top1: curve.top_k(1),
@@ -359,60 +537,232 @@ where
             validation_top10: curve.top_k(10),
             validation_error_at_30: curve.error_all(30),
             seconds,
-            examples_per_second: train.len() as f64 / seconds.max(1e-9),
+            examples_per_second: interval_examples as f64 / seconds.max(1e-9),
+            cpu_per_wall: cpu,
         };
-        eprintln!(
-            "epoch {epoch}: train loss {:.5}, validation loss {:.5}, top1/5/10 {:.3}/{:.3}/{:.3}, error@30 {:.3}, {:.0} s, {:.0} ex/s",
-            row.train_loss,
-            row.validation_loss,
-            row.validation_top1,
-            row.validation_top5,
-            row.validation_top10,
-            row.validation_error_at_30,
-            row.seconds,
-            row.examples_per_second
-        );
+        bar.suspend(|| {
+            eprintln!(
+                "step {} (epoch {epoch}): train loss {:.5}, validation loss {:.5}, top1/5/10 {:.3}/{:.3}/{:.3}, error@30 {:.3}, {:.0} ex/s, cpu/wall {:.2}",
+                row.step,
+                row.train_loss,
+                row.validation_loss,
+                row.validation_top1,
+                row.validation_top5,
+                row.validation_top10,
+                row.validation_error_at_30,
+                row.examples_per_second,
+                row.cpu_per_wall
+            )
+        });
         state.log.push(row);
-        state.epochs_done = epoch;
         if state.best_validation_loss.is_none_or(|b| vloss < b) {
             state.best_validation_loss = Some(vloss);
             state.best_epoch = epoch;
-            state.epochs_without_improvement = 0;
+            state.best_step = state.step;
+            state.validations_without_improvement = 0;
             save_weights(&valid, &weights_path(out))?;
         } else {
-            state.epochs_without_improvement += 1;
+            state.validations_without_improvement += 1;
         }
-        // Checkpoint: weights, optimiser, then the state that makes them current.
-        save_weights(&model, &ckpt.join("model.bpk"))?;
-        let op = ckpt.join("optimizer.bpk");
-        let bytes = optim.into_bytes().map_err(|e| NetError::Weights {
-            path: op.clone(),
-            message: format!("{e:?}"),
-        })?;
-        write_atomic(&op, &bytes).map_err(io_err(&op))?;
-        write_log(&log_path(out), &state.log)?;
-        let json = serde_json::to_string_pretty(&state).expect("state serialises");
-        write_atomic(&state_path, json.as_bytes()).map_err(io_err(&state_path))?;
-        if state.epochs_without_improvement >= config.patience.max(1) {
-            eprintln!(
-                "early stop: no better validation loss for {} epochs",
-                config.patience
-            );
-            stopped_early = true;
+        if state.validations_without_improvement >= config.patience.max(1) {
+            bar.suspend(|| {
+                eprintln!(
+                    "early stop: no better validation loss for {} validations",
+                    config.patience
+                )
+            });
+            state.stopped_early = true;
+        }
+        save_checkpoint(&model, &optim, &state, out)?;
+        (loss_sum, loss_n, interval_examples) = (0.0, 0, 0);
+        interval_start = Instant::now();
+        interval_cpu = process_cpu_seconds();
+        if state.step < total_steps
+            && !state.stopped_early
+            && options
+                .stop_after
+                .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
+        {
+            paused = true;
             break;
         }
     }
+    bar.finish_and_clear();
     Ok(TrainSummary {
         epochs_run: state.epochs_done,
+        steps: state.step,
         best_epoch: state.best_epoch,
         best_validation_loss: state.best_validation_loss.unwrap_or(f64::NAN),
-        stopped_early,
+        stopped_early: state.stopped_early,
+        paused,
         log: state.log,
     })
 }
 
-/// Validation loss (mean over positions) and the curve of the network's scores.
-fn validate<M: Module, T: Task<M>>(
+/// Runs `steps` optimiser steps (plus one untimed warm-up step) on batches drawn in order
+/// from `positions`, as the training loop runs them (same encoding, sharding and optimiser).
+/// Returns the examples timed, their wall seconds and the process CPU seconds meanwhile.
+pub fn time_steps<M: Module, T: Task<M>>(
+    config: &TrainConfig,
+    mut model: M,
+    task: &T,
+    positions: &[Position],
+    steps: usize,
+    options: &TrainOptions,
+) -> Result<(u64, f64, f64), NetError> {
+    if positions.is_empty() {
+        return Err(NetError::Data("no positions to time".into()));
+    }
+    let device = options.device.clone();
+    let ad = device.clone().autodiff();
+    let shards = data_parallel_shards(&device);
+    let mut optim = AdamConfig::new().init();
+    let bs = config.batch_size.max(1);
+    let batches: Vec<Encoded> = (0..=steps)
+        .map(|i| {
+            let batch: Vec<Position> = (0..bs)
+                .map(|k| positions[(i * bs + k) % positions.len()])
+                .collect();
+            task.encode(&batch)
+        })
+        .collect();
+    let mut timed = (0u64, 0.0f64, 0.0f64);
+    let mut start = (Instant::now(), process_cpu_seconds());
+    for (i, enc) in batches.iter().enumerate() {
+        if i == 1 {
+            start = (Instant::now(), process_cpu_seconds());
+        }
+        let (_, grads) = gradients(task, &model, enc, shards, &ad);
+        model = optim.step(config.learning_rate, model, grads);
+        if i >= 1 {
+            timed.0 += enc.rows as u64;
+        }
+    }
+    timed.1 = start.0.elapsed().as_secs_f64();
+    timed.2 = match (start.1, process_cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => f64::NAN,
+    };
+    Ok(timed)
+}
+
+/// How many shards a batch is split into: one per thread on the CPU (each shard runs its
+/// forward and backward pass on its own core, which keeps both cores busy far better than
+/// splitting every kernel), one on a GPU.
+fn data_parallel_shards(device: &Device) -> usize {
+    if *device != super::cpu_device() {
+        return 1;
+    }
+    rayon::current_num_threads().max(1)
+}
+
+/// Splits an encoded batch into `n` row ranges of near-equal size (none empty).
+fn split_rows(enc: &Encoded, n: usize) -> Vec<Encoded> {
+    let n = n.clamp(1, enc.rows.max(1));
+    let w = enc.width;
+    (0..n)
+        .map(|i| {
+            let (a, b) = (enc.rows * i / n, enc.rows * (i + 1) / n);
+            Encoded {
+                input: enc.input[a * w..b * w].to_vec(),
+                width: w,
+                rows: b - a,
+                illegal: enc.illegal[a * NN..b * NN].to_vec(),
+                played: enc.played[a..b].to_vec(),
+            }
+        })
+        .collect()
+}
+
+/// The batch's mean loss and its gradients. With several shards, each runs on a fork of the
+/// model (same parameter ids, its own autodiff graph) on its own rayon worker; each shard's
+/// loss is weighted by its share of the rows, so the summed gradients are the whole batch's.
+fn gradients<M: Module, T: Task<M>>(
+    task: &T,
+    model: &M,
+    enc: &Encoded,
+    shards: usize,
+    device: &Device,
+) -> (f64, GradientsParams) {
+    let one = |model: &M, enc: &Encoded, weight: f64| {
+        let logits = task.forward(model, enc, device);
+        let loss = task.loss(logits, enc, device);
+        let value = loss.clone().into_scalar::<f32>() as f64;
+        let loss = if weight == 1.0 {
+            loss
+        } else {
+            loss.mul_scalar(weight)
+        };
+        (
+            value * weight,
+            GradientsParams::from_grads(loss.backward(), model),
+        )
+    };
+    if shards <= 1 || enc.rows < 2 {
+        return one(model, enc, 1.0);
+    }
+    use rayon::prelude::*;
+    let parts: Vec<(M, Encoded)> = split_rows(enc, shards)
+        .into_iter()
+        .map(|e| (model.clone().fork(device), e))
+        .collect();
+    let results: Vec<(f64, GradientsParams)> = parts
+        .into_par_iter()
+        .map(|(replica, e)| one(&replica, &e, e.rows as f64 / enc.rows as f64))
+        .collect();
+    let mut total = 0.0;
+    let mut acc = burn::optim::GradientsAccumulator::new();
+    for (value, grads) in results {
+        total += value;
+        acc.accumulate(model, grads);
+    }
+    (total, acc.grads())
+}
+
+fn check_same_data(
+    saved: &TrainState,
+    train: usize,
+    validation: usize,
+    path: &Path,
+) -> Result<(), NetError> {
+    // Checkpoints written before the sizes were recorded hold zeros: nothing to compare.
+    let known = saved.train_positions != 0;
+    if known && (saved.train_positions, saved.validation_positions) != (train, validation) {
+        return Err(NetError::Config {
+            path: path.into(),
+            message: format!(
+                "the run started on {} training and {} validation positions, this one has {train} and {validation}: resume with the same data and config",
+                saved.train_positions, saved.validation_positions
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Weights, optimiser, then the state that makes them current.
+fn save_checkpoint<M: Module>(
+    model: &M,
+    optim: &ModuleOptimizer,
+    state: &TrainState,
+    out: &Path,
+) -> Result<(), NetError> {
+    let ckpt = checkpoint_dir(out);
+    save_weights(model, &ckpt.join("model.bpk"))?;
+    let op = ckpt.join("optimizer.bpk");
+    let bytes = optim.into_bytes().map_err(|e| NetError::Weights {
+        path: op.clone(),
+        message: format!("{e:?}"),
+    })?;
+    write_atomic(&op, &bytes).map_err(io_err(&op))?;
+    write_log(&log_path(out), &state.log)?;
+    let state_path = ckpt.join("state.json");
+    let json = serde_json::to_string_pretty(state).expect("state serialises");
+    write_atomic(&state_path, json.as_bytes()).map_err(io_err(&state_path))
+}
+
+/// Validation loss (mean over positions) and the curve of the network's scores: one forward
+/// pass per chunk serves both.
+pub fn validate<M: Module, T: Task<M>>(
     model: &M,
     task: &T,
     validation: &[Position],
@@ -421,18 +771,75 @@ fn validate<M: Module, T: Task<M>>(
     let mut curve = Curve::default();
     let (mut loss_sum, mut n) = (0.0f64, 0usize);
     for chunk in validation.chunks(1024) {
-        let l = task.loss(model, chunk, device).into_scalar::<f32>() as f64;
+        let enc = task.encode(chunk);
+        let logits = task.forward(model, &enc, device);
+        let l = task.loss(logits.clone(), &enc, device).into_scalar::<f32>() as f64;
         loss_sum += l * chunk.len() as f64;
         n += chunk.len();
-        let scores = task.scores(model, chunk, device);
-        for (pos, row) in chunk.iter().zip(scores.chunks(NN)) {
-            let board = pos.board();
-            let legal = NetInput::from_position(pos, &board).legal_mask();
+        let scores = badness_scores(task.higher_is_better(), logits, &enc.illegal);
+        for ((pos, row), illegal) in chunk
+            .iter()
+            .zip(scores.chunks(NN))
+            .zip(enc.illegal.chunks(NN))
+        {
             let s: &[f32; NN] = row.try_into().expect("81 scores per position");
+            let legal: [bool; NN] = std::array::from_fn(|i| !illegal[i]);
             curve.add(s, &legal, pos.played as usize);
         }
     }
     (loss_sum / n.max(1) as f64, curve)
+}
+
+/// Raw outputs as the badness the plain evaluators give (so both paths draw the same
+/// curve): `1 - softmax` over the legal points with illegal points at 1 for softmax-trained
+/// networks, `sigmoid` of the logit for the paper's BCE network. Row-major, 81 per position.
+pub fn badness_scores(higher_is_better: bool, logits: Tensor<2>, illegal: &[bool]) -> Vec<f32> {
+    let mut v = logits
+        .into_data()
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .expect("f32 logits");
+    for (row, ill) in v.chunks_mut(NN).zip(illegal.chunks(NN)) {
+        let row: &mut [f32; NN] = row.try_into().expect("81 logits per position");
+        if higher_is_better {
+            let legal: [bool; NN] = std::array::from_fn(|i| !ill[i]);
+            super::plain::masked_softmax_badness(&legal, row);
+        } else {
+            for x in row.iter_mut() {
+                *x = 1.0 / (1.0 + (-*x).exp());
+            }
+        }
+    }
+    v
+}
+
+/// The error-rate curve of a saved network on `positions`, computed by burn on `device` in
+/// batches of 1024 (the path `akushu eval --device` takes; on the CPU the plain evaluator
+/// gives the same curve).
+pub fn network_curve(
+    model: &super::SavedModel,
+    positions: &[Position],
+    device: &Device,
+    on_chunk: &dyn Fn(u64),
+) -> Curve {
+    let mut curve = Curve::default();
+    for chunk in positions.chunks(1024) {
+        let (_, c) = match model {
+            super::SavedModel::Mlp(m, cfg) => validate(
+                m.as_ref(),
+                &MlpTask {
+                    encoding: cfg.encoding,
+                    loss: cfg.loss,
+                },
+                chunk,
+                device,
+            ),
+            super::SavedModel::Cnn(m, _) => validate(m.as_ref(), &CnnTask, chunk, device),
+        };
+        curve.merge(&c);
+        on_chunk(chunk.len() as u64);
+    }
+    curve
 }
 
 fn write_log(path: &Path, log: &[EpochLog]) -> Result<(), NetError> {
@@ -446,17 +853,16 @@ fn write_log(path: &Path, log: &[EpochLog]) -> Result<(), NetError> {
     .map_err(io_err(path))
 }
 
-fn progress_bar(show: bool, len: u64, epoch: usize, epochs: usize) -> indicatif::ProgressBar {
+fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
     if !show {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {per_sec} {msg}",
+            "[{elapsed_precise} / ETA {eta_precise}] {wide_bar} {human_pos}/{human_len} examples, {per_sec} {msg}",
         )
         .expect("valid template"),
     );
-    bar.set_prefix(format!("epoch {epoch}/{epochs}"));
     bar
 }
