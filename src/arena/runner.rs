@@ -319,8 +319,8 @@ pub fn run_match(
         bail!("--jobs must be at least 1");
     }
     let dir = ResultsDir::new(out);
-    if let Some(old) = dir.read_header()? {
-        if !old.config.same_match(config) {
+    if let Some(old) = dir.read_header()?
+        && !old.config.same_match(config) {
             bail!(
                 "{} holds a different match ({}): resume only with the same players, seed, komi, \
                  colours, move cap, timeouts and shard, or use a new --out folder",
@@ -328,7 +328,6 @@ pub fn run_match(
                 describe_difference(&old.config, config)
             );
         }
-    }
     let header = Header::new(config);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     dir.write_header(&header)?;

@@ -321,7 +321,7 @@ fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), Dat
     let header = Header::parse(&h, &path, split)?;
     let len = file.metadata().map_err(io_err(&path))?.len();
     let found = len.saturating_sub(HEADER_SIZE as u64) / RECORD_SIZE as u64;
-    if found != header.count || (len - HEADER_SIZE as u64) % RECORD_SIZE as u64 != 0 {
+    if found != header.count || !(len - HEADER_SIZE as u64).is_multiple_of(RECORD_SIZE as u64) {
         return Err(DatasetError::Truncated {
             path,
             expected: header.count,
@@ -494,7 +494,7 @@ mod tests {
             played: 40,
             move_number: i as u16,
             last_moves: [3, 81, NO_POINT, NO_POINT],
-            ko: if i % 3 == 0 { 12 } else { NO_POINT },
+            ko: if i.is_multiple_of(3) { 12 } else { NO_POINT },
             winner: (i % 3) as u8,
             black_rank: -5,
             white_rank: i8::MIN,

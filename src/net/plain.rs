@@ -286,14 +286,14 @@ impl Conv {
                 .all(|&q| q % PP >= self.back && q % PP + self.back < PP)
         );
         #[cfg(target_arch = "x86_64")]
-        if self.cout % 16 == 0 && has_avx512() {
+        if self.cout.is_multiple_of(16) && has_avx512() {
             // SAFETY: the CPU supports AVX-512F (checked at run time); lengths and point
             // ranges asserted above.
             unsafe { self.forward_avx512(input, out, epi, points) };
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if self.cout % 8 == 0 && has_avx2_fma() {
+        if self.cout.is_multiple_of(8) && has_avx2_fma() {
             // SAFETY: the CPU supports AVX2 and FMA (checked at run time); lengths asserted.
             unsafe { self.forward_avx2(input, out, epi, points) };
             return;
