@@ -1,0 +1,117 @@
+//! `akushu train` and `akushu bench train` end to end on synthetic games: a new run never
+//! replaces trained weights, `--resume` keeps the saved config (only `--epochs` may grow),
+//! a GPU device in a CPU build is a clear error, and the benchmark writes its table.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn akushu(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-train-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
+    let work = temp("resume");
+    let out = work.join("m").display().to_string();
+    let base = [
+        "train",
+        "--synthetic-games",
+        "30",
+        "--out",
+        &out,
+        "--quiet",
+        "--threads",
+        "1",
+    ];
+    let first = [
+        &base[..],
+        &["--model", "cnn", "--blocks", "1", "--channels", "8"],
+        &["--epochs", "1", "--batch-size", "64", "--lr", "0.002"],
+    ]
+    .concat();
+    let (ok, text) = akushu(&first);
+    assert!(ok, "{text}");
+    let weights = std::fs::read(work.join("m/model.bpk")).unwrap();
+
+    let (ok, text) = akushu(&first);
+    assert!(
+        !ok && text.contains("already holds a trained model"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(work.join("m/model.bpk")).unwrap(), weights);
+
+    let (ok, text) = akushu(&[&base[..], &["--resume", "--lr", "0.5"]].concat());
+    assert!(!ok && text.contains("only --epochs may change"), "{text}");
+
+    let (ok, text) = akushu(&[&base[..], &["--resume", "--epochs", "2"]].concat());
+    assert!(ok, "{text}");
+    let config = std::fs::read_to_string(work.join("m/config.json")).unwrap();
+    assert!(
+        config.contains("\"learning_rate\": 0.002") && config.contains("\"channels\": 8"),
+        "the first run's overrides survive the resume:\n{config}"
+    );
+    let log = std::fs::read_to_string(work.join("m/train_log.csv")).unwrap();
+    assert_eq!(log.lines().count(), 3, "header + one row per epoch:\n{log}");
+
+    let (ok, text) = akushu(&[&base[..], &["--resume", "--device", "cuda"]].concat());
+    if cfg!(not(feature = "gpu")) {
+        assert!(!ok && text.contains("--features gpu"), "{text}");
+    }
+    std::fs::remove_dir_all(work).unwrap();
+}
+
+#[test]
+fn bench_train_writes_throughput_next_to_the_fma_peak() {
+    let work = temp("bench");
+    let csv = work.join("bench.csv");
+    let (ok, text) = akushu(&[
+        "bench",
+        "train",
+        "--model",
+        "mlp",
+        "--hidden",
+        "16",
+        "--steps",
+        "2",
+        "--batch-size",
+        "32",
+        "--threads",
+        "1",
+        "--peak-seconds",
+        "0.05",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    let mut rd = csv::Reader::from_path(&csv).unwrap();
+    let headers = rd.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 1);
+    let field = |name: &str| -> f64 {
+        let i = headers.iter().position(|h| h == name).unwrap();
+        rows[0][i].parse().unwrap()
+    };
+    assert!(field("examples_per_s") > 0.0);
+    assert!(field("fma_peak_gflops") > field("gflops"), "{text}");
+    // 81 -> 16 -> 81: 2 * (81*16 + 16*81) FLOPs forward, three times that to train.
+    assert!((field("mflop_per_example") - 6.0 * 2.0 * 81.0 * 16.0 * 1e-6).abs() < 1e-9);
+    std::fs::remove_dir_all(work).unwrap();
+}
