@@ -320,14 +320,15 @@ pub fn run_match(
     }
     let dir = ResultsDir::new(out);
     if let Some(old) = dir.read_header()?
-        && !old.config.same_match(config) {
-            bail!(
-                "{} holds a different match ({}): resume only with the same players, seed, komi, \
+        && !old.config.same_match(config)
+    {
+        bail!(
+            "{} holds a different match ({}): resume only with the same players, seed, komi, \
                  colours, move cap, timeouts and shard, or use a new --out folder",
-                dir.header().display(),
-                describe_difference(&old.config, config)
-            );
-        }
+            dir.header().display(),
+            describe_difference(&old.config, config)
+        );
+    }
     let header = Header::new(config);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     dir.write_header(&header)?;

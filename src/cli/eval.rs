@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::dataset::Position;
 use crate::net::NetPruner;
-use crate::net::baselines::{RandomBaseline, RuleBaseline};
+use crate::net::baselines::{OracleBaseline, RandomBaseline, RuleBaseline};
 use crate::net::curve::{Curve, PositionScorer, PrunerScorer, evaluate};
 use crate::net::data::{SplitChoice, read_choice, sgf_positions, synthetic_split};
 use crate::net::train::sample;
@@ -20,7 +20,8 @@ use crate::util::fsio::write_atomic_with;
 
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
-    /// A model directory (e.g. `models/default`), or `random` / `rules` for the baselines.
+    /// A model directory (e.g. `models/default`), `random` / `rules` for the baselines, or
+    /// `oracle` (rates the recorded move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
     #[arg(long, required = true)]
     pub model: Vec<String>,
@@ -128,12 +129,13 @@ pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScore
     Ok(match name {
         "random" => Box::new(Owned(RandomBaseline { seed })),
         "rules" => Box::new(Owned(RuleBaseline { seed })),
+        "oracle" => Box::new(OracleBaseline),
         dir => Box::new(NetPruner::load(Path::new(dir))?),
     })
 }
 
 fn is_baseline(name: &str) -> bool {
-    matches!(name, "random" | "rules")
+    matches!(name, "random" | "rules" | "oracle")
 }
 
 fn label(name: &str) -> String {

@@ -8,6 +8,9 @@
 //! - [`RandomBaseline`]: uniform-random badness (seeded, the same for the same position).
 //! - [`RuleBaseline`]: a few hand rules, worst first: illegal points, filling one's own eye,
 //!   self-atari, first-line points, second-line points; ties broken at random.
+//! - [`OracleBaseline`]: knows the recorded move and rates it best: the curve's ceiling. In
+//!   the legal-moves form a position with `L` legal moves is an error as soon as `x >= L`,
+//!   whatever the network, so no ranking does better than the oracle.
 
 use crate::prune::{PruneContext, Pruner};
 use crate::rules::{Bits, NN, Point};
@@ -117,5 +120,60 @@ mod tests {
         assert_eq!(s, again);
         RandomBaseline { seed: 2 }.badness(&ctx, &mut again);
         assert_ne!(s, again);
+    }
+}
+
+/// The ceiling of the curve: the recorded move scores 0, every other point 1 (a scorer, not
+/// a pruner: it reads the answer from the dataset position).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OracleBaseline;
+
+impl crate::net::curve::PositionScorer for OracleBaseline {
+    fn name(&self) -> String {
+        "oracle".into()
+    }
+    fn score(
+        &self,
+        pos: &crate::dataset::Position,
+        _board: &crate::rules::Board,
+        out: &mut [f32; NN],
+    ) {
+        out.fill(1.0);
+        if let Some(v) = out.get_mut(pos.played as usize) {
+            *v = 0.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod oracle_tests {
+    use super::*;
+    use crate::net::curve::evaluate;
+
+    #[test]
+    fn the_oracle_errs_only_where_every_legal_move_is_pruned() {
+        let positions = crate::net::synthetic::random_game_positions(3, 11);
+        let c = evaluate(&OracleBaseline, &positions, &|_| {});
+        assert_eq!(c.top_k(1), 1.0);
+        // Legal form: error at x = share of positions with at most x legal moves.
+        for x in [5, 20, 40, 60] {
+            let few = positions
+                .iter()
+                .filter(|p| (p.played as usize) < NN)
+                .filter(|p| {
+                    let board = p.board();
+                    let legal = crate::net::encode::NetInput::from_position(p, &board)
+                        .legal_mask()
+                        .iter()
+                        .filter(|&&l| l)
+                        .count();
+                    legal <= x
+                })
+                .count();
+            assert!(
+                (c.error_legal(x) - few as f64 / c.n as f64).abs() < 1e-12,
+                "x {x}"
+            );
+        }
     }
 }
