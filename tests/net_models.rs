@@ -118,7 +118,7 @@ fn resuming_mid_epoch_matches_an_uninterrupted_run() {
     assert_eq!(losses(&resumed), losses(&straight));
     assert!(outputs(&tmp.join("full")) == outputs(&tmp.join("split")));
     // Other data than the run started on is refused.
-    let (t2, _) = (random_game_positions(30, 1), ());
+    let t2 = random_game_positions(30, 1);
     let err = train::train(
         &cfg,
         &t2,
