@@ -57,7 +57,9 @@ pub trait Task<M: Module>: Sync {
     fn higher_is_better(&self) -> bool;
 }
 
-fn masks(batch: &[Position], enc: &mut Encoded, row: impl Fn(&NetInput<'_>, &mut [f32])) {
+/// Fills `enc` with `batch`: each position's input row (written by `row`), its legality mask
+/// and its played move.
+fn encode_rows(batch: &[Position], enc: &mut Encoded, row: impl Fn(&NetInput<'_>, &mut [f32])) {
     let w = enc.width;
     enc.rows = batch.len();
     enc.input = vec![0f32; batch.len() * w];
@@ -90,7 +92,7 @@ impl Task<Mlp> for MlpTask {
             width: self.encoding.width(),
             ..Encoded::default()
         };
-        masks(batch, &mut enc, |inp, row| {
+        encode_rows(batch, &mut enc, |inp, row| {
             mlp_input(self.encoding, inp, row)
         });
         enc
@@ -129,7 +131,7 @@ impl Task<Cnn> for CnnTask {
             width: CNN_PLANES * NN,
             ..Encoded::default()
         };
-        masks(batch, &mut enc, cnn_planes);
+        encode_rows(batch, &mut enc, cnn_planes);
         enc
     }
     fn forward(&self, model: &Cnn, enc: &Encoded, device: &Device) -> Tensor<2> {
@@ -387,12 +389,6 @@ fn batch_positions(
         .collect()
 }
 
-/// Process CPU seconds (user + system) so far, where the platform says.
-pub fn process_cpu_seconds() -> Option<f64> {
-    crate::util::cpu_seconds()
-}
-
-#[allow(clippy::too_many_lines)]
 fn run<M, T>(
     config: &TrainConfig,
     mut model: M,
@@ -461,7 +457,7 @@ where
     let mut paused = false;
     let (mut loss_sum, mut loss_n) = (0.0f64, 0usize);
     let mut interval_start = Instant::now();
-    let mut interval_cpu = process_cpu_seconds();
+    let mut interval_cpu = crate::util::cpu_seconds();
     let mut interval_examples = 0u64;
     let mut lr = config.learning_rate;
 
@@ -519,7 +515,7 @@ where
         }
         // Validation and checkpoint.
         let seconds = interval_start.elapsed().as_secs_f64();
-        let cpu = match (interval_cpu, process_cpu_seconds()) {
+        let cpu = match (interval_cpu, crate::util::cpu_seconds()) {
             (Some(a), Some(b)) => (b - a) / seconds.max(1e-9),
             _ => f64::NAN,
         };
@@ -576,7 +572,7 @@ where
         save_checkpoint(&model, &optim, &state, out)?;
         (loss_sum, loss_n, interval_examples) = (0.0, 0, 0);
         interval_start = Instant::now();
-        interval_cpu = process_cpu_seconds();
+        interval_cpu = crate::util::cpu_seconds();
         if state.step < total_steps
             && !state.stopped_early
             && options
@@ -627,10 +623,10 @@ pub fn time_steps<M: Module, T: Task<M>>(
         })
         .collect();
     let mut timed = (0u64, 0.0f64, 0.0f64);
-    let mut start = (Instant::now(), process_cpu_seconds());
+    let mut start = (Instant::now(), crate::util::cpu_seconds());
     for (i, enc) in batches.iter().enumerate() {
         if i == 1 {
-            start = (Instant::now(), process_cpu_seconds());
+            start = (Instant::now(), crate::util::cpu_seconds());
         }
         let (_, grads) = gradients(task, &model, enc, shards, &ad);
         model = optim.step(config.learning_rate, model, grads);
@@ -639,7 +635,7 @@ pub fn time_steps<M: Module, T: Task<M>>(
         }
     }
     timed.1 = start.0.elapsed().as_secs_f64();
-    timed.2 = match (start.1, process_cpu_seconds()) {
+    timed.2 = match (start.1, crate::util::cpu_seconds()) {
         (Some(a), Some(b)) => b - a,
         _ => f64::NAN,
     };
