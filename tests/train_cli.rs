@@ -71,6 +71,66 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
     let log = std::fs::read_to_string(work.join("m/train_log.csv")).unwrap();
     assert_eq!(log.lines().count(), 3, "header + one row per epoch:\n{log}");
 
+    // A shipped model trains further into a new directory, from its own weights.
+    let source = std::fs::read(work.join("m/model.bpk")).unwrap();
+    let further = work.join("further").display().to_string();
+    let (ok, text) = akushu(&[
+        "train",
+        "--synthetic-games",
+        "30",
+        "--out",
+        &further,
+        "--quiet",
+        "--threads",
+        "1",
+        "--model",
+        "cnn",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "64",
+        "--init-from",
+        &out,
+    ]);
+    assert!(ok, "{text}");
+    let first_loss = |dir: &str| -> f64 {
+        let log = std::fs::read_to_string(PathBuf::from(dir).join("train_log.csv")).unwrap();
+        let row = log.lines().nth(1).unwrap().to_string();
+        row.split(',').nth(4).unwrap().parse().unwrap()
+    };
+    assert!(
+        first_loss(&further) < first_loss(&out),
+        "starting from trained weights: {} vs {}",
+        first_loss(&further),
+        first_loss(&out)
+    );
+    let saved = std::fs::read_to_string(work.join("further/config.json")).unwrap();
+    assert!(saved.contains("\"init_from\""), "{saved}");
+    assert_eq!(
+        std::fs::read(work.join("m/model.bpk")).unwrap(),
+        source,
+        "source untouched"
+    );
+    let (ok, text) = akushu(&[
+        "train",
+        "--synthetic-games",
+        "30",
+        "--out",
+        &work.join("bad").display().to_string(),
+        "--quiet",
+        "--model",
+        "cnn",
+        "--blocks",
+        "2",
+        "--init-from",
+        &out,
+    ]);
+    assert!(!ok && text.contains("another network shape"), "{text}");
+
     let (ok, text) = akushu(&[&base[..], &["--resume", "--device", "cuda"]].concat());
     if cfg!(not(feature = "gpu")) {
         assert!(!ok && text.contains("--features gpu"), "{text}");

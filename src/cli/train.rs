@@ -45,6 +45,10 @@ pub struct TrainArgs {
     /// Where the network trains: `cpu`, or `cuda` / `cuda:N` in a build with `--features gpu`.
     #[arg(long, default_value = "cpu")]
     pub device: crate::net::DeviceChoice,
+    /// Start from this model directory's weights (same network shape) instead of a random
+    /// initialisation: trains a shipped model further into a new `--out`, leaving it as it was.
+    #[arg(long, conflicts_with = "resume")]
+    pub init_from: Option<PathBuf>,
     /// Pause at the first checkpoint after this many minutes (resume later with `--resume`).
     #[arg(long)]
     pub stop_after_minutes: Option<f64>,
@@ -216,6 +220,9 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     }
     if let Some(v) = args.validate_every {
         c.validate_every = v;
+    }
+    if let Some(v) = &args.init_from {
+        c.init_from = Some(v.display().to_string());
     }
     c
 }

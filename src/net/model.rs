@@ -66,6 +66,10 @@ pub struct TrainConfig {
     /// Where the cosine schedule ends, as a share of `learning_rate`.
     #[config(default = 0.02)]
     pub final_lr_fraction: f64,
+    /// Start from this model directory's weights (same network shape) instead of a random
+    /// initialisation; recorded here so the directory says where its weights began.
+    #[config(default = "None")]
+    pub init_from: Option<String>,
     /// Validate (and checkpoint) every this many optimiser steps, and at every epoch's end
     /// (0 = at epoch ends only). Early stopping counts validations.
     #[config(default = 0)]

@@ -297,14 +297,42 @@ pub fn train(
                     loss: config.mlp.loss,
                 };
                 let model = seeded_init(config.seed, &ad, |d| config.mlp.init(d));
+                let model = initial_weights(model, config, options)?;
                 run(config, model, &task, train, validation, out, options)
             }
             NetKind::Cnn => {
                 let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
+                let model = initial_weights(model, config, options)?;
                 run(config, model, &CnnTask, train, validation, out, options)
             }
         }
     })
+}
+
+/// `model` as initialised, or with `config.init_from`'s weights (a model directory), after
+/// checking that that directory holds the same network. A resumed run takes its weights
+/// from the checkpoint instead.
+fn initial_weights<M: Module>(
+    model: M,
+    config: &TrainConfig,
+    options: &TrainOptions,
+) -> Result<M, NetError> {
+    let Some(dir) = config.init_from.as_ref().filter(|_| !options.resume) else {
+        return Ok(model);
+    };
+    let dir = Path::new(dir);
+    let source = TrainConfig::from_file(&config_path(dir))?;
+    let shape = |c: &TrainConfig| match c.model {
+        NetKind::Mlp => serde_json::to_string(&c.mlp),
+        NetKind::Cnn => serde_json::to_string(&c.cnn),
+    };
+    if source.model != config.model || shape(&source).ok() != shape(config).ok() {
+        return Err(NetError::Config {
+            path: config_path(dir),
+            message: "--init-from: that model has another network shape than this run".into(),
+        });
+    }
+    load_weights(model, &weights_path(dir))
 }
 
 /// Burn's random initialisers draw from one process-wide generator: seed it and initialise
