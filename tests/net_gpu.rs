@@ -1,7 +1,7 @@
-//! The CUDA path (builds with `--features gpu` on a machine with an NVIDIA GPU): the shipped
-//! CNN's forward pass on the GPU matches the CPU's within 1e-3, and a few training steps on
-//! the GPU lower the loss. Run: `cargo test --release --features gpu --test net_gpu`.
-#![cfg(feature = "gpu")]
+//! The GPU path (builds with `--features gpu` or `--features cuda`, on a machine with a GPU):
+//! the shipped CNN's forward pass on the GPU matches the CPU's within 1e-3, and a few training
+//! steps on the GPU lower the loss. Run: `cargo test --release --features gpu --test net_gpu`.
+#![cfg(any(feature = "vulkan", feature = "cuda"))]
 
 use akushu::net::encode::{CNN_PLANES, NetInput, cnn_planes};
 use akushu::net::model::SavedModel;
@@ -28,7 +28,7 @@ fn logits(model: &SavedModel, x: &[f32], rows: usize, device: &Device) -> Vec<f3
 
 #[test]
 fn gpu_forward_matches_cpu_on_the_shipped_cnn() {
-    let gpu = DeviceChoice::Cuda(0).device().unwrap();
+    let gpu = "gpu".parse::<DeviceChoice>().unwrap().device().unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn");
     let (on_cpu, _) = SavedModel::load(&dir).unwrap();
     let (on_gpu, _) = SavedModel::load_on(&dir, &gpu).unwrap();
@@ -62,7 +62,7 @@ fn gpu_training_lowers_the_loss() {
     let dir = std::env::temp_dir().join(format!("akushu-gpu-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let options = TrainOptions {
-        device: DeviceChoice::Cuda(0).device().unwrap(),
+        device: "gpu".parse::<DeviceChoice>().unwrap().device().unwrap(),
         ..TrainOptions::default()
     };
     let s = train(

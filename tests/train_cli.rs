@@ -131,10 +131,12 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
     ]);
     assert!(!ok && text.contains("another network shape"), "{text}");
 
-    let (ok, text) = akushu(&[&base[..], &["--resume", "--device", "cuda"]].concat());
-    if cfg!(not(feature = "gpu")) {
+    let (ok, text) = akushu(&[&base[..], &["--resume", "--device", "gpu"]].concat());
+    if cfg!(not(feature = "vulkan")) {
         assert!(!ok && text.contains("--features gpu"), "{text}");
     }
+    let (ok, text) = akushu(&[&base[..], &["--resume", "--device", "cuda:x"]].concat());
+    assert!(!ok && text.contains("bad device index"), "{text}");
     std::fs::remove_dir_all(work).unwrap();
 }
 

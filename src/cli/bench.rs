@@ -38,15 +38,19 @@ pub struct TrainBenchArgs {
     /// MLP input encoding.
     #[arg(long, value_enum, default_value = "paper")]
     pub encoding: crate::cli::train::EncodingArg,
-    /// Examples per step.
-    #[arg(long, default_value_t = 256)]
-    pub batch_size: usize,
+    /// Examples per step; several (comma-separated) are measured one after another.
+    #[arg(long, value_delimiter = ',', default_value = "256")]
+    pub batch_size: Vec<usize>,
     /// Timed steps per thread count (after one warm-up step).
     #[arg(long, default_value_t = 20)]
     pub steps: usize,
     /// Thread counts to measure (0 = one per core).
     #[arg(long, value_delimiter = ',', default_value = "1,0")]
     pub threads: Vec<usize>,
+    /// Where the steps run: `cpu`, or a GPU (`gpu`, `vulkan[:N]`, `cuda[:N]`) in a GPU
+    /// build. On a GPU the thread count only sizes the CPU pool and no CPU peak is measured.
+    #[arg(long, default_value = "cpu")]
+    pub device: crate::net::DeviceChoice,
     /// Seconds of the FMA peak loop per thread count.
     #[arg(long, default_value_t = 1.0)]
     pub peak_seconds: f64,
@@ -405,6 +409,7 @@ mod playout_bench_tests {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TrainBenchRow {
     pub network: String,
+    pub device: String,
     pub batch_size: usize,
     pub threads: usize,
     pub examples_per_s: f64,
@@ -424,8 +429,8 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     use crate::net::mlp::MlpConfig;
     use crate::net::speed::{fma_peak_gflops, time_training, training_flops};
     println!("# akushu bench train {args:?}");
-    let config = crate::net::TrainConfig::new(args.model)
-        .with_batch_size(args.batch_size)
+    let device = args.device.device()?;
+    let base = crate::net::TrainConfig::new(args.model)
         .with_augment(false)
         .with_cnn(
             CnnConfig::new()
@@ -443,34 +448,48 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     };
     // Positions of seeded random games: the step's cost does not depend on the moves.
     let positions = crate::net::synthetic::random_game_positions(64, 1);
-    let mflop = training_flops(&config) * 1e-6;
+    let mflop = training_flops(&base) * 1e-6;
     println!("# {network}: {mflop:.1} MFLOP per training example (3 x forward)");
     let mut rows = Vec::new();
-    for &threads in &args.threads {
-        let speed = time_training(&config, &positions, threads, args.steps)?;
-        let (peak, unit) = fma_peak_gflops(speed.threads, args.peak_seconds);
-        let row = TrainBenchRow {
-            network: network.clone(),
-            batch_size: args.batch_size,
-            threads: speed.threads,
-            examples_per_s: speed.examples_per_second,
-            cpu_per_wall: speed.cpu_per_wall,
-            mflop_per_example: mflop,
-            gflops: speed.gflops,
-            fma_peak_gflops: peak,
-            share_of_peak: speed.gflops / peak.max(1e-9),
-            vector_unit: unit.to_string(),
-        };
-        println!(
-            "threads {}: {:.0} examples/s, cpu/wall {:.2}, {:.1} GFLOP/s of {:.0} peak ({unit}): {:.1}%",
-            row.threads,
-            row.examples_per_s,
-            row.cpu_per_wall,
-            row.gflops,
-            row.fma_peak_gflops,
-            100.0 * row.share_of_peak
-        );
-        rows.push(row);
+    for &batch_size in &args.batch_size {
+        let config = base.clone().with_batch_size(batch_size);
+        for &threads in &args.threads {
+            let speed = time_training(&config, &positions, threads, args.steps, &device)?;
+            // The FMA loop measures this CPU; a GPU's peak is the vendor's figure, not ours.
+            let (peak, unit) = if args.device.is_gpu() {
+                (f64::NAN, "gpu")
+            } else {
+                fma_peak_gflops(speed.threads, args.peak_seconds)
+            };
+            let row = TrainBenchRow {
+                network: network.clone(),
+                device: args.device.to_string(),
+                batch_size,
+                threads: speed.threads,
+                examples_per_s: speed.examples_per_second,
+                cpu_per_wall: speed.cpu_per_wall,
+                mflop_per_example: mflop,
+                gflops: speed.gflops,
+                fma_peak_gflops: peak,
+                share_of_peak: if peak.is_nan() {
+                    f64::NAN
+                } else {
+                    speed.gflops / peak.max(1e-9)
+                },
+                vector_unit: unit.to_string(),
+            };
+            println!(
+                "{} batch {batch_size}, threads {}: {:.0} examples/s, cpu/wall {:.2}, {:.1} GFLOP/s of {:.0} peak ({unit}): {:.1}%",
+                row.device,
+                row.threads,
+                row.examples_per_s,
+                row.cpu_per_wall,
+                row.gflops,
+                row.fma_peak_gflops,
+                100.0 * row.share_of_peak
+            );
+            rows.push(row);
+        }
     }
     crate::util::fsio::write_atomic_with(&args.out, |w| {
         let mut csv = csv::Writer::from_writer(w);

@@ -55,7 +55,8 @@ pub struct EvalArgs {
     #[arg(long)]
     pub png: Option<PathBuf>,
     /// Where model networks run: `cpu` (the plain-Rust evaluator the search uses, all cores)
-    /// or `cuda` / `cuda:N` (burn on the GPU, batches of 1024; builds with `--features gpu`).
+    /// or `gpu` / `vulkan[:N]` / `cuda[:N]` (burn on the GPU, batches of 1024; builds with
+    /// `--features gpu` or `--features cuda`).
     /// Both give the same curve to float rounding. Baselines always run on the CPU.
     #[arg(long, default_value = "cpu")]
     pub device: crate::net::DeviceChoice,
@@ -204,7 +205,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         let bar = indicatif::ProgressBar::new(positions.len() as u64);
         bar.set_message(label(name));
         let start = Instant::now();
-        let on_device = args.device != crate::net::DeviceChoice::Cpu && !is_baseline(name);
+        let on_device = args.device.is_gpu() && !is_baseline(name);
         let curve = if on_device {
             let (model, _) = crate::net::SavedModel::load_on(Path::new(name), &device)
                 .with_context(|| format!("loading {name} onto {}", args.device))?;

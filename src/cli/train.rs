@@ -42,7 +42,8 @@ pub struct TrainArgs {
     /// Threads for the CPU kernels (0 = one per core). One thread is bit-reproducible.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Where the network trains: `cpu`, or `cuda` / `cuda:N` in a build with `--features gpu`.
+    /// Where the network trains: `cpu`; `gpu`, `vulkan[:N]` in a build with `--features gpu`;
+    /// `cuda[:N]` in a build with `--features cuda`.
     #[arg(long, default_value = "cpu")]
     pub device: crate::net::DeviceChoice,
     /// Start from this model directory's weights (same network shape) instead of a random

@@ -55,26 +55,46 @@ pub fn cpu_device() -> burn::prelude::Device {
     burn::prelude::Device::flex()
 }
 
-/// Where a network trains or evaluates: `cpu` (burn's flex backend), or `cuda` / `cuda:N`
-/// (burn's CUDA backend, in builds with the `gpu` feature).
+/// Where a network trains or evaluates: `cpu` (burn's flex backend), `vulkan` / `vulkan:N`
+/// (burn's wgpu backend on Vulkan, in builds with the `vulkan` or `gpu` feature), or `cuda` /
+/// `cuda:N` (burn's CUDA backend, in builds with the `cuda` feature). `gpu` names whichever
+/// GPU backend the build has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DeviceChoice {
     #[default]
     Cpu,
+    /// `None`: the best adapter wgpu finds (a discrete GPU before others).
+    Vulkan(Option<usize>),
     Cuda(usize),
 }
 
 impl std::str::FromStr for DeviceChoice {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
+        let index = |rest: &str| -> Result<usize, String> {
+            rest.parse()
+                .map_err(|_| format!("bad device index in `{s}`: use e.g. vulkan:0 or cuda:1"))
+        };
         match s {
             "cpu" => Ok(DeviceChoice::Cpu),
-            "cuda" | "gpu" => Ok(DeviceChoice::Cuda(0)),
-            _ => s
-                .strip_prefix("cuda:")
-                .and_then(|n| n.parse().ok())
-                .map(DeviceChoice::Cuda)
-                .ok_or_else(|| format!("unknown device `{s}`: use cpu, cuda or cuda:N")),
+            // Prefer the backend this build links; Vulkan when none does, so the error that
+            // follows names the feature that builds offline.
+            "gpu" if cfg!(feature = "cuda") && cfg!(not(feature = "vulkan")) => {
+                Ok(DeviceChoice::Cuda(0))
+            }
+            "gpu" | "vulkan" => Ok(DeviceChoice::Vulkan(None)),
+            "cuda" => Ok(DeviceChoice::Cuda(0)),
+            _ => {
+                if let Some(rest) = s.strip_prefix("vulkan:") {
+                    index(rest).map(|n| DeviceChoice::Vulkan(Some(n)))
+                } else if let Some(rest) = s.strip_prefix("cuda:") {
+                    index(rest).map(DeviceChoice::Cuda)
+                } else {
+                    Err(format!(
+                        "unknown device `{s}`: use cpu, gpu, vulkan[:N] or cuda[:N]"
+                    ))
+                }
+            }
         }
     }
 }
@@ -83,21 +103,37 @@ impl std::fmt::Display for DeviceChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DeviceChoice::Cpu => write!(f, "cpu"),
+            DeviceChoice::Vulkan(None) => write!(f, "vulkan"),
+            DeviceChoice::Vulkan(Some(n)) => write!(f, "vulkan:{n}"),
             DeviceChoice::Cuda(n) => write!(f, "cuda:{n}"),
         }
     }
 }
 
 impl DeviceChoice {
-    /// The burn device, or an error saying how to get a GPU build.
+    /// Whether this is a GPU (one data shard per step; no CPU thread sharding).
+    pub fn is_gpu(self) -> bool {
+        self != DeviceChoice::Cpu
+    }
+
+    /// The burn device, or an error saying how to get a build that has it.
     pub fn device(self) -> Result<burn::prelude::Device, NetError> {
         match self {
             DeviceChoice::Cpu => Ok(cpu_device()),
-            #[cfg(feature = "gpu")]
+            #[cfg(feature = "vulkan")]
+            DeviceChoice::Vulkan(n) => Ok(burn::prelude::Device::vulkan(match n {
+                None => burn::prelude::DeviceKind::DefaultDevice,
+                Some(n) => burn::prelude::DeviceKind::DiscreteGpu(n),
+            })),
+            #[cfg(not(feature = "vulkan"))]
+            DeviceChoice::Vulkan(_) => Err(NetError::Data(
+                "this build has no Vulkan backend: rebuild with `cargo build --release --features gpu` (needs libvulkan1 and the GPU's Vulkan driver at run time)".into(),
+            )),
+            #[cfg(feature = "cuda")]
             DeviceChoice::Cuda(n) => Ok(burn::prelude::Device::cuda(n)),
-            #[cfg(not(feature = "gpu"))]
+            #[cfg(not(feature = "cuda"))]
             DeviceChoice::Cuda(_) => Err(NetError::Data(
-                "this build has no GPU backend: rebuild with `cargo build --release --features gpu` (needs an NVIDIA driver at run time)".into(),
+                "this build has no CUDA backend: rebuild with `cargo build --release --features cuda` (its build downloads LLVM from GitHub; `--features gpu` builds the Vulkan backend offline)".into(),
             )),
         }
     }

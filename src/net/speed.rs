@@ -52,16 +52,19 @@ pub struct StepSpeed {
 }
 
 /// Times `steps` optimiser steps (after one untimed warm-up step) of `config`'s network on
-/// `positions` with `threads` threads (0 = one per core), exactly as `akushu train` runs them.
+/// `positions` with `threads` threads (0 = one per core) on `device`, exactly as `akushu
+/// train` runs them.
 pub fn time_training(
     config: &TrainConfig,
     positions: &[Position],
     threads: usize,
     steps: usize,
+    device: &burn::prelude::Device,
 ) -> Result<StepSpeed, NetError> {
     crate::util::keep_freed_memory();
     let options = TrainOptions {
         threads,
+        device: device.clone(),
         ..TrainOptions::default()
     };
     let pool = thread_pool(threads)?;
