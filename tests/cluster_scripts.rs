@@ -462,7 +462,10 @@ fn slurm_array_jobs_equal_one_machine_and_a_cancelled_shard_is_resubmitted() {
     let merge_job = run_ok(&dir, Some(&conf), "scontrol", &["show", "job", &merge_id]);
     assert!(merge_job.contains("JobState=COMPLETED"), "{merge_job}");
     assert_merged_equal_one_machine(&one, &runs);
-    eprintln!("Slurm test: {:.1} s", start.elapsed().as_secs_f64());
     drop(cluster);
+    eprintln!(
+        "Slurm test (cluster start and stop included): {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

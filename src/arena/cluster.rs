@@ -290,12 +290,17 @@ impl ClusterPlan {
     }
 
     /// GNU parallel's input: one shard command per line, every arm, one game at a time.
+    /// Each line enters the working folder itself, so it runs the same on a remote host
+    /// (`--sshloginfile`) that shares the filesystem.
     pub fn parallel_tasks(&self) -> String {
         let mut text = String::new();
         for arm in &self.arms {
             for i in 0..self.shards {
-                text += &self.shard_command(arm, &i.to_string(), "1");
-                text.push('\n');
+                text += &format!(
+                    "cd {} && {}\n",
+                    quote_path(&self.workdir),
+                    self.shard_command(arm, &i.to_string(), "1")
+                );
             }
         }
         text
@@ -312,13 +317,11 @@ impl ClusterPlan {
              # Written by `akushu experiment plan`.\n\
              set -u\n\
              here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
-             cd {workdir}\n\
              parallel --halt never --joblog \"$here/logs/parallel.joblog\" \"$@\" <\"$here/parallel-tasks.txt\"\n\
              status=$?\n\
              sh \"$here/merge.sh\" || status=1\n\
              exit $status\n",
             name = self.name,
-            workdir = quote_path(&self.workdir),
         )
     }
 
