@@ -210,6 +210,27 @@ fn assert_merged_equal_one_machine(one: &Path, runs: &Path) {
     );
 }
 
+/// Runs the merge step, which must fail and name 2 of an arm's 8 games as missing, with
+/// the shard that owns them (`shard_games`: "shard 1/4: games 2, 6").
+fn assert_merge_names_missing(
+    dir: &Path,
+    slurm_conf: Option<&Path>,
+    scripts: &Path,
+    shard_games: &str,
+) {
+    let merge_sh = scripts.join("merge.sh");
+    let merge = run(dir, slurm_conf, "sh", &[merge_sh.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&merge.stderr);
+    assert!(
+        !merge.status.success(),
+        "merge must fail with games missing"
+    );
+    assert!(
+        said.contains("2 of 8 games are missing") && said.contains(shard_games),
+        "{said}"
+    );
+}
+
 #[test]
 fn gnu_parallel_shards_equal_one_machine_and_a_lost_shard_is_replayed() {
     if !tools_present("the GNU parallel test", &["parallel"]) {
@@ -232,21 +253,7 @@ fn gnu_parallel_shards_equal_one_machine_and_a_lost_shard_is_replayed() {
 
     // Lose shard 2 of the second arm: the merge fails, naming that shard's games.
     std::fs::remove_dir_all(runs.join("tiny/sims=16.shards/2")).unwrap();
-    let merge = run(
-        &dir,
-        None,
-        "sh",
-        &[scripts.join("merge.sh").to_str().unwrap()],
-    );
-    let said = String::from_utf8_lossy(&merge.stderr);
-    assert!(
-        !merge.status.success(),
-        "merge must fail with games missing"
-    );
-    assert!(
-        said.contains("2 of 8 games are missing") && said.contains("shard 2/4: games 3, 7"),
-        "{said}"
-    );
+    assert_merge_names_missing(&dir, None, &scripts, "shard 2/4: games 3, 7");
     assert_eq!(rows_without_timing(&runs.join("tiny/sims=16")).len(), 6);
 
     // Only that shard again (its line of the task list), then the merge completes.
@@ -424,21 +431,7 @@ fn slurm_array_jobs_equal_one_machine_and_a_cancelled_shard_is_resubmitted() {
     assert!(!runs.join("tiny/sims=16.shards/1").exists());
 
     // Merging by hand reports the cancelled shard's games.
-    let merge = run(
-        &dir,
-        Some(&conf),
-        "sh",
-        &[scripts.join("merge.sh").to_str().unwrap()],
-    );
-    let said = String::from_utf8_lossy(&merge.stderr);
-    assert!(
-        !merge.status.success(),
-        "merge must fail with games missing"
-    );
-    assert!(
-        said.contains("2 of 8 games are missing") && said.contains("shard 1/4: games 2, 6"),
-        "{said}"
-    );
+    assert_merge_names_missing(&dir, Some(&conf), &scripts, "shard 1/4: games 2, 6");
 
     // Resubmit only that shard, with the merge job after it.
     let array = scripts.join("shards-sims=16.sbatch");
