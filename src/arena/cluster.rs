@@ -96,6 +96,13 @@ impl ClusterPlan {
     /// Checks what the scripts would otherwise carry into a broken job: shard counts,
     /// and `#SBATCH` values that Slurm reads up to the first blank.
     pub fn check(&self) -> anyhow::Result<()> {
+        if self.arms.is_empty() {
+            bail!(
+                "{}: experiment {} plays no matches (a curve experiment): nothing to shard",
+                self.experiment.display(),
+                self.name
+            );
+        }
         if self.shards == 0 {
             bail!("--shards must be at least 1");
         }
@@ -461,6 +468,14 @@ mod tests {
         let mut p = plan();
         p.slurm.extra = vec!["mem=1G".into()];
         assert!(p.check().is_err());
+        let mut p = plan();
+        p.arms.clear();
+        assert!(
+            p.check()
+                .unwrap_err()
+                .to_string()
+                .contains("nothing to shard")
+        );
         assert!(plan().check().is_ok());
     }
 }
