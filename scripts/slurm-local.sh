@@ -84,6 +84,12 @@ PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 }
 
+# Stops what was started so far and gives up: a failed start leaves no daemon behind.
+fail_start() {
+    stop "$dir" >/dev/null
+    die "$@"
+}
+
 start() {
     dir=$1
     for tool in munged slurmctld slurmd sinfo; do
@@ -103,12 +109,12 @@ start() {
     munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
         --pid-file="$dir/munge/munged.pid" --log-file="$dir/log/munged.log" \
         --seed-file="$dir/munge/munge.seed" ||
-        die "munged did not start (see $dir/log/munged.log)"
+        fail_start "munged did not start (see $dir/log/munged.log)"
 
     export SLURM_CONF="$dir/slurm.conf"
     # -i: ignore state left by an earlier run in DIR; both daemons fork into the background.
-    slurmctld -i || die "slurmctld did not start (see $dir/log/slurmctld.log)"
-    slurmd || die "slurmd did not start (see $dir/log/slurmd.log)"
+    slurmctld -i || fail_start "slurmctld did not start (see $dir/log/slurmctld.log)"
+    slurmd || fail_start "slurmd did not start (see $dir/log/slurmd.log)"
 
     # Ready when the node reports idle (it registers a few seconds after slurmd starts).
     i=0
@@ -117,7 +123,7 @@ start() {
         if [ "$i" -ge 60 ]; then
             sinfo -N -l >&2 || true
             tail -5 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 || true
-            die "the node did not become idle within 30 s"
+            fail_start "the node did not become idle within 30 s"
         fi
         sleep 0.5
     done

@@ -358,6 +358,8 @@ fn slurm_array_jobs_equal_one_machine_and_a_cancelled_shard_is_resubmitted() {
             "sbatch",
             "squeue",
             "scancel",
+            "scontrol",
+            "sinfo",
             "slurmctld",
             "slurmd",
             "munged",
