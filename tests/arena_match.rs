@@ -260,6 +260,17 @@ fn shard_and_merge_equal_one_run() {
     }
     let m = merge(&shards, &merged).unwrap();
     assert_eq!(m.rows.len(), 10);
+    assert!(m.missing.is_empty() && m.missing_report().is_none());
+    // Without shard 1 its games are missing, and the report traces them to it.
+    let partial_dir = temp_dir("merge-partial");
+    let partial = merge(&[shards[0].clone(), shards[2].clone()], &partial_dir).unwrap();
+    assert_eq!(partial.missing, [2, 5, 8]);
+    let report = partial.missing_report().unwrap();
+    assert!(
+        report.starts_with("3 of 10 games are missing")
+            && report.contains("shard 1/3: games 2, 5, 8"),
+        "{report}"
+    );
     assert_eq!(rows_without_timing(&merged), rows_without_timing(&whole));
     assert_eq!(
         std::fs::read_dir(merged.join("sgf")).unwrap().count(),
@@ -281,7 +292,10 @@ fn shard_and_merge_equal_one_run() {
     let mut bad = shards.clone();
     bad.push(other.clone());
     assert!(merge(&bad, &temp_dir("merge-bad")).is_err());
-    for d in shards.into_iter().chain([whole, merged, other]) {
+    for d in shards
+        .into_iter()
+        .chain([whole, merged, other, partial_dir])
+    {
         std::fs::remove_dir_all(d).unwrap();
     }
 }

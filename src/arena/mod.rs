@@ -10,8 +10,10 @@
 //! - [`summary`]: win rates with Wilson intervals ([`crate::report::stats`]), errors, time
 //!   per move, overhead;
 //! - [`experiment`]: experiment files (`experiments/*.toml`) and running their arms;
-//! - [`runner`]: plans, runs, resumes, shards and merges matches.
+//! - [`runner`]: plans, runs, resumes, shards and merges matches;
+//! - [`cluster`]: an experiment's shards as Slurm array jobs and GNU parallel tasks.
 
+pub mod cluster;
 pub mod experiment;
 pub mod gtp;
 pub mod player;
@@ -23,5 +25,5 @@ pub mod summary;
 
 pub use player::{GtpTimeouts, Player, build_engine, build_player};
 pub use record::{EndReason, GameRecord};
-pub use runner::{MatchConfig, MatchOutcome, Shard, merge, run_match};
+pub use runner::{MatchConfig, MatchOutcome, MergeOutcome, Shard, merge, run_match};
 pub use summary::MatchSummary;

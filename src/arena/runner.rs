@@ -454,13 +454,64 @@ fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
     bar
 }
 
+/// What a merge found: the games, their summary, and the games no shard folder had.
+pub struct MergeOutcome {
+    pub rows: Vec<GameRecord>,
+    pub summary: MatchSummary,
+    /// Games in the whole match.
+    pub games: u32,
+    /// Games of the match found in no input folder, in order.
+    pub missing: Vec<u32>,
+    /// The shard count the inputs were played with, when they all agree (so that a missing
+    /// game can be traced to the shard that should have played it).
+    pub shard_count: Option<u32>,
+}
+
+impl MergeOutcome {
+    /// `None` when the match is complete; otherwise a report of the missing games grouped by
+    /// the shard that owns them, with the command line that resumes that shard.
+    pub fn missing_report(&self) -> Option<String> {
+        if self.missing.is_empty() {
+            return None;
+        }
+        let mut text = format!(
+            "{} of {} games are missing from the shards",
+            self.missing.len(),
+            self.games
+        );
+        let list = |games: &[u32]| {
+            games
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self.shard_count {
+            Some(n) => {
+                let mut by_shard: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+                for &g in &self.missing {
+                    by_shard.entry((g - 1) % n).or_default().push(g);
+                }
+                for (i, games) in by_shard {
+                    text += &format!("\n  shard {i}/{n}: games {}", list(&games));
+                }
+                text += "\nrerun (or resubmit) those shards: each resumes its folder";
+            }
+            None => text += &format!(": games {}", list(&self.missing)),
+        }
+        Some(text)
+    }
+}
+
 /// Combines shard folders of one match into `out`: the configs must agree (apart from the
-/// shard), a game found twice must be the same game, and every SGF is copied.
-pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
+/// shard), a game found twice must be the same game, and every SGF is copied. Missing games
+/// are not an error here: the outcome lists them (see [`MergeOutcome::missing_report`]).
+pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     if inputs.is_empty() {
         bail!("match merge: give at least one shard folder");
     }
     let mut config: Option<MatchConfig> = None;
+    let mut shard_counts: Vec<Option<u32>> = Vec::new();
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     let mut sgfs: BTreeMap<u32, PathBuf> = BTreeMap::new();
     for input in inputs {
@@ -471,6 +522,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
                 input.display()
             )
         })?;
+        shard_counts.push(header.config.shard.map(|s| s.count));
         let mut c = header.config.clone();
         c.shard = None;
         c.jobs = 1;
@@ -507,20 +559,22 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
     }
     let header = Header::new(&config);
     outdir.write_header(&header)?;
+    let missing: Vec<u32> = (1..=config.games)
+        .filter(|g| !rows.contains_key(g))
+        .collect();
     let rows: Vec<GameRecord> = rows.into_values().collect();
     write_csv(&outdir.csv(), &rows)?;
-    let missing = header.config.games as usize - rows.len().min(header.config.games as usize);
-    if missing > 0 {
-        eprintln!(
-            "warning: {missing} of {} games are missing from the shards",
-            header.config.games
-        );
-    }
     let summary = outdir.write_summary(&header, &rows)?;
-    Ok(MatchOutcome {
+    let shard_count = match shard_counts[..] {
+        [Some(n), ..] if shard_counts.iter().all(|&c| c == Some(n)) => Some(n),
+        _ => None,
+    };
+    Ok(MergeOutcome {
         rows,
         summary,
-        played_now: 0,
+        games: config.games,
+        missing,
+        shard_count,
     })
 }
 

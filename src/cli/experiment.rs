@@ -1,11 +1,14 @@
 //! `akushu experiment run FILE [--quick]`: runs one experiment file (every arm is a
 //! resumable match folder) and writes its section of the report next to the results.
+//! `akushu experiment plan FILE [--slurm] [--parallel]` prints the arms' matches and writes
+//! the scripts that play them as shards on a cluster.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
+use crate::arena::cluster::{ClusterPlan, SlurmOptions};
 use crate::arena::experiment::{self, RunOptions};
 use crate::report::writer::{ReportInfo, render, write_plots};
 
@@ -13,8 +16,49 @@ use crate::report::writer::{ReportInfo, render, write_plots};
 pub enum ExperimentCommand {
     /// Run (or resume) one experiment file.
     Run(ExperimentArgs),
-    /// Print the matches an experiment file would play, without playing them.
-    Plan(ExperimentArgs),
+    /// Print the matches an experiment file would play, without playing them; with
+    /// --slurm / --parallel, write the scripts that play them as shards on a cluster.
+    Plan(PlanArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PlanArgs {
+    /// The experiment file (`experiments/tree_pruning.toml`).
+    pub file: PathBuf,
+    /// Use the file's `[quick]` overrides (few games, few simulations).
+    #[arg(long)]
+    pub quick: bool,
+    /// Folder the scripts write results to (default `report/runs`, or `report/runs-quick`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write a Slurm array job per arm (`shards-ARM.sbatch`), the merge job (`merge.sh`) and
+    /// `submit-slurm.sh`, which submits them with the merge depending on the arrays.
+    #[arg(long)]
+    pub slurm: bool,
+    /// Write GNU parallel's task list (`parallel-tasks.txt`), `parallel.sh` and `merge.sh`.
+    #[arg(long)]
+    pub parallel: bool,
+    /// Folder for the scripts and the jobs' logs (default `OUT/NAME/cluster`).
+    #[arg(long)]
+    pub scripts: Option<PathBuf>,
+    /// Shards per arm (array tasks per arm).
+    #[arg(long, default_value_t = 16)]
+    pub shards: u32,
+    /// Slurm partition; repeat for several (the job runs in the first that has room).
+    #[arg(long)]
+    pub partition: Vec<String>,
+    /// CPUs per Slurm task: each shard plays that many games at once.
+    #[arg(long, default_value_t = 1)]
+    pub cpus_per_task: u32,
+    /// Time limit per Slurm task (`HH:MM:SS` or `D-HH:MM:SS`).
+    #[arg(long, default_value = "24:00:00")]
+    pub time: String,
+    /// A further #SBATCH option for every job (`--sbatch=--account=go`); repeatable.
+    #[arg(long = "sbatch", allow_hyphen_values = true)]
+    pub sbatch: Vec<String>,
+    /// The akushu binary the jobs run (default: this one).
+    #[arg(long)]
+    pub akushu: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -49,6 +93,63 @@ fn print_to_pipe(text: &str) -> anyhow::Result<()> {
     }
 }
 
+/// An absolute form of `path` (relative to the working directory), without requiring it
+/// to exist yet: the scripts run elsewhere, so every path in them is absolute.
+fn absolute(path: &std::path::Path) -> anyhow::Result<PathBuf> {
+    std::path::absolute(path).with_context(|| format!("resolving {}", path.display()))
+}
+
+/// `experiment plan --slurm/--parallel`: writes the cluster scripts and says how to run them.
+fn write_cluster_scripts(args: &PlanArgs, file: &experiment::ExperimentFile) -> anyhow::Result<()> {
+    let runs = absolute(&args.out.clone().unwrap_or_else(|| default_runs(args.quick)))?;
+    let scripts = match &args.scripts {
+        Some(dir) => absolute(dir)?,
+        None => runs.join(&file.name).join("cluster"),
+    };
+    let akushu = match &args.akushu {
+        Some(path) => absolute(path)?,
+        None => std::env::current_exe().context("finding this program's path")?,
+    };
+    let plan = ClusterPlan {
+        experiment: absolute(&args.file)?,
+        name: file.name.clone(),
+        quick: args.quick,
+        arms: file.arms(args.quick)?,
+        runs,
+        shards: args.shards,
+        akushu,
+        workdir: absolute(std::path::Path::new("."))?,
+        scripts: scripts.clone(),
+        slurm: SlurmOptions {
+            partitions: args.partition.clone(),
+            cpus_per_task: args.cpus_per_task,
+            time: args.time.clone(),
+            extra: args.sbatch.clone(),
+        },
+    };
+    let written = plan
+        .write(args.slurm, args.parallel)
+        .with_context(|| format!("experiment plan {}", args.file.display()))?;
+    for path in &written {
+        println!("written: {}", path.display());
+    }
+    if args.slurm {
+        println!(
+            "Slurm: sh {}/submit-slurm.sh  (one shard again: sbatch --array=I {}/shards-ARM.sbatch; then sbatch or sh {}/merge.sh)",
+            scripts.display(),
+            scripts.display(),
+            scripts.display()
+        );
+    }
+    if args.parallel {
+        println!(
+            "GNU parallel: sh {}/parallel.sh  (rerun to resume)",
+            scripts.display()
+        );
+    }
+    Ok(())
+}
+
 /// All cores.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -71,7 +172,11 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
             for arm in file.arms(args.quick)? {
                 text += &format!("[{}]\n{}\n", arm.label, toml::to_string(&arm.config)?);
             }
-            print_to_pipe(&text)
+            print_to_pipe(&text)?;
+            if args.slurm || args.parallel {
+                write_cluster_scripts(&args, &file)?;
+            }
+            Ok(())
         }
         ExperimentCommand::Run(args) => {
             let file = experiment::load(&args.file)?;
@@ -114,6 +219,52 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 );
             }
             Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::arena::cluster::match_args;
+    use crate::arena::{GtpTimeouts, MatchConfig};
+    use crate::cli::{Cli, Command};
+
+    /// The options the cluster scripts give `akushu match` parse back to the arm's config.
+    #[test]
+    fn shard_command_options_parse_back_to_the_arm() {
+        let arm = MatchConfig {
+            black: "uct:sims=20,prune=nn:41@0".into(),
+            white: "gtp:gnugo --mode gtp --level 10".into(),
+            games: 12,
+            seed: 77,
+            komi: 7.25,
+            alternate: true,
+            max_moves: 150,
+            timeouts: GtpTimeouts {
+                genmove_s: 2.5,
+                command_s: 3.0,
+            },
+            jobs: 1,
+            shard: None,
+        };
+        for alternate in [true, false] {
+            let arm = MatchConfig {
+                alternate,
+                ..arm.clone()
+            };
+            let mut argv = vec![
+                "akushu".to_string(),
+                "match".into(),
+                "--jobs".into(),
+                "1".into(),
+            ];
+            argv.extend(match_args(&arm));
+            let Command::Match(cmd) = Cli::try_parse_from(&argv).unwrap().command else {
+                panic!("not a match command: {argv:?}");
+            };
+            assert_eq!(cmd.run.config(), arm);
         }
     }
 }

@@ -30,6 +30,10 @@ pub struct MergeArgs {
     /// Shard folders written by `akushu match --shard i/n`.
     #[arg(required = true)]
     pub shards: Vec<PathBuf>,
+    /// Fail (after writing the merged folder) when games are missing, so that a script or
+    /// a dependent cluster job stops there.
+    #[arg(long)]
+    pub complete: bool,
 }
 
 #[derive(Debug, Args)]
@@ -109,6 +113,14 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 outcome.rows.len()
             );
             print!("{}", outcome.summary);
+            match outcome.missing_report() {
+                Some(report) if args.complete => anyhow::bail!(
+                    "match merge --complete: {} is incomplete: {report}",
+                    args.out.display()
+                ),
+                Some(report) => eprintln!("warning: {report}"),
+                None => {}
+            }
             Ok(())
         }
         None => {
