@@ -67,7 +67,8 @@ pub struct SearchBenchArgs {
     /// Moves of self-play per engine, from the empty board.
     #[arg(long, default_value_t = 8)]
     pub moves: usize,
-    /// Pruner used by the pruned variants (`rule`, `random`, `nn` once available).
+    /// Pruner used by the pruned variants: `rule`, `random`, or `nn` (the network in
+    /// `models/default`).
     #[arg(long, default_value = "rule")]
     pub pruner: String,
     /// Engine specs to measure instead of the default set (repeat the flag); `{sims}` and

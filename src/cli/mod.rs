@@ -46,7 +46,7 @@ pub enum Command {
     /// Run the paper's experiments from `experiments/*.toml` files.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
-    /// Run every experiment and write report/REPORT.md (`--quick`: a ten-minute check).
+    /// Run every experiment and write report/REPORT.md (`--quick`: a short check of the whole pipeline).
     Reproduce(reproduce::ReproduceArgs),
 }
 

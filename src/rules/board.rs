@@ -722,6 +722,9 @@ impl Board {
     /// stone lists are spliced. Returns the representative of the union.
     #[inline(never)]
     fn merge(&mut self, a: usize, b: usize) -> usize {
+        debug_assert!(a < NN && b < NN, "merge of chains {a} and {b}: not points");
+        // SAFETY: callers pass chain representatives, which are stones on the board, so
+        // points (< NN); the debug check above catches a caller that breaks this in tests.
         unsafe { std::hint::assert_unchecked(a < NN && b < NN) };
         let (big, small) = if self.chain_size[a] >= self.chain_size[b] {
             (a, b)
@@ -733,6 +736,7 @@ impl Board {
         loop {
             self.chain[s] = big as u8;
             s = self.next[s] as usize;
+            debug_assert!(s < NN, "stone list of chain {small} reached {s}");
             // SAFETY: the stone lists link stones, which are points.
             unsafe { std::hint::assert_unchecked(s < NN) };
             if s == small {
@@ -760,6 +764,7 @@ impl Board {
         loop {
             // SAFETY: stone lists link stones (points), and the empty list has room for every
             // stone taken off (k < NN while a stone is on the board).
+            debug_assert!(s < NN && k < NN, "capture walk at {s}, empty count {k}");
             unsafe { std::hint::assert_unchecked(s < NN && k < NN) };
             self.cells[s] = 0;
             self.chain[s] = NO_CHAIN;
