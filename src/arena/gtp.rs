@@ -183,10 +183,13 @@ impl GtpClient {
         {
             return Err(self.crashed(command));
         }
-        let deadline = Instant::now() + timeout;
+        // A wait too long to represent as an instant is a wait without end.
+        let deadline = Instant::now().checked_add(timeout);
         let mut answer: Vec<String> = Vec::new();
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             let line = match self.lines.recv_timeout(left) {
                 Ok(line) => line,
                 Err(RecvTimeoutError::Timeout) => {

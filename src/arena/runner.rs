@@ -111,6 +111,23 @@ impl MatchConfig {
         norm(self) == norm(other)
     }
 
+    /// Checks every number against its range (komi, timeouts, jobs, move cap), naming the
+    /// setting: match folders and experiment files reach here without the CLI's parsers.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        use crate::util::num::{MAX_KOMI, MAX_SECONDS, MAX_THREADS, check};
+        let e = anyhow::Error::msg;
+        check("komi", self.komi, -MAX_KOMI, MAX_KOMI).map_err(e)?;
+        for (name, v) in [
+            ("genmove timeout (seconds)", self.timeouts.genmove_s),
+            ("command timeout (seconds)", self.timeouts.command_s),
+        ] {
+            check(name, v, f64::MIN_POSITIVE, MAX_SECONDS).map_err(e)?;
+        }
+        check("jobs", self.jobs, 1, MAX_THREADS).map_err(e)?;
+        check("max_moves", self.max_moves, 1, 100_000).map_err(e)?;
+        Ok(())
+    }
+
     /// The seed of game `game`.
     pub fn game_seed(&self, game: u32) -> u64 {
         FastRng::for_stream(self.seed, game as u64).next_u64()
@@ -315,11 +332,17 @@ pub fn run_match(
     out: &Path,
     show_progress: bool,
 ) -> anyhow::Result<MatchOutcome> {
-    if config.jobs == 0 {
-        bail!("--jobs must be at least 1");
-    }
+    config.validate()?;
     let dir = ResultsDir::new(out);
-    if let Some(old) = dir.read_header()?
+    let old = dir.read_header()?;
+    if old.is_none() && out.exists() && !crate::util::output::is_empty_dir(out)? {
+        bail!(
+            "{} is not empty but has no match.toml: its games cannot be tied to players, so \
+             it is not resumed; use a new --out folder",
+            out.display()
+        );
+    }
+    if let Some(old) = old
         && !old.config.same_match(config)
     {
         bail!(
@@ -341,6 +364,15 @@ pub fn run_match(
                 dir.csv().display(),
                 row.game,
                 config.shard.unwrap()
+            );
+        }
+        if row.game > config.games {
+            bail!(
+                "{}: game {} is finished but --games is {}: give at least {} to resume",
+                dir.csv().display(),
+                row.game,
+                config.games,
+                row.game
             );
         }
         rows.insert(row.game, row);

@@ -101,9 +101,9 @@ pub struct PlayoutBenchArgs {
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Playouts(args) => {
-            println!("# akushu bench playouts {args:?}");
+            crate::outln!("# akushu bench playouts {args:?}");
             let report = playout_bench(&args);
-            print!("{report}");
+            crate::out!("{report}");
             Ok(())
         }
         BenchCommand::Search(args) => search_bench(&args),
@@ -152,7 +152,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
     use crate::search::spec::{parse_uct, resolved_config};
     use crate::search::uct::UctEngine;
     use crate::search::{Engine, EngineMove};
-    println!("# akushu bench search {args:?}");
+    crate::outln!("# akushu bench search {args:?}");
     let specs: Vec<String> = if args.engine.is_empty() {
         DEFAULT_SEARCH_ENGINES
             .iter()
@@ -169,7 +169,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         })
         .collect();
     for s in &specs {
-        println!("# {s}\n{}", resolved_config(s)?);
+        crate::outln!("# {s}\n{}", resolved_config(s)?);
     }
     let bar = indicatif::ProgressBar::new((specs.len() * args.moves) as u64);
     let mut rows: Vec<SearchBenchRow> = Vec::new();
@@ -210,17 +210,29 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         });
     }
     bar.finish_and_clear();
-    println!(
+    crate::outln!(
         "{:<64} {:>9} {:>8} {:>6} {:>10} {:>12} {:>10}",
-        "engine", "sims/s", "s/move", "ratio", "cpu s/move", "pruner evals", "cache hits"
+        "engine",
+        "sims/s",
+        "s/move",
+        "ratio",
+        "cpu s/move",
+        "pruner evals",
+        "cache hits"
     );
     for r in &rows {
         let cpu = r
             .cpu_s_per_move
             .map_or("-".to_string(), |c| format!("{c:.4}"));
-        println!(
+        crate::outln!(
             "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>12} {:>10}",
-            r.engine, r.sims_per_s, r.s_per_move, r.time_ratio, cpu, r.pruner_evals, r.cache_hits
+            r.engine,
+            r.sims_per_s,
+            r.s_per_move,
+            r.time_ratio,
+            cpu,
+            r.pruner_evals,
+            r.cache_hits
         );
     }
     crate::util::fsio::write_atomic_with(&args.out, |w| {
@@ -231,7 +243,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         csv.flush()?;
         Ok(())
     })?;
-    println!("wrote {}", args.out.display());
+    crate::outln!("wrote {}", args.out.display());
     Ok(())
 }
 
@@ -423,7 +435,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     use crate::net::cnn::CnnConfig;
     use crate::net::mlp::MlpConfig;
     use crate::net::speed::{fma_peak_gflops, time_training, training_flops};
-    println!("# akushu bench train {args:?}");
+    crate::outln!("# akushu bench train {args:?}");
     let config = crate::net::TrainConfig::new(args.model)
         .with_batch_size(args.batch_size)
         .with_augment(false)
@@ -444,7 +456,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     // Positions of seeded random games: the step's cost does not depend on the moves.
     let positions = crate::net::synthetic::random_game_positions(64, 1);
     let mflop = training_flops(&config) * 1e-6;
-    println!("# {network}: {mflop:.1} MFLOP per training example (3 x forward)");
+    crate::outln!("# {network}: {mflop:.1} MFLOP per training example (3 x forward)");
     let mut rows = Vec::new();
     for &threads in &args.threads {
         let speed = time_training(&config, &positions, threads, args.steps)?;
@@ -461,7 +473,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
             share_of_peak: speed.gflops / peak.max(1e-9),
             vector_unit: unit.to_string(),
         };
-        println!(
+        crate::outln!(
             "threads {}: {:.0} examples/s, cpu/wall {:.2}, {:.1} GFLOP/s of {:.0} peak ({unit}): {:.1}%",
             row.threads,
             row.examples_per_s,
@@ -479,6 +491,6 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
         }
         csv.flush()
     })?;
-    println!("wrote {}", args.out.display());
+    crate::outln!("wrote {}", args.out.display());
     Ok(())
 }

@@ -177,7 +177,7 @@ fn write_curve(path: &Path, c: &Curve) -> anyhow::Result<()> {
 fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
     if !args.sgf.is_empty() {
         let (all, skipped) = sgf_positions(&args.sgf);
-        println!("# SGF: {} positions, {skipped} records skipped", all.len());
+        crate::outln!("# SGF: {} positions, {skipped} records skipped", all.len());
         return Ok(sample(all, args.max_positions, args.seed));
     }
     let all = match (&args.data, args.synthetic_games) {
@@ -194,9 +194,9 @@ fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    println!("# akushu eval {args:?}");
+    crate::outln!("# akushu eval {args:?}");
     let positions = positions(&args)?;
-    println!("# {} positions", positions.len());
+    crate::outln!("# {} positions", positions.len());
     let mut rows = Vec::new();
     let mut curves = Vec::new();
     let device = args.device.device()?;
@@ -215,7 +215,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         };
         bar.finish_and_clear();
         let row = SummaryRow::new(label(name), &curve, start.elapsed().as_secs_f64());
-        println!(
+        crate::outln!(
             "{:<16} n={} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
             row.model,
             row.positions,

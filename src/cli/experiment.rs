@@ -76,12 +76,12 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
         ExperimentCommand::Run(args) => {
             let file = experiment::load(&args.file)?;
             let out = args.out.clone().unwrap_or_else(|| default_runs(args.quick));
-            println!(
+            crate::outln!(
                 "# akushu experiment run {} (akushu {})",
                 args.file.display(),
                 env!("CARGO_PKG_VERSION")
             );
-            println!("{}", toml::to_string(&file)?);
+            crate::outln!("{}", toml::to_string(&file)?);
             let opts = RunOptions {
                 out: out.clone(),
                 quick: args.quick,
@@ -104,8 +104,8 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
             let path = dir.join("report.md");
             crate::util::fsio::write_atomic(&path, text.as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;
-            println!("{text}");
-            println!("written: {}", path.display());
+            crate::outln!("{text}");
+            crate::outln!("written: {}", path.display());
             if !result.failed_arms.is_empty() {
                 anyhow::bail!(
                     "{} arm(s) failed (see {})",

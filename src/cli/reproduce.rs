@@ -80,8 +80,8 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         args.out
             .join(default_runs(args.quick).file_name().expect("named"))
     });
-    println!("# akushu reproduce (akushu {})", env!("CARGO_PKG_VERSION"));
-    println!("{args:#?}");
+    crate::outln!("# akushu reproduce (akushu {})", env!("CARGO_PKG_VERSION"));
+    crate::outln!("{args:#?}");
     let mut results: Vec<ExperimentResult> = Vec::new();
     let mut failures = Vec::new();
     for path in experiment_files(&args.experiments)? {
@@ -128,7 +128,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     let path = args.out.join("REPORT.md");
     crate::util::fsio::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
-    println!("written: {} ({:.0} s)", path.display(), info.seconds);
+    crate::outln!("written: {} ({:.0} s)", path.display(), info.seconds);
     if !failures.is_empty() {
         bail!(
             "experiments failed (see {}): {}",

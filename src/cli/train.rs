@@ -236,8 +236,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         );
     }
     let device = args.device.device()?;
-    println!("# akushu train {args:?}");
-    println!("# config:\n{}", config.to_json());
+    crate::outln!("# akushu train {args:?}");
+    crate::outln!("# config:\n{}", config.to_json());
     let load = |split: Split| -> anyhow::Result<_> {
         Ok(match (&args.data, args.synthetic_games) {
             (Some(dir), _) => read_split(dir, split)?,
@@ -252,7 +252,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         config.max_validation,
         config.seed ^ 1,
     );
-    println!(
+    crate::outln!(
         "# data: {} training, {} validation positions (loaded in {:.1} s)",
         train_set.len(),
         valid_set.len(),
@@ -266,7 +266,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         device,
         stop_after: args.stop_after_minutes.map(|m| m * 60.0),
     };
-    println!(
+    crate::outln!(
         "# device {}, threads {}",
         args.device,
         if args.threads == 0 {
@@ -278,7 +278,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let summary = train(&config, &train_set, &valid_set, &args.out, &options)
         .with_context(|| format!("training into {}", args.out.display()))?;
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    crate::outln!(
         "# {}: {} epochs, {} steps in {:.0} s{}; best epoch {} (validation loss {:.5}); model in {}",
         if summary.paused {
             "paused (continue with --resume)"

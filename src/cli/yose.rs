@@ -119,14 +119,14 @@ fn solve_one(args: &YoseArgs, path: &Path) -> anyhow::Result<()> {
         defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
-    println!("# akushu yose {}", path.display());
-    println!("# solver config: {}", serde_json::to_string(&config)?);
-    println!(
+    crate::outln!("# akushu yose {}", path.display());
+    crate::outln!("# solver config: {}", serde_json::to_string(&config)?);
+    crate::outln!(
         "# scoring: area (stones + surrounded empty points) with komi, game ends at two passes"
     );
     let problem = Problem::load(path).context("yose")?;
-    println!("{}", problem.board);
-    println!(
+    crate::outln!("{}", problem.board);
+    crate::outln!(
         "{} to move, komi {}",
         if problem.to_move == Color::Black {
             "black"
@@ -145,29 +145,31 @@ fn print_result(problem: &Problem, r: &SolveResult) {
         let pts: Vec<String> = crate::rules::BitIter(r.defender_removed)
             .map(|i| crate::rules::Point::new(i).to_gtp())
             .collect();
-        println!("defender extension removed: {}", pts.join(" "));
+        crate::outln!("defender extension removed: {}", pts.join(" "));
     }
     match r.score {
         Some(s) => {
             let best = r.best.map_or("-".to_string(), |m: Move| m.to_gtp());
-            println!(
+            crate::outln!(
                 "best move {best}, score {} (area B-W {s}, komi {})",
                 margin_text(s, problem.komi),
                 problem.komi
             );
             if let Some(a) = problem.answer {
                 let ok = (s as f32 - problem.komi - a).abs() < 1e-3;
-                println!(
+                crate::outln!(
                     "stored answer AK[{a}]: {}",
                     if ok { "agrees" } else { "DISAGREES" }
                 );
             }
         }
-        None => println!("unfinished (limit reached)"),
+        None => crate::outln!("unfinished (limit reached)"),
     }
-    println!(
+    crate::outln!(
         "nodes {}, time {:.3} s, ply-cap hits {}",
-        r.nodes, r.seconds, r.ply_cap_hits
+        r.nodes,
+        r.seconds,
+        r.ply_cap_hits
     );
 }
 
@@ -215,12 +217,12 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
-    println!("# akushu yose bench {}", dir.display());
-    println!(
+    crate::outln!("# akushu yose bench {}", dir.display());
+    crate::outln!(
         "# solver config (algorithm and pruning vary): {}",
         serde_json::to_string(&base)?
     );
-    println!(
+    crate::outln!(
         "# algorithms {:?}, modes {:?}, csv {}",
         algos,
         modes.iter().map(|m| m.name()).collect::<Vec<_>>(),
@@ -251,7 +253,7 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         for row in r.deserialize() {
             rows.push(row.with_context(|| format!("bad row in {}", args.csv.display()))?);
         }
-        println!("# resuming: {} rows already in the CSV", rows.len());
+        crate::outln!("# resuming: {} rows already in the CSV", rows.len());
     }
     let done: HashSet<(String, String, String)> = rows
         .iter()
@@ -296,12 +298,12 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         }
     }
     bar.finish_and_clear();
-    print!("{}", table(&rows, &algos, &modes));
+    crate::out!("{}", table(&rows, &algos, &modes));
     if skipped > 0 {
-        println!("skipped {skipped} unreadable problem files");
+        crate::outln!("skipped {skipped} unreadable problem files");
     }
     let wrong = rows.iter().filter(|r| r.agrees == Some(false)).count();
-    println!(
+    crate::outln!(
         "rows {}, disagreeing with the stored answer: {wrong}; csv: {}",
         rows.len(),
         args.csv.display()

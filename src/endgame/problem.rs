@@ -50,6 +50,11 @@ impl Problem {
             path: path.to_string(),
             message,
         };
+        // A UTF-8 byte-order mark is not part of the SGF text.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if crate::sgf::record::nesting_depth(text.as_bytes()) > crate::sgf::record::MAX_DEPTH {
+            return Err(bad(crate::sgf::SgfError::TooDeep.to_string()));
+        }
         let trees = go::parse(text).map_err(|e| bad(format!("SGF parse error: {e}")))?;
         let root = trees.first().ok_or_else(|| bad("no game tree".into()))?;
         let (mut black, mut white) = (Vec::new(), Vec::new());
@@ -83,7 +88,8 @@ impl Problem {
                             sgf_parse::Color::White => Color::White,
                         })
                     }
-                    Prop::KM(k) => komi = *k as f32,
+                    Prop::KM(k) if k.is_finite() => komi = *k as f32,
+                    Prop::KM(k) => return Err(bad(format!("KM[{k}] is not a finite komi"))),
                     Prop::B(m) | Prop::W(m) => {
                         let c = if matches!(prop, Prop::B(_)) {
                             Color::Black
@@ -137,9 +143,15 @@ impl Problem {
         Problem::parse(&text, &path.display().to_string())
     }
 
-    /// The position after the first `n` main-line moves (all of them when `n` is larger),
-    /// with the side to move after them. Fails naming the illegal move.
+    /// The position after the first `n` main-line moves, with the side to move after them.
+    /// Fails naming the illegal move, or when the main line is shorter than `n`.
     pub fn position_after(&self, n: usize) -> Result<(Board, Color), String> {
+        if n > self.moves.len() {
+            return Err(format!(
+                "move {n} asked for, but the main line has {} moves",
+                self.moves.len()
+            ));
+        }
         let mut board = self.board;
         let mut to_move = self.to_move;
         for (k, &(c, m)) in self.moves.iter().take(n).enumerate() {

@@ -6,6 +6,7 @@
 //! a hang. Control characters are dropped, tabs become spaces, `#` starts a comment, empty
 //! lines are ignored (GTP 2, section 3.1).
 
+use crate::util::num::{MAX_KOMI, MAX_SECONDS};
 use std::io::{BufRead, Write};
 
 use crate::rules::{Color, Game, Move, N, NN, Point, Scoring, bit};
@@ -165,10 +166,7 @@ impl GtpServer {
                 Ok(String::new())
             }
             "komi" => {
-                let k: f32 = parse(arg(args, 0, "komi")?, "komi")?;
-                if !k.is_finite() {
-                    return Err("syntax error: komi must be a finite number".into());
-                }
+                let k = ranged(arg(args, 0, "komi")?, "komi", -MAX_KOMI, MAX_KOMI)?;
                 self.komi = k;
                 self.engine.set_komi(k);
                 Ok(String::new())
@@ -234,15 +232,20 @@ impl GtpServer {
                 }
             }
             "time_settings" => {
-                let main: f64 = parse(arg(args, 0, "main time")?, "main time")?;
-                let byo: f64 = parse(arg(args, 1, "byo-yomi time")?, "byo-yomi time")?;
+                let main = ranged(arg(args, 0, "main time")?, "main time", 0.0, MAX_SECONDS)?;
+                let byo = ranged(
+                    arg(args, 1, "byo-yomi time")?,
+                    "byo-yomi time",
+                    0.0,
+                    MAX_SECONDS,
+                )?;
                 let stones: u32 = parse(arg(args, 2, "byo-yomi stones")?, "byo-yomi stones")?;
                 self.time_settings = Some((main, byo, stones));
                 Ok(String::new())
             }
             "time_left" => {
                 let color = color_arg(args, 0)?;
-                let secs: f64 = parse(arg(args, 1, "time")?, "time")?;
+                let secs = ranged(arg(args, 1, "time")?, "time", 0.0, MAX_SECONDS)?;
                 let _stones: u32 = parse(arg(args, 2, "stones")?, "stones")?;
                 self.engine.set_time_left(color, secs);
                 Ok(String::new())
@@ -298,6 +301,15 @@ fn arg<'a>(args: &[&'a str], i: usize, what: &str) -> Result<&'a str, String> {
 fn parse<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
     text.parse()
         .map_err(|_| format!("syntax error: bad {what} `{text}`"))
+}
+
+/// A number argument in `lo..=hi` (NaN and infinities refused), as a GTP syntax error.
+fn ranged<T>(text: &str, what: &str, lo: T, hi: T) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+    T::Err: std::fmt::Display,
+{
+    crate::util::num::parse_in(what, text, lo, hi).map_err(|e| format!("syntax error: {e}"))
 }
 
 fn color_arg(args: &[&str], i: usize) -> Result<Color, String> {

@@ -80,6 +80,9 @@ pub const MAX_RECORD_BYTES: u64 = 16 << 20;
 
 struct Walker<'f> {
     seq: u64,
+    /// Folders already walked, by device and inode: a symbolic link back up the tree (or a
+    /// folder reached twice) is read once, so a link loop cannot make the walk endless.
+    seen_dirs: std::collections::HashSet<(u64, u64)>,
     emit: &'f mut dyn FnMut(Result<RawRecord, SourceError>) -> ControlFlow<()>,
 }
 
@@ -119,6 +122,20 @@ impl Walker<'_> {
     }
 
     fn dir(&mut self, dir: &Path) -> ControlFlow<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match std::fs::metadata(dir) {
+                Ok(m) if !self.seen_dirs.insert((m.dev(), m.ino())) => {
+                    return self.error(
+                        &dir.display().to_string(),
+                        "folder already read (a symbolic link loop or a second path to it)",
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => return self.error(&dir.display().to_string(), e),
+            }
+        }
         let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
             Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
             Err(e) => return self.error(&dir.display().to_string(), e),
@@ -233,6 +250,7 @@ where
 {
     let mut w = Walker {
         seq: 0,
+        seen_dirs: Default::default(),
         emit: &mut emit,
     };
     for p in inputs {
@@ -297,6 +315,19 @@ pub fn read_maybe_compressed(path: &Path) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn symlink_loops_end() {
+        let d = std::env::temp_dir().join(format!("akushu-loop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("L/sub")).unwrap();
+        std::fs::write(d.join("L/sub/a.sgf"), "(;SZ[9];B[ee])").unwrap();
+        std::os::unix::fs::symlink("..", d.join("L/sub/up")).unwrap();
+        let all = read_all(&[d.join("L")]);
+        let records = all.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(records, 1, "{all:?}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn kinds_and_ids() {
