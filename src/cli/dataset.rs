@@ -242,7 +242,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         "{}",
         toml::to_string(&cfg).context("printing the configuration")?
     );
-    let m = build::build(&cfg, &a.out, !a.quiet, a.force)?;
+    let m = build::build_into(&cfg, &a.out, !a.quiet, a.force)?;
     crate::outln!("records read: {}", m.records_read);
     crate::outln!("games read: {}", m.games_read);
     crate::outln!("duplicates dropped: {}", m.duplicates);

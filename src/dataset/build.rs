@@ -453,9 +453,13 @@ fn progress_bar(show: bool) -> ProgressBar {
 }
 
 /// Builds a dataset from `cfg.inputs` into `out`; returns the manifest. `progress` shows an
-/// indicatif bar on stderr.
-/// `force` allows replacing a directory akushu did not mark as a dataset.
-pub fn build(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) -> Result<Manifest> {
+/// indicatif bar on stderr. Replaces only an earlier dataset (see [`build_into`]).
+pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> {
+    build_into(cfg, out, progress, false)
+}
+
+/// [`build`]; `force` allows replacing a directory akushu did not mark as a dataset.
+pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) -> Result<Manifest> {
     let start = Instant::now();
     if cfg.inputs.is_empty() {
         bail!("no SGF inputs given (--sgf PATH)");

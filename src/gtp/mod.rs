@@ -306,7 +306,7 @@ fn parse<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
 /// A number argument in `lo..=hi` (NaN and infinities refused), as a GTP syntax error.
 fn ranged<T>(text: &str, what: &str, lo: T, hi: T) -> Result<T, String>
 where
-    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + std::fmt::Debug + Copy,
     T::Err: std::fmt::Display,
 {
     crate::util::num::parse_in(what, text, lo, hi).map_err(|e| format!("syntax error: {e}"))

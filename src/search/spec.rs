@@ -96,7 +96,7 @@ where
 /// A number for `key` in `lo..=hi` (NaN and infinities refused), the range named in errors.
 fn ranged<T>(key: &str, v: &str, lo: T, hi: T) -> anyhow::Result<T>
 where
-    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + std::fmt::Debug + Copy,
     T::Err: std::fmt::Display,
 {
     crate::util::num::parse_in(&format!("key `{key}`"), v, lo, hi).map_err(anyhow::Error::msg)

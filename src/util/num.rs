@@ -3,7 +3,7 @@
 //! comparison with it is false) and no range here reaches infinity, so a value that passes
 //! is finite and safe to turn into a `Duration`, a loop count or an allocation size.
 
-use std::fmt::Display;
+use std::fmt::{Debug, Display};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
@@ -15,7 +15,8 @@ pub const MAX_KOMI: f32 = 500.0;
 pub const MAX_THREADS: usize = 256;
 
 /// `value` when `lo <= value <= hi`, else a message naming `name` and the range.
-pub fn check<T: PartialOrd + Display + Copy>(
+/// (`Debug` prints a float as short as it was written: `1e300`, not 301 digits.)
+pub fn check<T: PartialOrd + Display + Debug + Copy>(
     name: &str,
     value: T,
     lo: T,
@@ -25,7 +26,7 @@ pub fn check<T: PartialOrd + Display + Copy>(
         Ok(value)
     } else {
         Err(format!(
-            "{name}: {value} is not in the allowed range {lo} to {hi}"
+            "{name}: {value:?} is not in the allowed range {lo} to {hi}"
         ))
     }
 }
@@ -33,7 +34,7 @@ pub fn check<T: PartialOrd + Display + Copy>(
 /// Parses `text` and checks it lies in `lo..=hi` (NaN and infinities never do).
 pub fn parse_in<T>(name: &str, text: &str, lo: T, hi: T) -> Result<T, String>
 where
-    T: FromStr + PartialOrd + Display + Copy,
+    T: FromStr + PartialOrd + Display + Debug + Copy,
     T::Err: Display,
 {
     let value = text
