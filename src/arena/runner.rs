@@ -194,6 +194,10 @@ pub struct Header {
     /// records the engine settings even if a default changes later.
     #[serde(default)]
     pub engines: BTreeMap<String, String>,
+    /// The checksum of every model directory the players load (see
+    /// [`crate::net::model::model_checksum`]): a resume with changed weights is refused.
+    #[serde(default)]
+    pub models: BTreeMap<String, String>,
 }
 
 impl Header {
@@ -209,8 +213,38 @@ impl Header {
             program: ProgramInfo::current(),
             config: config.clone(),
             engines,
+            models: model_checksums(config),
         }
     }
+}
+
+/// The checksum of every model directory `config`'s players load; a model that cannot be
+/// read is left out (building the player reports it).
+pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for spec in [&config.black, &config.white] {
+        for dir in crate::search::spec::model_dirs(spec) {
+            if let Ok(sum) = crate::net::model::model_checksum(&dir) {
+                out.insert(dir.display().to_string(), sum);
+            }
+        }
+    }
+    out
+}
+
+/// Refuses to resume a folder whose recorded models have other weights now.
+fn check_models(old: &Header, new: &Header, path: &Path) -> anyhow::Result<()> {
+    for (dir, was) in &old.models {
+        match new.models.get(dir) {
+            Some(now) if now != was => bail!(
+                "{}: model {dir} has changed since these games were played (recorded {was}, \
+                 now {now}): resuming would mix two engines; use a new --out folder",
+                path.display()
+            ),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The files of a results folder.
@@ -335,6 +369,10 @@ pub fn run_match(
     config.validate()?;
     let dir = ResultsDir::new(out);
     let old = dir.read_header()?;
+    let old_header = old.clone();
+    if out.exists() && !out.is_dir() {
+        bail!("{} exists and is not a folder", out.display());
+    }
     if old.is_none() && out.exists() && !crate::util::output::is_empty_dir(out)? {
         bail!(
             "{} is not empty but has no match.toml: its games cannot be tied to players, so \
@@ -352,8 +390,17 @@ pub fn run_match(
             describe_difference(&old.config, config)
         );
     }
-    let header = Header::new(config);
+    let mut header = Header::new(config);
+    if let Some(old) = &old_header {
+        check_models(old, &header, &dir.header())?;
+        // Keep what the first run recorded for models no longer readable.
+        for (k, v) in &old.models {
+            header.models.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    crate::util::output::mark_dir(out, "match")
+        .with_context(|| format!("marking {}", out.display()))?;
     dir.write_header(&header)?;
 
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
@@ -492,7 +539,12 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
     if inputs.is_empty() {
         bail!("match merge: give at least one shard folder");
     }
+    crate::util::output::check_not_input(out, inputs)?;
+    if out.exists() && ResultsDir::new(out).read_header()?.is_none() {
+        crate::util::output::check_dir_output(out, "match", false, inputs)?;
+    }
     let mut config: Option<MatchConfig> = None;
+    let mut models: Option<BTreeMap<String, String>> = None;
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     let mut sgfs: BTreeMap<u32, PathBuf> = BTreeMap::new();
     for input in inputs {
@@ -503,6 +555,16 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
                 input.display()
             )
         })?;
+        match &models {
+            None => models = Some(header.models.clone()),
+            Some(m) if *m == header.models => {}
+            Some(m) => bail!(
+                "{} was played with other model weights ({:?}, first shard {:?})",
+                input.display(),
+                header.models,
+                m
+            ),
+        }
         let mut c = header.config.clone();
         c.shard = None;
         c.jobs = 1;
@@ -533,11 +595,14 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
     let config = config.expect("at least one input");
     let outdir = ResultsDir::new(out);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    crate::util::output::mark_dir(out, "match")?;
     for (game, path) in &sgfs {
         let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         write_atomic(&outdir.sgf(*game), &text)?;
     }
-    let header = Header::new(&config);
+    let mut header = Header::new(&config);
+    // The weights the shards recorded, not whatever is on disk now.
+    header.models = models.unwrap_or_default();
     outdir.write_header(&header)?;
     let rows: Vec<GameRecord> = rows.into_values().collect();
     write_csv(&outdir.csv(), &rows)?;

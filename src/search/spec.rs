@@ -64,6 +64,37 @@ pub fn resolved_config(spec: &str) -> anyhow::Result<String> {
     })
 }
 
+/// The model directories an engine spec loads (`nn` pruners and `policy=nn:...`), so that
+/// a match folder can record which weights played. Empty for specs without networks (and for
+/// specs that do not parse: those fail elsewhere with a better message).
+pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
+    let spec = spec.trim();
+    if split_kind(spec).0 != "uct" {
+        return Vec::new();
+    }
+    let Ok(c) = parse_uct(spec) else {
+        return Vec::new();
+    };
+    let pruners = [
+        c.prune.map(|p| p.pruner),
+        c.playout_prune.map(|p| p.pruner),
+        c.soft.map(|p| p.pruner),
+        c.policy,
+    ];
+    let mut dirs: Vec<std::path::PathBuf> = pruners
+        .into_iter()
+        .flatten()
+        .filter_map(|p| match p.split_once(':') {
+            Some(("nn", dir)) => Some(dir.into()),
+            None if p == "nn" => Some(crate::prune::registry::DEFAULT_MODEL.into()),
+            _ => None,
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
 fn split_kind(spec: &str) -> (&str, &str) {
     spec.split_once(':').unwrap_or((spec, ""))
 }

@@ -208,7 +208,9 @@ pub fn file_target(
             }
             Ok(m) => meta = m,
         }
-        target = fs::canonicalize(path).map_err(io_err(path))?;
+        if meta.is_file() {
+            target = fs::canonicalize(path).map_err(io_err(path))?;
+        }
         if meta.is_file() && !force {
             return Err(OutputError::NotOurs {
                 path: path.to_path_buf(),
@@ -223,7 +225,8 @@ pub fn file_target(
         });
     }
     if !meta.is_file() {
-        return Ok(FileTarget::Stream(target));
+        // Opened through the path given: `/dev/stdout` resolves to a name like `pipe:[7]`.
+        return Ok(FileTarget::Stream(path.to_path_buf()));
     }
     if force || starts_with(&target, kind.signature) {
         Ok(FileTarget::Replace(target))
@@ -256,9 +259,11 @@ where
                 .open(&target)
                 .map_err(|e| anyhow::anyhow!("opening {}: {e}", path.display()))?;
             let mut w = io::BufWriter::new(f);
-            fill(&mut w)
-                .and_then(|_| w.flush())
-                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
+            match fill(&mut w).and_then(|_| w.flush()) {
+                // The reader of a pipe has gone (`| head`): nothing is lost that it wanted.
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display())),
+            }
         }
     }
 }
