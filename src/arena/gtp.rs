@@ -113,7 +113,11 @@ impl GtpClient {
                 "program {program:?} not found on PATH or in /usr/games{hint}"
             ))
         })?;
-        let mut child = Command::new(&path)
+        let mut command = Command::new(&path);
+        // Its own process group: a wrapper script's children are stopped with it.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -125,8 +129,18 @@ impl GtpClient {
         let stderr = child.stderr.take().expect("stderr was piped");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            // Bytes, not `lines()`: invalid UTF-8 would end the stream and read as a crash;
+            // decoded lossily it reaches the protocol check and is reported as garbage.
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let text = String::from_utf8_lossy(&buf);
+                let line = text.trim_end_matches(['\n', '\r']).to_string();
                 if tx.send(line).is_err() {
                     break;
                 }
@@ -264,8 +278,18 @@ impl GtpClient {
         }
     }
 
-    /// Stops the engine at once.
+    /// Stops the engine at once, with every process it started (its process group).
     pub fn kill(&mut self) {
+        #[cfg(unix)]
+        if let Ok(pid) = i32::try_from(self.child.id())
+            && matches!(self.child.try_wait(), Ok(None))
+        {
+            // SAFETY: kill(2) with a negative pid signals the engine's own process group,
+            // created at spawn; it touches no memory.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

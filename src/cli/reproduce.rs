@@ -84,7 +84,28 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     crate::outln!("{args:#?}");
     let mut results: Vec<ExperimentResult> = Vec::new();
     let mut failures = Vec::new();
-    for path in experiment_files(&args.experiments)? {
+    let files = experiment_files(&args.experiments)?;
+    if !args.only.is_empty() {
+        // An unknown name would silently give an empty report: refuse it before any work.
+        let mut names = Vec::new();
+        for path in &files {
+            names.push(experiment::load(path)?.name);
+        }
+        let unknown: Vec<&String> = args.only.iter().filter(|n| !names.contains(n)).collect();
+        if !unknown.is_empty() {
+            bail!(
+                "--only: no experiment named {} in {} (known: {})",
+                unknown
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                args.experiments.display(),
+                names.join(", ")
+            );
+        }
+    }
+    for path in files {
         let file = experiment::load(&path)?;
         if !args.only.is_empty() && !args.only.contains(&file.name) {
             continue;
