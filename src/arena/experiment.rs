@@ -184,25 +184,40 @@ pub struct Arm {
 pub fn load(path: &Path) -> anyhow::Result<ExperimentFile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let file: ExperimentFile =
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parses an experiment file's text; `name` (a path) only labels errors. The `[match]`
+/// numbers are range-checked here, where the file is read.
+pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
+    let file: ExperimentFile = toml::from_str(text).with_context(|| format!("parsing {name}"))?;
     match file.kind {
         Kind::Match if file.players.is_none() => {
-            bail!(
-                "{}: a match experiment needs a [players] table",
-                path.display()
-            )
+            bail!("{name}: a match experiment needs a [players] table")
         }
         Kind::Curve if file.curve.is_none() => {
-            bail!(
-                "{}: a curve experiment needs a [curve] table",
-                path.display()
-            )
+            bail!("{name}: a curve experiment needs a [curve] table")
         }
         _ => {}
     }
+    let s = &file.settings;
+    MatchConfig {
+        komi: s.komi,
+        max_moves: s.max_moves,
+        timeouts: GtpTimeouts {
+            genmove_s: s.genmove_timeout_s,
+            command_s: s.command_timeout_s,
+        },
+        ..MatchConfig::default()
+    }
+    .validate()
+    .with_context(|| format!("{name}: [match]"))?;
     Ok(file)
 }
+
+/// Longest text a template may expand to: variables that refer to themselves several times
+/// would otherwise double it at every round.
+const MAX_EXPANSION: usize = 64 * 1024;
 
 fn value_text(v: &toml::Value) -> String {
     match v {
@@ -236,9 +251,19 @@ pub fn substitute(template: &str, vars: &BTreeMap<String, String>) -> Result<Str
                 .get(name)
                 .ok_or_else(|| format!("unknown variable {{{name}}} in {template:?}"))?;
             out.push_str(value);
+            if out.len() > MAX_EXPANSION {
+                return Err(format!(
+                    "variables in {template:?} expand to more than {MAX_EXPANSION} bytes"
+                ));
+            }
             rest = &rest[open + close + 1..];
         }
         out.push_str(rest);
+        if out.len() > MAX_EXPANSION {
+            return Err(format!(
+                "variables in {template:?} expand to more than {MAX_EXPANSION} bytes"
+            ));
+        }
         if out == text {
             return Ok(out);
         }

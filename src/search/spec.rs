@@ -186,7 +186,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 "reuse" => c.reuse = boolean(k, v)?,
                 "resign" => c.resign = ranged(k, v, 0.0, 1.0)?,
                 "pass" => c.pass_when_ahead = boolean(k, v)?,
-                "max_nodes" => c.max_nodes = ranged(k, v, 1_000, 1 << 28)?,
+                "max_nodes" => c.max_nodes = ranged(k, v, 1_000, 1 << 24)?,
                 "playout_moves" => c.playout_moves = ranged(k, v, 1, 100_000)?,
                 "keep" => c.keep_min = ranged(k, v, 0, BOARD_POINTS)?,
                 "cache" => c.cache = ranged(k, v, 0, 1 << 20)?,
