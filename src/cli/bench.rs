@@ -235,7 +235,11 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             r.cache_hits
         );
     }
-    crate::util::fsio::write_atomic_with(&args.out, |w| {
+    let kind = crate::util::output::FileKind {
+        name: "search bench CSV",
+        signature: b"engine,moves,",
+    };
+    crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);
         for r in &rows {
             csv.serialize(r)?;
@@ -484,7 +488,11 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
         );
         rows.push(row);
     }
-    crate::util::fsio::write_atomic_with(&args.out, |w| {
+    let kind = crate::util::output::FileKind {
+        name: "training bench CSV",
+        signature: b"network,batch_size,",
+    };
+    crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);
         for r in &rows {
             csv.serialize(r).map_err(std::io::Error::other)?;

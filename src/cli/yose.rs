@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::endgame::{Algorithm, Problem, SolveResult, Solver, SolverConfig};
 use crate::rules::{Color, Game, Move};
-use crate::util::fsio::write_atomic_with;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OnOff {
@@ -311,15 +310,20 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The bench CSV, recognised by its header when a later run replaces it.
+const BENCH_CSV: crate::util::output::FileKind = crate::util::output::FileKind {
+    name: "endgame bench CSV",
+    signature: b"problem,algorithm,",
+};
+
 fn write_csv(path: &Path, rows: &[BenchRow]) -> anyhow::Result<()> {
-    write_atomic_with(path, |w| {
+    crate::util::output::write_file(path, BENCH_CSV, false, &[], |w| {
         let mut c = csv::Writer::from_writer(w);
         for r in rows {
             c.serialize(r).map_err(std::io::Error::other)?;
         }
         c.flush()
     })
-    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The seed's table: one line per problem and algorithm, seconds / nodes per mode.
