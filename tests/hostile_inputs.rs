@@ -611,3 +611,70 @@ fn collections_count_and_name_every_game() {
     assert!(skipped.contains("multi#2"), "{skipped}");
     fs::remove_dir_all(w).unwrap();
 }
+
+#[test]
+fn gtp_engines_binary_garbage_and_wrapped_children() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = work("engines");
+    let script = |name: &str, body: &str| {
+        let p = w.join(name);
+        fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    };
+    // Binary garbage is reported as garbage, not as a crash or a signal.
+    let garbage = script(
+        "garbage.sh",
+        "while read l; do printf '\\377\\376\\001x\\n\\n'; done\n",
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        &format!("gtp:{}", garbage.display()),
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--out",
+        &s(&w.join("m1")),
+        "--quiet",
+    ]);
+    assert!(r.refused() && r.stderr.contains("garbage"), "{}", r.stderr);
+    assert!(!r.stderr.contains("SIGPIPE"), "{}", r.stderr);
+
+    // A wrapper script's child is stopped with the hung engine.
+    let pid_file = w.join("child.pid");
+    let wrapper = script(
+        "wrapper.sh",
+        &format!(
+            "sleep 1000 &\necho $! > {}\nwhile read c rest; do\n  case \"$c\" in\n    genmove) sleep 1000 ;;\n    known_command) printf '= false\\n\\n' ;;\n    *) printf '=\\n\\n' ;;\n  esac\ndone\n",
+            pid_file.display()
+        ),
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        &format!("gtp:{}", wrapper.display()),
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--out",
+        &s(&w.join("m2")),
+        "--quiet",
+        "--genmove-timeout",
+        "1",
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    let pid = fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while proc_dir.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !proc_dir.exists(),
+        "the wrapper's child {pid} is still running"
+    );
+    fs::remove_dir_all(w).unwrap();
+}
