@@ -92,7 +92,12 @@ fn pick<'a, T>(rng: &mut FastRng, items: &'a [T]) -> &'a T {
     &items[rng.below(items.len() as u32) as usize]
 }
 
-/// Numbers that broke parsers before: non-finite, huge, negative, empty, malformed.
+/// One of `items`, as a string slice.
+fn word(rng: &mut FastRng, items: &[&'static str]) -> &'static str {
+    items[rng.below(items.len() as u32) as usize]
+}
+
+/// Numbers a parser must refuse or handle: non-finite, huge, negative, empty, malformed.
 const HOSTILE_NUMBERS: &[&str] = &[
     "NaN",
     "nan",
@@ -315,13 +320,13 @@ fn mutated_gtp_lines_never_panic_or_hang() {
                 line.push_str(&rng.below(1000).to_string());
                 line.push(' ');
             }
-            line.push_str(*pick(rng, GTP_COMMANDS));
+            line.push_str(word(rng, GTP_COMMANDS));
             for _ in 0..rng.below(4) {
                 line.push(' ');
                 if rng.below(2) == 0 {
-                    line.push_str(*pick(rng, HOSTILE_NUMBERS));
+                    line.push_str(word(rng, HOSTILE_NUMBERS));
                 } else {
-                    line.push_str(*pick(rng, GTP_ARGS));
+                    line.push_str(word(rng, GTP_ARGS));
                 }
             }
             let mut bytes = line.into_bytes();
@@ -441,16 +446,16 @@ fn mutated_engine_specs_never_panic_or_hang() {
             spec.push_str(key);
             spec.push('=');
             match rng.below(8) {
-                0 => spec.push_str(*pick(rng, HOSTILE_NUMBERS)),
-                1 => spec.push_str(*pick(rng, SPEC_VALUES)),
+                0 => spec.push_str(word(rng, HOSTILE_NUMBERS)),
+                1 => spec.push_str(word(rng, SPEC_VALUES)),
                 _ => spec.push_str(valid),
             }
         }
         if rng.below(8) == 0 {
             spec.push(',');
-            spec.push_str(*pick(rng, SPEC_KEYS));
+            spec.push_str(word(rng, SPEC_KEYS));
             spec.push('=');
-            spec.push_str(*pick(rng, HOSTILE_NUMBERS));
+            spec.push_str(word(rng, HOSTILE_NUMBERS));
         }
         let mut bytes = spec.into_bytes();
         if rng.below(4) == 0 {

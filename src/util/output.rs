@@ -314,7 +314,7 @@ mod tests {
             w.write_all(b"x")
         })
         .unwrap();
-        assert!(fs::metadata("/dev/null").unwrap().file_type().is_file() == false);
+        assert!(!fs::metadata("/dev/null").unwrap().file_type().is_file());
         // An input is never an output.
         assert!(write_file(&p, CSV, true, std::slice::from_ref(&d), |_| Ok(())).is_err());
         fs::remove_dir_all(d).unwrap();
