@@ -43,7 +43,7 @@ pub enum SgfError {
     SetupAfterMoves { number: usize },
     #[error("setup point {0:?} is not on the 9x9 board")]
     BadSetup(String),
-    #[error("komi KM[{0}] is not a number of points")]
+    #[error("komi KM[{0}] is not a finite number of points")]
     BadKomi(String),
     #[error("garbage: no moves or stones found")]
     Garbage,
@@ -315,8 +315,9 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
                 }
                 rec.size = *w;
             }
-            // NaN, infinities and absurd values would reach scores and games.csv.
-            Prop::KM(k) if k.is_finite() && k.abs() <= 500.0 => rec.komi = Some(*k as f32),
+            // NaN and infinities would reach scores and games.csv. (Servers do record huge
+            // finite komi, e.g. OGS's KM[9999], and those games replay like any other.)
+            Prop::KM(k) if k.is_finite() && (*k as f32).is_finite() => rec.komi = Some(*k as f32),
             Prop::KM(k) => return Err(SgfError::BadKomi(k.to_string())),
             Prop::HA(h) => rec.handicap = (*h).clamp(0, 81) as u8,
             Prop::RE(t) => {
@@ -333,11 +334,14 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             Prop::Invalid(name, values) => match name.as_str() {
                 "KM" => {
                     let text = text_of(values);
-                    match parse_komi(&text) {
-                        Some(k) => rec.komi = Some(k),
-                        None if text.trim().is_empty() => {}
-                        None => return Err(SgfError::BadKomi(text)),
+                    let non_finite = text
+                        .trim()
+                        .parse::<f64>()
+                        .is_ok_and(|v| !v.is_finite());
+                    if non_finite {
+                        return Err(SgfError::BadKomi(text));
                     }
+                    rec.komi = parse_komi(&text);
                 }
                 "HA" => rec.handicap = parse_handicap(&text_of(values)).unwrap_or(0),
                 "SZ" => size_text = Some(text_of(values)),
@@ -549,7 +553,7 @@ mod tests {
 
     #[test]
     fn contradictory_or_non_finite_values_are_errors() {
-        for km in ["NaN", "inf", "-inf", "1e300"] {
+        for km in ["NaN", "inf", "-inf", "1e300", "1e39"] {
             let r = one(&format!("(;SZ[9]KM[{km}];B[ee])"));
             assert!(matches!(r, Err(SgfError::BadKomi(_))), "{km}: {r:?}");
         }
