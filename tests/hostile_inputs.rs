@@ -208,6 +208,27 @@ fn non_finite_and_huge_numbers_are_refused_naming_the_flag() {
         "{}",
         r.stderr
     );
+    for (flag, value) in [
+        ("--lr", "NaN"),
+        ("--stop-after-minutes", "inf"),
+        ("--channels", "0"),
+    ] {
+        let r = akushu(&[
+            "train",
+            "--synthetic-games",
+            "2",
+            "--out",
+            &s(&w.join("model")),
+            flag,
+            value,
+        ]);
+        assert!(
+            r.refused() && r.stderr.contains(flag),
+            "{flag} {value}: {}",
+            r.stderr
+        );
+        assert!(!w.join("model").exists());
+    }
     fs::remove_dir_all(w).unwrap();
 }
 

@@ -39,8 +39,9 @@ pub struct TrainArgs {
     /// only `--epochs` may be raised).
     #[arg(long)]
     pub resume: bool,
-    /// Threads for the CPU kernels (0 = one per core). One thread is bit-reproducible.
-    #[arg(long, default_value_t = 0)]
+    /// Threads for the CPU kernels (0 = one per core, at most 256). One thread is
+    /// bit-reproducible.
+    #[arg(long, default_value_t = 0, value_parser = crate::util::num::threads_arg)]
     pub threads: usize,
     /// Where the network trains: `cpu`, or `cuda` / `cuda:N` in a build with `--features gpu`.
     #[arg(long, default_value = "cpu")]
@@ -49,8 +50,9 @@ pub struct TrainArgs {
     /// initialisation: trains a shipped model further into a new `--out`, leaving it as it was.
     #[arg(long, conflicts_with = "resume")]
     pub init_from: Option<PathBuf>,
-    /// Pause at the first checkpoint after this many minutes (resume later with `--resume`).
-    #[arg(long)]
+    /// Pause at the first checkpoint after this many minutes (resume later with `--resume`;
+    /// above 0, at most 1e6).
+    #[arg(long, value_parser = minutes_arg)]
     pub stop_after_minutes: Option<f64>,
     /// Override: learning-rate schedule.
     #[arg(long, value_enum)]
@@ -67,11 +69,11 @@ pub struct TrainArgs {
     /// Override: seed.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Override: batch size.
-    #[arg(long)]
+    /// Override: batch size (1 to 1,048,576).
+    #[arg(long, value_parser = batch_arg)]
     pub batch_size: Option<usize>,
-    /// Override: Adam learning rate.
-    #[arg(long)]
+    /// Override: Adam learning rate (above 0, at most 10).
+    #[arg(long, value_parser = lr_arg)]
     pub lr: Option<f64>,
     /// Override: use at most this many training positions (0 = all).
     #[arg(long)]
@@ -91,11 +93,11 @@ pub struct TrainArgs {
     /// Override (MLP): loss (`bce` as in the paper, or `softmax` over legal points).
     #[arg(long, value_enum)]
     pub loss: Option<LossArg>,
-    /// Override (CNN): residual blocks.
-    #[arg(long)]
+    /// Override (CNN): residual blocks (1 to 64).
+    #[arg(long, value_parser = blocks_arg)]
     pub blocks: Option<usize>,
-    /// Override (CNN): channels.
-    #[arg(long)]
+    /// Override (CNN): channels (1 to 1024).
+    #[arg(long, value_parser = channels_arg)]
     pub channels: Option<usize>,
     /// Override: random symmetry augmentation (true/false).
     #[arg(long)]
@@ -225,6 +227,39 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
         c.init_from = Some(v.display().to_string());
     }
     c
+}
+
+/// clap parser for `--stop-after-minutes`.
+fn minutes_arg(text: &str) -> Result<f64, String> {
+    let v = crate::util::num::parse_in("minutes", text, 0.0, crate::util::num::MAX_SECONDS)?;
+    if v <= 0.0 {
+        return Err(format!("minutes: {v} must be above 0"));
+    }
+    Ok(v)
+}
+
+/// clap parser for `--lr`.
+fn lr_arg(text: &str) -> Result<f64, String> {
+    let v = crate::util::num::parse_in("learning rate", text, 0.0, 10.0)?;
+    if v <= 0.0 {
+        return Err(format!("learning rate: {v} must be above 0"));
+    }
+    Ok(v)
+}
+
+/// clap parser for `--batch-size`.
+fn batch_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("batch size", text, 1, 1 << 20)
+}
+
+/// clap parser for `--blocks`.
+fn blocks_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("blocks", text, 1, 64)
+}
+
+/// clap parser for `--channels`.
+fn channels_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("channels", text, 1, 1024)
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {

@@ -334,10 +334,7 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             Prop::Invalid(name, values) => match name.as_str() {
                 "KM" => {
                     let text = text_of(values);
-                    let non_finite = text
-                        .trim()
-                        .parse::<f64>()
-                        .is_ok_and(|v| !v.is_finite());
+                    let non_finite = text.trim().parse::<f64>().is_ok_and(|v| !v.is_finite());
                     if non_finite {
                         return Err(SgfError::BadKomi(text));
                     }

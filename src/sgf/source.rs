@@ -177,12 +177,30 @@ impl Walker<'_> {
         let mut number = 0usize;
         loop {
             line.clear();
-            match input.read_until(b'\n', &mut line) {
+            // A line is read up to the record size limit: a file without newlines must not
+            // be loaded whole.
+            match (&mut input)
+                .take(MAX_RECORD_BYTES + 1)
+                .read_until(b'\n', &mut line)
+            {
                 Ok(0) => return ControlFlow::Continue(()),
                 Ok(_) => {}
                 Err(e) => return self.error(&format!("{name}:{}", number + 1), e),
             }
             number += 1;
+            if line.len() as u64 > MAX_RECORD_BYTES && line.last() != Some(&b'\n') {
+                self.error(&format!("{name}:{number}"), "line longer than 16 MiB")?;
+                // Skip the rest of the long line.
+                loop {
+                    line.clear();
+                    match (&mut input).take(1 << 20).read_until(b'\n', &mut line) {
+                        Ok(0) | Err(_) => return ControlFlow::Continue(()),
+                        Ok(_) if line.last() == Some(&b'\n') => break,
+                        Ok(_) => {}
+                    }
+                }
+                continue;
+            }
             let trimmed = line.trim_ascii();
             if trimmed.is_empty() {
                 continue;
@@ -326,6 +344,27 @@ mod tests {
         let all = read_all(&[d.join("L")]);
         let records = all.iter().filter(|r| r.is_ok()).count();
         assert_eq!(records, 1, "{all:?}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn sgfs_lines_past_the_size_limit_are_skipped() {
+        let d = std::env::temp_dir().join(format!("akushu-longline-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let path = d.join("x.sgfs");
+        let mut bytes = b"(;SZ[9];B[ee])\n".to_vec();
+        bytes.extend(std::iter::repeat_n(b';', MAX_RECORD_BYTES as usize + 10));
+        bytes.extend_from_slice(b"\n(;SZ[9];B[cc])\n");
+        std::fs::write(&path, &bytes).unwrap();
+        let all = read_all(std::slice::from_ref(&path));
+        let ok: Vec<_> = all.iter().filter_map(|r| r.as_ref().ok()).collect();
+        assert_eq!(
+            ok.len(),
+            2,
+            "{:?}",
+            ok.iter().map(|r| &r.id).collect::<Vec<_>>()
+        );
+        assert_eq!(all.iter().filter(|r| r.is_err()).count(), 1);
         std::fs::remove_dir_all(&d).unwrap();
     }
 
