@@ -357,6 +357,58 @@ fn symlink_loops_and_second_paths_read_each_game_once() {
 }
 
 #[test]
+fn fifos_in_folders_and_huge_counts_do_not_hang() {
+    let w = work("fifo");
+    let dir = w.join("in");
+    fs::create_dir_all(&dir).unwrap();
+    good_sgf(&dir);
+    let made = Command::new("mkfifo")
+        .arg(dir.join("pipe.sgf"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let r = akushu_in(
+        &[
+            "dataset",
+            "build",
+            "--sgf",
+            &s(&dir),
+            "--out",
+            &s(&w.join("ds")),
+            "--quiet",
+        ],
+        "",
+        60,
+    );
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(r.stdout.contains("games: 1\n"), "{}", r.stdout);
+    let r = akushu_in(
+        &[
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            "4294967295",
+            "--out",
+            &s(&w.join("m")),
+            "--quiet",
+        ],
+        "",
+        60,
+    );
+    assert!(r.refused() && r.stderr.contains("--games"), "{}", r.stderr);
+    let r = akushu_in(&["bench", "playouts", "--seconds", "inf"], "", 60);
+    assert!(
+        r.refused() && r.stderr.contains("--seconds"),
+        "{}",
+        r.stderr
+    );
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
 fn outputs_never_replace_what_akushu_did_not_write() {
     let w = work("outputs");
     let ds = w.join("ds");

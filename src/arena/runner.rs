@@ -56,6 +56,9 @@ impl fmt::Display for Shard {
     }
 }
 
+/// Most games one match may plan.
+pub const MAX_GAMES: u32 = 1_000_000;
+
 /// Every tunable of a match.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchConfig {
@@ -125,6 +128,8 @@ impl MatchConfig {
         }
         check("jobs", self.jobs, 1, MAX_THREADS).map_err(e)?;
         check("max_moves", self.max_moves, 1, 100_000).map_err(e)?;
+        // The plan lists every game: a hostile count must not allocate gigabytes.
+        check("games", self.games, 0, MAX_GAMES).map_err(e)?;
         Ok(())
     }
 

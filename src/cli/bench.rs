@@ -1,6 +1,6 @@
 //! `akushu bench ...`: speed measurements printed as figures anyone can rerun.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
@@ -44,11 +44,11 @@ pub struct TrainBenchArgs {
     /// Timed steps per thread count (after one warm-up step).
     #[arg(long, default_value_t = 20)]
     pub steps: usize,
-    /// Thread counts to measure (0 = one per core).
-    #[arg(long, value_delimiter = ',', default_value = "1,0")]
+    /// Thread counts to measure (0 = one per core; at most 256).
+    #[arg(long, value_delimiter = ',', default_value = "1,0", value_parser = crate::util::num::threads_arg)]
     pub threads: Vec<usize>,
-    /// Seconds of the FMA peak loop per thread count.
-    #[arg(long, default_value_t = 1.0)]
+    /// Seconds of the FMA peak loop per thread count (above 0, at most 1e6).
+    #[arg(long, default_value_t = 1.0, value_parser = crate::util::num::seconds_arg)]
     pub peak_seconds: f64,
     /// CSV output file.
     #[arg(long, default_value = "runs/bench-train.csv")]
@@ -80,11 +80,11 @@ pub struct SearchBenchArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct PlayoutBenchArgs {
-    /// Worker threads, each running its own playouts.
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads, each running its own playouts (at most 256).
+    #[arg(long, default_value_t = 1, value_parser = crate::util::num::threads_arg)]
     pub threads: usize,
-    /// How long to run.
-    #[arg(long, default_value_t = 5.0)]
+    /// How long to run (above 0, at most 1e6 seconds).
+    #[arg(long, default_value_t = 5.0, value_parser = crate::util::num::seconds_arg)]
     pub seconds: f64,
     /// Run exactly this many playouts per thread instead of `--seconds` (0 = use the clock):
     /// a fixed amount of work, for instruction counts under `valgrind --tool=callgrind`.
@@ -93,8 +93,8 @@ pub struct PlayoutBenchArgs {
     /// Seed; thread `t` uses stream `t` of it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Komi for the win share.
-    #[arg(long, default_value_t = 6.5)]
+    /// Komi for the win share (-500 to 500).
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
 }
 
@@ -268,7 +268,7 @@ pub fn playouts_until(
     count: u64,
 ) -> PlayoutTally {
     let start = Instant::now();
-    let limit = Duration::from_secs_f64(seconds);
+    let limit = crate::util::num::duration_saturating(seconds);
     let mut tally = PlayoutTally::default();
     let empty = Board::new();
     loop {

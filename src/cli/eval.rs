@@ -34,7 +34,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub sgf: Vec<PathBuf>,
     /// Evaluate on synthetic random games instead (smoke runs).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::util::num::synthetic_games_arg)]
     pub synthetic_games: Option<usize>,
     /// Which split.
     #[arg(long, value_enum, default_value = "test")]

@@ -42,8 +42,8 @@ pub struct MatchArgs {
     /// Player B (same syntax); plays white.
     #[arg(long, required = true)]
     pub white: Option<String>,
-    /// Games in the whole match.
-    #[arg(long, default_value_t = 100)]
+    /// Games in the whole match (at most 1,000,000).
+    #[arg(long, default_value_t = 100, value_parser = games_arg)]
     pub games: u32,
     /// Games played at once (default: all cores). Results do not depend on it.
     #[arg(long, default_value_t = super::experiment::default_jobs(), value_parser = jobs_arg)]
@@ -76,6 +76,11 @@ pub struct MatchArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// clap parser for `--games`.
+fn games_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("games", text, 0, crate::arena::runner::MAX_GAMES)
 }
 
 /// clap parser for `--jobs`: 1 to the thread limit.

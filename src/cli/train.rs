@@ -24,7 +24,7 @@ pub struct TrainArgs {
     #[arg(long, required_unless_present = "synthetic_games")]
     pub data: Option<PathBuf>,
     /// Train on this many synthetic random games instead of a dataset (smoke runs).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::util::num::synthetic_games_arg)]
     pub synthetic_games: Option<usize>,
     /// Which network (required for a new run; a resumed run reads it from `OUT/config.json`).
     #[arg(long, value_enum, required_unless_present = "resume")]

@@ -110,6 +110,15 @@ impl Walker<'_> {
         if path.is_dir() {
             return self.dir(path);
         }
+        // Inside folders only regular files are read: opening a FIFO or a device found
+        // there would wait (or read) forever. A path named on the command line is read
+        // whatever it is (`--sgf /dev/stdin`).
+        if !explicit && !path.is_file() {
+            if InputKind::of(&name).is_some() {
+                return self.error(&name, "not a regular file (skipped)");
+            }
+            return ControlFlow::Continue(());
+        }
         let kind = InputKind::of(&name);
         let Some(kind) = kind else {
             if explicit {
@@ -317,15 +326,28 @@ pub fn stream(inputs: Vec<PathBuf>) -> mpsc::Receiver<Result<RawRecord, SourceEr
 
 /// Reads a whole file, transparently decompressing `.xz` and `.gz` (for index files).
 pub fn read_maybe_compressed(path: &Path) -> io::Result<Vec<u8>> {
-    let file = File::open(path)?;
+    /// Largest index accepted once decompressed (the OGS index is about 20 MB).
+    const MAX_INDEX_BYTES: u64 = 1 << 30;
+    let file = File::open(path)?.take(MAX_INDEX_BYTES + 1);
     let name = path.to_string_lossy().to_ascii_lowercase();
     let mut out = Vec::new();
     if name.ends_with(".xz") {
-        liblzma::read::XzDecoder::new(file).read_to_end(&mut out)?;
+        liblzma::read::XzDecoder::new(file)
+            .take(MAX_INDEX_BYTES + 1)
+            .read_to_end(&mut out)?;
     } else if name.ends_with(".gz") {
-        flate2::read::MultiGzDecoder::new(file).read_to_end(&mut out)?;
+        flate2::read::MultiGzDecoder::new(file)
+            .take(MAX_INDEX_BYTES + 1)
+            .read_to_end(&mut out)?;
     } else {
         BufReader::new(file).read_to_end(&mut out)?;
+    }
+    if out.len() as u64 > MAX_INDEX_BYTES {
+        return Err(io::Error::other(format!(
+            "{}: larger than {} bytes: not an index",
+            path.display(),
+            MAX_INDEX_BYTES
+        )));
     }
     Ok(out)
 }

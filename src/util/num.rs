@@ -65,6 +65,11 @@ pub fn threads_arg(text: &str) -> Result<usize, String> {
     parse_in("threads", text, 0, MAX_THREADS)
 }
 
+/// clap parser for a number of synthetic games (`--synthetic-games`: 1 to 1,000,000).
+pub fn synthetic_games_arg(text: &str) -> Result<usize, String> {
+    parse_in("synthetic games", text, 1, 1_000_000)
+}
+
 /// clap parser for a share of games in `0..=1` (`--validation`, `--test`).
 pub fn share_arg(text: &str) -> Result<f64, String> {
     parse_in("share", text, 0.0, 1.0)
