@@ -136,10 +136,25 @@ impl Problem {
 
     /// Reads a problem file.
     pub fn load(path: &Path) -> Result<Problem, ProblemError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProblemError::Io {
+        use std::io::Read;
+        let io = |source| ProblemError::Io {
             path: path.display().to_string(),
             source,
-        })?;
+        };
+        // At most the record size limit: `/dev/zero` or a huge file is refused, not loaded.
+        let limit = crate::sgf::source::MAX_RECORD_BYTES;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+            .map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(ProblemError::Bad {
+                path: path.display().to_string(),
+                message: format!("larger than {limit} bytes: not a game record"),
+            });
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         Problem::parse(&text, &path.display().to_string())
     }
 

@@ -108,7 +108,26 @@ impl TrainConfig {
         // Start from the defaults so files written before a field existed still load.
         let mut merged = serde_json::to_value(TrainConfig::new(kind)).expect("configs serialise");
         merge(&mut merged, given);
-        serde_json::from_value(merged).map_err(|e| bad(e.to_string()))
+        let config: TrainConfig = serde_json::from_value(merged).map_err(|e| bad(e.to_string()))?;
+        config.validate().map_err(bad)?;
+        Ok(config)
+    }
+
+    /// Checks the numbers a config file may hold: network shapes that fit in memory and
+    /// finite, positive training rates (a hostile file must fail here, not in an allocator
+    /// or a kernel).
+    pub fn validate(&self) -> Result<(), String> {
+        use crate::util::num::check;
+        check("cnn.blocks", self.cnn.blocks, 1, 64)?;
+        check("cnn.channels", self.cnn.channels, 1, 1024)?;
+        check("mlp.hidden (layers)", self.mlp.hidden.len(), 0, 16)?;
+        for &h in &self.mlp.hidden {
+            check("mlp.hidden (width)", h, 1, 65_536)?;
+        }
+        check("batch_size", self.batch_size, 1, 1 << 20)?;
+        check("learning_rate", self.learning_rate, f64::MIN_POSITIVE, 10.0)?;
+        check("final_lr_fraction", self.final_lr_fraction, 0.0, 1.0)?;
+        Ok(())
     }
 
     /// Pretty JSON, as saved and as printed at the start of a run.
