@@ -85,6 +85,15 @@ fn good_sgf(dir: &Path) -> PathBuf {
     p
 }
 
+/// `dataset build --sgf INPUTS --out OUT --quiet`, with a one-minute limit.
+fn dataset_build(inputs: &[&Path], out: &Path) -> Run {
+    let mut args = vec!["dataset".to_string(), "build".into(), "--sgf".into()];
+    args.extend(inputs.iter().map(|p| s(p)));
+    args.extend(["--out".into(), s(out), "--quiet".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    akushu_in(&args, "", 60)
+}
+
 /// Every file below `dir` with its bytes (symlinks as their target text).
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
@@ -323,20 +332,7 @@ fn symlink_loops_and_second_paths_read_each_game_once() {
     std::os::unix::fs::symlink("..", dir.join("sub/up")).unwrap();
     let link = w.join("again");
     std::os::unix::fs::symlink(&dir, &link).unwrap();
-    let r = akushu_in(
-        &[
-            "dataset",
-            "build",
-            "--sgf",
-            &s(&dir),
-            &s(&link),
-            "--out",
-            &s(&w.join("ds")),
-            "--quiet",
-        ],
-        "",
-        60,
-    );
+    let r = dataset_build(&[&dir, &link], &w.join("ds"));
     assert!(r.ok(), "{}", r.stderr);
     assert!(r.stdout.contains("games: 1\n"), "{}", r.stdout);
     let r = akushu_in(
@@ -367,19 +363,7 @@ fn fifos_in_folders_and_huge_counts_do_not_hang() {
         .status()
         .unwrap();
     assert!(made.success());
-    let r = akushu_in(
-        &[
-            "dataset",
-            "build",
-            "--sgf",
-            &s(&dir),
-            "--out",
-            &s(&w.join("ds")),
-            "--quiet",
-        ],
-        "",
-        60,
-    );
+    let r = dataset_build(&[&dir], &w.join("ds"));
     assert!(r.ok(), "{}", r.stderr);
     assert!(r.stdout.contains("games: 1\n"), "{}", r.stdout);
     let r = akushu_in(
@@ -412,15 +396,7 @@ fn fifos_in_folders_and_huge_counts_do_not_hang() {
 fn outputs_never_replace_what_akushu_did_not_write() {
     let w = work("outputs");
     let ds = w.join("ds");
-    let r = akushu(&[
-        "dataset",
-        "build",
-        "--sgf",
-        &s(&fixtures()),
-        "--out",
-        &s(&ds),
-        "--quiet",
-    ]);
+    let r = dataset_build(&[&fixtures()], &ds);
     assert!(r.ok(), "{}", r.stderr);
     let before = snapshot(&w);
 
@@ -456,15 +432,7 @@ fn outputs_never_replace_what_akushu_did_not_write() {
     fs::create_dir_all(&mine).unwrap();
     fs::write(mine.join("manifest.json"), "{}").unwrap();
     fs::write(mine.join("thesis.tex"), "years of work").unwrap();
-    let r = akushu(&[
-        "dataset",
-        "build",
-        "--sgf",
-        &s(&fixtures()),
-        "--out",
-        &s(&mine),
-        "--quiet",
-    ]);
+    let r = dataset_build(&[&fixtures()], &mine);
     assert!(r.refused() && r.stderr.contains("--force"), "{}", r.stderr);
     assert_eq!(
         fs::read_to_string(mine.join("thesis.tex")).unwrap(),

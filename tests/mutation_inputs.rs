@@ -275,32 +275,14 @@ fn mutated_sgf_files_never_panic_or_hang() {
     });
 }
 
-const GTP_COMMANDS: &[&str] = &[
-    "protocol_version",
-    "name",
-    "version",
-    "known_command",
-    "list_commands",
-    "boardsize",
-    "clear_board",
-    "komi",
-    "play",
-    "genmove",
-    "undo",
-    "final_score",
-    "final_status_list",
-    "showboard",
-    "time_settings",
-    "time_left",
-    "gogui-analyze_commands",
-    "akushu-pruner_scores",
-    "akushu-pruned",
+/// Commands akushu does not answer, besides all it does (`akushu::gtp::COMMANDS`).
+const GTP_UNKNOWN: &[&str] = &[
     "reg_genmove",
     "fixed_handicap",
     "set_free_handicap",
     "loadsgf",
-    "kgs-genmove_cleanup",
     "nonsense",
+    "",
 ];
 const GTP_ARGS: &[&str] = &[
     "b", "w", "B", "W", "black", "white", "x", "A1", "J9", "E5", "T19", "Z0", "pass", "PASS",
@@ -320,7 +302,11 @@ fn mutated_gtp_lines_never_panic_or_hang() {
                 line.push_str(&rng.below(1000).to_string());
                 line.push(' ');
             }
-            line.push_str(word(rng, GTP_COMMANDS));
+            if rng.below(10) == 0 {
+                line.push_str(word(rng, GTP_UNKNOWN));
+            } else {
+                line.push_str(word(rng, akushu::gtp::COMMANDS));
+            }
             for _ in 0..rng.below(4) {
                 line.push(' ');
                 if rng.below(2) == 0 {
