@@ -40,6 +40,30 @@ pub struct ReproduceArgs {
     /// long runs stand, even while they go on).
     #[arg(long)]
     pub no_play: bool,
+    /// Write into `--out` even when it holds files akushu did not write (never the
+    /// experiment files).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The output kind in a report folder's marker file.
+const REPORT_KIND: &str = "report";
+
+/// Checks that `--out` may receive a report: absent, empty, marked as a report, or holding
+/// a `REPORT.md` that akushu wrote; never the experiments folder.
+fn check_report_dir(args: &ReproduceArgs) -> anyhow::Result<()> {
+    use crate::util::output::{FileKind, check_dir_output, check_not_input, file_target};
+    check_not_input(&args.out, std::slice::from_ref(&args.experiments))?;
+    let report = FileKind {
+        name: "akushu report",
+        signature: b"# akushu reproduction report\n",
+    };
+    let ours = args.out.join("REPORT.md").is_file()
+        && file_target(&args.out.join("REPORT.md"), report, false, &[]).is_ok();
+    if !ours {
+        check_dir_output(&args.out, REPORT_KIND, args.force, &[])?;
+    }
+    Ok(())
 }
 
 /// The paper's order; experiments not listed follow alphabetically.
@@ -82,6 +106,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     });
     crate::outln!("# akushu reproduce (akushu {})", env!("CARGO_PKG_VERSION"));
     crate::outln!("{args:#?}");
+    check_report_dir(&args)?;
     let mut results: Vec<ExperimentResult> = Vec::new();
     let mut failures = Vec::new();
     let files = experiment_files(&args.experiments)?;
@@ -144,6 +169,10 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         jobs: args.jobs,
         snapshot: args.no_play,
     };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    crate::util::output::mark_dir(&args.out, REPORT_KIND)
+        .with_context(|| format!("marking {}", args.out.display()))?;
     let plots = write_plots(&results, &args.out);
     let text = render(&info, &results, &plots);
     let path = args.out.join("REPORT.md");

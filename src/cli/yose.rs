@@ -41,14 +41,14 @@ pub struct YoseArgs {
     /// Stop each search after this many nodes (0 = no limit).
     #[arg(long, default_value_t = 0)]
     pub node_limit: u64,
-    /// Stop each search after this many seconds (0 = no limit; bench default 60).
-    #[arg(long)]
+    /// Stop each search after this many seconds (0 = no limit, at most 1e6; bench default 60).
+    #[arg(long, value_parser = time_limit_arg)]
     pub time_limit: Option<f64>,
     /// Recompute the defender extension down to this many plies below the root (0: root only).
     #[arg(long, default_value_t = 0)]
     pub defender_depth: u32,
-    /// Transposition table size: 2^bits entries of 16 bytes.
-    #[arg(long, default_value_t = SolverConfig::default().tt_bits)]
+    /// Transposition table size: 2^bits entries of 16 bytes (10 to 28).
+    #[arg(long, default_value_t = SolverConfig::default().tt_bits, value_parser = tt_bits_arg)]
     pub tt_bits: u32,
     /// Bench: algorithms to run (comma-separated; default all four).
     #[arg(long, value_enum, value_delimiter = ',')]
@@ -65,6 +65,16 @@ pub struct YoseArgs {
     /// Bench: keep the rows already in the CSV and run only the missing ones.
     #[arg(long)]
     pub resume: bool,
+}
+
+/// clap parser for `--time-limit`.
+fn time_limit_arg(text: &str) -> Result<f64, String> {
+    crate::util::num::parse_in("seconds", text, 0.0, crate::util::num::MAX_SECONDS)
+}
+
+/// clap parser for `--tt-bits`.
+fn tt_bits_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("bits", text, 10, 28)
 }
 
 /// The three pruning settings of the seed's table.
