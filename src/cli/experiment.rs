@@ -28,7 +28,7 @@ pub struct ExperimentArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Games played at once.
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = crate::util::num::jobs_arg)]
     pub jobs: usize,
     /// No progress bars.
     #[arg(long)]
@@ -102,8 +102,17 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
             let plots = write_plots(std::slice::from_ref(&result), &dir);
             let text = render(&info, std::slice::from_ref(&result), &plots);
             let path = dir.join("report.md");
-            crate::util::fsio::write_atomic(&path, text.as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
+            let kind = crate::util::output::FileKind {
+                name: "akushu report",
+                signature: b"# akushu reproduction report\n",
+            };
+            crate::util::output::write_file(
+                &path,
+                kind,
+                false,
+                std::slice::from_ref(&args.file),
+                |w| w.write_all(text.as_bytes()),
+            )?;
             crate::outln!("{text}");
             crate::outln!("written: {}", path.display());
             if !result.failed_arms.is_empty() {

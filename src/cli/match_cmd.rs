@@ -46,7 +46,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 100, value_parser = games_arg)]
     pub games: u32,
     /// Games played at once (default: all cores). Results do not depend on it.
-    #[arg(long, default_value_t = super::experiment::default_jobs(), value_parser = jobs_arg)]
+    #[arg(long, default_value_t = super::experiment::default_jobs(), value_parser = crate::util::num::jobs_arg)]
     pub jobs: usize,
     /// Match seed (each game's seed is derived from it and logged in the CSV).
     #[arg(long, default_value_t = 1)]
@@ -81,11 +81,6 @@ pub struct MatchArgs {
 /// clap parser for `--games`.
 fn games_arg(text: &str) -> Result<u32, String> {
     crate::util::num::parse_in("games", text, 0, crate::arena::runner::MAX_GAMES)
-}
-
-/// clap parser for `--jobs`: 1 to the thread limit.
-fn jobs_arg(text: &str) -> Result<usize, String> {
-    crate::util::num::parse_in("jobs", text, 1, crate::util::num::MAX_THREADS)
 }
 
 impl MatchArgs {

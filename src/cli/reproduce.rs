@@ -31,7 +31,7 @@ pub struct ReproduceArgs {
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// Games played at once.
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = crate::util::num::jobs_arg)]
     pub jobs: usize,
     /// No progress bars.
     #[arg(long)]

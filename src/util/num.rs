@@ -65,6 +65,11 @@ pub fn threads_arg(text: &str) -> Result<usize, String> {
     parse_in("threads", text, 0, MAX_THREADS)
 }
 
+/// clap parser for `--jobs` (games played at once: 1 to the thread limit).
+pub fn jobs_arg(text: &str) -> Result<usize, String> {
+    parse_in("jobs", text, 1, MAX_THREADS)
+}
+
 /// clap parser for a number of synthetic games (`--synthetic-games`: 1 to 1,000,000).
 pub fn synthetic_games_arg(text: &str) -> Result<usize, String> {
     parse_in("synthetic games", text, 1, 1_000_000)
