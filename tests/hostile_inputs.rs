@@ -39,13 +39,17 @@ fn akushu_in(args: &[&str], stdin: &str, limit_s: u64) -> Run {
     std::thread::spawn(move || {
         let _ = input.write_all(text.as_bytes());
     });
+    let pid = child.id() as i32;
     let out = std::thread::spawn(move || child.wait_with_output());
     let deadline = Instant::now() + Duration::from_secs(limit_s);
     while !out.is_finished() {
-        assert!(
-            Instant::now() < deadline,
-            "hang: akushu {args:?} ran past {limit_s} s"
-        );
+        if Instant::now() >= deadline {
+            // SAFETY: kill(2) on the child this test started and has not reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            panic!("hang: akushu {args:?} ran past {limit_s} s");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = out.join().unwrap().unwrap();
