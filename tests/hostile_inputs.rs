@@ -723,3 +723,39 @@ fn gtp_engines_binary_garbage_and_wrapped_children() {
     );
     fs::remove_dir_all(w).unwrap();
 }
+
+#[test]
+fn endless_gtp_lines_and_a_closed_stderr_are_survived() {
+    let long = format!("{}\nname\nquit\n", "x".repeat(3 << 20));
+    let r = akushu_in(&["gtp", "--engine", "uct:sims=10"], &long, 60);
+    assert!(r.ok(), "{}", r.stderr);
+    let head = &r.stdout[..r.stdout.len().min(200)];
+    assert!(
+        head.starts_with("? command line too long\n\n= akushu\n\n"),
+        "{head}"
+    );
+
+    // A resumed match writes a note to stderr; with stderr closed it still finishes.
+    let w = work("stderr");
+    let m = w.join("m");
+    let out = s(&m);
+    let mut args = [
+        "match", "--black", "random", "--white", "random", "--games", "1", "--out", &out, "--quiet",
+    ];
+    assert!(akushu(&args).ok());
+    args[6] = "2";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let rows = fs::read_to_string(m.join("games.csv"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(rows, 3, "header and two games");
+    fs::remove_dir_all(w).unwrap();
+}

@@ -472,7 +472,7 @@ fn run_arms(
             ..arm.config.clone()
         };
         let summary = if opts.play {
-            eprintln!(
+            crate::errln!(
                 "[{}] arm {}: {} vs {}, {} games -> {}",
                 file.name,
                 arm.label,
@@ -488,7 +488,7 @@ fn run_arms(
         let summary = match summary {
             Ok(Some(summary)) => summary,
             Ok(None) => {
-                eprintln!(
+                crate::errln!(
                     "[{}] arm {}: no games in {}",
                     file.name,
                     arm.label,
@@ -497,14 +497,17 @@ fn run_arms(
                 continue;
             }
             Err(e) => {
-                eprintln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
+                crate::errln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
                 failed.push((arm.label.clone(), format!("{e:#}")));
                 continue;
             }
         };
-        eprintln!(
+        crate::errln!(
             "[{}] arm {}: A ({}) wins {}",
-            file.name, arm.label, config.black, summary.players[0].overall
+            file.name,
+            arm.label,
+            config.black,
+            summary.players[0].overall
         );
         results.push(ArmResult { arm, dir, summary });
     }
@@ -559,7 +562,7 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("creating {}", out_dir.display()))?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("akushu"));
-        eprintln!("[{}] running akushu {}", file.name, args.join(" "));
+        crate::errln!("[{}] running akushu {}", file.name, args.join(" "));
         let status = std::process::Command::new(&exe)
             .args(&args)
             .status()

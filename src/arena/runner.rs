@@ -435,7 +435,7 @@ pub fn run_match(
         .filter(|g| !rows.contains_key(g))
         .collect();
     if !rows.is_empty() {
-        eprintln!(
+        crate::errln!(
             "resuming {}: {} games already finished, {} to play",
             out.display(),
             rows.len(),
@@ -613,7 +613,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MatchOutcome> {
     write_csv(&outdir.csv(), &rows)?;
     let missing = header.config.games as usize - rows.len().min(header.config.games as usize);
     if missing > 0 {
-        eprintln!(
+        crate::errln!(
             "warning: {missing} of {} games are missing from the shards",
             header.config.games
         );

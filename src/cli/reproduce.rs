@@ -142,11 +142,11 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             show_progress: !args.quiet,
             play: !args.no_play,
         };
-        eprintln!("== {} ({})", file.title, path.display());
+        crate::errln!("== {} ({})", file.title, path.display());
         let t = Instant::now();
         let result = experiment::run(&file, &opts).unwrap_or_else(|e| {
             let why = format!("{e:#}");
-            eprintln!("!! {}: {why}", file.name);
+            crate::errln!("!! {}: {why}", file.name);
             failures.push(file.name.clone());
             ExperimentResult {
                 file: file.clone(),

@@ -247,7 +247,7 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         match Problem::load(&f) {
             Ok(p) => problems.push(p),
             Err(e) => {
-                eprintln!("skipping: {e}");
+                crate::errln!("skipping: {e}");
                 skipped += 1;
             }
         }

@@ -37,6 +37,9 @@ pub const COMMANDS: &[&str] = &[
     "akushu-pruned",
 ];
 
+/// Longest command line read, in bytes.
+const MAX_LINE: u64 = 1 << 20;
+
 /// One GTP session around an engine.
 pub struct GtpServer {
     engine: Box<dyn Engine>,
@@ -115,17 +118,40 @@ impl GtpServer {
     }
 
     /// Reads commands until `quit` or end of input, writing replies as they come.
-    pub fn run<R: BufRead, W: Write>(&mut self, input: R, mut output: W) -> std::io::Result<()> {
-        for line in input.lines() {
-            let line = match line {
-                Ok(l) => l,
+    pub fn run<R: BufRead, W: Write>(
+        &mut self,
+        mut input: R,
+        mut output: W,
+    ) -> std::io::Result<()> {
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            // A command line is read up to MAX_LINE bytes: a peer that never sends a
+            // newline must not fill the memory.
+            if std::io::Read::take(&mut input, MAX_LINE + 1).read_until(b'\n', &mut bytes)? == 0 {
+                break;
+            }
+            if bytes.len() as u64 > MAX_LINE && bytes.last() != Some(&b'\n') {
+                // Drop the rest of the line, then refuse it.
+                while !bytes.ends_with(b"\n") {
+                    bytes.clear();
+                    if std::io::Read::take(&mut input, MAX_LINE).read_until(b'\n', &mut bytes)? == 0
+                    {
+                        break;
+                    }
+                }
+                output.write_all(b"? command line too long\n\n")?;
+                output.flush()?;
+                continue;
+            }
+            let line = match std::str::from_utf8(&bytes) {
+                Ok(l) => l.trim_end_matches(['\n', '\r']).to_string(),
                 // Invalid UTF-8: answer it as malformed rather than stopping.
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                Err(_) => {
                     output.write_all(b"? invalid UTF-8 in command\n\n")?;
                     output.flush()?;
                     continue;
                 }
-                Err(e) => return Err(e),
             };
             if let Some((reply, quit)) = self.handle_line(&line) {
                 output.write_all(reply.as_bytes())?;
@@ -192,7 +218,7 @@ impl GtpServer {
                 };
                 if self.log {
                     let wr = stats.winrate.map_or("-".into(), |w| format!("{w:.3}"));
-                    eprintln!(
+                    crate::errln!(
                         "# {command} {}: {text}  winrate {wr}  sims {}  {:.3} s",
                         color.letter(),
                         stats.simulations,

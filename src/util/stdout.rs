@@ -1,4 +1,5 @@
-//! Printing results to stdout when stdout may be closed early (`akushu ... | head -1`).
+//! Printing results to stdout when stdout may be closed early (`akushu ... | head -1`), and
+//! notes to stderr when it may be closed too (`akushu ... 2>&1 | head -1`).
 //!
 //! Rust ignores SIGPIPE, so a write to a closed pipe returns `BrokenPipe` and `println!`
 //! panics on it. A command's files matter more than its report, so [`outln!`](crate::outln)
@@ -19,7 +20,9 @@ pub fn write(args: fmt::Arguments<'_>) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(args).and_then(|_| out.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("warning: writing to stdout failed: {e}; further output dropped");
+            write_err(format_args!(
+                "warning: writing to stdout failed: {e}; further output dropped\n"
+            ));
         }
         CLOSED.store(true, Ordering::Relaxed);
     }
@@ -43,4 +46,18 @@ macro_rules! outln {
 #[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => { $crate::util::stdout::write(format_args!($($arg)*)) };
+}
+
+/// Writes `args` to stderr, ignoring failure: a note nobody can read is not worth a panic
+/// (`eprintln!` panics when stderr is a closed pipe).
+pub fn write_err(args: fmt::Arguments<'_>) {
+    let _ = std::io::stderr().lock().write_fmt(args);
+}
+
+/// `eprintln!` that survives a closed stderr (see [`write_err`]).
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::util::stdout::write_err(format_args!("{}\n", format_args!($($arg)*)))
+    };
 }
