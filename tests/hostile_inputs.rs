@@ -443,6 +443,24 @@ fn outputs_never_replace_what_akushu_did_not_write() {
         "years of work"
     );
 
+    // Training never writes into someone else's folder.
+    let r = akushu(&[
+        "train",
+        "--synthetic-games",
+        "5",
+        "--model",
+        "mlp",
+        "--out",
+        &s(&mine),
+        "--epochs",
+        "1",
+    ]);
+    assert!(r.refused() && r.stderr.contains("marker"), "{}", r.stderr);
+    assert_eq!(
+        fs::read_to_string(mine.join("manifest.json")).unwrap(),
+        "{}"
+    );
+
     // A symlink is not replaced by a file; a device is streamed into.
     let target = w.join("notes.txt");
     fs::write(&target, "keep me").unwrap();

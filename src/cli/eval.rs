@@ -86,12 +86,15 @@ impl EvalArgs {
     fn inputs(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = self.sgf.clone();
         v.extend(self.data.iter().cloned());
-        v.extend(
-            self.model
-                .iter()
-                .filter(|m| !is_baseline(m))
-                .map(PathBuf::from),
-        );
+        // A model directory's own files are inputs; results may go beside them (the shipped
+        // models keep their eval CSVs and plots there).
+        for dir in self.model.iter().filter(|m| !is_baseline(m)) {
+            let dir = Path::new(dir);
+            v.push(crate::net::model::config_path(dir));
+            let weights = crate::net::model::weights_path(dir);
+            v.push(crate::net::model::checksum_path(&weights));
+            v.push(weights);
+        }
         v
     }
 

@@ -262,6 +262,9 @@ fn channels_arg(text: &str) -> Result<usize, String> {
     crate::util::num::parse_in("channels", text, 1, 1024)
 }
 
+/// The output kind in a model directory's marker file.
+const MODEL_KIND: &str = "model";
+
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = resolve(&args)?;
     if !args.resume && weights_path(&args.out).exists() {
@@ -269,6 +272,22 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             "{} already holds a trained model: write new weights to a new directory (or continue this run with --resume)",
             args.out.display()
         );
+    }
+    // The output rule (src/util/output.rs): a new run writes only into an absent or empty
+    // directory, or one marked as an akushu model; never into what it reads.
+    let inputs: Vec<PathBuf> = [&args.data, &args.init_from, &args.config]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    if args.resume {
+        crate::util::output::check_not_input(&args.out, &inputs)?;
+    } else {
+        crate::util::output::check_dir_output(&args.out, MODEL_KIND, false, &inputs)?;
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("creating {}", args.out.display()))?;
+        crate::util::output::mark_dir(&args.out, MODEL_KIND)
+            .with_context(|| format!("marking {}", args.out.display()))?;
     }
     let device = args.device.device()?;
     crate::outln!("# akushu train {args:?}");

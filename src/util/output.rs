@@ -27,7 +27,7 @@ pub const MARKER_FILE: &str = ".akushu-output";
 #[derive(Debug, Error)]
 pub enum OutputError {
     #[error(
-        "{path}: {why}; akushu replaces only what it wrote itself (add --force if replacing it is meant)"
+        "{path}: {why}; akushu replaces only what it wrote itself (choose another path, or add --force where the command has it and replacing is meant)"
     )]
     NotOurs { path: PathBuf, why: String },
     #[error("{path}: {why}")]
