@@ -208,7 +208,7 @@ fn verify_checksum(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
             path: path.into(),
             message: format!(
                 "checksum mismatch: {} records `{}`, the file has `{actual}` (corrupt or \
-                 replaced weights)",
+                 replaced weights; if the weights are known good, delete the checksum file)",
                 sidecar.display(),
                 recorded.trim()
             ),
