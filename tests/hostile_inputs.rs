@@ -705,6 +705,29 @@ fn gtp_engines_binary_garbage_and_wrapped_children() {
     assert!(r.refused() && r.stderr.contains("garbage"), "{}", r.stderr);
     assert!(!r.stderr.contains("SIGPIPE"), "{}", r.stderr);
 
+    // An answer that never ends is cut off, not read into memory without end.
+    let endless = script(
+        "endless.sh",
+        "read l; printf '= '; while true; do printf 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; done\n",
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        &format!("gtp:{}", endless.display()),
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--out",
+        &s(&w.join("m0")),
+        "--quiet",
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("longer than"),
+        "{}",
+        r.stderr
+    );
+
     // A wrapper script's child is stopped with the hung engine.
     let pid_file = w.join("child.pid");
     let wrapper = script(

@@ -89,6 +89,10 @@ pub struct GtpClient {
     dead: Option<GtpError>,
 }
 
+/// Longest answer read from an engine, in bytes: an engine that never ends a line or an
+/// answer must not fill the memory.
+const MAX_ANSWER: usize = 1 << 20;
+
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL: usize = 5;
 
@@ -135,7 +139,10 @@ impl GtpClient {
             let mut buf = Vec::new();
             loop {
                 buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
+                // A line without end arrives in pieces of at most MAX_ANSWER bytes.
+                match std::io::Read::take(&mut reader, MAX_ANSWER as u64)
+                    .read_until(b'\n', &mut buf)
+                {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {}
                 }
@@ -149,8 +156,18 @@ impl GtpClient {
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = Arc::clone(&stderr_tail);
         std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
+            let mut reader = BufReader::new(stderr);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                // Bounded pieces, as on stdout; only the last few are kept anyway.
+                match std::io::Read::take(&mut reader, 4096).read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = String::from_utf8_lossy(&buf)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_string();
                 let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
                 if t.len() == STDERR_TAIL {
                     t.pop_front();
@@ -200,6 +217,7 @@ impl GtpClient {
         // A wait too long to represent as an instant is a wait without end.
         let deadline = Instant::now().checked_add(timeout);
         let mut answer: Vec<String> = Vec::new();
+        let mut answer_bytes = 0usize;
         loop {
             let left = deadline.map_or(Duration::MAX, |d| {
                 d.saturating_duration_since(Instant::now())
@@ -222,14 +240,22 @@ impl GtpClient {
                 if !line.starts_with('=') && !line.starts_with('?') {
                     return Err(GtpError::Garbage {
                         command: command.to_string(),
-                        reply: line,
+                        reply: line.chars().take(200).collect(),
                     });
                 }
+                answer_bytes += line.len();
                 answer.push(line);
             } else if line.trim().is_empty() {
                 break;
             } else {
+                answer_bytes += line.len();
                 answer.push(line);
+            }
+            if answer_bytes > MAX_ANSWER {
+                return Err(GtpError::Garbage {
+                    command: command.to_string(),
+                    reply: format!("an answer longer than {MAX_ANSWER} bytes"),
+                });
             }
         }
         let first = &answer[0];
