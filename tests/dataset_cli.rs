@@ -112,7 +112,7 @@ fn build_stats_show() {
     ]);
     assert!(ok, "{stderr}");
     assert_eq!(line_value(&stdout, "games:"), 1);
-    let (ok, stdout, _) = akushu(&[
+    let (ok, stdout, stderr) = akushu(&[
         "dataset",
         "build",
         "--config",
@@ -125,8 +125,14 @@ fn build_stats_show() {
         "both",
         "--quiet",
     ]);
+    // No game passes: an error, and the dataset already there is kept.
+    assert!(
+        !ok && stderr.contains("no game was accepted"),
+        "{stdout}{stderr}"
+    );
+    let (ok, stdout, _) = akushu(&["dataset", "stats", &out2]);
     assert!(ok);
-    assert_eq!(line_value(&stdout, "games:"), 0);
+    assert_eq!(line_value(&stdout, "games:"), 1);
 
     // Bad input is a clear error, not a panic.
     let (ok, _, stderr) = akushu(&[

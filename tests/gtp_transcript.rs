@@ -98,7 +98,16 @@ const TRANSCRIPT: &str = r#"
 =
 
 > time_left b lots 0
-? syntax error: bad time `lots`
+? syntax error: time: `lots` is not a number (invalid float literal); allowed: 0 to 1000000
+
+> time_left b 1e300 0
+? syntax error: time: 1e300 is not in the allowed range 0 to 1000000
+
+> time_left w NaN 0
+? syntax error: time: NaN is not in the allowed range 0 to 1000000
+
+> komi inf
+? syntax error: komi: inf is not in the allowed range -500 to 500
 
 > 42 undo
 =42

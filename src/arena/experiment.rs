@@ -184,25 +184,40 @@ pub struct Arm {
 pub fn load(path: &Path) -> anyhow::Result<ExperimentFile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let file: ExperimentFile =
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parses an experiment file's text; `name` (a path) only labels errors. The `[match]`
+/// numbers are range-checked here, where the file is read.
+pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
+    let file: ExperimentFile = toml::from_str(text).with_context(|| format!("parsing {name}"))?;
     match file.kind {
         Kind::Match if file.players.is_none() => {
-            bail!(
-                "{}: a match experiment needs a [players] table",
-                path.display()
-            )
+            bail!("{name}: a match experiment needs a [players] table")
         }
         Kind::Curve if file.curve.is_none() => {
-            bail!(
-                "{}: a curve experiment needs a [curve] table",
-                path.display()
-            )
+            bail!("{name}: a curve experiment needs a [curve] table")
         }
         _ => {}
     }
+    let s = &file.settings;
+    MatchConfig {
+        komi: s.komi,
+        max_moves: s.max_moves,
+        timeouts: GtpTimeouts {
+            genmove_s: s.genmove_timeout_s,
+            command_s: s.command_timeout_s,
+        },
+        ..MatchConfig::default()
+    }
+    .validate()
+    .with_context(|| format!("{name}: [match]"))?;
     Ok(file)
 }
+
+/// Longest text a template may expand to: variables that refer to themselves several times
+/// would otherwise double it at every round.
+const MAX_EXPANSION: usize = 64 * 1024;
 
 fn value_text(v: &toml::Value) -> String {
     match v {
@@ -236,9 +251,19 @@ pub fn substitute(template: &str, vars: &BTreeMap<String, String>) -> Result<Str
                 .get(name)
                 .ok_or_else(|| format!("unknown variable {{{name}}} in {template:?}"))?;
             out.push_str(value);
+            if out.len() > MAX_EXPANSION {
+                return Err(format!(
+                    "variables in {template:?} expand to more than {MAX_EXPANSION} bytes"
+                ));
+            }
             rest = &rest[open + close + 1..];
         }
         out.push_str(rest);
+        if out.len() > MAX_EXPANSION {
+            return Err(format!(
+                "variables in {template:?} expand to more than {MAX_EXPANSION} bytes"
+            ));
+        }
         if out == text {
             return Ok(out);
         }
@@ -447,7 +472,7 @@ fn run_arms(
             ..arm.config.clone()
         };
         let summary = if opts.play {
-            eprintln!(
+            crate::errln!(
                 "[{}] arm {}: {} vs {}, {} games -> {}",
                 file.name,
                 arm.label,
@@ -463,7 +488,7 @@ fn run_arms(
         let summary = match summary {
             Ok(Some(summary)) => summary,
             Ok(None) => {
-                eprintln!(
+                crate::errln!(
                     "[{}] arm {}: no games in {}",
                     file.name,
                     arm.label,
@@ -472,14 +497,17 @@ fn run_arms(
                 continue;
             }
             Err(e) => {
-                eprintln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
+                crate::errln!("[{}] arm {} failed: {e:#}", file.name, arm.label);
                 failed.push((arm.label.clone(), format!("{e:#}")));
                 continue;
             }
         };
-        eprintln!(
+        crate::errln!(
             "[{}] arm {}: A ({}) wins {}",
-            file.name, arm.label, config.black, summary.players[0].overall
+            file.name,
+            arm.label,
+            config.black,
+            summary.players[0].overall
         );
         results.push(ArmResult { arm, dir, summary });
     }
@@ -534,7 +562,7 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("creating {}", out_dir.display()))?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("akushu"));
-        eprintln!("[{}] running akushu {}", file.name, args.join(" "));
+        crate::errln!("[{}] running akushu {}", file.name, args.join(" "));
         let status = std::process::Command::new(&exe)
             .args(&args)
             .status()

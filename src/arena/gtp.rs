@@ -89,6 +89,10 @@ pub struct GtpClient {
     dead: Option<GtpError>,
 }
 
+/// Longest answer read from an engine, in bytes: an engine that never ends a line or an
+/// answer must not fill the memory.
+const MAX_ANSWER: usize = 1 << 20;
+
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL: usize = 5;
 
@@ -113,7 +117,11 @@ impl GtpClient {
                 "program {program:?} not found on PATH or in /usr/games{hint}"
             ))
         })?;
-        let mut child = Command::new(&path)
+        let mut command = Command::new(&path);
+        // Its own process group: a wrapper script's children are stopped with it.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -125,8 +133,21 @@ impl GtpClient {
         let stderr = child.stderr.take().expect("stderr was piped");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
+            // Bytes, not `lines()`: invalid UTF-8 would end the stream and read as a crash;
+            // decoded lossily it reaches the protocol check and is reported as garbage.
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                // A line without end arrives in pieces of at most MAX_ANSWER bytes.
+                match std::io::Read::take(&mut reader, MAX_ANSWER as u64)
+                    .read_until(b'\n', &mut buf)
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let text = String::from_utf8_lossy(&buf);
+                let line = text.trim_end_matches(['\n', '\r']).to_string();
                 if tx.send(line).is_err() {
                     break;
                 }
@@ -135,8 +156,18 @@ impl GtpClient {
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let tail = Arc::clone(&stderr_tail);
         std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
+            let mut reader = BufReader::new(stderr);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                // Bounded pieces, as on stdout; only the last few are kept anyway.
+                match std::io::Read::take(&mut reader, 4096).read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                let line = String::from_utf8_lossy(&buf)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_string();
                 let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
                 if t.len() == STDERR_TAIL {
                     t.pop_front();
@@ -183,10 +214,14 @@ impl GtpClient {
         {
             return Err(self.crashed(command));
         }
-        let deadline = Instant::now() + timeout;
+        // A wait too long to represent as an instant is a wait without end.
+        let deadline = Instant::now().checked_add(timeout);
         let mut answer: Vec<String> = Vec::new();
+        let mut answer_bytes = 0usize;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             let line = match self.lines.recv_timeout(left) {
                 Ok(line) => line,
                 Err(RecvTimeoutError::Timeout) => {
@@ -205,14 +240,22 @@ impl GtpClient {
                 if !line.starts_with('=') && !line.starts_with('?') {
                     return Err(GtpError::Garbage {
                         command: command.to_string(),
-                        reply: line,
+                        reply: line.chars().take(200).collect(),
                     });
                 }
+                answer_bytes += line.len();
                 answer.push(line);
             } else if line.trim().is_empty() {
                 break;
             } else {
+                answer_bytes += line.len();
                 answer.push(line);
+            }
+            if answer_bytes > MAX_ANSWER {
+                return Err(GtpError::Garbage {
+                    command: command.to_string(),
+                    reply: format!("an answer longer than {MAX_ANSWER} bytes"),
+                });
             }
         }
         let first = &answer[0];
@@ -261,8 +304,18 @@ impl GtpClient {
         }
     }
 
-    /// Stops the engine at once.
+    /// Stops the engine at once, with every process it started (its process group).
     pub fn kill(&mut self) {
+        #[cfg(unix)]
+        if let Ok(pid) = i32::try_from(self.child.id())
+            && matches!(self.child.try_wait(), Ok(None))
+        {
+            // SAFETY: kill(2) with a negative pid signals the engine's own process group,
+            // created at spawn; it touches no memory.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

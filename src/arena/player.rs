@@ -5,7 +5,7 @@
 //! Specs: `gtp:<command line>` starts an external engine; anything else is an in-process
 //! engine spec built by [`build_engine`].
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use thiserror::Error;
 
@@ -151,7 +151,7 @@ impl GtpPlayer {
     }
 
     fn command(&mut self, command: &str) -> Result<String, PlayerError> {
-        let t = Duration::from_secs_f64(self.timeouts.command_s);
+        let t = crate::util::num::duration_saturating(self.timeouts.command_s);
         Ok(self.client.command(command, t)?)
     }
 }
@@ -186,7 +186,7 @@ impl Player for GtpPlayer {
     fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
         let command = format!("genmove {}", color.letter());
         let start = Instant::now();
-        let t = Duration::from_secs_f64(self.timeouts.genmove_s);
+        let t = crate::util::num::duration_saturating(self.timeouts.genmove_s);
         let reply = self.client.command(&command, t)?;
         let stats = MoveStats {
             simulations: 0,

@@ -56,6 +56,9 @@ impl fmt::Display for Shard {
     }
 }
 
+/// Most games one match may plan.
+pub const MAX_GAMES: u32 = 1_000_000;
+
 /// Every tunable of a match.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchConfig {
@@ -109,6 +112,25 @@ impl MatchConfig {
             ..c.clone()
         };
         norm(self) == norm(other)
+    }
+
+    /// Checks every number against its range (komi, timeouts, jobs, move cap), naming the
+    /// setting: match folders and experiment files reach here without the CLI's parsers.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        use crate::util::num::{MAX_KOMI, MAX_SECONDS, MAX_THREADS, check};
+        let e = anyhow::Error::msg;
+        check("komi", self.komi, -MAX_KOMI, MAX_KOMI).map_err(e)?;
+        for (name, v) in [
+            ("genmove timeout (seconds)", self.timeouts.genmove_s),
+            ("command timeout (seconds)", self.timeouts.command_s),
+        ] {
+            check(name, v, f64::MIN_POSITIVE, MAX_SECONDS).map_err(e)?;
+        }
+        check("jobs", self.jobs, 1, MAX_THREADS).map_err(e)?;
+        check("max_moves", self.max_moves, 1, 100_000).map_err(e)?;
+        // The plan lists every game: a hostile count must not allocate gigabytes.
+        check("games", self.games, 0, MAX_GAMES).map_err(e)?;
+        Ok(())
     }
 
     /// The seed of game `game`.
@@ -177,6 +199,10 @@ pub struct Header {
     /// records the engine settings even if a default changes later.
     #[serde(default)]
     pub engines: BTreeMap<String, String>,
+    /// The checksum of every model directory the players load (see
+    /// [`crate::net::model::model_checksum`]): a resume with changed weights is refused.
+    #[serde(default)]
+    pub models: BTreeMap<String, String>,
 }
 
 impl Header {
@@ -192,8 +218,38 @@ impl Header {
             program: ProgramInfo::current(),
             config: config.clone(),
             engines,
+            models: model_checksums(config),
         }
     }
+}
+
+/// The checksum of every model directory `config`'s players load; a model that cannot be
+/// read is left out (building the player reports it).
+pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for spec in [&config.black, &config.white] {
+        for dir in crate::search::spec::model_dirs(spec) {
+            if let Ok(sum) = crate::net::model::model_checksum(&dir) {
+                out.insert(dir.display().to_string(), sum);
+            }
+        }
+    }
+    out
+}
+
+/// Refuses to resume a folder whose recorded models have other weights now.
+fn check_models(old: &Header, new: &Header, path: &Path) -> anyhow::Result<()> {
+    for (dir, was) in &old.models {
+        match new.models.get(dir) {
+            Some(now) if now != was => bail!(
+                "{}: model {dir} has changed since these games were played (recorded {was}, \
+                 now {now}): resuming would mix two engines; use a new --out folder",
+                path.display()
+            ),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The files of a results folder.
@@ -315,11 +371,21 @@ pub fn run_match(
     out: &Path,
     show_progress: bool,
 ) -> anyhow::Result<MatchOutcome> {
-    if config.jobs == 0 {
-        bail!("--jobs must be at least 1");
-    }
+    config.validate()?;
     let dir = ResultsDir::new(out);
-    if let Some(old) = dir.read_header()?
+    let old = dir.read_header()?;
+    let old_header = old.clone();
+    if out.exists() && !out.is_dir() {
+        bail!("{} exists and is not a folder", out.display());
+    }
+    if old.is_none() && out.exists() && !crate::util::output::is_empty_dir(out)? {
+        bail!(
+            "{} is not empty but has no match.toml: its games cannot be tied to players, so \
+             it is not resumed; use a new --out folder",
+            out.display()
+        );
+    }
+    if let Some(old) = old
         && !old.config.same_match(config)
     {
         bail!(
@@ -329,8 +395,17 @@ pub fn run_match(
             describe_difference(&old.config, config)
         );
     }
-    let header = Header::new(config);
+    let mut header = Header::new(config);
+    if let Some(old) = &old_header {
+        check_models(old, &header, &dir.header())?;
+        // Keep what the first run recorded for models no longer readable.
+        for (k, v) in &old.models {
+            header.models.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    crate::util::output::mark_dir(out, "match")
+        .with_context(|| format!("marking {}", out.display()))?;
     dir.write_header(&header)?;
 
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
@@ -343,6 +418,15 @@ pub fn run_match(
                 config.shard.unwrap()
             );
         }
+        if row.game > config.games {
+            bail!(
+                "{}: game {} is finished but --games is {}: give at least {} to resume",
+                dir.csv().display(),
+                row.game,
+                config.games,
+                row.game
+            );
+        }
         rows.insert(row.game, row);
     }
     let pending: Vec<u32> = config
@@ -351,7 +435,7 @@ pub fn run_match(
         .filter(|g| !rows.contains_key(g))
         .collect();
     if !rows.is_empty() {
-        eprintln!(
+        crate::errln!(
             "resuming {}: {} games already finished, {} to play",
             out.display(),
             rows.len(),
@@ -510,8 +594,13 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     if inputs.is_empty() {
         bail!("match merge: give at least one shard folder");
     }
+    crate::util::output::check_not_input(out, inputs)?;
+    if out.exists() && ResultsDir::new(out).read_header()?.is_none() {
+        crate::util::output::check_dir_output(out, "match", false, inputs)?;
+    }
     let mut config: Option<MatchConfig> = None;
     let mut shard_counts: Vec<Option<u32>> = Vec::new();
+    let mut models: Option<BTreeMap<String, String>> = None;
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     let mut sgfs: BTreeMap<u32, PathBuf> = BTreeMap::new();
     for input in inputs {
@@ -523,6 +612,16 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
             )
         })?;
         shard_counts.push(header.config.shard.map(|s| s.count));
+        match &models {
+            None => models = Some(header.models.clone()),
+            Some(m) if *m == header.models => {}
+            Some(m) => bail!(
+                "{} was played with other model weights ({:?}, first shard {:?})",
+                input.display(),
+                header.models,
+                m
+            ),
+        }
         let mut c = header.config.clone();
         c.shard = None;
         c.jobs = 1;
@@ -553,11 +652,14 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     let config = config.expect("at least one input");
     let outdir = ResultsDir::new(out);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    crate::util::output::mark_dir(out, "match")?;
     for (game, path) in &sgfs {
         let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         write_atomic(&outdir.sgf(*game), &text)?;
     }
-    let header = Header::new(&config);
+    let mut header = Header::new(&config);
+    // The weights the shards recorded, not whatever is on disk now.
+    header.models = models.unwrap_or_default();
     outdir.write_header(&header)?;
     let missing: Vec<u32> = (1..=config.games)
         .filter(|g| !rows.contains_key(g))

@@ -45,14 +45,14 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
     let config = EndConfig {
         weak_group_max: args.weak_group_max,
     };
-    println!("# akushu analyze {args:?}");
-    println!("# end-of-game config: {config:?}");
+    crate::outln!("# akushu analyze {args:?}");
+    crate::outln!("# end-of-game config: {config:?}");
     let problem = Problem::load(&args.sgf).with_context(|| "analyze --sgf")?;
     let n = args.move_number.unwrap_or(problem.moves.len());
     let (board, to_move) = problem
         .position_after(n)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.sgf.display()))?;
-    print!("{}", report(&board, to_move, &config, n));
+    crate::out!("{}", report(&board, to_move, &config, n));
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! `akushu bench ...`: speed measurements printed as figures anyone can rerun.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
@@ -44,15 +44,15 @@ pub struct TrainBenchArgs {
     /// Timed steps per thread count (after one warm-up step).
     #[arg(long, default_value_t = 20)]
     pub steps: usize,
-    /// Thread counts to measure (0 = one per core).
-    #[arg(long, value_delimiter = ',', default_value = "1,0")]
+    /// Thread counts to measure (0 = one per core; at most 256).
+    #[arg(long, value_delimiter = ',', default_value = "1,0", value_parser = crate::util::num::threads_arg)]
     pub threads: Vec<usize>,
     /// Where the steps run: `cpu`, or a GPU (`gpu`, `vulkan[:N]`, `cuda[:N]`) in a GPU
     /// build. On a GPU the thread count only sizes the CPU pool and no CPU peak is measured.
     #[arg(long, default_value = "cpu")]
     pub device: crate::net::DeviceChoice,
-    /// Seconds of the FMA peak loop per thread count.
-    #[arg(long, default_value_t = 1.0)]
+    /// Seconds of the FMA peak loop per thread count (above 0, at most 1e6).
+    #[arg(long, default_value_t = 1.0, value_parser = crate::util::num::seconds_arg)]
     pub peak_seconds: f64,
     /// CSV output file.
     #[arg(long, default_value = "runs/bench-train.csv")]
@@ -85,11 +85,11 @@ pub struct SearchBenchArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct PlayoutBenchArgs {
-    /// Worker threads, each running its own playouts.
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads, each running its own playouts (at most 256).
+    #[arg(long, default_value_t = 1, value_parser = crate::util::num::threads_arg)]
     pub threads: usize,
-    /// How long to run.
-    #[arg(long, default_value_t = 5.0)]
+    /// How long to run (above 0, at most 1e6 seconds).
+    #[arg(long, default_value_t = 5.0, value_parser = crate::util::num::seconds_arg)]
     pub seconds: f64,
     /// Run exactly this many playouts per thread instead of `--seconds` (0 = use the clock):
     /// a fixed amount of work, for instruction counts under `valgrind --tool=callgrind`.
@@ -98,17 +98,17 @@ pub struct PlayoutBenchArgs {
     /// Seed; thread `t` uses stream `t` of it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Komi for the win share.
-    #[arg(long, default_value_t = 6.5)]
+    /// Komi for the win share (-500 to 500).
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Playouts(args) => {
-            println!("# akushu bench playouts {args:?}");
+            crate::outln!("# akushu bench playouts {args:?}");
             let report = playout_bench(&args);
-            print!("{report}");
+            crate::out!("{report}");
             Ok(())
         }
         BenchCommand::Search(args) => search_bench(&args),
@@ -157,7 +157,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
     use crate::search::spec::{parse_uct, resolved_config};
     use crate::search::uct::UctEngine;
     use crate::search::{Engine, EngineMove};
-    println!("# akushu bench search {args:?}");
+    crate::outln!("# akushu bench search {args:?}");
     let specs: Vec<String> = if args.engine.is_empty() {
         DEFAULT_SEARCH_ENGINES
             .iter()
@@ -174,7 +174,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         })
         .collect();
     for s in &specs {
-        println!("# {s}\n{}", resolved_config(s)?);
+        crate::outln!("# {s}\n{}", resolved_config(s)?);
     }
     let bar = indicatif::ProgressBar::new((specs.len() * args.moves) as u64);
     let mut rows: Vec<SearchBenchRow> = Vec::new();
@@ -215,20 +215,36 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         });
     }
     bar.finish_and_clear();
-    println!(
+    crate::outln!(
         "{:<64} {:>9} {:>8} {:>6} {:>10} {:>12} {:>10}",
-        "engine", "sims/s", "s/move", "ratio", "cpu s/move", "pruner evals", "cache hits"
+        "engine",
+        "sims/s",
+        "s/move",
+        "ratio",
+        "cpu s/move",
+        "pruner evals",
+        "cache hits"
     );
     for r in &rows {
         let cpu = r
             .cpu_s_per_move
             .map_or("-".to_string(), |c| format!("{c:.4}"));
-        println!(
+        crate::outln!(
             "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>12} {:>10}",
-            r.engine, r.sims_per_s, r.s_per_move, r.time_ratio, cpu, r.pruner_evals, r.cache_hits
+            r.engine,
+            r.sims_per_s,
+            r.s_per_move,
+            r.time_ratio,
+            cpu,
+            r.pruner_evals,
+            r.cache_hits
         );
     }
-    crate::util::fsio::write_atomic_with(&args.out, |w| {
+    let kind = crate::util::output::FileKind {
+        name: "search bench CSV",
+        signature: b"engine,moves,",
+    };
+    crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);
         for r in &rows {
             csv.serialize(r)?;
@@ -236,7 +252,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         csv.flush()?;
         Ok(())
     })?;
-    println!("wrote {}", args.out.display());
+    crate::outln!("wrote {}", args.out.display());
     Ok(())
 }
 
@@ -257,7 +273,7 @@ pub fn playouts_until(
     count: u64,
 ) -> PlayoutTally {
     let start = Instant::now();
-    let limit = Duration::from_secs_f64(seconds);
+    let limit = crate::util::num::duration_saturating(seconds);
     let mut tally = PlayoutTally::default();
     let empty = Board::new();
     loop {
@@ -429,7 +445,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     use crate::net::cnn::CnnConfig;
     use crate::net::mlp::MlpConfig;
     use crate::net::speed::{fma_peak_gflops, time_training, training_flops};
-    println!("# akushu bench train {args:?}");
+    crate::outln!("# akushu bench train {args:?}");
     let device = args.device.device()?;
     let base = crate::net::TrainConfig::new(args.model)
         .with_augment(false)
@@ -450,7 +466,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     // Positions of seeded random games: the step's cost does not depend on the moves.
     let positions = crate::net::synthetic::random_game_positions(64, 1);
     let mflop = training_flops(&base) * 1e-6;
-    println!("# {network}: {mflop:.1} MFLOP per training example (3 x forward)");
+    crate::outln!("# {network}: {mflop:.1} MFLOP per training example (3 x forward)");
     let mut rows = Vec::new();
     for &batch_size in &args.batch_size {
         let config = base.clone().with_batch_size(batch_size);
@@ -479,7 +495,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
                 },
                 vector_unit: unit.to_string(),
             };
-            println!(
+            crate::outln!(
                 "{} batch {batch_size}, threads {}: {:.0} examples/s, cpu/wall {:.2}, {:.1} GFLOP/s of {:.0} peak ({unit}): {:.1}%",
                 row.device,
                 row.threads,
@@ -492,13 +508,17 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
             rows.push(row);
         }
     }
-    crate::util::fsio::write_atomic_with(&args.out, |w| {
+    let kind = crate::util::output::FileKind {
+        name: "training bench CSV",
+        signature: b"network,batch_size,",
+    };
+    crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);
         for r in &rows {
             csv.serialize(r).map_err(std::io::Error::other)?;
         }
         csv.flush()
     })?;
-    println!("wrote {}", args.out.display());
+    crate::outln!("wrote {}", args.out.display());
     Ok(())
 }

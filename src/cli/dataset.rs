@@ -27,9 +27,13 @@ pub struct BuildArgs {
     /// SGF inputs: files, folders (recursive), .tar/.tar.gz/.tar.xz archives, .sgfs files.
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub sgf: Vec<PathBuf>,
-    /// Output dataset directory (replaced atomically when the build completes).
+    /// Output dataset directory, replaced atomically when the build completes: only an
+    /// absent path, an empty directory or a dataset akushu built may be replaced.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Replace `--out` even when it is not a dataset akushu built (never an input).
+    #[arg(long)]
+    pub force: bool,
     /// TOML file with build settings and a `[filter]` section; flags override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -66,9 +70,11 @@ pub struct BuildArgs {
     /// Keep only these rules (comma-separated, matched inside RU, case-insensitive).
     #[arg(long, value_delimiter = ',')]
     pub rules: Vec<String>,
-    #[arg(long, allow_hyphen_values = true)]
+    /// Lowest komi kept (-500 to 500).
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub min_komi: Option<f32>,
-    #[arg(long, allow_hyphen_values = true)]
+    /// Highest komi kept (-500 to 500).
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub max_komi: Option<f32>,
     /// Also store positions whose move is a pass.
     #[arg(long)]
@@ -92,14 +98,14 @@ pub struct BuildArgs {
     /// leakage-free for models trained here.
     #[arg(long)]
     pub hold_out: Vec<PathBuf>,
-    /// Share of games for validation.
-    #[arg(long)]
+    /// Share of games for validation (0 to 1).
+    #[arg(long, value_parser = crate::util::num::share_arg)]
     pub validation: Option<f64>,
-    /// Share of games for test.
-    #[arg(long)]
+    /// Share of games for test (0 to 1).
+    #[arg(long, value_parser = crate::util::num::share_arg)]
     pub test: Option<f64>,
-    /// Worker threads (0 = one per core).
-    #[arg(long)]
+    /// Worker threads (0 = one per core; at most 256).
+    #[arg(long, value_parser = crate::util::num::threads_arg)]
     pub threads: Option<usize>,
     /// Read only the first N records (quick samples).
     #[arg(long)]
@@ -231,30 +237,32 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     if cfg.inputs.is_empty() {
         bail!("dataset build: give SGF inputs with --sgf PATH... (or `inputs` in --config)");
     }
-    println!("# akushu dataset build --out {}", a.out.display());
-    println!(
+    crate::outln!("# akushu dataset build --out {}", a.out.display());
+    crate::outln!(
         "{}",
         toml::to_string(&cfg).context("printing the configuration")?
     );
-    let m = build::build(&cfg, &a.out, !a.quiet)?;
-    println!("records read: {}", m.records_read);
-    println!("games: {}", m.games);
-    println!("positions: {}", m.positions);
+    let m = build::build_into(&cfg, &a.out, !a.quiet, a.force)?;
+    crate::outln!("records read: {}", m.records_read);
+    crate::outln!("games read: {}", m.games_read);
+    crate::outln!("duplicates dropped: {}", m.duplicates);
+    crate::outln!("games: {}", m.games);
+    crate::outln!("positions: {}", m.positions);
     for (name, c) in &m.splits {
-        println!("  {name}: {} games, {} positions", c.games, c.positions);
+        crate::outln!("  {name}: {} games, {} positions", c.games, c.positions);
     }
     print_counts("errors", &m.errors);
     print_counts("filtered", &m.filtered);
-    println!("elapsed: {:.1} s", m.elapsed_s);
-    println!("wrote {}", a.out.display());
+    crate::outln!("elapsed: {:.1} s", m.elapsed_s);
+    crate::outln!("wrote {}", a.out.display());
     Ok(())
 }
 
 fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
     let total: u64 = counts.values().sum();
-    println!("{title}: {total}");
+    crate::outln!("{title}: {total}");
     for (k, v) in counts {
-        println!("  {k}: {v}");
+        crate::outln!("  {k}: {v}");
     }
 }
 
@@ -265,14 +273,14 @@ fn bar(n: u64, max: u64) -> String {
 
 fn run_stats(dir: &Path) -> Result<()> {
     let m = Manifest::load(dir)?;
-    println!("dataset: {}", dir.display());
-    println!("games: {}", m.games);
-    println!("positions: {}", m.positions);
+    crate::outln!("dataset: {}", dir.display());
+    crate::outln!("games: {}", m.games);
+    crate::outln!("positions: {}", m.positions);
     for (name, c) in &m.splits {
-        println!("  {name}: {} games, {} positions", c.games, c.positions);
+        crate::outln!("  {name}: {} games, {} positions", c.games, c.positions);
     }
-    println!("records read: {}", m.records_read);
-    println!("passes not stored: {}", m.passes_dropped);
+    crate::outln!("records read: {}", m.records_read);
+    crate::outln!("passes not stored: {}", m.passes_dropped);
     let mut moves: BTreeMap<u16, u64> = BTreeMap::new();
     let mut ranks: BTreeMap<i8, u64> = BTreeMap::new();
     let mut total = 0u64;
@@ -297,7 +305,7 @@ fn run_stats(dir: &Path) -> Result<()> {
             m.positions
         );
     }
-    println!("move number (positions):");
+    crate::outln!("move number (positions):");
     let max = moves.values().copied().max().unwrap_or(0);
     for (b, n) in &moves {
         let label = if *b == 15 {
@@ -305,12 +313,12 @@ fn run_stats(dir: &Path) -> Result<()> {
         } else {
             format!("{}-{}", b * 10, b * 10 + 9)
         };
-        println!("  {label:>8} {n:>9} {}", bar(*n, max));
+        crate::outln!("  {label:>8} {n:>9} {}", bar(*n, max));
     }
-    println!("rank of the player to move (positions):");
+    crate::outln!("rank of the player to move (positions):");
     let max = ranks.values().copied().max().unwrap_or(0);
     for (r, n) in &ranks {
-        println!("  {:>8} {n:>9} {}", rank_text(*r), bar(*n, max));
+        crate::outln!("  {:>8} {n:>9} {}", rank_text(*r), bar(*n, max));
     }
     print_counts("skipped (errors)", &m.errors);
     print_counts("skipped (filters)", &m.filtered);
@@ -374,9 +382,9 @@ fn run_show(dir: &Path, split: Split, index: usize) -> Result<()> {
         NO_POINT => "-".to_string(),
         m => Move::from_index(m as usize).map_or("?".into(), |m| m.to_gtp()),
     };
-    println!("{} position {index} of {}", split.name(), s.len());
-    println!("game: {game}");
-    println!(
+    crate::outln!("{} position {index} of {}", split.name(), s.len());
+    crate::outln!("game: {game}");
+    crate::outln!(
         "move {} by {}: {}   ko: {}   last moves: {}",
         p.move_number + 1,
         if p.to_move == 1 {
@@ -392,19 +400,19 @@ fn run_show(dir: &Path, split: Split, index: usize) -> Result<()> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    println!(
+    crate::outln!(
         "winner: {}   black {}   white {}",
         ["unknown/draw", "black", "white"][p.winner as usize],
         rank_text(p.black_rank),
         rank_text(p.white_rank)
     );
-    println!("board (* = the move played):");
-    print!("{}", diagram(&p));
+    crate::outln!("board (* = the move played):");
+    crate::out!("{}", diagram(&p));
     if (p.played as usize) < NN {
-        println!("target (0 = the move played):");
-        print!("{}", target_diagram(&p));
+        crate::outln!("target (0 = the move played):");
+        crate::out!("{}", target_diagram(&p));
     } else {
-        println!("target: pass (not one of the paper's 81 outputs)");
+        crate::outln!("target: pass (not one of the paper's 81 outputs)");
     }
     Ok(())
 }

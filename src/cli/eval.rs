@@ -16,7 +16,8 @@ use crate::net::curve::{Curve, PositionScorer, PrunerScorer, evaluate};
 use crate::net::data::{SplitChoice, read_choice, sgf_positions, synthetic_split};
 use crate::net::train::sample;
 use crate::rules::NN;
-use crate::util::fsio::write_atomic_with;
+
+use crate::util::output::{FileKind, file_target, write_file};
 
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
@@ -33,7 +34,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub sgf: Vec<PathBuf>,
     /// Evaluate on synthetic random games instead (smoke runs).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::util::num::synthetic_games_arg)]
     pub synthetic_games: Option<usize>,
     /// Which split.
     #[arg(long, value_enum, default_value = "test")]
@@ -60,6 +61,61 @@ pub struct EvalArgs {
     /// Both give the same curve to float rounding. Baselines always run on the CPU.
     #[arg(long, default_value = "cpu")]
     pub device: crate::net::DeviceChoice,
+    /// Replace `--csv`/`--summary`/`--png` files even when akushu did not write them.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The curve CSV: its header is how an earlier curve file is recognised.
+const CURVE_CSV: FileKind = FileKind {
+    name: "curve CSV",
+    signature: b"pruned,error_all,error_legal\n",
+};
+/// The summary CSV.
+const SUMMARY_CSV: FileKind = FileKind {
+    name: "eval summary CSV",
+    signature: b"model,positions,",
+};
+/// A PNG chart (any PNG: the format has no room akushu could mark cheaply).
+const PNG: FileKind = FileKind {
+    name: "PNG",
+    signature: b"\x89PNG\r\n\x1a\n",
+};
+
+impl EvalArgs {
+    /// Every path the command reads: outputs must stay clear of them.
+    fn inputs(&self) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self.sgf.clone();
+        v.extend(self.data.iter().cloned());
+        // A model directory's own files are inputs; results may go beside them (the shipped
+        // models keep their eval CSVs and plots there).
+        for dir in self.model.iter().filter(|m| !is_baseline(m)) {
+            let dir = Path::new(dir);
+            v.push(crate::net::model::config_path(dir));
+            let weights = crate::net::model::weights_path(dir);
+            v.push(crate::net::model::checksum_path(&weights));
+            v.push(weights);
+        }
+        v
+    }
+
+    /// Checks every output before the (long) evaluation starts, so a refused path costs
+    /// nothing.
+    fn check_outputs(&self) -> anyhow::Result<()> {
+        let inputs = self.inputs();
+        if let Some(base) = &self.csv {
+            for (i, name) in self.model.iter().enumerate() {
+                file_target(&csv_path_for(base, i, name), CURVE_CSV, self.force, &inputs)?;
+            }
+        }
+        if let Some(p) = &self.summary {
+            file_target(p, SUMMARY_CSV, self.force, &inputs)?;
+        }
+        if let Some(p) = &self.png {
+            file_target(p, PNG, self.force, &inputs)?;
+        }
+        Ok(())
+    }
 }
 
 /// One row of the curve CSV.
@@ -158,8 +214,8 @@ fn csv_path_for(base: &Path, index: usize, name: &str) -> PathBuf {
     base.with_file_name(format!("{stem}-{}{ext}", label(name)))
 }
 
-fn write_curve(path: &Path, c: &Curve) -> anyhow::Result<()> {
-    write_atomic_with(path, |w| {
+fn write_curve(path: &Path, c: &Curve, args: &EvalArgs) -> anyhow::Result<()> {
+    write_file(path, CURVE_CSV, args.force, &args.inputs(), |w| {
         let mut csv = csv::Writer::from_writer(w);
         for x in 0..NN {
             let row = CurveRow {
@@ -171,14 +227,18 @@ fn write_curve(path: &Path, c: &Curve) -> anyhow::Result<()> {
         }
         csv.flush()
     })
-    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Loads the positions the arguments name.
 fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
     if !args.sgf.is_empty() {
+        for p in &args.sgf {
+            if std::fs::symlink_metadata(p).is_err() {
+                anyhow::bail!("--sgf {}: no such file or folder", p.display());
+            }
+        }
         let (all, skipped) = sgf_positions(&args.sgf);
-        println!("# SGF: {} positions, {skipped} records skipped", all.len());
+        crate::outln!("# SGF: {} positions, {skipped} records skipped", all.len());
         return Ok(sample(all, args.max_positions, args.seed));
     }
     let all = match (&args.data, args.synthetic_games) {
@@ -195,9 +255,16 @@ fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    println!("# akushu eval {args:?}");
+    crate::outln!("# akushu eval {args:?}");
+    args.check_outputs()?;
     let positions = positions(&args)?;
-    println!("# {} positions", positions.len());
+    crate::outln!("# {} positions", positions.len());
+    if positions.is_empty() {
+        anyhow::bail!(
+            "no positions to evaluate: a curve over nothing would look perfect (check --data, \
+             --sgf and --split)"
+        );
+    }
     let mut rows = Vec::new();
     let mut curves = Vec::new();
     let device = args.device.device()?;
@@ -216,7 +283,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         };
         bar.finish_and_clear();
         let row = SummaryRow::new(label(name), &curve, start.elapsed().as_secs_f64());
-        println!(
+        crate::outln!(
             "{:<16} n={} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
             row.model,
             row.positions,
@@ -232,23 +299,30 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             row.x_at_5_legal
         );
         if let Some(base) = &args.csv {
-            write_curve(&csv_path_for(base, i, name), &curve)?;
+            write_curve(&csv_path_for(base, i, name), &curve, &args)?;
         }
         rows.push(row);
         curves.push((label(name), curve));
     }
     if let Some(path) = &args.summary {
-        write_atomic_with(path, |w| {
+        write_file(path, SUMMARY_CSV, args.force, &args.inputs(), |w| {
             let mut csv = csv::Writer::from_writer(w);
             for r in &rows {
                 csv.serialize(r).map_err(std::io::Error::other)?;
             }
             csv.flush()
-        })
-        .with_context(|| format!("writing {}", path.display()))?;
+        })?;
     }
     if let Some(path) = &args.png {
-        plot_curves(path, &curves)?;
+        // Drawn to a private temporary file first, then written by the output rule (which
+        // may stream it into a pipe).
+        let tmp = std::env::temp_dir().join(format!("akushu-eval-{}.png", std::process::id()));
+        let drawn = plot_curves(&tmp, &curves).and_then(|_| Ok(std::fs::read(&tmp)?));
+        let _ = std::fs::remove_file(&tmp);
+        let bytes = drawn?;
+        write_file(path, PNG, args.force, &args.inputs(), |w| {
+            w.write_all(&bytes)
+        })?;
     }
     Ok(())
 }

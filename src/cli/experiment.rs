@@ -72,7 +72,7 @@ pub struct ExperimentArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Games played at once.
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = crate::util::num::jobs_arg)]
     pub jobs: usize,
     /// No progress bars.
     #[arg(long)]
@@ -131,10 +131,10 @@ fn write_cluster_scripts(args: &PlanArgs, file: &experiment::ExperimentFile) -> 
         .write(args.slurm, args.parallel)
         .with_context(|| format!("experiment plan {}", args.file.display()))?;
     for path in &written {
-        println!("written: {}", path.display());
+        crate::outln!("written: {}", path.display());
     }
     if args.slurm {
-        println!(
+        crate::outln!(
             "Slurm: sh {}/submit-slurm.sh  (one shard again: sbatch --array=I {}/shards-ARM.sbatch; then sbatch or sh {}/merge.sh)",
             scripts.display(),
             scripts.display(),
@@ -142,7 +142,7 @@ fn write_cluster_scripts(args: &PlanArgs, file: &experiment::ExperimentFile) -> 
         );
     }
     if args.parallel {
-        println!(
+        crate::outln!(
             "GNU parallel: sh {}/parallel.sh  (rerun to resume)",
             scripts.display()
         );
@@ -181,12 +181,12 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
         ExperimentCommand::Run(args) => {
             let file = experiment::load(&args.file)?;
             let out = args.out.clone().unwrap_or_else(|| default_runs(args.quick));
-            println!(
+            crate::outln!(
                 "# akushu experiment run {} (akushu {})",
                 args.file.display(),
                 env!("CARGO_PKG_VERSION")
             );
-            println!("{}", toml::to_string(&file)?);
+            crate::outln!("{}", toml::to_string(&file)?);
             let opts = RunOptions {
                 out: out.clone(),
                 quick: args.quick,
@@ -207,10 +207,19 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
             let plots = write_plots(std::slice::from_ref(&result), &dir);
             let text = render(&info, std::slice::from_ref(&result), &plots);
             let path = dir.join("report.md");
-            crate::util::fsio::write_atomic(&path, text.as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
-            println!("{text}");
-            println!("written: {}", path.display());
+            let kind = crate::util::output::FileKind {
+                name: "akushu report",
+                signature: b"# akushu reproduction report\n",
+            };
+            crate::util::output::write_file(
+                &path,
+                kind,
+                false,
+                std::slice::from_ref(&args.file),
+                |w| w.write_all(text.as_bytes()),
+            )?;
+            crate::outln!("{text}");
+            crate::outln!("written: {}", path.display());
             if !result.failed_arms.is_empty() {
                 anyhow::bail!(
                     "{} arm(s) failed (see {})",

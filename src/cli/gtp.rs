@@ -23,8 +23,8 @@ pub struct GtpArgs {
 
 pub fn run(args: GtpArgs) -> anyhow::Result<()> {
     let config = resolved_config(&args.engine)?;
-    eprintln!("# akushu gtp --engine {} --seed {}", args.engine, args.seed);
-    eprintln!("{config}");
+    crate::errln!("# akushu gtp --engine {} --seed {}", args.engine, args.seed);
+    crate::errln!("{config}");
     let engine = build_engine(&args.engine, args.seed)?;
     let mut server = GtpServer::new(engine).with_log(!args.quiet);
     server.run(BufReader::new(stdin().lock()), stdout().lock())?;

@@ -46,11 +46,11 @@ pub struct MatchArgs {
     /// Player B (same syntax); plays white.
     #[arg(long, required = true)]
     pub white: Option<String>,
-    /// Games in the whole match.
-    #[arg(long, default_value_t = 100)]
+    /// Games in the whole match (at most 1,000,000).
+    #[arg(long, default_value_t = 100, value_parser = games_arg)]
     pub games: u32,
     /// Games played at once (default: all cores). Results do not depend on it.
-    #[arg(long, default_value_t = super::experiment::default_jobs())]
+    #[arg(long, default_value_t = super::experiment::default_jobs(), value_parser = crate::util::num::jobs_arg)]
     pub jobs: usize,
     /// Match seed (each game's seed is derived from it and logged in the CSV).
     #[arg(long, default_value_t = 1)]
@@ -58,8 +58,8 @@ pub struct MatchArgs {
     /// Results folder; rerunning with the same folder resumes.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Komi for white.
-    #[arg(long, default_value_t = 6.5)]
+    /// Komi for white (-500 to 500).
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
     /// Alternate colours between games (default: fixed colours, the paper's setup).
     #[arg(long)]
@@ -67,11 +67,12 @@ pub struct MatchArgs {
     /// Move cap; a game reaching it is counted as it stands.
     #[arg(long, default_value_t = 300)]
     pub max_moves: u32,
-    /// Seconds a GTP engine may take for one genmove before it loses the game.
-    #[arg(long, default_value_t = 60.0)]
+    /// Seconds a GTP engine may take for one genmove before it loses the game (above 0, at
+    /// most 1e6).
+    #[arg(long, default_value_t = 60.0, value_parser = crate::util::num::seconds_arg)]
     pub genmove_timeout: f64,
-    /// Seconds for every other GTP command.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds for every other GTP command (above 0, at most 1e6).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::util::num::seconds_arg)]
     pub command_timeout: f64,
     /// Play only share i of n (0-based): games g with (g-1) % n == i.
     #[arg(long)]
@@ -79,6 +80,11 @@ pub struct MatchArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// clap parser for `--games`.
+fn games_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("games", text, 0, crate::arena::runner::MAX_GAMES)
 }
 
 impl MatchArgs {
@@ -106,19 +112,19 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
     match cmd.sub {
         Some(MatchSub::Merge(args)) => {
             let outcome = arena::merge(&args.shards, &args.out)?;
-            println!(
+            crate::outln!(
                 "merged {} folders into {}: {} games",
                 args.shards.len(),
                 args.out.display(),
                 outcome.rows.len()
             );
-            print!("{}", outcome.summary);
+            crate::out!("{}", outcome.summary);
             match outcome.missing_report() {
                 Some(report) if args.complete => anyhow::bail!(
                     "match merge --complete: {} is incomplete: {report}",
                     args.out.display()
                 ),
-                Some(report) => eprintln!("warning: {report}"),
+                Some(report) => crate::errln!("warning: {report}"),
                 None => {}
             }
             Ok(())
@@ -130,15 +136,15 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 .clone()
                 .ok_or_else(|| anyhow::anyhow!("--out DIR is required"))?;
             let config = args.config();
-            print!("{}", toml::to_string(&arena::runner::Header::new(&config))?);
+            crate::out!("{}", toml::to_string(&arena::runner::Header::new(&config))?);
             let outcome = arena::run_match(&config, &out, !args.quiet)?;
-            println!(
+            crate::outln!(
                 "\n{} games in {} ({} played now)\n",
                 outcome.rows.len(),
                 out.display(),
                 outcome.played_now
             );
-            print!("{}", outcome.summary);
+            crate::out!("{}", outcome.summary);
             Ok(())
         }
     }

@@ -31,7 +31,7 @@ pub struct ReproduceArgs {
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// Games played at once.
-    #[arg(long, default_value_t = default_jobs())]
+    #[arg(long, default_value_t = default_jobs(), value_parser = crate::util::num::jobs_arg)]
     pub jobs: usize,
     /// No progress bars.
     #[arg(long)]
@@ -40,6 +40,30 @@ pub struct ReproduceArgs {
     /// long runs stand, even while they go on).
     #[arg(long)]
     pub no_play: bool,
+    /// Write into `--out` even when it holds files akushu did not write (never the
+    /// experiment files).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The output kind in a report folder's marker file.
+const REPORT_KIND: &str = "report";
+
+/// Checks that `--out` may receive a report: absent, empty, marked as a report, or holding
+/// a `REPORT.md` that akushu wrote; never the experiments folder.
+fn check_report_dir(args: &ReproduceArgs) -> anyhow::Result<()> {
+    use crate::util::output::{FileKind, check_dir_output, check_not_input, file_target};
+    check_not_input(&args.out, std::slice::from_ref(&args.experiments))?;
+    let report = FileKind {
+        name: "akushu report",
+        signature: b"# akushu reproduction report\n",
+    };
+    let ours = args.out.join("REPORT.md").is_file()
+        && file_target(&args.out.join("REPORT.md"), report, false, &[]).is_ok();
+    if !ours {
+        check_dir_output(&args.out, REPORT_KIND, args.force, &[])?;
+    }
+    Ok(())
 }
 
 /// The paper's order; experiments not listed follow alphabetically.
@@ -80,11 +104,33 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         args.out
             .join(default_runs(args.quick).file_name().expect("named"))
     });
-    println!("# akushu reproduce (akushu {})", env!("CARGO_PKG_VERSION"));
-    println!("{args:#?}");
+    crate::outln!("# akushu reproduce (akushu {})", env!("CARGO_PKG_VERSION"));
+    crate::outln!("{args:#?}");
+    check_report_dir(&args)?;
     let mut results: Vec<ExperimentResult> = Vec::new();
     let mut failures = Vec::new();
-    for path in experiment_files(&args.experiments)? {
+    let files = experiment_files(&args.experiments)?;
+    if !args.only.is_empty() {
+        // An unknown name would silently give an empty report: refuse it before any work.
+        let mut names = Vec::new();
+        for path in &files {
+            names.push(experiment::load(path)?.name);
+        }
+        let unknown: Vec<&String> = args.only.iter().filter(|n| !names.contains(n)).collect();
+        if !unknown.is_empty() {
+            bail!(
+                "--only: no experiment named {} in {} (known: {})",
+                unknown
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                args.experiments.display(),
+                names.join(", ")
+            );
+        }
+    }
+    for path in files {
         let file = experiment::load(&path)?;
         if !args.only.is_empty() && !args.only.contains(&file.name) {
             continue;
@@ -96,11 +142,11 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             show_progress: !args.quiet,
             play: !args.no_play,
         };
-        eprintln!("== {} ({})", file.title, path.display());
+        crate::errln!("== {} ({})", file.title, path.display());
         let t = Instant::now();
         let result = experiment::run(&file, &opts).unwrap_or_else(|e| {
             let why = format!("{e:#}");
-            eprintln!("!! {}: {why}", file.name);
+            crate::errln!("!! {}: {why}", file.name);
             failures.push(file.name.clone());
             ExperimentResult {
                 file: file.clone(),
@@ -123,12 +169,16 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         jobs: args.jobs,
         snapshot: args.no_play,
     };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    crate::util::output::mark_dir(&args.out, REPORT_KIND)
+        .with_context(|| format!("marking {}", args.out.display()))?;
     let plots = write_plots(&results, &args.out);
     let text = render(&info, &results, &plots);
     let path = args.out.join("REPORT.md");
     crate::util::fsio::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
-    println!("written: {} ({:.0} s)", path.display(), info.seconds);
+    crate::outln!("written: {} ({:.0} s)", path.display(), info.seconds);
     if !failures.is_empty() {
         bail!(
             "experiments failed (see {}): {}",

@@ -24,7 +24,7 @@ pub struct TrainArgs {
     #[arg(long, required_unless_present = "synthetic_games")]
     pub data: Option<PathBuf>,
     /// Train on this many synthetic random games instead of a dataset (smoke runs).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::util::num::synthetic_games_arg)]
     pub synthetic_games: Option<usize>,
     /// Which network (required for a new run; a resumed run reads it from `OUT/config.json`).
     #[arg(long, value_enum, required_unless_present = "resume")]
@@ -39,8 +39,9 @@ pub struct TrainArgs {
     /// only `--epochs` may be raised).
     #[arg(long)]
     pub resume: bool,
-    /// Threads for the CPU kernels (0 = one per core). One thread is bit-reproducible.
-    #[arg(long, default_value_t = 0)]
+    /// Threads for the CPU kernels (0 = one per core, at most 256). One thread is
+    /// bit-reproducible.
+    #[arg(long, default_value_t = 0, value_parser = crate::util::num::threads_arg)]
     pub threads: usize,
     /// Where the network trains: `cpu`; `gpu`, `vulkan[:N]` in a build with `--features gpu`;
     /// `cuda[:N]` in a build with `--features cuda`.
@@ -50,8 +51,9 @@ pub struct TrainArgs {
     /// initialisation: trains a shipped model further into a new `--out`, leaving it as it was.
     #[arg(long, conflicts_with = "resume")]
     pub init_from: Option<PathBuf>,
-    /// Pause at the first checkpoint after this many minutes (resume later with `--resume`).
-    #[arg(long)]
+    /// Pause at the first checkpoint after this many minutes (resume later with `--resume`;
+    /// above 0, at most 1e6).
+    #[arg(long, value_parser = minutes_arg)]
     pub stop_after_minutes: Option<f64>,
     /// Override: learning-rate schedule.
     #[arg(long, value_enum)]
@@ -68,11 +70,11 @@ pub struct TrainArgs {
     /// Override: seed.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Override: batch size.
-    #[arg(long)]
+    /// Override: batch size (1 to 1,048,576).
+    #[arg(long, value_parser = batch_arg)]
     pub batch_size: Option<usize>,
-    /// Override: Adam learning rate.
-    #[arg(long)]
+    /// Override: Adam learning rate (above 0, at most 10).
+    #[arg(long, value_parser = lr_arg)]
     pub lr: Option<f64>,
     /// Override: use at most this many training positions (0 = all).
     #[arg(long)]
@@ -92,11 +94,11 @@ pub struct TrainArgs {
     /// Override (MLP): loss (`bce` as in the paper, or `softmax` over legal points).
     #[arg(long, value_enum)]
     pub loss: Option<LossArg>,
-    /// Override (CNN): residual blocks.
-    #[arg(long)]
+    /// Override (CNN): residual blocks (1 to 64).
+    #[arg(long, value_parser = blocks_arg)]
     pub blocks: Option<usize>,
-    /// Override (CNN): channels.
-    #[arg(long)]
+    /// Override (CNN): channels (1 to 1024).
+    #[arg(long, value_parser = channels_arg)]
     pub channels: Option<usize>,
     /// Override: random symmetry augmentation (true/false).
     #[arg(long)]
@@ -228,6 +230,42 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     c
 }
 
+/// clap parser for `--stop-after-minutes`.
+fn minutes_arg(text: &str) -> Result<f64, String> {
+    let v = crate::util::num::parse_in("minutes", text, 0.0, crate::util::num::MAX_SECONDS)?;
+    if v <= 0.0 {
+        return Err(format!("minutes: {v} must be above 0"));
+    }
+    Ok(v)
+}
+
+/// clap parser for `--lr`.
+fn lr_arg(text: &str) -> Result<f64, String> {
+    let v = crate::util::num::parse_in("learning rate", text, 0.0, 10.0)?;
+    if v <= 0.0 {
+        return Err(format!("learning rate: {v} must be above 0"));
+    }
+    Ok(v)
+}
+
+/// clap parser for `--batch-size`.
+fn batch_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("batch size", text, 1, 1 << 20)
+}
+
+/// clap parser for `--blocks`.
+fn blocks_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("blocks", text, 1, 64)
+}
+
+/// clap parser for `--channels`.
+fn channels_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("channels", text, 1, 1024)
+}
+
+/// The output kind in a model directory's marker file.
+const MODEL_KIND: &str = "model";
+
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = resolve(&args)?;
     if !args.resume && weights_path(&args.out).exists() {
@@ -236,9 +274,25 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             args.out.display()
         );
     }
+    // The output rule (src/util/output.rs): a new run writes only into an absent or empty
+    // directory, or one marked as an akushu model; never into what it reads.
+    let inputs: Vec<PathBuf> = [&args.data, &args.init_from, &args.config]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    if args.resume {
+        crate::util::output::check_not_input(&args.out, &inputs)?;
+    } else {
+        crate::util::output::check_dir_output(&args.out, MODEL_KIND, false, &inputs)?;
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("creating {}", args.out.display()))?;
+        crate::util::output::mark_dir(&args.out, MODEL_KIND)
+            .with_context(|| format!("marking {}", args.out.display()))?;
+    }
     let device = args.device.device()?;
-    println!("# akushu train {args:?}");
-    println!("# config:\n{}", config.to_json());
+    crate::outln!("# akushu train {args:?}");
+    crate::outln!("# config:\n{}", config.to_json());
     let load = |split: Split| -> anyhow::Result<_> {
         Ok(match (&args.data, args.synthetic_games) {
             (Some(dir), _) => read_split(dir, split)?,
@@ -253,7 +307,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         config.max_validation,
         config.seed ^ 1,
     );
-    println!(
+    crate::outln!(
         "# data: {} training, {} validation positions (loaded in {:.1} s)",
         train_set.len(),
         valid_set.len(),
@@ -267,7 +321,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         device,
         stop_after: args.stop_after_minutes.map(|m| m * 60.0),
     };
-    println!(
+    crate::outln!(
         "# device {}, threads {}",
         args.device,
         if args.threads == 0 {
@@ -279,7 +333,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let summary = train(&config, &train_set, &valid_set, &args.out, &options)
         .with_context(|| format!("training into {}", args.out.display()))?;
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    crate::outln!(
         "# {}: {} epochs, {} steps in {:.0} s{}; best epoch {} (validation loss {:.5}); model in {}",
         if summary.paused {
             "paused (continue with --resume)"

@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::endgame::{Algorithm, Problem, SolveResult, Solver, SolverConfig};
 use crate::rules::{Color, Game, Move};
-use crate::util::fsio::write_atomic_with;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OnOff {
@@ -42,14 +41,14 @@ pub struct YoseArgs {
     /// Stop each search after this many nodes (0 = no limit).
     #[arg(long, default_value_t = 0)]
     pub node_limit: u64,
-    /// Stop each search after this many seconds (0 = no limit; bench default 60).
-    #[arg(long)]
+    /// Stop each search after this many seconds (0 = no limit, at most 1e6; bench default 60).
+    #[arg(long, value_parser = time_limit_arg)]
     pub time_limit: Option<f64>,
     /// Recompute the defender extension down to this many plies below the root (0: root only).
     #[arg(long, default_value_t = 0)]
     pub defender_depth: u32,
-    /// Transposition table size: 2^bits entries of 16 bytes.
-    #[arg(long, default_value_t = SolverConfig::default().tt_bits)]
+    /// Transposition table size: 2^bits entries of 16 bytes (10 to 28).
+    #[arg(long, default_value_t = SolverConfig::default().tt_bits, value_parser = tt_bits_arg)]
     pub tt_bits: u32,
     /// Bench: algorithms to run (comma-separated; default all four).
     #[arg(long, value_enum, value_delimiter = ',')]
@@ -66,6 +65,16 @@ pub struct YoseArgs {
     /// Bench: keep the rows already in the CSV and run only the missing ones.
     #[arg(long)]
     pub resume: bool,
+}
+
+/// clap parser for `--time-limit`.
+fn time_limit_arg(text: &str) -> Result<f64, String> {
+    crate::util::num::parse_in("seconds", text, 0.0, crate::util::num::MAX_SECONDS)
+}
+
+/// clap parser for `--tt-bits`.
+fn tt_bits_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("bits", text, 10, 28)
 }
 
 /// The three pruning settings of the seed's table.
@@ -119,14 +128,14 @@ fn solve_one(args: &YoseArgs, path: &Path) -> anyhow::Result<()> {
         defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
-    println!("# akushu yose {}", path.display());
-    println!("# solver config: {}", serde_json::to_string(&config)?);
-    println!(
+    crate::outln!("# akushu yose {}", path.display());
+    crate::outln!("# solver config: {}", serde_json::to_string(&config)?);
+    crate::outln!(
         "# scoring: area (stones + surrounded empty points) with komi, game ends at two passes"
     );
     let problem = Problem::load(path).context("yose")?;
-    println!("{}", problem.board);
-    println!(
+    crate::outln!("{}", problem.board);
+    crate::outln!(
         "{} to move, komi {}",
         if problem.to_move == Color::Black {
             "black"
@@ -145,29 +154,31 @@ fn print_result(problem: &Problem, r: &SolveResult) {
         let pts: Vec<String> = crate::rules::BitIter(r.defender_removed)
             .map(|i| crate::rules::Point::new(i).to_gtp())
             .collect();
-        println!("defender extension removed: {}", pts.join(" "));
+        crate::outln!("defender extension removed: {}", pts.join(" "));
     }
     match r.score {
         Some(s) => {
             let best = r.best.map_or("-".to_string(), |m: Move| m.to_gtp());
-            println!(
+            crate::outln!(
                 "best move {best}, score {} (area B-W {s}, komi {})",
                 margin_text(s, problem.komi),
                 problem.komi
             );
             if let Some(a) = problem.answer {
                 let ok = (s as f32 - problem.komi - a).abs() < 1e-3;
-                println!(
+                crate::outln!(
                     "stored answer AK[{a}]: {}",
                     if ok { "agrees" } else { "DISAGREES" }
                 );
             }
         }
-        None => println!("unfinished (limit reached)"),
+        None => crate::outln!("unfinished (limit reached)"),
     }
-    println!(
+    crate::outln!(
         "nodes {}, time {:.3} s, ply-cap hits {}",
-        r.nodes, r.seconds, r.ply_cap_hits
+        r.nodes,
+        r.seconds,
+        r.ply_cap_hits
     );
 }
 
@@ -215,12 +226,12 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         defender_depth: args.defender_depth,
         ..SolverConfig::default()
     };
-    println!("# akushu yose bench {}", dir.display());
-    println!(
+    crate::outln!("# akushu yose bench {}", dir.display());
+    crate::outln!(
         "# solver config (algorithm and pruning vary): {}",
         serde_json::to_string(&base)?
     );
-    println!(
+    crate::outln!(
         "# algorithms {:?}, modes {:?}, csv {}",
         algos,
         modes.iter().map(|m| m.name()).collect::<Vec<_>>(),
@@ -236,7 +247,7 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         match Problem::load(&f) {
             Ok(p) => problems.push(p),
             Err(e) => {
-                eprintln!("skipping: {e}");
+                crate::errln!("skipping: {e}");
                 skipped += 1;
             }
         }
@@ -251,7 +262,7 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         for row in r.deserialize() {
             rows.push(row.with_context(|| format!("bad row in {}", args.csv.display()))?);
         }
-        println!("# resuming: {} rows already in the CSV", rows.len());
+        crate::outln!("# resuming: {} rows already in the CSV", rows.len());
     }
     let done: HashSet<(String, String, String)> = rows
         .iter()
@@ -296,12 +307,12 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         }
     }
     bar.finish_and_clear();
-    print!("{}", table(&rows, &algos, &modes));
+    crate::out!("{}", table(&rows, &algos, &modes));
     if skipped > 0 {
-        println!("skipped {skipped} unreadable problem files");
+        crate::outln!("skipped {skipped} unreadable problem files");
     }
     let wrong = rows.iter().filter(|r| r.agrees == Some(false)).count();
-    println!(
+    crate::outln!(
         "rows {}, disagreeing with the stored answer: {wrong}; csv: {}",
         rows.len(),
         args.csv.display()
@@ -309,15 +320,20 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The bench CSV, recognised by its header when a later run replaces it.
+const BENCH_CSV: crate::util::output::FileKind = crate::util::output::FileKind {
+    name: "endgame bench CSV",
+    signature: b"problem,algorithm,",
+};
+
 fn write_csv(path: &Path, rows: &[BenchRow]) -> anyhow::Result<()> {
-    write_atomic_with(path, |w| {
+    crate::util::output::write_file(path, BENCH_CSV, false, &[], |w| {
         let mut c = csv::Writer::from_writer(w);
         for r in rows {
             c.serialize(r).map_err(std::io::Error::other)?;
         }
         c.flush()
     })
-    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The seed's table: one line per problem and algorithm, seconds / nodes per mode.

@@ -130,6 +130,13 @@ pub struct Manifest {
     pub config: BuildConfig,
     /// Raw records read (files, `.sgfs` lines, archive members).
     pub records_read: u64,
+    /// Game trees found in them (a collection file holds several).
+    #[serde(default)]
+    pub games_read: u64,
+    /// Accepted games dropped as copies of an earlier game (same size, komi, setup and main
+    /// line); each is listed in `skipped` with the copy kept.
+    #[serde(default)]
+    pub duplicates: u64,
     /// Games accepted (= sum of split games).
     pub games: u64,
     /// Positions written (= sum of split positions).
@@ -197,10 +204,12 @@ fn process(raw: RawRecord, cfg: &BuildConfig, filter: &Filter, index: &GameIndex
     let records = sgf::parse_records(&raw.bytes, &raw.id, &raw.source, cfg.parse);
     let outcomes = records
         .into_iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(k, r)| {
             let rec = match r {
                 Ok(rec) => rec,
-                Err(e) => return skip(&raw.id, e.kind(), e.to_string()),
+                // The k-th game of a collection is named as the parser names it.
+                Err(e) => return skip(&sgf::record::game_id(&raw.id, k), e.kind(), e.to_string()),
             };
             let players = match index.get(&rec.id) {
                 Some(e) => Players {
@@ -378,26 +387,44 @@ fn id_hash(id: &str, seed: u64) -> u64 {
     h ^ (h >> 31)
 }
 
-/// Moves the finished temporary directory to `out`, replacing an earlier dataset there.
+/// The output kind named in a dataset directory's marker file.
+pub const OUTPUT_KIND: &str = "dataset";
+
+/// Moves the finished temporary directory to `out`, replacing an earlier dataset there
+/// (already checked by [`check_output`]).
 fn commit_dir(tmp: &Path, out: &Path) -> Result<()> {
     if out.exists() {
-        let is_dataset = out.join(MANIFEST_FILE).exists();
-        let is_empty = std::fs::read_dir(out)
-            .map(|mut d| d.next().is_none())
-            .unwrap_or(false);
-        if !is_dataset && !is_empty {
-            bail!(
-                "{} exists and is not an akushu dataset: refusing to replace it",
-                out.display()
-            );
-        }
         let old = sibling(out, "old");
         std::fs::rename(out, &old).with_context(|| format!("moving {} aside", out.display()))?;
-        std::fs::rename(tmp, out).with_context(|| format!("renaming into {}", out.display()))?;
+        if let Err(e) = std::fs::rename(tmp, out) {
+            // Put the old dataset back: a failed build never loses one.
+            let _ = std::fs::rename(&old, out);
+            return Err(e).with_context(|| format!("renaming into {}", out.display()));
+        }
         std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
     } else {
         std::fs::rename(tmp, out).with_context(|| format!("renaming into {}", out.display()))?;
     }
+    Ok(())
+}
+
+/// Every path a build reads: SGF inputs, the index, held-out datasets.
+fn read_paths(cfg: &BuildConfig) -> Vec<PathBuf> {
+    let mut v = cfg.inputs.clone();
+    v.extend(cfg.index.iter().cloned());
+    v.extend(cfg.hold_out.iter().cloned());
+    v
+}
+
+/// Refuses, before any work, an output that is an input or holds something akushu did not
+/// write as a dataset (see [`crate::util::output`]), and inputs that do not exist.
+pub fn check_output(cfg: &BuildConfig, out: &Path, force: bool) -> Result<()> {
+    for input in &cfg.inputs {
+        if std::fs::symlink_metadata(input).is_err() {
+            bail!("input {}: no such file or folder", input.display());
+        }
+    }
+    crate::util::output::check_dir_output(out, OUTPUT_KIND, force, &read_paths(cfg))?;
     Ok(())
 }
 
@@ -426,17 +453,34 @@ fn progress_bar(show: bool) -> ProgressBar {
 }
 
 /// Builds a dataset from `cfg.inputs` into `out`; returns the manifest. `progress` shows an
-/// indicatif bar on stderr.
+/// indicatif bar on stderr. Replaces only an earlier dataset (see [`build_into`]).
 pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> {
+    build_into(cfg, out, progress, false)
+}
+
+/// [`build`]; `force` allows replacing a directory akushu did not mark as a dataset.
+pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) -> Result<Manifest> {
     let start = Instant::now();
     if cfg.inputs.is_empty() {
         bail!("no SGF inputs given (--sgf PATH)");
     }
+    check_output(cfg, out, force)?;
+    let threads = crate::util::num::check("threads", cfg.threads, 0, crate::util::num::MAX_THREADS)
+        .map_err(anyhow::Error::msg)?;
     if !(0.0..=1.0).contains(&(cfg.validation_fraction + cfg.test_fraction))
         || cfg.validation_fraction < 0.0
         || cfg.test_fraction < 0.0
     {
         bail!("validation_fraction + test_fraction must lie in 0..=1");
+    }
+    for (name, k) in [
+        ("min_komi", cfg.filter.min_komi),
+        ("max_komi", cfg.filter.max_komi),
+    ] {
+        if let Some(k) = k {
+            let max = crate::util::num::MAX_KOMI;
+            crate::util::num::check(name, k, -max, max).map_err(anyhow::Error::msg)?;
+        }
     }
     let filter = Filter::new(cfg.filter.clone()).map_err(anyhow::Error::msg)?;
     let index = match &cfg.index {
@@ -444,7 +488,7 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
         None => GameIndex::default(),
     };
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cfg.threads)
+        .num_threads(threads)
         .build()
         .context("starting worker threads")?;
 
@@ -482,6 +526,7 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
     pb.finish_and_clear();
     processed.sort_by_key(|p| p.seq);
     let records_read = processed.len() as u64;
+    let games_read = processed.iter().map(|p| p.outcomes.len() as u64).sum();
 
     let mut accepted = Vec::new();
     let mut skips = source_errors.into_inner().expect("no panics");
@@ -493,6 +538,7 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
             }
         }
     }
+    let duplicates = drop_duplicates(&mut accepted, &mut skips);
     let held_out = held_out_ids(&cfg.hold_out)?;
     let mut splits = match cfg.split_by {
         SplitBy::Shuffle => assign_splits(
@@ -514,12 +560,33 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
         }
     }
 
-    // Write everything into a temporary sibling directory.
-    let tmp = sibling(out, "tmp");
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp)?;
+    if accepted.is_empty() {
+        let reasons: Vec<String> = skips
+            .iter()
+            .take(3)
+            .map(|s| format!("{} {}: {}", s.file, s.game, s.reason))
+            .collect();
+        bail!(
+            "no game was accepted from {} records ({} skipped{}): nothing written to {}",
+            records_read,
+            skips.len(),
+            if reasons.is_empty() {
+                String::new()
+            } else {
+                format!("; first: {}", reasons.join("; "))
+            },
+            out.display()
+        );
     }
-    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+
+    // Write everything into a temporary sibling directory (never one that exists already).
+    let tmp = sibling(out, "tmp");
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    crate::util::output::mark_dir(&tmp, OUTPUT_KIND)?;
     let written = write_all(cfg, &tmp, &accepted, &splits, progress);
     let (split_counts, passes_dropped) = match written {
         Ok(w) => w,
@@ -544,6 +611,8 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
         created_by: format!("akushu {}", env!("CARGO_PKG_VERSION")),
         config: cfg.clone(),
         records_read,
+        games_read,
+        duplicates,
         games: accepted.len() as u64,
         positions: split_counts.values().map(|c| c.positions).sum(),
         passes_dropped,
@@ -572,6 +641,35 @@ pub fn build(cfg: &BuildConfig, out: &Path, progress: bool) -> Result<Manifest> 
     }
     result?;
     Ok(manifest)
+}
+
+/// Keeps the first copy (in input order) of every game and moves the later copies to
+/// `skips` as `duplicate`, naming the copy kept: the same game reached through two paths,
+/// archives or ids must not land in two splits. Returns how many were dropped.
+fn drop_duplicates(accepted: &mut Vec<Accepted>, skips: &mut Vec<Skip>) -> u64 {
+    let mut first: std::collections::HashMap<Vec<u8>, usize> = std::collections::HashMap::new();
+    let mut kept = Vec::with_capacity(accepted.len());
+    let mut dropped = 0;
+    for a in accepted.drain(..) {
+        match first.entry(a.rec.content_key()) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let original: &Accepted = &kept[*e.get()];
+                skips.push(Skip {
+                    file: a.rec.source.clone(),
+                    game: a.rec.id.clone(),
+                    kind: "duplicate".into(),
+                    reason: format!("same game as {} ({})", original.rec.id, original.rec.source),
+                });
+                dropped += 1;
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(kept.len());
+                kept.push(a);
+            }
+        }
+    }
+    *accepted = kept;
+    dropped
 }
 
 /// Games encoded per parallel batch (bounds memory while writing).

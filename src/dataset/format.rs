@@ -80,6 +80,17 @@ pub enum DatasetError {
         expected: u64,
         found: u64,
     },
+    #[error(
+        "{path}: size mismatch: header promises {expected} records ({expected_bytes} bytes), \
+         the file has {found_bytes} bytes ({} extra)",
+        found_bytes - expected_bytes
+    )]
+    ExtraBytes {
+        path: PathBuf,
+        expected: u64,
+        expected_bytes: u64,
+        found_bytes: u64,
+    },
     #[error("{path}: checksum mismatch (header {expected:08x}, data {found:08x}): file is corrupt")]
     Checksum {
         path: PathBuf,
@@ -321,6 +332,17 @@ fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), Dat
     let header = Header::parse(&h, &path, split)?;
     let len = file.metadata().map_err(io_err(&path))?.len();
     let found = len.saturating_sub(HEADER_SIZE as u64) / RECORD_SIZE as u64;
+    let expected_bytes =
+        (HEADER_SIZE as u64).saturating_add(header.count.saturating_mul(RECORD_SIZE as u64));
+    if len > expected_bytes {
+        // Longer than promised is not a truncation: say what is wrong.
+        return Err(DatasetError::ExtraBytes {
+            path,
+            expected: header.count,
+            expected_bytes,
+            found_bytes: len,
+        });
+    }
     if found != header.count || !(len - HEADER_SIZE as u64).is_multiple_of(RECORD_SIZE as u64) {
         return Err(DatasetError::Truncated {
             path,
@@ -566,6 +588,13 @@ mod tests {
             read_split(&dir, Split::Train),
             Err(DatasetError::Truncated { .. })
         ));
+
+        let mut longer = good.clone();
+        longer.extend_from_slice(b"extra");
+        std::fs::write(&path, &longer).unwrap();
+        let e = read_split(&dir, Split::Train).unwrap_err();
+        assert!(matches!(e, DatasetError::ExtraBytes { .. }), "{e}");
+        assert!(e.to_string().contains("5 extra"), "{e}");
 
         let mut magic = good.clone();
         magic[0] = b'X';

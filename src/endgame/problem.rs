@@ -50,6 +50,11 @@ impl Problem {
             path: path.to_string(),
             message,
         };
+        // A UTF-8 byte-order mark is not part of the SGF text.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if crate::sgf::record::nesting_depth(text.as_bytes()) > crate::sgf::record::MAX_DEPTH {
+            return Err(bad(crate::sgf::SgfError::TooDeep.to_string()));
+        }
         let trees = go::parse(text).map_err(|e| bad(format!("SGF parse error: {e}")))?;
         let root = trees.first().ok_or_else(|| bad("no game tree".into()))?;
         let (mut black, mut white) = (Vec::new(), Vec::new());
@@ -83,7 +88,8 @@ impl Problem {
                             sgf_parse::Color::White => Color::White,
                         })
                     }
-                    Prop::KM(k) => komi = *k as f32,
+                    Prop::KM(k) if k.is_finite() => komi = *k as f32,
+                    Prop::KM(k) => return Err(bad(format!("KM[{k}] is not a finite komi"))),
                     Prop::B(m) | Prop::W(m) => {
                         let c = if matches!(prop, Prop::B(_)) {
                             Color::Black
@@ -130,16 +136,37 @@ impl Problem {
 
     /// Reads a problem file.
     pub fn load(path: &Path) -> Result<Problem, ProblemError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProblemError::Io {
+        use std::io::Read;
+        let io = |source| ProblemError::Io {
             path: path.display().to_string(),
             source,
-        })?;
+        };
+        // At most the record size limit: `/dev/zero` or a huge file is refused, not loaded.
+        let limit = crate::sgf::source::MAX_RECORD_BYTES;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+            .map_err(io)?;
+        if bytes.len() as u64 > limit {
+            return Err(ProblemError::Bad {
+                path: path.display().to_string(),
+                message: format!("larger than {limit} bytes: not a game record"),
+            });
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         Problem::parse(&text, &path.display().to_string())
     }
 
-    /// The position after the first `n` main-line moves (all of them when `n` is larger),
-    /// with the side to move after them. Fails naming the illegal move.
+    /// The position after the first `n` main-line moves, with the side to move after them.
+    /// Fails naming the illegal move, or when the main line is shorter than `n`.
     pub fn position_after(&self, n: usize) -> Result<(Board, Color), String> {
+        if n > self.moves.len() {
+            return Err(format!(
+                "move {n} asked for, but the main line has {} moves",
+                self.moves.len()
+            ));
+        }
         let mut board = self.board;
         let mut to_move = self.to_move;
         for (k, &(c, m)) in self.moves.iter().take(n).enumerate() {

@@ -6,6 +6,7 @@
 //! a hang. Control characters are dropped, tabs become spaces, `#` starts a comment, empty
 //! lines are ignored (GTP 2, section 3.1).
 
+use crate::util::num::{MAX_KOMI, MAX_SECONDS};
 use std::io::{BufRead, Write};
 
 use crate::rules::{Color, Game, Move, N, NN, Point, Scoring, bit};
@@ -35,6 +36,9 @@ pub const COMMANDS: &[&str] = &[
     "akushu-pruner_scores",
     "akushu-pruned",
 ];
+
+/// Longest command line read, in bytes.
+const MAX_LINE: u64 = 1 << 20;
 
 /// One GTP session around an engine.
 pub struct GtpServer {
@@ -114,17 +118,40 @@ impl GtpServer {
     }
 
     /// Reads commands until `quit` or end of input, writing replies as they come.
-    pub fn run<R: BufRead, W: Write>(&mut self, input: R, mut output: W) -> std::io::Result<()> {
-        for line in input.lines() {
-            let line = match line {
-                Ok(l) => l,
+    pub fn run<R: BufRead, W: Write>(
+        &mut self,
+        mut input: R,
+        mut output: W,
+    ) -> std::io::Result<()> {
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            // A command line is read up to MAX_LINE bytes: a peer that never sends a
+            // newline must not fill the memory.
+            if std::io::Read::take(&mut input, MAX_LINE + 1).read_until(b'\n', &mut bytes)? == 0 {
+                break;
+            }
+            if bytes.len() as u64 > MAX_LINE && bytes.last() != Some(&b'\n') {
+                // Drop the rest of the line, then refuse it.
+                while !bytes.ends_with(b"\n") {
+                    bytes.clear();
+                    if std::io::Read::take(&mut input, MAX_LINE).read_until(b'\n', &mut bytes)? == 0
+                    {
+                        break;
+                    }
+                }
+                output.write_all(b"? command line too long\n\n")?;
+                output.flush()?;
+                continue;
+            }
+            let line = match std::str::from_utf8(&bytes) {
+                Ok(l) => l.trim_end_matches(['\n', '\r']).to_string(),
                 // Invalid UTF-8: answer it as malformed rather than stopping.
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                Err(_) => {
                     output.write_all(b"? invalid UTF-8 in command\n\n")?;
                     output.flush()?;
                     continue;
                 }
-                Err(e) => return Err(e),
             };
             if let Some((reply, quit)) = self.handle_line(&line) {
                 output.write_all(reply.as_bytes())?;
@@ -165,10 +192,7 @@ impl GtpServer {
                 Ok(String::new())
             }
             "komi" => {
-                let k: f32 = parse(arg(args, 0, "komi")?, "komi")?;
-                if !k.is_finite() {
-                    return Err("syntax error: komi must be a finite number".into());
-                }
+                let k = ranged(arg(args, 0, "komi")?, "komi", -MAX_KOMI, MAX_KOMI)?;
                 self.komi = k;
                 self.engine.set_komi(k);
                 Ok(String::new())
@@ -194,7 +218,7 @@ impl GtpServer {
                 };
                 if self.log {
                     let wr = stats.winrate.map_or("-".into(), |w| format!("{w:.3}"));
-                    eprintln!(
+                    crate::errln!(
                         "# {command} {}: {text}  winrate {wr}  sims {}  {:.3} s",
                         color.letter(),
                         stats.simulations,
@@ -234,15 +258,20 @@ impl GtpServer {
                 }
             }
             "time_settings" => {
-                let main: f64 = parse(arg(args, 0, "main time")?, "main time")?;
-                let byo: f64 = parse(arg(args, 1, "byo-yomi time")?, "byo-yomi time")?;
+                let main = ranged(arg(args, 0, "main time")?, "main time", 0.0, MAX_SECONDS)?;
+                let byo = ranged(
+                    arg(args, 1, "byo-yomi time")?,
+                    "byo-yomi time",
+                    0.0,
+                    MAX_SECONDS,
+                )?;
                 let stones: u32 = parse(arg(args, 2, "byo-yomi stones")?, "byo-yomi stones")?;
                 self.time_settings = Some((main, byo, stones));
                 Ok(String::new())
             }
             "time_left" => {
                 let color = color_arg(args, 0)?;
-                let secs: f64 = parse(arg(args, 1, "time")?, "time")?;
+                let secs = ranged(arg(args, 1, "time")?, "time", 0.0, MAX_SECONDS)?;
                 let _stones: u32 = parse(arg(args, 2, "stones")?, "stones")?;
                 self.engine.set_time_left(color, secs);
                 Ok(String::new())
@@ -298,6 +327,15 @@ fn arg<'a>(args: &[&'a str], i: usize, what: &str) -> Result<&'a str, String> {
 fn parse<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
     text.parse()
         .map_err(|_| format!("syntax error: bad {what} `{text}`"))
+}
+
+/// A number argument in `lo..=hi` (NaN and infinities refused), as a GTP syntax error.
+fn ranged<T>(text: &str, what: &str, lo: T, hi: T) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + std::fmt::Debug + Copy,
+    T::Err: std::fmt::Display,
+{
+    crate::util::num::parse_in(what, text, lo, hi).map_err(|e| format!("syntax error: {e}"))
 }
 
 fn color_arg(args: &[&str], i: usize) -> Result<Color, String> {

@@ -66,6 +66,8 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
     let mut out = Vec::new();
     let mut skipped = 0usize;
     let mut game = 0u32;
+    // A game reached twice (a linked folder, an archive given twice) is counted once.
+    let mut seen = std::collections::HashSet::new();
     source::for_each(inputs, |raw| {
         let Ok(raw) = raw else {
             skipped += 1;
@@ -76,6 +78,10 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
                 skipped += 1;
                 continue;
             };
+            if !seen.insert(rec.content_key()) {
+                skipped += 1;
+                continue;
+            }
             let mut positions = Vec::new();
             let ok = replay(&rec, Superko::Never, |step| {
                 let code = |m: Option<crate::rules::Move>| {

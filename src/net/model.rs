@@ -108,7 +108,26 @@ impl TrainConfig {
         // Start from the defaults so files written before a field existed still load.
         let mut merged = serde_json::to_value(TrainConfig::new(kind)).expect("configs serialise");
         merge(&mut merged, given);
-        serde_json::from_value(merged).map_err(|e| bad(e.to_string()))
+        let config: TrainConfig = serde_json::from_value(merged).map_err(|e| bad(e.to_string()))?;
+        config.validate().map_err(bad)?;
+        Ok(config)
+    }
+
+    /// Checks the numbers a config file may hold: network shapes that fit in memory and
+    /// finite, positive training rates (a hostile file must fail here, not in an allocator
+    /// or a kernel).
+    pub fn validate(&self) -> Result<(), String> {
+        use crate::util::num::check;
+        check("cnn.blocks", self.cnn.blocks, 1, 64)?;
+        check("cnn.channels", self.cnn.channels, 1, 1024)?;
+        check("mlp.hidden (layers)", self.mlp.hidden.len(), 0, 16)?;
+        for &h in &self.mlp.hidden {
+            check("mlp.hidden (width)", h, 1, 65_536)?;
+        }
+        check("batch_size", self.batch_size, 1, 1 << 20)?;
+        check("learning_rate", self.learning_rate, f64::MIN_POSITIVE, 10.0)?;
+        check("final_lr_fraction", self.final_lr_fraction, 0.0, 1.0)?;
+        Ok(())
     }
 
     /// Pretty JSON, as saved and as printed at the start of a run.
@@ -147,7 +166,58 @@ pub fn log_path(dir: &Path) -> PathBuf {
     dir.join("train_log.csv")
 }
 
-/// Writes a module's weights atomically as burnpack.
+/// The checksum file written beside a weights file (`model.bpk.checksum`).
+pub fn checksum_path(weights: &Path) -> PathBuf {
+    let mut name = weights.file_name().unwrap_or_default().to_os_string();
+    name.push(".checksum");
+    weights.with_file_name(name)
+}
+
+/// The checksum of weights bytes: FNV-1a (64-bit) and the length, as one line of text.
+/// It catches flipped bytes and tells two sets of weights apart (match folders record it);
+/// it is not meant to resist deliberate forgery.
+pub fn weights_checksum(bytes: &[u8]) -> String {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in bytes {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("fnv1a64:{h:016x} bytes:{}", bytes.len())
+}
+
+/// The checksum of the weights of model directory `dir` (computed from `model.bpk`; a
+/// directory without a checksum file is read the same way).
+pub fn model_checksum(dir: &Path) -> Result<String, NetError> {
+    let path = weights_path(dir);
+    let bytes = std::fs::read(&path).map_err(|source| NetError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(weights_checksum(&bytes))
+}
+
+/// Checks `bytes` (read from `path`) against the checksum file beside it, when there is
+/// one: corrupt weights load without complaint otherwise and just rate moves badly.
+fn verify_checksum(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
+    let sidecar = checksum_path(path);
+    let Ok(recorded) = std::fs::read_to_string(&sidecar) else {
+        return Ok(());
+    };
+    let actual = weights_checksum(bytes);
+    if recorded.trim() != actual {
+        return Err(NetError::Weights {
+            path: path.into(),
+            message: format!(
+                "checksum mismatch: {} records `{}`, the file has `{actual}` (corrupt or \
+                 replaced weights; if the weights are known good, delete the checksum file)",
+                sidecar.display(),
+                recorded.trim()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Writes a module's weights atomically as burnpack, with their checksum file beside them.
 pub fn save_weights<M: Module>(module: &M, path: &Path) -> Result<(), NetError> {
     let bytes = module
         .clone()
@@ -157,6 +227,17 @@ pub fn save_weights<M: Module>(module: &M, path: &Path) -> Result<(), NetError> 
             path: path.into(),
             message: format!("{e:?}"),
         })?;
+    // The checksum goes first: a crash between the two writes leaves a mismatch that is
+    // reported, never new weights that pass for the old ones.
+    let sidecar = checksum_path(path);
+    write_atomic(
+        &sidecar,
+        format!("{}\n", weights_checksum(&bytes)).as_bytes(),
+    )
+    .map_err(|source| NetError::Io {
+        path: sidecar.clone(),
+        source,
+    })?;
     write_atomic(path, &bytes).map_err(|source| NetError::Io {
         path: path.into(),
         source,
@@ -169,6 +250,7 @@ pub fn load_weights<M: Module>(module: M, path: &Path) -> Result<M, NetError> {
         path: path.into(),
         source,
     })?;
+    verify_checksum(path, &bytes)?;
     let bad = |message: String| NetError::Weights {
         path: path.into(),
         message,

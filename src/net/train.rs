@@ -460,7 +460,7 @@ where
             path: op.clone(),
             message: format!("{e:?}"),
         })?;
-        eprintln!(
+        crate::errln!(
             "resuming after step {} (epoch {})",
             state.step,
             state.epochs_done + 1
@@ -565,7 +565,7 @@ where
             cpu_per_wall: cpu,
         };
         bar.suspend(|| {
-            eprintln!(
+            crate::errln!(
                 "step {} (epoch {epoch}): train loss {:.5}, validation loss {:.5}, top1/5/10 {:.3}/{:.3}/{:.3}, error@30 {:.3}, {:.0} ex/s, cpu/wall {:.2}",
                 row.step,
                 row.train_loss,
@@ -590,7 +590,7 @@ where
         }
         if state.validations_without_improvement >= config.patience.max(1) {
             bar.suspend(|| {
-                eprintln!(
+                crate::errln!(
                     "early stop: no better validation loss for {} validations",
                     config.patience
                 )

@@ -408,7 +408,7 @@ pub fn write_plots(results: &[ExperimentResult], dir: &Path) -> Vec<PlotFile> {
                 experiment: r.file.name.clone(),
                 file,
             }),
-            Err(e) => eprintln!("warning: plot for {} not drawn: {e}", r.file.name),
+            Err(e) => crate::errln!("warning: plot for {} not drawn: {e}", r.file.name),
         }
     }
     files

@@ -64,6 +64,37 @@ pub fn resolved_config(spec: &str) -> anyhow::Result<String> {
     })
 }
 
+/// The model directories an engine spec loads (`nn` pruners and `policy=nn:...`), so that
+/// a match folder can record which weights played. Empty for specs without networks (and for
+/// specs that do not parse: those fail elsewhere with a better message).
+pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
+    let spec = spec.trim();
+    if split_kind(spec).0 != "uct" {
+        return Vec::new();
+    }
+    let Ok(c) = parse_uct(spec) else {
+        return Vec::new();
+    };
+    let pruners = [
+        c.prune.map(|p| p.pruner),
+        c.playout_prune.map(|p| p.pruner),
+        c.soft.map(|p| p.pruner),
+        c.policy,
+    ];
+    let mut dirs: Vec<std::path::PathBuf> = pruners
+        .into_iter()
+        .flatten()
+        .filter_map(|p| match p.split_once(':') {
+            Some(("nn", dir)) => Some(dir.into()),
+            None if p == "nn" => Some(crate::prune::registry::DEFAULT_MODEL.into()),
+            _ => None,
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
 fn split_kind(spec: &str) -> (&str, &str) {
     spec.split_once(':').unwrap_or((spec, ""))
 }
@@ -93,6 +124,20 @@ where
         .map_err(|e| anyhow!("key `{key}`: bad value `{v}`: {e}"))
 }
 
+/// A number for `key` in `lo..=hi` (NaN and infinities refused), the range named in errors.
+fn ranged<T>(key: &str, v: &str, lo: T, hi: T) -> anyhow::Result<T>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + std::fmt::Debug + Copy,
+    T::Err: std::fmt::Display,
+{
+    crate::util::num::parse_in(&format!("key `{key}`"), v, lo, hi).map_err(anyhow::Error::msg)
+}
+
+/// Points on the board: the most a pruner can prune.
+const BOARD_POINTS: usize = crate::rules::NN;
+/// Deepest tree depth a pruning key may name.
+const MAX_PRUNE_DEPTH: u32 = 10_000;
+
 fn boolean(key: &str, v: &str) -> anyhow::Result<bool> {
     match v {
         "true" | "on" | "yes" | "1" => Ok(true),
@@ -118,12 +163,13 @@ fn pruner_and_fields<'a>(
     Ok((parts[..split].join(":"), parts[split..].to_vec()))
 }
 
-/// `X[@D]`.
+/// `X[@D]`: X of the board's 81 points, from depth D.
 fn x_at_d(key: &str, text: &str) -> anyhow::Result<(usize, u32)> {
-    match text.split_once('@') {
-        Some((x, d)) => Ok((num(key, x)?, num(key, d)?)),
-        None => Ok((num(key, text)?, 0)),
-    }
+    let (x, d) = text.split_once('@').unwrap_or((text, "0"));
+    Ok((
+        ranged(key, x, 0, BOARD_POINTS)?,
+        ranged(key, d, 0, MAX_PRUNE_DEPTH)?,
+    ))
 }
 
 /// Parses a `uct:...` spec into its config (defaults for keys not given).
@@ -133,22 +179,22 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
     for (k, v) in pairs(spec)? {
         let r: anyhow::Result<()> = (|| {
             match k {
-                "sims" => c.sims = num(k, v)?,
-                "expand" => c.expand = num(k, v)?,
-                "c" => c.c = num(k, v)?,
-                "threads" => c.threads = num(k, v)?,
+                "sims" => c.sims = ranged(k, v, 1, 100_000_000)?,
+                "expand" => c.expand = ranged(k, v, 1, 1_000_000)?,
+                "c" => c.c = ranged(k, v, 0.0, 100.0)?,
+                "threads" => c.threads = ranged(k, v, 1, crate::util::num::MAX_THREADS)?,
                 "reuse" => c.reuse = boolean(k, v)?,
-                "resign" => c.resign = num(k, v)?,
+                "resign" => c.resign = ranged(k, v, 0.0, 1.0)?,
                 "pass" => c.pass_when_ahead = boolean(k, v)?,
-                "max_nodes" => c.max_nodes = num(k, v)?,
-                "playout_moves" => c.playout_moves = num(k, v)?,
-                "keep" => c.keep_min = num(k, v)?,
-                "cache" => c.cache = num(k, v)?,
-                "max_seconds" => c.max_seconds = num(k, v)?,
-                "rave" => c.rave = num(k, v)?,
+                "max_nodes" => c.max_nodes = ranged(k, v, 1_000, 1 << 24)?,
+                "playout_moves" => c.playout_moves = ranged(k, v, 1, 100_000)?,
+                "keep" => c.keep_min = ranged(k, v, 0, BOARD_POINTS)?,
+                "cache" => c.cache = ranged(k, v, 0, 1 << 20)?,
+                "max_seconds" => c.max_seconds = ranged(k, v, 0.0, crate::util::num::MAX_SECONDS)?,
+                "rave" => c.rave = ranged(k, v, 0.0, 1e9)?,
                 "priors" => c.priors = boolean(k, v)?,
                 "policy" => c.policy = Some(v.to_string()),
-                "policy_weight" => c.policy_weight = num(k, v)?,
+                "policy_weight" => c.policy_weight = ranged(k, v, 0.0, 1000.0)?,
                 "ladders" => c.heavy.ladders = boolean(k, v)?,
                 "prune_count" => {
                     c.prune_count = match v {
@@ -181,10 +227,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 }
                 "playout_prune" => {
                     let (pruner, f) = pruner_and_fields(k, v, 1)?;
-                    let share: f32 = num(k, f[0])?;
-                    if !(0.0..=1.0).contains(&share) {
-                        bail!("key `{k}`: share {share} is not in [0, 1]");
-                    }
+                    let share: f32 = ranged(k, f[0], 0.0, 1.0)?;
                     c.playout_prune = Some(PlayoutPrune {
                         pruner,
                         share,
@@ -193,7 +236,7 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
                 }
                 "soft" => {
                     let (pruner, f) = pruner_and_fields(k, v, 2)?;
-                    let visits = num(k, f[0])?;
+                    let visits = ranged(k, f[0], 0, u16::MAX)?;
                     let (x, depth) = x_at_d(k, f[1])?;
                     c.soft = Some(SoftPrune {
                         pruner,
@@ -241,11 +284,11 @@ pub fn parse_flat(spec: &str) -> anyhow::Result<FlatConfig> {
     for (k, v) in pairs(spec)? {
         let r: anyhow::Result<()> = (|| {
             match k {
-                "sims" => c.sims = num(k, v)?,
-                "c" => c.c = num(k, v)?,
-                "resign" => c.resign = num(k, v)?,
+                "sims" => c.sims = ranged(k, v, 1, 1_000_000_000)?,
+                "c" => c.c = ranged(k, v, 0.0, 100.0)?,
+                "resign" => c.resign = ranged(k, v, 0.0, 1.0)?,
                 "pass" => c.pass_when_ahead = boolean(k, v)?,
-                "playout_moves" => c.playout_moves = num(k, v)?,
+                "playout_moves" => c.playout_moves = ranged(k, v, 1, 100_000)?,
                 _ => bail!("unknown key `{k}` (flat keys: sims, c, resign, pass, playout_moves)"),
             }
             Ok(())
@@ -298,6 +341,22 @@ mod tests {
         assert!(msg("uct:playout_prune=rule:1.5").contains("`playout_prune`"));
         assert!(msg("uct:playout_eval=move").contains("playout_prune"));
         assert!(msg("uct:sims=1,sims=2").contains("twice"));
+        // Numbers are range-checked where they are parsed; NaN and infinities never pass.
+        for (spec, key) in [
+            ("uct:prune=nn:200@0", "prune"),
+            ("uct:playout_moves=0", "playout_moves"),
+            ("uct:c=NaN", "`c`"),
+            ("uct:max_seconds=inf", "max_seconds"),
+            ("uct:max_seconds=1e300", "max_seconds"),
+            ("uct:rave=NaN", "rave"),
+            ("uct:resign=inf", "resign"),
+            ("uct:soft=rule:70000:41", "soft"),
+            ("flat:c=inf", "`c`"),
+            ("flat:sims=0", "sims"),
+        ] {
+            let m = msg(spec);
+            assert!(m.contains(key) && m.contains("allowed"), "{spec}: {m}");
+        }
         assert!(msg("uct:prune=nn:no/such/model:41@0").contains("no/such/model"));
         assert!(msg("territory:x=1").contains("`x`"));
         assert!(msg("territory:seed=abc").contains("`seed`"));

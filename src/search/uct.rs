@@ -200,10 +200,15 @@ impl UctEngine {
     /// Builds the engine; fails when a pruner cannot be made.
     pub fn new(config: UctConfig, seed: u64) -> anyhow::Result<UctEngine> {
         anyhow::ensure!(config.sims > 0, "sims must be at least 1");
-        anyhow::ensure!(config.c >= 0.0, "c must not be negative");
         anyhow::ensure!(
-            config.max_seconds >= 0.0,
-            "max_seconds must not be negative"
+            config.c.is_finite() && config.c >= 0.0,
+            "c must be a finite number, not negative"
+        );
+        anyhow::ensure!(
+            (0.0..=crate::util::num::MAX_SECONDS).contains(&config.max_seconds),
+            "max_seconds {} is not in 0 to {}",
+            config.max_seconds,
+            crate::util::num::MAX_SECONDS
         );
         anyhow::ensure!(
             config.threads <= 256,
@@ -402,7 +407,7 @@ impl UctEngine {
             let share = (left / 20.0).max(0.01);
             limit = Some(limit.map_or(share, |l| l.min(share)));
         }
-        let deadline = limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
+        let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
         let last = self.last_two_moves();
         let run = |w: &mut Worker, n: u64| {
             if !reuse {
@@ -593,7 +598,8 @@ impl Engine for UctEngine {
     }
 
     fn set_time_left(&mut self, color: Color, seconds: f64) {
-        self.time_left[color.idx()] = (seconds.is_finite() && seconds > 0.0).then_some(seconds);
+        let valid = (0.0..=crate::util::num::MAX_SECONDS).contains(&seconds) && seconds > 0.0;
+        self.time_left[color.idx()] = valid.then_some(seconds);
     }
 
     fn pruner_view(&self, color: Color) -> Option<PrunerView> {

@@ -45,6 +45,8 @@ pub fn declared_charset(bytes: &[u8]) -> Option<&str> {
 
 /// Decodes `bytes` honouring `CA`, falling back as the module doc explains.
 pub fn decode(bytes: &[u8]) -> Decoded {
+    // Editors on Windows start UTF-8 files with a byte-order mark; it is not SGF text.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let declared = declared_charset(bytes).and_then(|l| Encoding::for_label(l.as_bytes()));
     let candidates = declared.into_iter().chain(FALLBACKS);
     for enc in candidates {
@@ -91,6 +93,13 @@ mod tests {
         // Without CA the fallback list still finds Shift_JIS.
         let d = decode(&bytes[15..]);
         assert_eq!(d.encoding, "Shift_JIS");
+    }
+
+    #[test]
+    fn byte_order_mark_is_dropped() {
+        let d = decode(b"\xEF\xBB\xBF(;SZ[9];B[ee])");
+        assert_eq!(d.text, "(;SZ[9];B[ee])");
+        assert!(!d.lossy);
     }
 
     #[test]

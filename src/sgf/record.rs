@@ -43,9 +43,11 @@ pub enum SgfError {
     SetupAfterMoves { number: usize },
     #[error("setup point {0:?} is not on the 9x9 board")]
     BadSetup(String),
+    #[error("komi KM[{0}] is not a finite number of points")]
+    BadKomi(String),
     #[error("garbage: no moves or stones found")]
     Garbage,
-    #[error("game tree nested deeper than {MAX_DEPTH} levels")]
+    #[error("game tree deeper than {MAX_DEPTH} nodes")]
     TooDeep,
 }
 
@@ -61,6 +63,7 @@ impl SgfError {
             SgfError::TwoMoves { .. } => "two-moves-in-node",
             SgfError::SetupAfterMoves { .. } => "setup-after-moves",
             SgfError::BadSetup(_) => "bad-setup",
+            SgfError::BadKomi(_) => "bad-komi",
             SgfError::Garbage => "garbage",
             SgfError::TooDeep => "too-deep",
         }
@@ -108,6 +111,34 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// What makes two records the same game, whatever their file names or metadata: board
+    /// size, komi, handicap, setup stones, first player and the main line. Records with
+    /// equal keys are copies of one game (de-duplication compares these bytes exactly).
+    pub fn content_key(&self) -> Vec<u8> {
+        let mut k = Vec::with_capacity(16 + 2 * self.moves.len());
+        k.push(self.size);
+        k.extend_from_slice(
+            &self
+                .komi
+                .map_or(u32::MAX, |v| (v + 0.0).to_bits())
+                .to_le_bytes(),
+        );
+        k.push(self.handicap);
+        k.push(self.first_player.map_or(0, |c| c as u8 + 1));
+        for set in [&self.setup_black, &self.setup_white, &self.setup_empty] {
+            k.push(set.len() as u8);
+            k.extend(set.iter().map(|p| p.index() as u8));
+        }
+        for (c, m) in &self.moves {
+            k.push(*c as u8);
+            k.push(match m {
+                Move::Pass => u8::MAX,
+                Move::Play(p) => p.index() as u8,
+            });
+        }
+        k
+    }
+
     /// Moves that are passes.
     pub fn passes(&self) -> usize {
         self.moves.iter().filter(|(_, m)| *m == Move::Pass).count()
@@ -122,14 +153,19 @@ pub struct ParseConfig {
     pub lenient: bool,
 }
 
-/// Deepest nesting of game trees accepted. OGS nests every move as a one-child variation,
-/// so a 9x9 game of a few hundred moves is a few hundred levels deep; sgf-parse frees a
-/// tree recursively, and a hostile file nested 100,000 deep would overflow the stack.
+/// Deepest game tree accepted, in nodes along one path from the root. sgf-parse stores
+/// every node as the child of the one before it (a plain `;B[..];W[..]` sequence as much as
+/// OGS's nested one-child variations) and frees and converts the tree recursively, so a
+/// hostile file 50,000 nodes deep would overflow the stack. A 9x9 game is a few hundred
+/// nodes; 10,000 leaves room for long reviews and still fits a worker thread's stack.
 pub const MAX_DEPTH: usize = 10_000;
 
-/// The deepest `(` nesting outside property values.
+/// The most nodes on one path of the game trees in `text` (property values skipped), which is
+/// the recursion depth sgf-parse needs for them.
 pub fn nesting_depth(text: &[u8]) -> usize {
     let (mut depth, mut max, mut in_value, mut escaped) = (0usize, 0usize, false, false);
+    // The node depth at each open `(`: a variation starts from its parent's depth.
+    let mut open: Vec<usize> = Vec::new();
     for &b in text {
         if in_value {
             match b {
@@ -142,11 +178,12 @@ pub fn nesting_depth(text: &[u8]) -> usize {
         }
         match b {
             b'[' => in_value = true,
-            b'(' => {
+            b'(' => open.push(depth),
+            b';' => {
                 depth += 1;
                 max = max.max(depth);
             }
-            b')' => depth = depth.saturating_sub(1),
+            b')' => depth = open.pop().unwrap_or(0),
             _ => {}
         }
     }
@@ -192,11 +229,7 @@ pub fn parse_records(
         .iter()
         .enumerate()
         .map(|(k, root)| {
-            let id = if k == 0 {
-                id.to_string()
-            } else {
-                format!("{id}#{}", k + 1)
-            };
+            let id = game_id(id, k);
             let mut rec = read_tree(root, id, source.to_string())?;
             rec.encoding = decoded.encoding;
             rec.lossy_text = decoded.lossy;
@@ -207,6 +240,15 @@ pub fn parse_records(
             Ok(rec)
         })
         .collect()
+}
+
+/// The id of the `k`-th game (0-based) of a file whose id is `id`: `id`, `id#2`, `id#3`, ...
+pub fn game_id(id: &str, k: usize) -> String {
+    if k == 0 {
+        id.to_string()
+    } else {
+        format!("{id}#{}", k + 1)
+    }
 }
 
 /// Parses a single-game file; the first game of a collection.
@@ -273,7 +315,10 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
                 }
                 rec.size = *w;
             }
-            Prop::KM(k) => rec.komi = Some(*k as f32),
+            // NaN and infinities would reach scores and games.csv. (Servers do record huge
+            // finite komi, e.g. OGS's KM[9999], and those games replay like any other.)
+            Prop::KM(k) if k.is_finite() && (*k as f32).is_finite() => rec.komi = Some(*k as f32),
+            Prop::KM(k) => return Err(SgfError::BadKomi(k.to_string())),
             Prop::HA(h) => rec.handicap = (*h).clamp(0, 81) as u8,
             Prop::RE(t) => {
                 rec.result_text = t.text.clone();
@@ -287,7 +332,14 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             Prop::DT(t) => rec.date = t.text.clone(),
             Prop::PC(t) => rec.place = t.text.clone(),
             Prop::Invalid(name, values) => match name.as_str() {
-                "KM" => rec.komi = parse_komi(&text_of(values)),
+                "KM" => {
+                    let text = text_of(values);
+                    let non_finite = text.trim().parse::<f64>().is_ok_and(|v| !v.is_finite());
+                    if non_finite {
+                        return Err(SgfError::BadKomi(text));
+                    }
+                    rec.komi = parse_komi(&text);
+                }
                 "HA" => rec.handicap = parse_handicap(&text_of(values)).unwrap_or(0),
                 "SZ" => size_text = Some(text_of(values)),
                 "RE" => {
@@ -404,7 +456,15 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             }
         }
     }
-    // A later AE clears an earlier AB/AW on the same point; later colours win.
+    // A point set up as both colours is contradictory: refuse it rather than pick one.
+    if let Some(p) = black.intersection(&white).min_by_key(|p| (p.y, p.x)) {
+        return Err(SgfError::BadSetup(format!(
+            "{}{} is both black (AB) and white (AW)",
+            (b'a' + p.x) as char,
+            (b'a' + p.y) as char
+        )));
+    }
+    // A later AE clears an earlier AB/AW on the same point.
     rec.setup_black = sorted_points(&black)?;
     rec.setup_white = sorted_points(&white)?;
     rec.setup_empty = sorted_points(&empty)?;
@@ -477,6 +537,27 @@ mod tests {
             parse_record(text.as_bytes(), "d", "d").map(|r| r.moves.len())
         });
         assert_eq!(r.join().unwrap(), Ok(n));
+    }
+
+    #[test]
+    fn sequences_too_deep_are_refused_not_a_crash() {
+        // Plain node sequences nest as deeply as variations inside sgf-parse.
+        let text = format!("(;SZ[9]{})", ";".repeat(50_000));
+        let r = std::thread::spawn(move || parse_record(text.as_bytes(), "d", "d"));
+        assert_eq!(r.join().unwrap(), Err(SgfError::TooDeep));
+        assert_eq!(nesting_depth(b"(;SZ[9];B[aa](;W[bb];B[cc])(;W[dd]))"), 4);
+    }
+
+    #[test]
+    fn contradictory_or_non_finite_values_are_errors() {
+        for km in ["NaN", "inf", "-inf", "1e300", "1e39"] {
+            let r = one(&format!("(;SZ[9]KM[{km}];B[ee])"));
+            assert!(matches!(r, Err(SgfError::BadKomi(_))), "{km}: {r:?}");
+        }
+        let r = one("(;SZ[9]AB[cc]AW[cc];B[ee])");
+        assert!(matches!(r, Err(SgfError::BadSetup(_))), "{r:?}");
+        let r = parse_record(b"\xEF\xBB\xBF(;SZ[9];B[ee])", "b", "b").unwrap();
+        assert_eq!(r.moves.len(), 1);
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub const MAX_RECORD_BYTES: u64 = 16 << 20;
 
 struct Walker<'f> {
     seq: u64,
+    /// Folders already walked, by device and inode: a symbolic link back up the tree (or a
+    /// folder reached twice) is read once, so a link loop cannot make the walk endless.
+    seen_dirs: std::collections::HashSet<(u64, u64)>,
     emit: &'f mut dyn FnMut(Result<RawRecord, SourceError>) -> ControlFlow<()>,
 }
 
@@ -107,6 +110,15 @@ impl Walker<'_> {
         if path.is_dir() {
             return self.dir(path);
         }
+        // Inside folders only regular files are read: opening a FIFO or a device found
+        // there would wait (or read) forever. A path named on the command line is read
+        // whatever it is (`--sgf /dev/stdin`).
+        if !explicit && !path.is_file() {
+            if InputKind::of(&name).is_some() {
+                return self.error(&name, "not a regular file (skipped)");
+            }
+            return ControlFlow::Continue(());
+        }
         let kind = InputKind::of(&name);
         let Some(kind) = kind else {
             if explicit {
@@ -119,6 +131,20 @@ impl Walker<'_> {
     }
 
     fn dir(&mut self, dir: &Path) -> ControlFlow<()> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match std::fs::metadata(dir) {
+                Ok(m) if !self.seen_dirs.insert((m.dev(), m.ino())) => {
+                    return self.error(
+                        &dir.display().to_string(),
+                        "folder already read (a symbolic link loop or a second path to it)",
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => return self.error(&dir.display().to_string(), e),
+            }
+        }
         let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
             Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
             Err(e) => return self.error(&dir.display().to_string(), e),
@@ -160,12 +186,30 @@ impl Walker<'_> {
         let mut number = 0usize;
         loop {
             line.clear();
-            match input.read_until(b'\n', &mut line) {
+            // A line is read up to the record size limit: a file without newlines must not
+            // be loaded whole.
+            match (&mut input)
+                .take(MAX_RECORD_BYTES + 1)
+                .read_until(b'\n', &mut line)
+            {
                 Ok(0) => return ControlFlow::Continue(()),
                 Ok(_) => {}
                 Err(e) => return self.error(&format!("{name}:{}", number + 1), e),
             }
             number += 1;
+            if line.len() as u64 > MAX_RECORD_BYTES && line.last() != Some(&b'\n') {
+                self.error(&format!("{name}:{number}"), "line longer than 16 MiB")?;
+                // Skip the rest of the long line.
+                loop {
+                    line.clear();
+                    match (&mut input).take(1 << 20).read_until(b'\n', &mut line) {
+                        Ok(0) | Err(_) => return ControlFlow::Continue(()),
+                        Ok(_) if line.last() == Some(&b'\n') => break,
+                        Ok(_) => {}
+                    }
+                }
+                continue;
+            }
             let trimmed = line.trim_ascii();
             if trimmed.is_empty() {
                 continue;
@@ -233,6 +277,7 @@ where
 {
     let mut w = Walker {
         seq: 0,
+        seen_dirs: Default::default(),
         emit: &mut emit,
     };
     for p in inputs {
@@ -281,15 +326,28 @@ pub fn stream(inputs: Vec<PathBuf>) -> mpsc::Receiver<Result<RawRecord, SourceEr
 
 /// Reads a whole file, transparently decompressing `.xz` and `.gz` (for index files).
 pub fn read_maybe_compressed(path: &Path) -> io::Result<Vec<u8>> {
-    let file = File::open(path)?;
+    /// Largest index accepted once decompressed (the OGS index is about 20 MB).
+    const MAX_INDEX_BYTES: u64 = 1 << 30;
+    let file = File::open(path)?.take(MAX_INDEX_BYTES + 1);
     let name = path.to_string_lossy().to_ascii_lowercase();
     let mut out = Vec::new();
     if name.ends_with(".xz") {
-        liblzma::read::XzDecoder::new(file).read_to_end(&mut out)?;
+        liblzma::read::XzDecoder::new(file)
+            .take(MAX_INDEX_BYTES + 1)
+            .read_to_end(&mut out)?;
     } else if name.ends_with(".gz") {
-        flate2::read::MultiGzDecoder::new(file).read_to_end(&mut out)?;
+        flate2::read::MultiGzDecoder::new(file)
+            .take(MAX_INDEX_BYTES + 1)
+            .read_to_end(&mut out)?;
     } else {
         BufReader::new(file).read_to_end(&mut out)?;
+    }
+    if out.len() as u64 > MAX_INDEX_BYTES {
+        return Err(io::Error::other(format!(
+            "{}: larger than {} bytes: not an index",
+            path.display(),
+            MAX_INDEX_BYTES
+        )));
     }
     Ok(out)
 }
@@ -297,6 +355,40 @@ pub fn read_maybe_compressed(path: &Path) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn symlink_loops_end() {
+        let d = std::env::temp_dir().join(format!("akushu-loop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("L/sub")).unwrap();
+        std::fs::write(d.join("L/sub/a.sgf"), "(;SZ[9];B[ee])").unwrap();
+        std::os::unix::fs::symlink("..", d.join("L/sub/up")).unwrap();
+        let all = read_all(&[d.join("L")]);
+        let records = all.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(records, 1, "{all:?}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn sgfs_lines_past_the_size_limit_are_skipped() {
+        let d = std::env::temp_dir().join(format!("akushu-longline-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let path = d.join("x.sgfs");
+        let mut bytes = b"(;SZ[9];B[ee])\n".to_vec();
+        bytes.extend(std::iter::repeat_n(b';', MAX_RECORD_BYTES as usize + 10));
+        bytes.extend_from_slice(b"\n(;SZ[9];B[cc])\n");
+        std::fs::write(&path, &bytes).unwrap();
+        let all = read_all(std::slice::from_ref(&path));
+        let ok: Vec<_> = all.iter().filter_map(|r| r.as_ref().ok()).collect();
+        assert_eq!(
+            ok.len(),
+            2,
+            "{:?}",
+            ok.iter().map(|r| &r.id).collect::<Vec<_>>()
+        );
+        assert_eq!(all.iter().filter(|r| r.is_err()).count(), 1);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn kinds_and_ids() {

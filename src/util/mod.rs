@@ -1,7 +1,10 @@
 //! Small shared helpers: the fast seeded RNG, atomic file writes and process CPU time.
 
 pub mod fsio;
+pub mod num;
+pub mod output;
 pub mod rng;
+pub mod stdout;
 
 /// CPU seconds (user + system, all threads) this process has used, or `None` where the
 /// platform does not say. CPU seconds over wall seconds tells how many cores a job kept busy.

@@ -1,0 +1,802 @@
+//! Hostile inputs through the real binary: every command ends (no panic, no abort, no hang)
+//! with a clear message, and nothing outside a command's output path is replaced or lost.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn ok(&self) -> bool {
+        self.code == Some(0)
+    }
+    /// Ended by itself with an error exit: not a signal (abort, stack overflow), not a panic.
+    fn refused(&self) -> bool {
+        matches!(self.code, Some(c) if c != 0 && c != 101) && !self.stderr.contains("panicked")
+    }
+}
+
+/// Runs akushu with `stdin` and a time limit; a run past the limit is killed and fails the
+/// test as a hang.
+fn akushu_in(args: &[&str], stdin: &str, limit_s: u64) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let text = stdin.to_string();
+    std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let pid = child.id() as i32;
+    let out = std::thread::spawn(move || child.wait_with_output());
+    let deadline = Instant::now() + Duration::from_secs(limit_s);
+    while !out.is_finished() {
+        if Instant::now() >= deadline {
+            // SAFETY: kill(2) on the child this test started and has not reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            panic!("hang: akushu {args:?} ran past {limit_s} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = out.join().unwrap().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn akushu(args: &[&str]) -> Run {
+    akushu_in(args, "", 120)
+}
+
+fn work(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-hostile-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sgf")
+}
+
+fn good_sgf(dir: &Path) -> PathBuf {
+    let p = dir.join("good.sgf");
+    fs::write(
+        &p,
+        "(;GM[1]SZ[9]KM[6.5]RE[B+R];B[ee];W[cc];B[gc];W[cg];B[gg];W[dd])",
+    )
+    .unwrap();
+    p
+}
+
+/// `dataset build --sgf INPUTS --out OUT --quiet`, with a one-minute limit.
+fn dataset_build(inputs: &[&Path], out: &Path) -> Run {
+    let mut args = vec!["dataset".to_string(), "build".into(), "--sgf".into()];
+    args.extend(inputs.iter().map(|p| s(p)));
+    args.extend(["--out".into(), s(out), "--quiet".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    akushu_in(&args, "", 60)
+}
+
+/// Every file below `dir` with its bytes (symlinks as their target text).
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            let m = fs::symlink_metadata(&p).unwrap();
+            if m.file_type().is_symlink() {
+                out.push((
+                    p.clone(),
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                ));
+            } else if m.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn node_sequences_too_deep_are_skipped_not_a_crash() {
+    let w = work("deep");
+    let dir = w.join("in");
+    fs::create_dir_all(&dir).unwrap();
+    good_sgf(&dir);
+    fs::write(
+        dir.join("deep.sgf"),
+        format!("(;SZ[9]{})", ";".repeat(50_000)),
+    )
+    .unwrap();
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &s(&dir),
+        "--out",
+        &s(&w.join("ds")),
+        "--quiet",
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(r.stdout.contains("too-deep: 1"), "{}", r.stdout);
+    assert!(r.stdout.contains("games: 1"), "{}", r.stdout);
+
+    let huge = w.join("huge.sgf");
+    fs::write(&huge, format!("(;SZ[9]{})", ";".repeat(1_000_000))).unwrap();
+    let r = akushu(&["eval", "--model", "random", "--sgf", &s(&huge)]);
+    assert!(r.refused(), "{:?} {}", r.code, r.stderr);
+    let passes = w.join("passes.sgf");
+    fs::write(&passes, format!("(;SZ[9]{})", ";B[]".repeat(200_000))).unwrap();
+    let r = akushu(&["analyze", "--sgf", &s(&passes)]);
+    assert!(
+        r.refused() && r.stderr.contains("deeper than"),
+        "{:?} {}",
+        r.code,
+        r.stderr
+    );
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn non_finite_and_huge_numbers_are_refused_naming_the_flag() {
+    let w = work("numbers");
+    let out = w.join("m");
+    for (flag, value) in [
+        ("--genmove-timeout", "inf"),
+        ("--genmove-timeout", "NaN"),
+        ("--genmove-timeout", "1e300"),
+        ("--command-timeout", "NaN"),
+        ("--command-timeout", "1e300"),
+        ("--komi", "NaN"),
+        ("--komi", "inf"),
+        ("--jobs", "0"),
+    ] {
+        let r = akushu(&[
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            "1",
+            "--out",
+            &s(&out),
+            flag,
+            value,
+            "--quiet",
+        ]);
+        assert!(
+            r.refused() && r.stderr.contains(flag),
+            "{flag} {value}: {}",
+            r.stderr
+        );
+        assert!(
+            !out.exists(),
+            "{flag} {value}: a refused match writes nothing"
+        );
+    }
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &s(&good_sgf(&w)),
+        "--out",
+        &s(&w.join("ds")),
+        "--threads",
+        "5000",
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("--threads"),
+        "{}",
+        r.stderr
+    );
+    for (flag, value) in [
+        ("--lr", "NaN"),
+        ("--stop-after-minutes", "inf"),
+        ("--channels", "0"),
+    ] {
+        let r = akushu(&[
+            "train",
+            "--synthetic-games",
+            "2",
+            "--out",
+            &s(&w.join("model")),
+            flag,
+            value,
+        ]);
+        assert!(
+            r.refused() && r.stderr.contains(flag),
+            "{flag} {value}: {}",
+            r.stderr
+        );
+        assert!(!w.join("model").exists());
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn gtp_time_limits_never_panic() {
+    let r = akushu_in(
+        &["gtp", "--engine", "uct:sims=200"],
+        "time_left b 1e300 0\ngenmove b\ntime_left b NaN 0\ngenmove w\nquit\n",
+        60,
+    );
+    assert!(r.ok(), "{}", r.stderr);
+    assert_eq!(
+        r.stdout.matches("? syntax error").count(),
+        2,
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.stdout.matches("\n= ").count() + usize::from(r.stdout.starts_with("= ")),
+        2
+    );
+    for spec in [
+        "uct:sims=200,max_seconds=inf",
+        "uct:sims=200,max_seconds=NaN",
+    ] {
+        let r = akushu_in(&["gtp", "--engine", spec], "genmove b\nquit\n", 60);
+        assert!(
+            r.refused() && r.stderr.contains("max_seconds"),
+            "{spec}: {}",
+            r.stderr
+        );
+    }
+}
+
+/// Runs akushu with its stdout closed at once (`| head -0`).
+fn with_closed_stdout(args: &[&str]) -> Option<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.status.code()
+}
+
+#[test]
+fn a_closed_stdout_still_writes_the_outputs() {
+    let w = work("pipe");
+    let ds = w.join("ds");
+    let code = with_closed_stdout(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &s(&fixtures()),
+        "--out",
+        &s(&ds),
+        "--quiet",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(ds.join("manifest.json").exists(), "the dataset is written");
+    assert_eq!(with_closed_stdout(&["dataset", "stats", &s(&ds)]), Some(0));
+    let csv = w.join("curve.csv");
+    let code = with_closed_stdout(&[
+        "eval",
+        "--model",
+        "random",
+        "--data",
+        &s(&ds),
+        "--split",
+        "all",
+        "--csv",
+        &s(&csv),
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(csv.exists(), "the curve is written");
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn symlink_loops_and_second_paths_read_each_game_once() {
+    let w = work("loop");
+    let dir = w.join("L");
+    fs::create_dir_all(dir.join("sub")).unwrap();
+    good_sgf(&dir.join("sub"));
+    std::os::unix::fs::symlink("..", dir.join("sub/up")).unwrap();
+    let link = w.join("again");
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
+    let r = dataset_build(&[&dir, &link], &w.join("ds"));
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(r.stdout.contains("games: 1\n"), "{}", r.stdout);
+    let r = akushu_in(
+        &[
+            "eval",
+            "--model",
+            "random",
+            "--sgf",
+            &s(&dir),
+            "--sgf",
+            &s(&link),
+        ],
+        "",
+        60,
+    );
+    assert!(r.ok(), "{}", r.stderr);
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn fifos_in_folders_and_huge_counts_do_not_hang() {
+    let w = work("fifo");
+    let dir = w.join("in");
+    fs::create_dir_all(&dir).unwrap();
+    good_sgf(&dir);
+    let made = Command::new("mkfifo")
+        .arg(dir.join("pipe.sgf"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let r = dataset_build(&[&dir], &w.join("ds"));
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(r.stdout.contains("games: 1\n"), "{}", r.stdout);
+    let r = akushu_in(
+        &[
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            "4294967295",
+            "--out",
+            &s(&w.join("m")),
+            "--quiet",
+        ],
+        "",
+        60,
+    );
+    assert!(r.refused() && r.stderr.contains("--games"), "{}", r.stderr);
+    let r = akushu_in(&["bench", "playouts", "--seconds", "inf"], "", 60);
+    assert!(
+        r.refused() && r.stderr.contains("--seconds"),
+        "{}",
+        r.stderr
+    );
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn outputs_never_replace_what_akushu_did_not_write() {
+    let w = work("outputs");
+    let ds = w.join("ds");
+    let r = dataset_build(&[&fixtures()], &ds);
+    assert!(r.ok(), "{}", r.stderr);
+    let before = snapshot(&w);
+
+    // A missing input keeps the dataset already there.
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        "/nonexistent/x.sgf",
+        "--out",
+        &s(&ds),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("/nonexistent/x.sgf"),
+        "{}",
+        r.stderr
+    );
+    // The input as the output, or inside it.
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &s(&ds),
+        "--out",
+        &s(&ds),
+        "--force",
+    ]);
+    assert!(r.refused() && r.stderr.contains("input"), "{}", r.stderr);
+    assert_eq!(snapshot(&w), before);
+
+    // A folder that merely holds a manifest.json is not a dataset of ours.
+    let mine = w.join("mine");
+    fs::create_dir_all(&mine).unwrap();
+    fs::write(mine.join("manifest.json"), "{}").unwrap();
+    fs::write(mine.join("thesis.tex"), "years of work").unwrap();
+    let r = dataset_build(&[&fixtures()], &mine);
+    assert!(r.refused() && r.stderr.contains("--force"), "{}", r.stderr);
+    assert_eq!(
+        fs::read_to_string(mine.join("thesis.tex")).unwrap(),
+        "years of work"
+    );
+
+    // Training never writes into someone else's folder.
+    let r = akushu(&[
+        "train",
+        "--synthetic-games",
+        "5",
+        "--model",
+        "mlp",
+        "--out",
+        &s(&mine),
+        "--epochs",
+        "1",
+    ]);
+    assert!(r.refused() && r.stderr.contains("marker"), "{}", r.stderr);
+    assert_eq!(
+        fs::read_to_string(mine.join("manifest.json")).unwrap(),
+        "{}"
+    );
+
+    // A symlink is not replaced by a file; a device is streamed into.
+    let target = w.join("notes.txt");
+    fs::write(&target, "keep me").unwrap();
+    let link = w.join("link.csv");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let r = akushu(&[
+        "eval",
+        "--model",
+        "random",
+        "--data",
+        &s(&ds),
+        "--split",
+        "all",
+        "--csv",
+        &s(&link),
+    ]);
+    assert!(r.refused(), "{}", r.stderr);
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "keep me");
+    let r = akushu(&[
+        "eval",
+        "--model",
+        "random",
+        "--data",
+        &s(&ds),
+        "--split",
+        "all",
+        "--summary",
+        "/dev/null",
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(!fs::metadata("/dev/null").unwrap().is_file());
+    // A regular file akushu did not write is kept; its own is replaced.
+    let r = akushu(&[
+        "eval",
+        "--model",
+        "random",
+        "--data",
+        &s(&ds),
+        "--split",
+        "all",
+        "--csv",
+        &s(&target),
+    ]);
+    assert!(r.refused() && r.stderr.contains("--force"), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(&target).unwrap(), "keep me");
+    let csv = w.join("curve.csv");
+    for _ in 0..2 {
+        let r = akushu(&[
+            "eval",
+            "--model",
+            "random",
+            "--data",
+            &s(&ds),
+            "--split",
+            "all",
+            "--csv",
+            &s(&csv),
+        ]);
+        assert!(r.ok(), "{}", r.stderr);
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn match_folders_refuse_unknown_games_and_changed_models() {
+    let w = work("match");
+    // Games without a match.toml cannot be tied to players.
+    let m = w.join("m");
+    let run = |out: &Path, black: &str, games: &str| {
+        akushu(&[
+            "match",
+            "--black",
+            black,
+            "--white",
+            "random",
+            "--games",
+            games,
+            "--out",
+            &s(out),
+            "--quiet",
+        ])
+    };
+    assert!(run(&m, "random", "2").ok());
+    fs::remove_file(m.join("match.toml")).unwrap();
+    let before = snapshot(&m);
+    let r = run(&m, "territory", "2");
+    assert!(
+        r.refused() && r.stderr.contains("match.toml"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(snapshot(&m), before);
+
+    // Fewer games than already finished.
+    let m2 = w.join("m2");
+    assert!(run(&m2, "random", "3").ok());
+    let r = run(&m2, "random", "1");
+    assert!(r.refused() && r.stderr.contains("--games"), "{}", r.stderr);
+
+    // A model whose weights changed between runs.
+    let model = w.join("model");
+    fs::create_dir_all(&model).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    for f in ["config.json", "model.bpk"] {
+        fs::copy(shipped.join("default").join(f), model.join(f)).unwrap();
+    }
+    let spec = format!("uct:sims=20,prune=nn:{}:10", model.display());
+    let m3 = w.join("m3");
+    let r = run(&m3, &spec, "1");
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(
+        fs::read_to_string(m3.join("match.toml"))
+            .unwrap()
+            .contains("fnv1a64:")
+    );
+    fs::copy(
+        shipped.join("mlp-paper-human/model.bpk"),
+        model.join("model.bpk"),
+    )
+    .unwrap();
+    let r = run(&m3, &spec, "2");
+    assert!(
+        r.refused() && r.stderr.contains("has changed"),
+        "{}",
+        r.stderr
+    );
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn corrupt_weights_are_refused_on_load() {
+    let w = work("weights");
+    let model = w.join("model");
+    fs::create_dir_all(&model).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/default");
+    for f in ["config.json", "model.bpk", "model.bpk.checksum"] {
+        fs::copy(shipped.join(f), model.join(f)).unwrap();
+    }
+    let mut bytes = fs::read(model.join("model.bpk")).unwrap();
+    for i in 0..50 {
+        bytes[20_000 + 97 * i] ^= 0xff;
+    }
+    fs::write(model.join("model.bpk"), &bytes).unwrap();
+    let r = akushu(&["eval", "--model", &s(&model), "--synthetic-games", "20"]);
+    assert!(
+        r.refused() && r.stderr.contains("checksum mismatch"),
+        "{}",
+        r.stderr
+    );
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn empty_or_unknown_selections_are_errors() {
+    let w = work("empty");
+    let r = akushu(&[
+        "eval",
+        "--model",
+        "random",
+        "--sgf",
+        &s(&w.join("missing.sgf")),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("missing.sgf"),
+        "{}",
+        r.stderr
+    );
+    let bad = w.join("bad.sgf");
+    fs::write(&bad, "not sgf").unwrap();
+    let r = akushu(&["eval", "--model", "random", "--sgf", &s(&bad)]);
+    assert!(
+        r.refused() && r.stderr.contains("no positions"),
+        "{}",
+        r.stderr
+    );
+    let r = akushu(&["reproduce", "--quick", "--only", "bogus", "--no-play"]);
+    assert!(r.refused() && r.stderr.contains("bogus"), "{}", r.stderr);
+    let r = akushu(&["analyze", "--sgf", &s(&good_sgf(&w)), "--move", "99999"]);
+    assert!(r.refused() && r.stderr.contains("6 moves"), "{}", r.stderr);
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn collections_count_and_name_every_game() {
+    let w = work("multi");
+    let multi = w.join("multi.sgf");
+    fs::write(
+        &multi,
+        "(;SZ[9];B[ee];W[cc])(;SZ[9];B[jj])(;SZ[9];B[gg];W[cg])",
+    )
+    .unwrap();
+    let ds = w.join("ds");
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &s(&multi),
+        "--out",
+        &s(&ds),
+        "--quiet",
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(r.stdout.contains("games read: 3"), "{}", r.stdout);
+    let skipped = fs::read_to_string(ds.join("skipped.csv")).unwrap();
+    assert!(skipped.contains("multi#2"), "{skipped}");
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn gtp_engines_binary_garbage_and_wrapped_children() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = work("engines");
+    let script = |name: &str, body: &str| {
+        let p = w.join(name);
+        fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    };
+    // Binary garbage is reported as garbage, not as a crash or a signal.
+    let garbage = script(
+        "garbage.sh",
+        "while read l; do printf '\\377\\376\\001x\\n\\n'; done\n",
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        &format!("gtp:{}", garbage.display()),
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--out",
+        &s(&w.join("m1")),
+        "--quiet",
+    ]);
+    assert!(r.refused() && r.stderr.contains("garbage"), "{}", r.stderr);
+    assert!(!r.stderr.contains("SIGPIPE"), "{}", r.stderr);
+
+    // An answer that never ends is cut off, not read into memory without end.
+    let endless = script(
+        "endless.sh",
+        "read l; printf '= '; while true; do printf 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; done\n",
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        &format!("gtp:{}", endless.display()),
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--out",
+        &s(&w.join("m0")),
+        "--quiet",
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("longer than"),
+        "{}",
+        r.stderr
+    );
+
+    // A wrapper script's child is stopped with the hung engine.
+    let pid_file = w.join("child.pid");
+    let wrapper = script(
+        "wrapper.sh",
+        &format!(
+            "sleep 1000 &\necho $! > {}\nwhile read c rest; do\n  case \"$c\" in\n    genmove) sleep 1000 ;;\n    known_command) printf '= false\\n\\n' ;;\n    *) printf '=\\n\\n' ;;\n  esac\ndone\n",
+            pid_file.display()
+        ),
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        &format!("gtp:{}", wrapper.display()),
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--out",
+        &s(&w.join("m2")),
+        "--quiet",
+        "--genmove-timeout",
+        "1",
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    let pid = fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    let proc_dir = PathBuf::from(format!("/proc/{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while proc_dir.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !proc_dir.exists(),
+        "the wrapper's child {pid} is still running"
+    );
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
+fn endless_gtp_lines_and_a_closed_stderr_are_survived() {
+    let long = format!("{}\nname\nquit\n", "x".repeat(3 << 20));
+    let r = akushu_in(&["gtp", "--engine", "uct:sims=10"], &long, 60);
+    assert!(r.ok(), "{}", r.stderr);
+    let head = &r.stdout[..r.stdout.len().min(200)];
+    assert!(
+        head.starts_with("? command line too long\n\n= akushu\n\n"),
+        "{head}"
+    );
+
+    // A resumed match writes a note to stderr; with stderr closed it still finishes.
+    let w = work("stderr");
+    let m = w.join("m");
+    let out = s(&m);
+    let mut args = [
+        "match", "--black", "random", "--white", "random", "--games", "1", "--out", &out, "--quiet",
+    ];
+    assert!(akushu(&args).ok());
+    args[6] = "2";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let rows = fs::read_to_string(m.join("games.csv"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(rows, 3, "header and two games");
+    fs::remove_dir_all(w).unwrap();
+}
