@@ -527,6 +527,35 @@ fn outputs_never_replace_what_akushu_did_not_write() {
         ]);
         assert!(r.ok(), "{}", r.stderr);
     }
+
+    // A picture from elsewhere is kept (a PNG is not enough: akushu's charts carry a mark);
+    // a chart akushu drew is redrawn.
+    let eval_png = |png: &Path| {
+        akushu(&[
+            "eval",
+            "--model",
+            "random",
+            "--data",
+            &s(&ds),
+            "--split",
+            "all",
+            "--png",
+            &s(png),
+        ])
+    };
+    let ours = w.join("ours.png");
+    let r = eval_png(&ours);
+    assert!(r.ok(), "{}", r.stderr);
+    let r = eval_png(&ours);
+    assert!(r.ok(), "{}", r.stderr);
+    // The same picture without akushu's text chunk (27 bytes after the 33-byte header).
+    let drawn = fs::read(&ours).unwrap();
+    let photo = [&drawn[..33], &drawn[33 + 27..]].concat();
+    let theirs = w.join("photo.png");
+    fs::write(&theirs, &photo).unwrap();
+    let r = eval_png(&theirs);
+    assert!(r.refused() && r.stderr.contains("--force"), "{}", r.stderr);
+    assert_eq!(fs::read(&theirs).unwrap(), photo);
     fs::remove_dir_all(w).unwrap();
 }
 

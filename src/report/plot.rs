@@ -173,7 +173,54 @@ pub fn legend_corner(chart: &Chart) -> Corner {
     corners[best]
 }
 
-/// Draws `chart` to the PNG file `path` (900x600), atomically.
+/// The text chunk every akushu PNG carries right after its header: how the output rule tells
+/// akushu's charts from other pictures that must not be replaced.
+const PNG_MARK_KEYWORD: &[u8] = b"Software";
+const PNG_MARK_TEXT: &[u8] = b"akushu";
+const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// One PNG chunk: length, type, data and the CRC of type and data.
+fn png_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(kind);
+    crc.update(data);
+    let mut out = Vec::with_capacity(12 + data.len());
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    out.extend_from_slice(&crc.finalize().to_be_bytes());
+    out
+}
+
+/// `png` with akushu's `tEXt` chunk inserted after the header chunk (PNG allows text chunks
+/// anywhere between the header and the end). `None` if `png` does not start like a PNG.
+pub fn mark_png(png: &[u8]) -> Option<Vec<u8>> {
+    // Magic (8) + IHDR: length (4), type (4), 13 data bytes, CRC (4).
+    const HEADER_END: usize = 8 + 4 + 4 + 13 + 4;
+    if png.len() < HEADER_END || !png.starts_with(PNG_MAGIC) || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let text = [PNG_MARK_KEYWORD, b"\0", PNG_MARK_TEXT].concat();
+    let mut out = png[..HEADER_END].to_vec();
+    out.extend(png_chunk(b"tEXt", &text));
+    out.extend_from_slice(&png[HEADER_END..]);
+    Some(out)
+}
+
+/// Whether the file at `path` is a PNG akushu drew (it carries [`mark_png`]'s chunk).
+pub fn is_akushu_png(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(256).read_to_end(&mut head));
+    if read.is_err() || !head.starts_with(PNG_MAGIC) {
+        return false;
+    }
+    let text = [PNG_MARK_KEYWORD, b"\0", PNG_MARK_TEXT].concat();
+    let chunk = png_chunk(b"tEXt", &text);
+    head.get(33..33 + chunk.len()) == Some(&chunk[..])
+}
+
+/// Draws `chart` to the PNG file `path` (900x600), atomically, marked as akushu's.
 pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
     register_font();
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -189,6 +236,21 @@ pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
         message,
     });
     if let Err(e) = drawn {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    let io = |source| PlotError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let marked = std::fs::read(&tmp).map_err(io).and_then(|png| {
+        let marked = mark_png(&png).ok_or_else(|| PlotError::Draw {
+            path: path.to_path_buf(),
+            message: "the encoder wrote no PNG header".into(),
+        })?;
+        std::fs::write(&tmp, marked).map_err(io)
+    });
+    if let Err(e) = marked {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
@@ -308,6 +370,25 @@ mod tests {
     }
 
     #[test]
+    fn only_marked_pngs_count_as_akushus() {
+        let dir = std::env::temp_dir().join(format!("akushu-pngmark-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A minimal valid PNG header from another program: magic and a 1x1 greyscale IHDR.
+        let ihdr = png_chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
+        let other = [PNG_MAGIC, &ihdr[..], &png_chunk(b"IEND", &[])[..]].concat();
+        let theirs = dir.join("theirs.png");
+        std::fs::write(&theirs, &other).unwrap();
+        assert!(!is_akushu_png(&theirs));
+        let ours = dir.join("ours.png");
+        let marked = mark_png(&other).unwrap();
+        assert_eq!(marked.len(), other.len() + 12 + 15);
+        std::fs::write(&ours, marked).unwrap();
+        assert!(is_akushu_png(&ours));
+        assert!(mark_png(b"GIF89a").is_none());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn draws_a_png_with_band_points_and_reference_line() {
         let dir = std::env::temp_dir().join(format!("akushu-plot-{}", std::process::id()));
         let path = dir.join("curve.png");
@@ -335,6 +416,10 @@ mod tests {
         render_png(&chart, &path).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
+        assert!(
+            is_akushu_png(&path),
+            "the chart carries akushu's text chunk"
+        );
         assert!(bytes.len() > 5_000, "a real picture, not an empty file");
         assert_eq!(
             std::fs::read_dir(&dir).unwrap().count(),
