@@ -139,6 +139,23 @@ baseline = 0.5
         ),
     )
     .unwrap();
+    // An opponent that is not installed (as GNU Go on a machine with only Rust) skips its
+    // experiment with a line in the report; the run still succeeds.
+    std::fs::write(
+        exps.join("external.toml"),
+        r#"
+name = "external"
+title = "Against an engine that is not installed"
+[match]
+games = 2
+[players]
+black = "random"
+white = "gtp:akushu-no-such-engine --mode gtp"
+[[arm]]
+label = "only"
+"#,
+    )
+    .unwrap();
     let out = root.join("report");
     let status = Command::new(env!("CARGO_BIN_EXE_akushu"))
         .args([
@@ -163,6 +180,10 @@ baseline = 0.5
     );
     assert!(
         report.contains("largest x with error <= 10%: 10"),
+        "{report}"
+    );
+    assert!(
+        report.contains("skipped: needs `akushu-no-such-engine`"),
         "{report}"
     );
     let rows =

@@ -144,6 +144,19 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         };
         crate::errln!("== {} ({})", file.title, path.display());
         let t = Instant::now();
+        if let Some(why) = missing_programs(&file, args.quick) {
+            // An opponent that is not installed (GNU Go on a machine with only Rust) skips
+            // its experiment, said in the report, instead of failing the whole run.
+            crate::errln!("-- {}: skipped: {why}", file.name);
+            results.push(ExperimentResult {
+                file: file.clone(),
+                quick: args.quick,
+                outcome: Outcome::Skipped(format!("skipped: {why}")),
+                failed_arms: Vec::new(),
+                seconds: 0.0,
+            });
+            continue;
+        }
         let result = experiment::run(&file, &opts).unwrap_or_else(|e| {
             let why = format!("{e:#}");
             crate::errln!("!! {}: {why}", file.name);
@@ -187,6 +200,45 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Why `file` cannot run here when one of its arms plays a GTP program that is not
+/// installed (e.g. `gtp:gnugo ...` without GNU Go), else `None`. Arms skipped in this mode
+/// are not asked about.
+fn missing_programs(file: &experiment::ExperimentFile, quick: bool) -> Option<String> {
+    if quick && file.quick.skip.is_some() {
+        return None;
+    }
+    let arms = file.arms(quick).ok()?;
+    let mut missing: Vec<String> = Vec::new();
+    for arm in &arms {
+        for spec in [&arm.config.black, &arm.config.white] {
+            let Some(command) = spec.strip_prefix("gtp:") else {
+                continue;
+            };
+            let words = crate::arena::gtp::split_command_line(command).ok()?;
+            let program = words.first()?;
+            if crate::arena::gtp::find_program(program).is_none() && !missing.contains(program) {
+                missing.push(program.clone());
+            }
+        }
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    let hint = if missing.iter().any(|p| p.ends_with("gnugo")) {
+        " (GNU Go: `sh scripts/install-gnugo.sh`, i.e. `apt-get install gnugo`)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "needs {}, not found on PATH or in /usr/games{hint}",
+        missing
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }
 
 /// `path` relative to `base` when it lies under it (links in the report), else as given.
