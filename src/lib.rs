@@ -2,7 +2,7 @@
 //!
 //! A research toolkit that learns which moves in 9x9 Go are bad and uses that knowledge to
 //! prune Monte-Carlo tree search. The ideas come from five short papers summarised in the
-//! project's `SEEDS.md` notes; `ARCHITECTURE.md` maps every module.
+//! project's `docs/papers.md`; `ARCHITECTURE.md` maps every module.
 //!
 //! ## Reading guide
 //!

@@ -1,4 +1,4 @@
-//! The kake-me test, the dame test and the defender extension (SEEDS.md C).
+//! The kake-me test, the dame test and the defender extension (paper C in `docs/papers.md`).
 
 use akushu::endgame::kakeme::{possible_eyes, two_eyes_possible};
 use akushu::endgame::{

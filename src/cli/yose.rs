@@ -1,5 +1,5 @@
 //! `akushu yose FILE`: solve an endgame problem exactly; `akushu yose bench DIR`: the seed's
-//! table (SEEDS.md C) — per problem, seconds and nodes for no pruning / kake-me /
+//! table (paper C in `docs/papers.md`) — per problem, seconds and nodes for no pruning / kake-me /
 //! kake-me + defender extension, per search algorithm — printed and written as CSV.
 
 use std::collections::HashSet;
