@@ -2,7 +2,7 @@
 //!
 //! A research toolkit that learns which moves in 9x9 Go are bad and uses that knowledge to
 //! prune Monte-Carlo tree search. The ideas come from five short papers summarised in the
-//! project's `SEEDS.md` notes; `ARCHITECTURE.md` maps every module.
+//! project's `docs/papers.md`; `ARCHITECTURE.md` maps every module.
 //!
 //! ## Reading guide
 //!
@@ -11,7 +11,7 @@
 //! 1. **Coordinates** — [`rules::coord`]: the one table of coordinate systems (flat index,
 //!    row/col, GTP, SGF) and the only conversions.
 //! 2. **The board** — [`rules::board::Board`]: `place` is where stones go down, chains merge
-//!    and captures happen; `random_move` is the seed's O(1) empty-point draw.
+//!    and captures happen; `random_move` is paper B's O(1) empty-point draw.
 //! 3. **The game** — [`rules::game::Game`]: history, superko, passes, komi; [`rules::score`]
 //!    counts area and territory.
 //! 4. **Playouts** — [`playout::run`]: the loop every Monte-Carlo engine here shares; a

@@ -1,4 +1,4 @@
-//! Board analysis (SEEDS.md E): connection patterns under every rotation, group merging,
+//! Board analysis (paper E in `docs/papers.md`): connection patterns under every rotation, group merging,
 //! influence and end-of-game territory on fixture boards, territory-gain candidates.
 
 use akushu::analysis::{

@@ -1,4 +1,4 @@
-//! Replays real game records through the rules core (issue 2's record-replay tests):
+//! Replays real game records through the rules core (the record-replay tests):
 //! every game of `../shared/data/engine9x9.tar.xz`, the first 10,000 OGS games (and, with
 //! `--ignored`, all 220,304), with no rule disagreement other than the records that really
 //! are illegal. Main-line move and pass counts are checked against the shared OGS index.

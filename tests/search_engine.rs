@@ -330,7 +330,7 @@ fn time_limits_stop_a_huge_search() {
     assert!(stats.simulations < huge as u64, "{stats:?}");
 }
 
-/// `uct:playout=territory` plays its playouts with the territory-gain generator (SEEDS.md E):
+/// `uct:playout=territory` plays its playouts with the territory-gain generator (paper E in `docs/papers.md`):
 /// a legal game comes out, it differs from the uniform-playout engine for the same seed, and
 /// it cannot be combined with playout pruning.
 #[test]

@@ -1,4 +1,4 @@
-//! The kake-me test, the dame test and the defender extension (SEEDS.md C).
+//! The kake-me test, the dame test and the defender extension (paper C in `docs/papers.md`).
 
 use akushu::endgame::kakeme::{possible_eyes, two_eyes_possible};
 use akushu::endgame::{
@@ -17,7 +17,7 @@ fn mask(points: &[(usize, usize)]) -> Bits {
         .fold(0, |m, &(r, c)| m | bit(pt(r, c).index()))
 }
 
-/// The seed's Figure-1 situation: black lives with a one-line territory along the top edge
+/// Paper C's Figure-1 situation: black lives with a one-line territory along the top edge
 /// and a small corner; white can never make two eyes in either.
 const FIGURE_1: &str = "
     . . . . . . X O .

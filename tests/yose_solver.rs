@@ -149,7 +149,7 @@ fn limits_stop_the_search_and_say_so() {
 
 #[test]
 fn mtd_bi_widens_its_window_when_the_value_lies_outside() {
-    // black owns the whole board: the value is 81, outside the seed's -64..64 window
+    // black owns the whole board: the value is 81, outside paper C's -64..64 window
     let board = Board::from_diagram(
         "
         . X . X . X . X .

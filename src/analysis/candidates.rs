@@ -1,4 +1,4 @@
-//! Territory-gain candidate moves (SEEDS.md E): play each legal point virtually and count
+//! Territory-gain candidate moves (paper E in `docs/papers.md`): play each legal point virtually and count
 //! the influence territory gained (own points minus the opponent's, after minus before).
 //! The hypothetical position is computed on stone masks (placement plus captures), so no
 //! board is copied per candidate.

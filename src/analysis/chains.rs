@@ -1,5 +1,5 @@
 //! Chains: orthogonally connected stones of one colour, numbered by flood fill in flat-index
-//! order (SEEDS.md E). The board keeps chains incrementally for play; this numbering is the
+//! order (paper E in `docs/papers.md`). The board keeps chains incrementally for play; this numbering is the
 //! analysis view (stable numbers 1, 2, ... that groups and diagrams refer to).
 
 use crate::rules::{Bits, Board, Color, NN, bit, tables::flood};

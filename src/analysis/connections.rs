@@ -1,4 +1,4 @@
-//! The 16 connection patterns between two stones of one colour (SEEDS.md E): diagonal x4,
+//! The 16 connection patterns between two stones of one colour (paper E in `docs/papers.md`): diagonal x4,
 //! one-space jump x2, two-space jump x2, knight's move x4 and large knight's move x4.
 //!
 //! A pattern is the offset from the first stone (in flat-index order, so `dr >= 0`) to the

@@ -1,4 +1,4 @@
-//! Groups: chains joined by connections (SEEDS.md E). Each chain starts with its own number;
+//! Groups: chains joined by connections (paper E in `docs/papers.md`). Each chain starts with its own number;
 //! every connection relabels the larger of its two numbers to the smaller, as in the paper.
 
 use super::chains::Chains;

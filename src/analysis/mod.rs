@@ -1,4 +1,4 @@
-//! Board analysis of a classic rule-based Go program (SEEDS.md E): chains, the 16
+//! Board analysis of a classic rule-based Go program (paper E in `docs/papers.md`): chains, the 16
 //! connection patterns, groups, influence territory, end-of-game territory, territory-gain
 //! candidate moves, and the territory player / playout policy built on them.
 //!

@@ -1,4 +1,4 @@
-//! The paper's program before Monte-Carlo (SEEDS.md E): play a random best territory-gain
+//! The paper's program before Monte-Carlo (paper E in `docs/papers.md`): play a random best territory-gain
 //! move, pass when no move gains. [`TerritoryPlayer`] is that player behind the
 //! [`Engine`] interface (engine spec `territory:`); [`TerritoryPlayout`] is the same move
 //! generator as a playout policy (`uct:playout=territory`), which falls back to a uniform

@@ -1,4 +1,4 @@
-//! Territory, two ways (SEEDS.md E).
+//! Territory, two ways (paper E in `docs/papers.md`).
 //!
 //! * [`influence`] — for move generation: every stone influences the points within Manhattan
 //!   distance 2 (up to 12 points); an empty point goes to the colour with more influencing

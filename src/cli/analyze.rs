@@ -1,4 +1,4 @@
-//! `akushu analyze --sgf FILE [--move N]`: the board analysis of SEEDS.md E printed as
+//! `akushu analyze --sgf FILE [--move N]`: the board analysis of paper E in `docs/papers.md` printed as
 //! diagrams — chains, groups with their connection points, influence territory, end-of-game
 //! territory, the kake-me and dame marks, and the best territory-gain moves.
 

@@ -182,7 +182,7 @@ impl SummaryRow {
     }
 }
 
-/// The paper's Fig. 2 reference points (SEEDS A): about 10% error at 30 pruned, under 10%
+/// The paper's Fig. 2 reference points (paper A in `docs/papers.md`): about 10% error at 30 pruned, under 10%
 /// up to 32.
 pub const PAPER_POINTS: [(f64, f64); 2] = [(30.0, 0.10), (32.0, 0.10)];
 

@@ -1,5 +1,5 @@
-//! `akushu yose FILE`: solve an endgame problem exactly; `akushu yose bench DIR`: the seed's
-//! table (SEEDS.md C) — per problem, seconds and nodes for no pruning / kake-me /
+//! `akushu yose FILE`: solve an endgame problem exactly; `akushu yose bench DIR`: paper C's
+//! table (`docs/papers.md`) — per problem, seconds and nodes for no pruning / kake-me /
 //! kake-me + defender extension, per search algorithm — printed and written as CSV.
 
 use std::collections::HashSet;
@@ -77,7 +77,7 @@ fn tt_bits_arg(text: &str) -> Result<u32, String> {
     crate::util::num::parse_in("bits", text, 10, 28)
 }
 
-/// The three pruning settings of the seed's table.
+/// The three pruning settings of paper C's table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum Mode {
     None,
@@ -336,7 +336,7 @@ fn write_csv(path: &Path, rows: &[BenchRow]) -> anyhow::Result<()> {
     })
 }
 
-/// The seed's table: one line per problem and algorithm, seconds / nodes per mode.
+/// Paper C's table: one line per problem and algorithm, seconds / nodes per mode.
 pub fn table(rows: &[BenchRow], algos: &[Algorithm], modes: &[Mode]) -> String {
     let mut s = format!("{:<8} {:<10} {:>8}", "problem", "algorithm", "score");
     for m in modes {

@@ -1,4 +1,4 @@
-//! The kake-me ("false eye") test, the dame test and the defender extension (SEEDS.md C).
+//! The kake-me ("false eye") test, the dame test and the defender extension (paper C in `docs/papers.md`).
 //!
 //! 1. **Weak stones out.** A chain counts as alive when it touches two *eye regions* of its
 //!    colour: connected areas of points that are not its colour's alive stones and hold no

@@ -1,4 +1,4 @@
-//! Endgame (yose) search with false-eye ("kake-me") pruning (SEEDS.md C).
+//! Endgame (yose) search with false-eye ("kake-me") pruning (paper C in `docs/papers.md`).
 //!
 //! [`kakeme`] holds the tests that drop useless moves (kake-me, dame, the defender
 //! extension) and [`KakemePruner`], the same tests behind the common

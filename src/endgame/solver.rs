@@ -1,4 +1,4 @@
-//! The exact endgame solver (SEEDS.md C): depth-first search to the end of the game (two
+//! The exact endgame solver (paper C in `docs/papers.md`): depth-first search to the end of the game (two
 //! passes in a row) with NegaMax (alpha-beta), NegaScout, MTD(f) (first guess 0) and MTD(bi)
 //! (window -64..64, widened to the full -81..81 range if the value lies outside), all sharing
 //! one transposition table keyed by the stones' Zobrist hash, the side to move, the simple-ko

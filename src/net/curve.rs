@@ -1,4 +1,4 @@
-//! The pruning error-rate curve (SEEDS A, their Fig. 2) and top-k accuracy.
+//! The pruning error-rate curve (paper A in `docs/papers.md`, their Fig. 2) and top-k accuracy.
 //!
 //! For each evaluation position the points are sorted worst first by a scorer's badness
 //! (ties broken by flat index, as [`worst_first`](crate::prune::worst_first) does); pruning

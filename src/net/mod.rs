@@ -1,4 +1,4 @@
-//! Bad-move networks (SEEDS section A): read a 9x9 position, rate every point's badness.
+//! Bad-move networks (paper A in `docs/papers.md`): read a 9x9 position, rate every point's badness.
 //!
 //! - [`encode`]: what the networks see (paper cells, one-hot planes, CNN feature planes) and
 //!   the 8 symmetries.

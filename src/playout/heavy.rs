@@ -49,7 +49,7 @@ pub struct HeavyConfig {
     /// Read ladders ([`super::ladder`]): an extension out of atari that a ladder catches is
     /// no escape move, an atari that starts a working ladder near the last moves is played
     /// after captures and escapes, and the priors count both. Off by default so that the
-    /// committed runs of the session-2 and -3 strong engine replay as they were played.
+    /// committed strong-engine runs without ladder reading replay as they were played.
     pub ladders: bool,
 }
 

@@ -5,7 +5,7 @@
 //! the heavy playouts and the priors used to run out every ladder. The playouts then never
 //! chase the ladder (they capture chains in atari but do not give atari), so the engine
 //! judged a dead chain alive and kept adding stones to it: a whole-board loss against GNU Go
-//! (issue 6, `gnugo_strong` game 29). Pachi and Fuego read ladders in their playouts for
+//! (`gnugo_strong`, arm `cnn_policy_depth_1`, game 29). Pachi and Fuego read ladders in their playouts for
 //! the same reason.
 //!
 //! The reader is the textbook one: after the escape the chain has two liberties; the

@@ -3,7 +3,7 @@
 //! The loop ([`run`]) is fixed; what changes between experiments is the [`PlayoutPolicy`] that
 //! picks each move. [`Uniform`] is the paper's light playout: a uniformly random legal move
 //! that does not fill the mover's own eye, pass when none is left. Pruning policies (the
-//! network's worst share of the empty points, SEEDS.md A) implement the same trait by
+//! network's worst share of the empty points, paper A in `docs/papers.md`) implement the same trait by
 //! narrowing the `allowed` mask handed to [`Board::random_move`].
 
 pub mod heavy;

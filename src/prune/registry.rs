@@ -6,7 +6,7 @@
 //! | `random` | seed (default 0)    | [`RandomPruner`]: the control arm            |
 //! | `rule`   | —                   | [`RulePruner`]: self-atari, own eye, edges   |
 //! | `nn`     | model dir (default `models/default`) | [`NetPruner`]: the trained network |
-//! | `kakeme` | —                   | [`KakemePruner`]: regions nobody can live in (SEEDS.md C) |
+//! | `kakeme` | —                   | [`KakemePruner`]: regions nobody can live in (paper C in `docs/papers.md`) |
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

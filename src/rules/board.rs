@@ -6,7 +6,7 @@
 //! of (stone, empty neighbour) pairs, as in libego), and a circular `next` list links each
 //! chain's stones. A move decrements the counts of the chains around it, merging adds them,
 //! a capture is "count became zero" and walks the list. This is the modern equivalent of the
-//! seed's two-level tree (SEEDS.md B). Exact liberty sets ([`Board::chain_liberties`],
+//! two-level tree of paper B (`docs/papers.md`). Exact liberty sets ([`Board::chain_liberties`],
 //! [`Board::liberty_count`]) are computed on demand by walking the chain; "is `i` the only
 //! liberty of this chain" is "the count equals the number of the chain's stones next to `i`",
 //! which is what the suicide, capture and ko tests need.
@@ -17,7 +17,7 @@
 //! standing for "off the board" / "no chain" (docs/notes-speed.md has the measurements).
 //!
 //! The empty points live in an array whose first `n_empty` entries are the empty points
-//! (SEEDS.md B): a random empty point is one index draw, removal is a swap with the last
+//! (paper B in `docs/papers.md`): a random empty point is one index draw, removal is a swap with the last
 //! entry, captured stones are appended. `empty_pos` keeps every point's slot for O(1) removal.
 //!
 //! The board knows nothing of history: positional superko, passes, komi and scoring policy
@@ -932,7 +932,7 @@ impl Board {
     /// A uniformly random point among the empty points in `allowed` that `c` may legally play
     /// and that is not `c`'s own eye, or `None` when there is none.
     ///
-    /// The seed's O(1) draw (SEEDS.md B) with rejection: draw a slot among the first `k`
+    /// The O(1) draw of paper B (`docs/papers.md`) with rejection: draw a slot among the first `k`
     /// entries of the empty list; a rejected point is swapped to slot `k-1` and `k` shrinks,
     /// so each point is tried at most once and the accepted one is uniform among the
     /// acceptable. Only the order of the empty list changes.

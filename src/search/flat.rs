@@ -1,4 +1,4 @@
-//! Flat Monte-Carlo with UCB ("Moskit", SEEDS.md D): no tree. Every candidate move is tried
+//! Flat Monte-Carlo with UCB ("Moskit", paper D in `docs/papers.md`): no tree. Every candidate move is tried
 //! once, then the move with the highest `UCB(i) = W_i + c * sqrt(ln N / n_i)` (W_i its win
 //! rate, n_i its simulations, N all simulations) gets the next playout; after the budget the
 //! most visited move is played.

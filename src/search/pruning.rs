@@ -23,7 +23,7 @@ pub enum PruneCount {
     #[default]
     Legal,
     /// Keep the 81 - x best candidates, as when the paper sorts all 81 outputs and its network
-    /// rates every occupied point worst (SEEDS.md A: p0..p(80-x) kept).
+    /// rates every occupied point worst (paper A in `docs/papers.md`: p0..p(80-x) kept).
     Board,
 }
 

@@ -519,7 +519,7 @@ impl Worker {
             // `prune_count` counts soft pruning's x as it counts tree pruning's; no minimum is
             // kept unpenalised (keep_min 0), so `legal` penalises min(x, m) as it always did.
             // Counting x of the legal moves penalises every move once fewer than x are
-            // legal, and the unpenalised pass then looks best (issue 6's soft arm lost 0/100).
+            // legal, and the unpenalised pass then looks best (the soft-pruning arm counted that way won 0 of 100).
             let drop = drop_count(m, sp.x, s.prune_count, 0);
             soft = worst_mask(&kept[..m], scores, drop);
             soft_visits = sp.visits;

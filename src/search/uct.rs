@@ -1,4 +1,4 @@
-//! The UCT engine (SEEDS.md A): 10,000 simulations a move, expansion after 10 visits, UCB1
+//! The UCT engine (paper A in `docs/papers.md`): 10,000 simulations a move, expansion after 10 visits, UCB1
 //! selection, the most-visited move played; with tree, soft and playout pruning hooks, tree
 //! reuse, pass and resign rules, and optional root-parallel threads.
 //!
@@ -72,7 +72,7 @@ pub enum PlayoutKind {
     Heavy,
 }
 
-/// Every tunable of the UCT engine. Defaults are the paper's setup (SEEDS.md A).
+/// Every tunable of the UCT engine. Defaults are the paper's setup (paper A in `docs/papers.md`).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct UctConfig {
@@ -104,7 +104,7 @@ pub struct UctConfig {
     /// Playout pruning (none by default).
     pub playout_prune: Option<PlayoutPrune>,
     /// Playout move generator: `uniform` (the paper's light playout) or `territory` (the
-    /// rule-based territory-gain generator of SEEDS.md E, much slower per playout).
+    /// rule-based territory-gain generator of paper E in `docs/papers.md`, much slower per playout).
     pub playout: PlayoutKind,
     /// Soft pruning (none by default).
     pub soft: Option<SoftPrune>,
