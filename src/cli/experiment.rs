@@ -268,6 +268,8 @@ mod tests {
                 "match".into(),
                 "--jobs".into(),
                 "1".into(),
+                "--out".into(),
+                "runs/arm".into(),
             ];
             argv.extend(match_args(&arm));
             let Command::Match(cmd) = Cli::try_parse_from(&argv).unwrap().command else {

@@ -56,7 +56,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Results folder; rerunning with the same folder resumes.
-    #[arg(long)]
+    #[arg(long, required = true)]
     pub out: Option<PathBuf>,
     /// Komi for white (-500 to 500).
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]

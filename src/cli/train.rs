@@ -55,52 +55,56 @@ pub struct TrainArgs {
     /// above 0, at most 1e6).
     #[arg(long, value_parser = minutes_arg)]
     pub stop_after_minutes: Option<f64>,
-    /// Override: learning-rate schedule.
+    /// Override: learning-rate schedule [default: constant].
     #[arg(long, value_enum)]
     pub lr_schedule: Option<LrSchedule>,
-    /// Override: linear warm-up steps.
+    /// Override: linear warm-up steps [default: 0].
     #[arg(long)]
     pub warmup_steps: Option<u64>,
-    /// Override: validate and checkpoint every N optimiser steps (0 = each epoch's end).
+    /// Override: validate and checkpoint every N optimiser steps (0 = each epoch's end)
+    /// [default: 0].
     #[arg(long)]
     pub validate_every: Option<u64>,
-    /// Override: maximum epochs.
+    /// Override: maximum epochs [default: 20].
     #[arg(long)]
     pub epochs: Option<usize>,
-    /// Override: seed.
+    /// Override: seed [default: 42].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Override: batch size (1 to 1,048,576).
+    /// Override: batch size (1 to 1,048,576) [default: 256].
     #[arg(long, value_parser = batch_arg)]
     pub batch_size: Option<usize>,
-    /// Override: Adam learning rate (above 0, at most 10).
+    /// Override: Adam learning rate (above 0, at most 10) [default: 0.001].
     #[arg(long, value_parser = lr_arg)]
     pub lr: Option<f64>,
-    /// Override: use at most this many training positions (0 = all).
+    /// Override: use at most this many training positions, a seeded sample (0 = all)
+    /// [default: 0].
     #[arg(long)]
     pub max_train: Option<usize>,
-    /// Override: validate on at most this many positions (0 = all).
+    /// Override: validate on at most this many positions (0 = all) [default: 20000].
     #[arg(long)]
     pub max_validation: Option<usize>,
-    /// Override: early-stopping patience in epochs.
+    /// Override: early-stopping patience in epochs [default: 3].
     #[arg(long)]
     pub patience: Option<usize>,
-    /// Override (MLP): hidden widths, comma-separated, e.g. `256,256`.
+    /// Override (MLP): hidden widths, comma-separated [default: 256,256].
     #[arg(long, value_delimiter = ',')]
     pub hidden: Option<Vec<usize>>,
-    /// Override (MLP): input encoding.
+    /// Override (MLP): input encoding [default: paper].
     #[arg(long, value_enum)]
     pub encoding: Option<EncodingArg>,
-    /// Override (MLP): loss (`bce` as in the paper, or `softmax` over legal points).
+    /// Override (MLP): loss (`bce` as in the paper, or `softmax` over legal points)
+    /// [default: bce].
     #[arg(long, value_enum)]
     pub loss: Option<LossArg>,
-    /// Override (CNN): residual blocks (1 to 64).
+    /// Override (CNN): residual blocks (1 to 64) [default: 3, the shape of `models/cnn`].
     #[arg(long, value_parser = blocks_arg)]
     pub blocks: Option<usize>,
-    /// Override (CNN): channels (1 to 1024).
+    /// Override (CNN): channels (1 to 1024) [default: 32].
     #[arg(long, value_parser = channels_arg)]
     pub channels: Option<usize>,
-    /// Override: random symmetry augmentation (true/false).
+    /// Override: random symmetry augmentation (true/false) [default: true for the CNN,
+    /// false for the MLP].
     #[arg(long)]
     pub augment: Option<bool>,
     /// Hide the progress bar.

@@ -12,7 +12,7 @@ use burn::tensor::activation::log_softmax;
 #[derive(Config, Debug, PartialEq)]
 pub struct CnnConfig {
     /// Residual blocks (two 3x3 convolutions each).
-    #[config(default = 4)]
+    #[config(default = 3)]
     pub blocks: usize,
     /// Channels of every hidden layer.
     #[config(default = 32)]
