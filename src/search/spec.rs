@@ -924,6 +924,24 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
     Ok(c)
 }
 
+/// Checks each field of `value` that a key sets against that key's row: the value's spec
+/// text must parse and pass the row's range, as if it had been written in a spec. The
+/// values are stored into `scratch`.
+pub(crate) fn check_ranges<D>(keys: &[Key<D>], value: &D, scratch: &mut D) -> anyhow::Result<()> {
+    for key in keys {
+        if let Some(text) = (key.get)(value) {
+            (key.set)(scratch, key.value.parse(key.name, &text)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`check_ranges`] for a UCT config.
+pub(crate) fn check_uct_ranges(c: &UctConfig) -> anyhow::Result<()> {
+    let mut scratch = UctDraft::from(UctConfig::default());
+    check_ranges(UCT_KEYS, &UctDraft::from(c.clone()), &mut scratch)
+}
+
 /// Parses a `territory[:seed=N]` spec: its own seed, if it names one. The player's name
 /// has this form, so a logged name rebuilds the same player.
 fn parse_territory(spec: &str) -> anyhow::Result<Option<u64>> {
@@ -943,6 +961,8 @@ pub fn parse_random(spec: &str) -> anyhow::Result<RandomConfig> {
 pub fn parse_flat(spec: &str) -> anyhow::Result<FlatConfig> {
     let mut c = FlatConfig::default();
     apply_keys("flat", FLAT_KEYS, spec, &mut c)?;
+    c.validate()
+        .with_context(|| format!("engine spec `{spec}`"))?;
     Ok(c)
 }
 
@@ -1281,6 +1301,54 @@ mod tests {
                 assert!(have.contains(&format!("| `{}` |", k.name)));
             }
         }
+    }
+
+    #[test]
+    fn validate_holds_configs_set_in_code_to_the_key_ranges() {
+        /// A change to a valid config, made in code rather than in a spec.
+        type Spoil = fn(&mut UctConfig);
+        let bad: [(&str, Spoil); 9] = [
+            ("`c`", |c| c.c = f32::NAN),
+            ("`threads`", |c| c.threads = 0),
+            ("`threads`", |c| c.threads = 1000),
+            ("`max_seconds`", |c| c.max_seconds = f64::INFINITY),
+            ("`policy_weight`", |c| c.policy_weight = 2000.0),
+            ("`sims`", |c| c.sims = 0),
+            ("`prune`", |c| {
+                c.prune = Some(TreePrune {
+                    pruner: "rule".into(),
+                    x: 200,
+                    depth: 0,
+                })
+            }),
+            ("`playout_prune`", |c| {
+                c.playout_prune = Some(PlayoutPrune {
+                    pruner: "rule".into(),
+                    share: 1.5,
+                    eval: PlayoutEval::Leaf,
+                })
+            }),
+            ("playout_prune", |c| {
+                c.playout = PlayoutKind::Heavy;
+                c.playout_prune = parse_uct("uct:playout_prune=rule:0.5")
+                    .unwrap()
+                    .playout_prune;
+            }),
+        ];
+        for (key, spoil) in bad {
+            let mut c = UctConfig::default();
+            spoil(&mut c);
+            let e = format!("{:#}", c.validate().expect_err(key));
+            assert!(e.contains(key), "{key}: {e}");
+            assert!(UctEngine::new(c, 1).is_err(), "{key}");
+        }
+        assert!(UctConfig::default().validate().is_ok());
+        let flat = FlatConfig {
+            c: f32::INFINITY,
+            ..FlatConfig::default()
+        };
+        assert!(format!("{:#}", flat.validate().unwrap_err()).contains("`c`"));
+        assert!(FlatEngine::new(flat, 1).is_err());
     }
 
     #[test]

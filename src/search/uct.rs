@@ -157,45 +157,17 @@ impl Default for UctConfig {
 }
 
 impl UctConfig {
-    /// Checks what a spec's key table cannot: values set in code (benchmarks, tests) and
-    /// combinations of keys. Spec parsing and [`UctEngine::new`] both call it, so no engine
-    /// runs on a config outside these bounds.
+    /// Checks every field against the range of its spec key (values set in code, not parsed,
+    /// meet the same bounds) and the combinations of keys. Spec parsing and
+    /// [`UctEngine::new`] both call it, so no engine runs on a config outside these bounds.
     pub fn validate(&self) -> anyhow::Result<()> {
-        anyhow::ensure!(self.sims > 0, "sims must be at least 1");
-        anyhow::ensure!(
-            self.c.is_finite() && self.c >= 0.0,
-            "c must be a finite number, not negative"
-        );
-        anyhow::ensure!(
-            (0.0..=crate::util::num::MAX_SECONDS).contains(&self.max_seconds),
-            "max_seconds {} is not in 0 to {}",
-            self.max_seconds,
-            crate::util::num::MAX_SECONDS
-        );
-        anyhow::ensure!(self.threads <= 256, "threads {} is above 256", self.threads);
-        anyhow::ensure!(
-            self.cache <= 1 << 20,
-            "cache {} is above 2^20 entries (324 bytes each)",
-            self.cache
-        );
-        anyhow::ensure!(self.max_seconds >= 0.0, "max_seconds must not be negative");
+        // Ranges: each field against its spec key's row, so code and specs share one bound.
+        super::spec::check_uct_ranges(self)?;
+        // Combinations no single key can refuse.
         anyhow::ensure!(
             self.playout == PlayoutKind::Uniform || self.playout_prune.is_none(),
             "playout=territory or heavy cannot be combined with playout_prune"
         );
-        anyhow::ensure!(self.rave >= 0.0, "rave must not be negative");
-        anyhow::ensure!(
-            self.policy_weight >= 0.0 && self.policy_weight <= 1000.0,
-            "policy_weight {} is not in [0, 1000]",
-            self.policy_weight
-        );
-        if let Some(pp) = &self.playout_prune {
-            anyhow::ensure!(
-                (0.0..=1.0).contains(&pp.share),
-                "playout_prune share {} is not in [0, 1]",
-                pp.share
-            );
-        }
         Ok(())
     }
 }
