@@ -328,3 +328,71 @@ fn binary_speaks_gtp_and_ends_on_quit_and_on_eof() {
         );
     }
 }
+
+/// A quick spec of every registered engine kind.
+fn quick_specs() -> Vec<String> {
+    akushu::search::spec::ENGINE_KINDS
+        .iter()
+        .map(|k| match k.name {
+            "uct" | "flat" => format!("{}:sims=20", k.name),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+#[test]
+fn every_engine_kind_plays_over_gtp_and_in_a_match() {
+    let specs = quick_specs();
+    assert!(specs.iter().any(|s| s == "random") && specs.iter().any(|s| s == "territory"));
+    for spec in &specs {
+        // `akushu gtp --engine SPEC`
+        let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+            .args(["gtp", "--engine", spec, "--seed", "3", "--quiet"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"1 genmove b\n2 quit\n")
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "gtp --engine {spec}: {stderr}");
+        let reply = text
+            .strip_prefix("=1 ")
+            .unwrap_or_else(|| panic!("{spec}: {text}"));
+        let vertex = reply.lines().next().unwrap();
+        assert!(Move::from_gtp(vertex).is_ok(), "{spec}: {text}");
+        // The arena's player, as `akushu match` and experiments build it.
+        let mut p = akushu::arena::build_player(spec, 3, akushu::arena::GtpTimeouts::default())
+            .unwrap_or_else(|e| panic!("match player {spec}: {e}"));
+        p.new_game(6.5).unwrap();
+        p.genmove(Color::Black)
+            .unwrap_or_else(|e| panic!("match player {spec}: {e}"));
+    }
+}
+
+#[test]
+fn gtp_help_lists_every_key_of_every_kind() {
+    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["gtp", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for kind in akushu::search::spec::ENGINE_KINDS {
+        assert!(help.contains(&format!("{}: ", kind.name)), "{help}");
+        for k in (kind.keys)() {
+            assert!(
+                help.contains(&format!("  {} ", k.name)),
+                "{} missing: {help}",
+                k.name
+            );
+        }
+    }
+}

@@ -3,7 +3,7 @@
 
 use akushu::rules::{Board, Color, Game, Move};
 use akushu::search::spec::{build_engine, parse_uct};
-use akushu::search::uct::UctEngine;
+use akushu::search::uct::{UctConfig, UctEngine};
 use akushu::search::{Engine, EngineMove};
 
 /// Loads a fixture diagram into an engine by playing each stone with its own colour (GTP
@@ -430,4 +430,46 @@ fn priors_do_not_count_as_simulations() {
             .filter(|s| s.mv != Move::Pass)
             .all(|s| s.prior >= 10)
     );
+}
+
+/// Every committed match folder records each in-process spec with its resolved config.
+/// Those specs must still parse to the configs that played (keys added since take their
+/// defaults, which is how the recorded games were played), and their canonical text too.
+#[test]
+fn recorded_specs_still_parse_to_the_configs_that_played() {
+    use akushu::search::spec::canonical_spec;
+    let mut folders = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("report")];
+    let mut checked = 0;
+    while let Some(dir) = folders.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            if path.file_name().is_none_or(|n| n != "match.toml") {
+                continue;
+            }
+            let header = akushu::arena::runner::ResultsDir::new(&dir)
+                .read_header()
+                .unwrap()
+                .unwrap();
+            for (spec, recorded) in &header.engines {
+                if !spec.starts_with("uct") {
+                    continue;
+                }
+                let played: UctConfig = serde_json::from_str(recorded).unwrap();
+                let now = parse_uct(spec).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+                assert_eq!(now, played, "{}: {spec}", path.display());
+                let canonical = canonical_spec(spec).unwrap();
+                assert_eq!(
+                    parse_uct(&canonical).unwrap(),
+                    played,
+                    "{spec} -> {canonical}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} recorded specs found");
 }

@@ -4,7 +4,6 @@
 //! - [`player`]: the fallible [`Player`](player::Player) interface, spec parsing, in-process
 //!   and GTP players;
 //! - [`gtp`]: the GTP client (child process, per-command timeouts);
-//! - [`random`]: the seeded random mover used by tests and quick checks;
 //! - [`referee`]: plays one game and scores it;
 //! - [`record`]: the CSV row and the SGF of a game;
 //! - [`summary`]: win rates with Wilson intervals ([`crate::report::stats`]), errors, time
@@ -17,12 +16,13 @@ pub mod cluster;
 pub mod experiment;
 pub mod gtp;
 pub mod player;
-pub mod random;
 pub mod record;
 pub mod referee;
 pub mod runner;
 pub mod summary;
 
+/// The random mover lives with the other engines; matches name it `random`.
+pub use crate::search::random;
 pub use player::{GtpTimeouts, Player, build_engine, build_player};
 pub use record::{EndReason, GameRecord};
 pub use runner::{MatchConfig, MatchOutcome, MergeOutcome, Shard, merge, run_match};

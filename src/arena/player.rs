@@ -3,14 +3,13 @@
 //! crashed match.
 //!
 //! Specs: `gtp:<command line>` starts an external engine; anything else is an in-process
-//! engine spec built by [`build_engine`].
+//! engine spec built by [`build_engine`], the same registry GTP and experiments use.
 
 use std::time::Instant;
 
 use thiserror::Error;
 
 use super::gtp::{GtpClient, GtpError};
-use super::random::{RandomConfig, RandomEngine};
 use crate::rules::{Color, Move};
 use crate::search::{Engine, EngineMove, MoveStats};
 
@@ -61,20 +60,8 @@ pub trait Player: Send {
     fn close(&mut self) {}
 }
 
-/// Builds an in-process engine from its spec. `random[:delay_ms=N]` is the arena's own test
-/// engine; every other spec goes to the search module's parser
-/// ([`crate::search::spec::build_engine`]: `uct:...`, `flat:...`).
-pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
-    let spec = spec.trim();
-    let (kind, params) = spec.split_once(':').unwrap_or((spec, ""));
-    match kind {
-        "random" => Ok(Box::new(RandomEngine::new(
-            RandomConfig::parse(params).map_err(anyhow::Error::msg)?,
-            seed,
-        ))),
-        _ => crate::search::spec::build_engine(spec, seed),
-    }
-}
+/// In-process engines of every registered kind ([`crate::search::spec::ENGINE_KINDS`]).
+pub use crate::search::spec::build_engine;
 
 /// Builds the player for `spec` with the per-game `seed`.
 pub fn build_player(

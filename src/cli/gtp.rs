@@ -11,7 +11,8 @@ use crate::search::spec::{build_engine, resolved_config};
 #[derive(Debug, Clone, Args)]
 pub struct GtpArgs {
     /// Engine spec, e.g. `uct:sims=10000,prune=rule:41@0` or `flat:sims=100000,c=0.4`.
-    #[arg(long, default_value = "uct")]
+    /// `--help` lists every engine kind and key.
+    #[arg(long, default_value = "uct", long_help = engine_long_help())]
     pub engine: String,
     /// Seed of the engine's random choices (same seed + one thread = same game).
     #[arg(long, default_value_t = 1)]
@@ -19,6 +20,14 @@ pub struct GtpArgs {
     /// Do not print a statistics line per genmove on stderr.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// The `--engine` help of `--help`: the key tables of every engine kind.
+fn engine_long_help() -> String {
+    format!(
+        "Engine spec, e.g. `uct:sims=10000,prune=rule:41@0` or `flat:sims=100000,c=0.4`.\n\n{}",
+        crate::search::spec::key_list_text()
+    )
 }
 
 pub fn run(args: GtpArgs) -> anyhow::Result<()> {

@@ -102,10 +102,18 @@ pub struct FlatEngine {
     rng: FastRng,
 }
 
+impl FlatConfig {
+    /// Checks every field against the range of its spec key (values set in code meet the
+    /// same bounds as parsed ones).
+    pub fn validate(&self) -> anyhow::Result<()> {
+        super::spec::check_ranges(super::spec::FLAT_KEYS, self, &mut FlatConfig::default())
+    }
+}
+
 impl FlatEngine {
+    /// Builds the engine; fails when the config is out of range ([`FlatConfig::validate`]).
     pub fn new(config: FlatConfig, seed: u64) -> anyhow::Result<FlatEngine> {
-        anyhow::ensure!(config.sims > 0, "sims must be at least 1");
-        anyhow::ensure!(config.c >= 0.0, "c must not be negative");
+        config.validate()?;
         Ok(FlatEngine {
             name: format!("flat:sims={},c={}", config.sims, config.c),
             config,

@@ -4,12 +4,14 @@
 //! Files: [`engine`] the trait; [`uct`] the UCT engine and its config; [`tree`] the flat node
 //! array and simulation loop; [`pruning`] score cache, tree/soft/playout pruning; [`priors`] heuristic priors
 //! for new nodes; [`flat`] the
-//! flat Monte-Carlo UCB engine; [`spec`] the engine spec parser.
+//! flat Monte-Carlo UCB engine; [`random`] the seeded random mover (tests, strength floor);
+//! [`spec`] the engine kinds and the key tables of their specs.
 
 pub mod engine;
 pub mod flat;
 pub mod priors;
 pub mod pruning;
+pub mod random;
 pub mod spec;
 pub mod tree;
 pub mod uct;

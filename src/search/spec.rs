@@ -1,10 +1,12 @@
-//! Engine specs as text, one syntax for GTP, tournaments and benchmarks:
+//! Engine specs as text, one syntax for GTP, matches, experiments and benchmarks:
 //!
 //! ```text
 //! uct:sims=10000,expand=10,c=0.4,prune=rule:41@0
 //! uct:playout_prune=nn:0.6,playout_eval=move
 //! uct:soft=nn:20:41@1            (20 lost visits for the 41 worst moves from depth 1)
 //! flat:sims=100000,c=0.4
+//! territory:seed=7
+//! random:delay_ms=5
 //! ```
 //!
 //! `KIND[:key=value,...]`. Pruner values are `PRUNER[:ARG]:...` where the trailing fields
@@ -12,56 +14,147 @@
 //! and everything before them names the pruner for [`crate::prune::registry::make_pruner`]
 //! (`rule`, `random`, `random:7`, `nn`, `nn:models/x`). A missing `@D` means depth 0.
 //!
-//! UCT keys: `sims expand c threads reuse resign pass max_nodes playout_moves prune
-//! prune_count keep playout_prune playout_eval soft cache max_seconds rave priors policy policy_weight`; flat keys: `sims c
-//! resign pass playout_moves`. Unknown keys and bad values are errors naming the key.
+//! One registry, [`ENGINE_KINDS`], names every engine kind; GTP, matches, experiments and
+//! benchmarks all build through [`build_engine`]. Each kind's keys live in one table of
+//! [`Key`] rows (name, value type with its allowed range, doc line, how to set and print the
+//! value; the default is the printed value of the kind's default config). Parsing, range
+//! checks, the unknown-key error, `akushu gtp --help`, `docs/engine-specs.md` and printing a
+//! config back to its spec ([`std::fmt::Display`]) all read those tables, so a key is added
+//! in one place.
+
+use std::fmt;
 
 use anyhow::{Context, anyhow, bail};
 
 use super::engine::Engine;
 use super::flat::{FlatConfig, FlatEngine};
 use super::pruning::{PlayoutEval, PruneCount};
+use super::random::{RandomConfig, RandomEngine};
 use super::uct::{PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
+use crate::util::num::{MAX_SECONDS, MAX_THREADS};
 
-/// Builds an engine from its spec; the engine's name is the spec.
-pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
-    let spec = spec.trim();
-    let (kind, _) = split_kind(spec);
-    match kind {
-        "uct" => {
-            let cfg = parse_uct(spec)?;
-            let e = UctEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
-            Ok(Box::new(e.with_name(spec)))
-        }
-        "flat" => {
+// ---------------------------------------------------------------------------------------
+// Engine kinds
+// ---------------------------------------------------------------------------------------
+
+/// One engine kind: the word before the first `:` of a spec.
+pub struct EngineKind {
+    /// The kind's word (`uct`, `flat`, ...).
+    pub name: &'static str,
+    /// One line saying what the engine is.
+    pub doc: &'static str,
+    /// Builds the engine for a spec of this kind with a game's seed.
+    pub build: fn(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>>,
+    /// The fully resolved config (defaults filled in) as pretty JSON.
+    pub resolved: fn(spec: &str) -> anyhow::Result<String>,
+    /// The canonical text of a spec: the keys not at their defaults, in table order.
+    pub canonical: fn(spec: &str) -> anyhow::Result<String>,
+    /// The kind's keys, for help texts and the generated key list.
+    pub keys: fn() -> Vec<KeyDoc>,
+}
+
+/// Every engine kind an engine spec can name. GTP, matches and experiments all look kinds
+/// up here, so a kind that one of them accepts, all accept.
+pub static ENGINE_KINDS: &[EngineKind] = &[
+    EngineKind {
+        name: "uct",
+        doc: "UCT tree search (the paper's engine) with tree, soft and playout pruning.",
+        build: build_uct,
+        resolved: |spec| Ok(serde_json::to_string_pretty(&parse_uct(spec)?)?),
+        canonical: |spec| Ok(parse_uct(spec)?.to_string()),
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(UctConfig::default())),
+    },
+    EngineKind {
+        name: "flat",
+        doc: "Flat Monte-Carlo with UCB at the root, no tree (\"Moskit\").",
+        build: |spec, seed| {
             let cfg = parse_flat(spec)?;
             let e = FlatEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
             Ok(Box::new(e.with_name(spec)))
-        }
-        "territory" => {
+        },
+        resolved: |spec| Ok(serde_json::to_string_pretty(&parse_flat(spec)?)?),
+        canonical: |spec| Ok(parse_flat(spec)?.to_string()),
+        keys: || key_docs(FLAT_KEYS, &FlatConfig::default()),
+    },
+    EngineKind {
+        name: "territory",
+        doc: "The rule-based territory-gain player (no search); its name carries its seed.",
+        build: |spec, seed| {
             let seed = parse_territory(spec)?.unwrap_or(seed);
             Ok(Box::new(crate::analysis::TerritoryPlayer::new(seed)))
-        }
-        other => {
-            bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat, territory)")
-        }
-    }
+        },
+        resolved: |spec| {
+            let seed = parse_territory(spec)?;
+            Ok(serde_json::to_string_pretty(&serde_json::json!({
+                "seed": seed.map_or("the game's seed".to_string(), |s| s.to_string())
+            }))?)
+        },
+        canonical: |spec| {
+            Ok(print_keys(
+                "territory",
+                TERRITORY_KEYS,
+                &parse_territory(spec)?,
+                &None,
+            ))
+        },
+        keys: || key_docs(TERRITORY_KEYS, &None),
+    },
+    EngineKind {
+        name: "random",
+        doc: "Uniformly random legal moves that fill no own eye: the test engine and strength floor.",
+        build: |spec, seed| Ok(Box::new(RandomEngine::new(parse_random(spec)?, seed))),
+        resolved: |spec| Ok(serde_json::to_string_pretty(&parse_random(spec)?)?),
+        canonical: |spec| {
+            let c = parse_random(spec)?;
+            Ok(print_keys(
+                "random",
+                RANDOM_KEYS,
+                &c,
+                &RandomConfig::default(),
+            ))
+        },
+        keys: || key_docs(RANDOM_KEYS, &RandomConfig::default()),
+    },
+];
+
+/// The registered kind a spec names, or an error listing the known kinds.
+pub fn engine_kind(spec: &str) -> anyhow::Result<&'static EngineKind> {
+    let spec = spec.trim();
+    let kind = split_kind(spec).0;
+    ENGINE_KINDS.iter().find(|k| k.name == kind).ok_or_else(|| {
+        let known: Vec<&str> = ENGINE_KINDS.iter().map(|k| k.name).collect();
+        anyhow!(
+            "engine spec `{spec}`: unknown engine `{kind}` (known: {})",
+            known.join(", ")
+        )
+    })
+}
+
+/// Builds an engine from its spec; the engine's name is the spec (trimmed), except for
+/// `territory` and `random`, whose names spell out their settings.
+pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
+    let spec = spec.trim();
+    (engine_kind(spec)?.build)(spec, seed)
 }
 
 /// The fully resolved config of a spec (defaults filled in) as pretty JSON, for printing at
 /// the start of every run.
 pub fn resolved_config(spec: &str) -> anyhow::Result<String> {
     let spec = spec.trim();
-    Ok(match split_kind(spec).0 {
-        "uct" => serde_json::to_string_pretty(&parse_uct(spec)?)?,
-        "flat" => serde_json::to_string_pretty(&parse_flat(spec)?)?,
-        "territory" => serde_json::to_string_pretty(&serde_json::json!({
-            "seed": parse_territory(spec)?.map_or("the game's seed".to_string(), |s| s.to_string())
-        }))?,
-        other => {
-            bail!("engine spec `{spec}`: unknown engine `{other}` (known: uct, flat, territory)")
-        }
-    })
+    (engine_kind(spec)?.resolved)(spec)
+}
+
+/// The canonical text of a spec: its kind and the keys not at their defaults, in the order
+/// of the kind's key table. It parses to the same config as `spec`.
+pub fn canonical_spec(spec: &str) -> anyhow::Result<String> {
+    let spec = spec.trim();
+    (engine_kind(spec)?.canonical)(spec)
+}
+
+fn build_uct(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
+    let cfg = parse_uct(spec)?;
+    let e = UctEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
+    Ok(Box::new(e.with_name(spec)))
 }
 
 /// The model directories an engine spec loads (`nn` pruners and `policy=nn:...`), so that
@@ -95,6 +188,661 @@ pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     dirs
 }
 
+// ---------------------------------------------------------------------------------------
+// Key tables
+// ---------------------------------------------------------------------------------------
+
+/// What a key's value may be; checked when parsing and shown in help texts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ValueType {
+    /// A whole number in `lo..=hi`.
+    Whole { lo: u64, hi: u64 },
+    /// A 32-bit real in `lo..=hi` (NaN and infinities refused).
+    Real32 { lo: f32, hi: f32 },
+    /// A 64-bit real in `lo..=hi` (NaN and infinities refused).
+    Real64 { lo: f64, hi: f64 },
+    /// `true`/`false` (also `on`/`off`, `yes`/`no`, `1`/`0`).
+    Bool,
+    /// One of the listed words.
+    Choice(&'static [&'static str]),
+    /// Structured text whose form (and the ranges of its numbers) the text describes; the
+    /// key's setter checks it.
+    Form(&'static str),
+}
+
+impl fmt::Display for ValueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueType::Whole { lo, hi } => write!(f, "whole number, {lo} to {hi}"),
+            ValueType::Real32 { lo, hi } => write!(f, "number, {lo} to {hi}"),
+            ValueType::Real64 { lo, hi } => write!(f, "number, {lo} to {hi}"),
+            ValueType::Bool => write!(f, "true or false"),
+            ValueType::Choice(words) => write!(f, "{}", either(words)),
+            ValueType::Form(form) => write!(f, "{form}"),
+        }
+    }
+}
+
+/// A key's value after its type and range were checked.
+#[derive(Debug, Clone, Copy)]
+pub enum Value<'a> {
+    Whole(u64),
+    Real32(f32),
+    Real64(f64),
+    Bool(bool),
+    /// A `Choice` word or a `Form` text (the setter parses forms).
+    Text(&'a str),
+}
+
+impl<'a> Value<'a> {
+    /// The whole number, converted to the field's type (the key's range fits it).
+    fn whole<T: TryFrom<u64>>(self) -> T {
+        match self {
+            Value::Whole(n) => T::try_from(n).ok().expect("a key's range fits its field"),
+            other => unreachable!("key table: {other:?} is not a whole number"),
+        }
+    }
+    fn real32(self) -> f32 {
+        match self {
+            Value::Real32(x) => x,
+            other => unreachable!("key table: {other:?} is not a 32-bit real"),
+        }
+    }
+    fn real64(self) -> f64 {
+        match self {
+            Value::Real64(x) => x,
+            other => unreachable!("key table: {other:?} is not a 64-bit real"),
+        }
+    }
+    fn boolean(self) -> bool {
+        match self {
+            Value::Bool(b) => b,
+            other => unreachable!("key table: {other:?} is not a boolean"),
+        }
+    }
+    fn text(self) -> &'a str {
+        match self {
+            Value::Text(t) => t,
+            other => unreachable!("key table: {other:?} is not text"),
+        }
+    }
+}
+
+impl ValueType {
+    /// Parses and checks `text` for `key`; errors name the key and the allowed values.
+    pub fn parse<'a>(&self, key: &str, text: &'a str) -> anyhow::Result<Value<'a>> {
+        Ok(match *self {
+            ValueType::Whole { lo, hi } => Value::Whole(ranged(key, text, lo, hi)?),
+            ValueType::Real32 { lo, hi } => Value::Real32(ranged(key, text, lo, hi)?),
+            ValueType::Real64 { lo, hi } => Value::Real64(ranged(key, text, lo, hi)?),
+            ValueType::Bool => Value::Bool(boolean(key, text)?),
+            ValueType::Choice(words) => {
+                if !words.contains(&text) {
+                    bail!(
+                        "key `{key}`: bad value `{text}` (expected {})",
+                        either(words)
+                    );
+                }
+                Value::Text(text)
+            }
+            ValueType::Form(_) => Value::Text(text),
+        })
+    }
+}
+
+/// One key of an engine kind's spec. `D` is the value being parsed (the config, or a draft
+/// of it when one key's meaning waits for another).
+pub struct Key<D> {
+    pub name: &'static str,
+    pub value: ValueType,
+    /// One line for help texts and the key list.
+    pub doc: &'static str,
+    /// Stores a checked value.
+    set: fn(&mut D, Value<'_>) -> anyhow::Result<()>,
+    /// The value as spec text, `None` when the key has nothing to say (an unset option).
+    get: fn(&D) -> Option<String>,
+}
+
+/// A key as documented: name, type and range, default, doc line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyDoc {
+    pub name: &'static str,
+    pub value: ValueType,
+    /// The default's spec text (`none` when the key is unset by default).
+    pub default: String,
+    pub doc: &'static str,
+}
+
+fn key_docs<D>(keys: &[Key<D>], default: &D) -> Vec<KeyDoc> {
+    keys.iter()
+        .map(|k| KeyDoc {
+            name: k.name,
+            value: k.value,
+            default: (k.get)(default).unwrap_or_else(|| "none".into()),
+            doc: k.doc,
+        })
+        .collect()
+}
+
+/// `a, b or c`.
+fn either(words: &[&str]) -> String {
+    match words.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// Applies the `key=value` pairs of `spec` to `draft` through the kind's key table.
+fn apply_keys<D>(kind: &str, keys: &[Key<D>], spec: &str, draft: &mut D) -> anyhow::Result<()> {
+    for (k, v) in pairs(spec)? {
+        let r: anyhow::Result<()> = (|| {
+            let Some(key) = keys.iter().find(|key| key.name == k) else {
+                let names: Vec<&str> = keys.iter().map(|key| key.name).collect();
+                bail!("unknown key `{k}` ({kind} keys: {})", names.join(", "));
+            };
+            (key.set)(draft, key.value.parse(k, v)?)
+        })();
+        r.with_context(|| format!("engine spec `{spec}`"))?;
+    }
+    Ok(())
+}
+
+/// `kind[:key=value,...]` with the keys whose text differs from the default's, in table order.
+fn print_keys<D>(kind: &str, keys: &[Key<D>], value: &D, default: &D) -> String {
+    let items: Vec<String> = keys
+        .iter()
+        .filter_map(|k| {
+            let v = (k.get)(value)?;
+            ((k.get)(default).as_ref() != Some(&v)).then(|| format!("{}={v}", k.name))
+        })
+        .collect();
+    if items.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}:{}", items.join(","))
+    }
+}
+
+/// A UCT config being parsed: `playout_eval` may come before `playout_prune`, so it waits
+/// here until all keys are read.
+pub struct UctDraft {
+    config: UctConfig,
+    eval: Option<PlayoutEval>,
+}
+
+impl From<UctConfig> for UctDraft {
+    fn from(config: UctConfig) -> Self {
+        UctDraft { config, eval: None }
+    }
+}
+
+/// Points on the board: the most a pruner can prune.
+const BOARD_POINTS: usize = crate::rules::NN;
+/// Deepest tree depth a pruning key may name.
+const MAX_PRUNE_DEPTH: u32 = 10_000;
+
+fn some(text: impl ToString) -> Option<String> {
+    Some(text.to_string())
+}
+
+/// Every key of `uct:` specs, in the order they are printed.
+pub static UCT_KEYS: &[Key<UctDraft>] = &[
+    Key {
+        name: "sims",
+        value: ValueType::Whole {
+            lo: 1,
+            hi: 100_000_000,
+        },
+        doc: "Simulations (playouts) per move.",
+        set: |d, v| {
+            d.config.sims = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.sims),
+    },
+    Key {
+        name: "expand",
+        value: ValueType::Whole {
+            lo: 1,
+            hi: 1_000_000,
+        },
+        doc: "A node is expanded once it has been visited this many times.",
+        set: |d, v| {
+            d.config.expand = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.expand),
+    },
+    Key {
+        name: "c",
+        value: ValueType::Real32 { lo: 0.0, hi: 100.0 },
+        doc: "UCB1 exploration constant.",
+        set: |d, v| {
+            d.config.c = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.c),
+    },
+    Key {
+        name: "threads",
+        value: ValueType::Whole {
+            lo: 1,
+            hi: MAX_THREADS as u64,
+        },
+        doc: "Search threads, each with its own tree (1 = deterministic for a seed).",
+        set: |d, v| {
+            d.config.threads = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.threads),
+    },
+    Key {
+        name: "reuse",
+        value: ValueType::Bool,
+        doc: "Keep the subtree of the moves played between searches.",
+        set: |d, v| {
+            d.config.reuse = v.boolean();
+            Ok(())
+        },
+        get: |d| some(d.config.reuse),
+    },
+    Key {
+        name: "resign",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "Resign below this win rate (0 = never).",
+        set: |d, v| {
+            d.config.resign = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.resign),
+    },
+    Key {
+        name: "pass",
+        value: ValueType::Bool,
+        doc: "Pass after the opponent passed when the area count already wins.",
+        set: |d, v| {
+            d.config.pass_when_ahead = v.boolean();
+            Ok(())
+        },
+        get: |d| some(d.config.pass_when_ahead),
+    },
+    Key {
+        name: "max_nodes",
+        value: ValueType::Whole {
+            lo: 1_000,
+            hi: 1 << 24,
+        },
+        doc: "Node budget per tree (28 bytes each).",
+        set: |d, v| {
+            d.config.max_nodes = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.max_nodes),
+    },
+    Key {
+        name: "playout_moves",
+        value: ValueType::Whole { lo: 1, hi: 100_000 },
+        doc: "Playout length cap in moves.",
+        set: |d, v| {
+            d.config.playout_moves = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.playout_moves),
+    },
+    Key {
+        name: "prune",
+        value: ValueType::Form("PRUNER:X[@D], X 0 to 81, D 0 to 10000"),
+        doc: "Tree pruning: drop the X worst moves at every node from depth D.",
+        set: |d, v| {
+            let (pruner, f) = pruner_and_fields("prune", v.text(), 1)?;
+            let (x, depth) = x_at_d("prune", f[0])?;
+            d.config.prune = Some(TreePrune { pruner, x, depth });
+            Ok(())
+        },
+        get: |d| {
+            let p = d.config.prune.as_ref()?;
+            some(format!("{}:{}@{}", p.pruner, p.x, p.depth))
+        },
+    },
+    Key {
+        name: "prune_count",
+        value: ValueType::Choice(&["legal", "board"]),
+        doc: "What X counts: the X worst legal moves, or the 81-X best points kept (the paper).",
+        set: |d, v| {
+            d.config.prune_count = match v.text() {
+                "board" => PruneCount::Board,
+                _ => PruneCount::Legal,
+            };
+            Ok(())
+        },
+        get: |d| {
+            some(match d.config.prune_count {
+                PruneCount::Legal => "legal",
+                PruneCount::Board => "board",
+            })
+        },
+    },
+    Key {
+        name: "keep",
+        value: ValueType::Whole {
+            lo: 0,
+            hi: BOARD_POINTS as u64,
+        },
+        doc: "Tree pruning never leaves fewer board moves than this at a node.",
+        set: |d, v| {
+            d.config.keep_min = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.keep_min),
+    },
+    Key {
+        name: "playout_prune",
+        value: ValueType::Form("PRUNER:SHARE, SHARE 0 to 1"),
+        doc: "Playout pruning: the playouts never play this share of the empty points.",
+        set: |d, v| {
+            let (pruner, f) = pruner_and_fields("playout_prune", v.text(), 1)?;
+            let share: f32 = ranged("playout_prune", f[0], 0.0, 1.0)?;
+            let eval = PlayoutEval::default();
+            d.config.playout_prune = Some(PlayoutPrune {
+                pruner,
+                share,
+                eval,
+            });
+            Ok(())
+        },
+        get: |d| {
+            let p = d.config.playout_prune.as_ref()?;
+            some(format!("{}:{}", p.pruner, p.share))
+        },
+    },
+    Key {
+        name: "playout_eval",
+        value: ValueType::Choice(&["leaf", "move"]),
+        doc: "When the playout pruner is asked: once per tree leaf, or before every playout move.",
+        set: |d, v| {
+            d.eval = Some(match v.text() {
+                "move" => PlayoutEval::Move,
+                _ => PlayoutEval::Leaf,
+            });
+            Ok(())
+        },
+        // Without playout pruning the key reads as its default, so it is never printed alone.
+        get: |d| match d
+            .config
+            .playout_prune
+            .as_ref()
+            .map_or(PlayoutEval::Leaf, |p| p.eval)
+        {
+            PlayoutEval::Leaf => some("leaf"),
+            PlayoutEval::Move => some("move"),
+        },
+    },
+    Key {
+        name: "soft",
+        value: ValueType::Form("PRUNER:N:X[@D], N 0 to 65535, X 0 to 81, D 0 to 10000"),
+        doc: "Soft pruning: N lost prior visits for the X worst moves from depth D.",
+        set: |d, v| {
+            let (pruner, f) = pruner_and_fields("soft", v.text(), 2)?;
+            let visits = ranged("soft", f[0], 0, u16::MAX)?;
+            let (x, depth) = x_at_d("soft", f[1])?;
+            d.config.soft = Some(SoftPrune {
+                pruner,
+                visits,
+                x,
+                depth,
+            });
+            Ok(())
+        },
+        get: |d| {
+            let p = d.config.soft.as_ref()?;
+            some(format!("{}:{}:{}@{}", p.pruner, p.visits, p.x, p.depth))
+        },
+    },
+    Key {
+        name: "cache",
+        value: ValueType::Whole { lo: 0, hi: 1 << 20 },
+        doc: "Entries of each pruner's score cache (324 bytes each).",
+        set: |d, v| {
+            d.config.cache = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.cache),
+    },
+    Key {
+        name: "max_seconds",
+        value: ValueType::Real64 {
+            lo: 0.0,
+            hi: MAX_SECONDS,
+        },
+        doc: "Stop a move's search after this many seconds (0 = no limit).",
+        set: |d, v| {
+            d.config.max_seconds = v.real64();
+            Ok(())
+        },
+        get: |d| some(d.config.max_seconds),
+    },
+    Key {
+        name: "rave",
+        value: ValueType::Real32 { lo: 0.0, hi: 1e9 },
+        doc: "RAVE equivalence parameter (0 = plain UCT; michi uses 3500).",
+        set: |d, v| {
+            d.config.rave = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.rave),
+    },
+    Key {
+        name: "priors",
+        value: ValueType::Bool,
+        doc: "Heuristic priors (captures, shapes, distance) for new nodes.",
+        set: |d, v| {
+            d.config.priors = v.boolean();
+            Ok(())
+        },
+        get: |d| some(d.config.priors),
+    },
+    Key {
+        name: "policy",
+        value: ValueType::Form("PRUNER (e.g. nn:models/mlp-planes)"),
+        doc: "Network policy prior: new moves start with policy_weight * sqrt(p) won visits.",
+        set: |d, v| {
+            d.config.policy = Some(v.text().to_string());
+            Ok(())
+        },
+        get: |d| d.config.policy.clone(),
+    },
+    Key {
+        name: "policy_weight",
+        value: ValueType::Real32 {
+            lo: 0.0,
+            hi: 1000.0,
+        },
+        doc: "Weight of the policy prior.",
+        set: |d, v| {
+            d.config.policy_weight = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.policy_weight),
+    },
+    Key {
+        name: "playout",
+        value: ValueType::Choice(&["uniform", "heavy", "territory"]),
+        doc: "Playout policy: uniform (light), heavy (MoGo-style) or territory-gain moves.",
+        set: |d, v| {
+            d.config.playout = match v.text() {
+                "heavy" => PlayoutKind::Heavy,
+                "territory" => PlayoutKind::Territory,
+                _ => PlayoutKind::Uniform,
+            };
+            Ok(())
+        },
+        get: |d| {
+            some(match d.config.playout {
+                PlayoutKind::Uniform => "uniform",
+                PlayoutKind::Heavy => "heavy",
+                PlayoutKind::Territory => "territory",
+            })
+        },
+    },
+    Key {
+        name: "ladders",
+        value: ValueType::Bool,
+        doc: "Heavy playouts read ladders before escaping or chasing.",
+        set: |d, v| {
+            d.config.heavy.ladders = v.boolean();
+            Ok(())
+        },
+        get: |d| some(d.config.heavy.ladders),
+    },
+];
+
+/// Every key of `flat:` specs, in the order they are printed.
+pub static FLAT_KEYS: &[Key<FlatConfig>] = &[
+    Key {
+        name: "sims",
+        value: ValueType::Whole {
+            lo: 1,
+            hi: 1_000_000_000,
+        },
+        doc: "Simulations (playouts) per move.",
+        set: |c, v| {
+            c.sims = v.whole();
+            Ok(())
+        },
+        get: |c| some(c.sims),
+    },
+    Key {
+        name: "c",
+        value: ValueType::Real32 { lo: 0.0, hi: 100.0 },
+        doc: "UCB exploration constant.",
+        set: |c, v| {
+            c.c = v.real32();
+            Ok(())
+        },
+        get: |c| some(c.c),
+    },
+    Key {
+        name: "resign",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "Resign below this win rate (0 = never).",
+        set: |c, v| {
+            c.resign = v.real32();
+            Ok(())
+        },
+        get: |c| some(c.resign),
+    },
+    Key {
+        name: "pass",
+        value: ValueType::Bool,
+        doc: "Pass after the opponent passed when the area count already wins.",
+        set: |c, v| {
+            c.pass_when_ahead = v.boolean();
+            Ok(())
+        },
+        get: |c| some(c.pass_when_ahead),
+    },
+    Key {
+        name: "playout_moves",
+        value: ValueType::Whole { lo: 1, hi: 100_000 },
+        doc: "Playout length cap in moves.",
+        set: |c, v| {
+            c.playout_moves = v.whole();
+            Ok(())
+        },
+        get: |c| some(c.playout_moves),
+    },
+];
+
+/// The keys of `territory:` specs (its own seed; `None` = the game's).
+pub static TERRITORY_KEYS: &[Key<Option<u64>>] = &[Key {
+    name: "seed",
+    value: ValueType::Whole {
+        lo: 0,
+        hi: u64::MAX,
+    },
+    doc: "The player's own seed (default: the game's seed).",
+    set: |s, v| {
+        *s = Some(v.whole());
+        Ok(())
+    },
+    get: |s| s.map(|n| n.to_string()),
+}];
+
+/// Longest pause the random mover may take per move, in milliseconds (one hour).
+const MAX_DELAY_MS: u64 = 3_600_000;
+
+/// The keys of `random:` specs.
+pub static RANDOM_KEYS: &[Key<RandomConfig>] = &[Key {
+    name: "delay_ms",
+    value: ValueType::Whole {
+        lo: 0,
+        hi: MAX_DELAY_MS,
+    },
+    doc: "Milliseconds to sleep before each move (lets tests interrupt a match).",
+    set: |c, v| {
+        c.delay_ms = v.whole();
+        Ok(())
+    },
+    get: |c| some(c.delay_ms),
+}];
+
+impl fmt::Display for UctConfig {
+    /// The canonical spec: `uct` and the keys not at their defaults, in table order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value = UctDraft::from(self.clone());
+        let default = UctDraft::from(UctConfig::default());
+        f.write_str(&print_keys("uct", UCT_KEYS, &value, &default))
+    }
+}
+
+impl fmt::Display for FlatConfig {
+    /// The canonical spec: `flat` and the keys not at their defaults, in table order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&print_keys("flat", FLAT_KEYS, self, &FlatConfig::default()))
+    }
+}
+
+/// The key list of every engine kind as Markdown (`docs/engine-specs.md`, checked by a test
+/// to match the tables).
+pub fn key_list_markdown() -> String {
+    let mut out = String::from(
+        "# Engine spec keys\n\n\
+         Generated from the key tables in `src/search/spec.rs` (a test checks that this file \
+         matches them). A spec is `KIND[:key=value,...]`; keys left out take their defaults.\n",
+    );
+    for kind in ENGINE_KINDS {
+        out.push_str(&format!("\n## `{}`\n\n{}\n\n", kind.name, kind.doc));
+        out.push_str("| key | value | default | meaning |\n|---|---|---|---|\n");
+        for k in (kind.keys)() {
+            out.push_str(&format!(
+                "| `{}` | {} | `{}` | {} |\n",
+                k.name, k.value, k.default, k.doc
+            ));
+        }
+    }
+    out
+}
+
+/// The key list of every engine kind as plain text, for `--help`.
+pub fn key_list_text() -> String {
+    let mut out = String::from("Engine kinds and their keys (KIND[:key=value,...]):\n");
+    for kind in ENGINE_KINDS {
+        out.push_str(&format!("\n{}: {}\n", kind.name, kind.doc));
+        for k in (kind.keys)() {
+            out.push_str(&format!(
+                "  {:<14} {} [{}; default {}]\n",
+                k.name, k.doc, k.value, k.default
+            ));
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------
+
 fn split_kind(spec: &str) -> (&str, &str) {
     spec.split_once(':').unwrap_or((spec, ""))
 }
@@ -116,14 +864,6 @@ fn pairs(spec: &str) -> anyhow::Result<Vec<(&str, &str)>> {
     Ok(out)
 }
 
-fn num<T: std::str::FromStr>(key: &str, v: &str) -> anyhow::Result<T>
-where
-    T::Err: std::fmt::Display,
-{
-    v.parse::<T>()
-        .map_err(|e| anyhow!("key `{key}`: bad value `{v}`: {e}"))
-}
-
 /// A number for `key` in `lo..=hi` (NaN and infinities refused), the range named in errors.
 fn ranged<T>(key: &str, v: &str, lo: T, hi: T) -> anyhow::Result<T>
 where
@@ -132,11 +872,6 @@ where
 {
     crate::util::num::parse_in(&format!("key `{key}`"), v, lo, hi).map_err(anyhow::Error::msg)
 }
-
-/// Points on the board: the most a pruner can prune.
-const BOARD_POINTS: usize = crate::rules::NN;
-/// Deepest tree depth a pruning key may name.
-const MAX_PRUNE_DEPTH: u32 = 10_000;
 
 fn boolean(key: &str, v: &str) -> anyhow::Result<bool> {
     match v {
@@ -172,129 +907,62 @@ fn x_at_d(key: &str, text: &str) -> anyhow::Result<(usize, u32)> {
     ))
 }
 
-/// Parses a `uct:...` spec into its config (defaults for keys not given).
+/// Parses a `uct:...` spec into its config (defaults for keys not given), checked by
+/// [`UctConfig::validate`].
 pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
-    let mut c = UctConfig::default();
-    let mut eval: Option<PlayoutEval> = None;
-    for (k, v) in pairs(spec)? {
-        let r: anyhow::Result<()> = (|| {
-            match k {
-                "sims" => c.sims = ranged(k, v, 1, 100_000_000)?,
-                "expand" => c.expand = ranged(k, v, 1, 1_000_000)?,
-                "c" => c.c = ranged(k, v, 0.0, 100.0)?,
-                "threads" => c.threads = ranged(k, v, 1, crate::util::num::MAX_THREADS)?,
-                "reuse" => c.reuse = boolean(k, v)?,
-                "resign" => c.resign = ranged(k, v, 0.0, 1.0)?,
-                "pass" => c.pass_when_ahead = boolean(k, v)?,
-                "max_nodes" => c.max_nodes = ranged(k, v, 1_000, 1 << 24)?,
-                "playout_moves" => c.playout_moves = ranged(k, v, 1, 100_000)?,
-                "keep" => c.keep_min = ranged(k, v, 0, BOARD_POINTS)?,
-                "cache" => c.cache = ranged(k, v, 0, 1 << 20)?,
-                "max_seconds" => c.max_seconds = ranged(k, v, 0.0, crate::util::num::MAX_SECONDS)?,
-                "rave" => c.rave = ranged(k, v, 0.0, 1e9)?,
-                "priors" => c.priors = boolean(k, v)?,
-                "policy" => c.policy = Some(v.to_string()),
-                "policy_weight" => c.policy_weight = ranged(k, v, 0.0, 1000.0)?,
-                "ladders" => c.heavy.ladders = boolean(k, v)?,
-                "prune_count" => {
-                    c.prune_count = match v {
-                        "legal" => PruneCount::Legal,
-                        "board" => PruneCount::Board,
-                        _ => bail!("key `{k}`: bad value `{v}` (expected legal or board)"),
-                    }
-                }
-                "playout" => {
-                    c.playout = match v {
-                        "uniform" => PlayoutKind::Uniform,
-                        "territory" => PlayoutKind::Territory,
-                        "heavy" => PlayoutKind::Heavy,
-                        _ => bail!(
-                            "key `{k}`: bad value `{v}` (expected uniform, heavy or territory)"
-                        ),
-                    }
-                }
-                "playout_eval" => {
-                    eval = Some(match v {
-                        "leaf" => PlayoutEval::Leaf,
-                        "move" => PlayoutEval::Move,
-                        _ => bail!("key `{k}`: bad value `{v}` (expected leaf or move)"),
-                    })
-                }
-                "prune" => {
-                    let (pruner, f) = pruner_and_fields(k, v, 1)?;
-                    let (x, depth) = x_at_d(k, f[0])?;
-                    c.prune = Some(TreePrune { pruner, x, depth });
-                }
-                "playout_prune" => {
-                    let (pruner, f) = pruner_and_fields(k, v, 1)?;
-                    let share: f32 = ranged(k, f[0], 0.0, 1.0)?;
-                    c.playout_prune = Some(PlayoutPrune {
-                        pruner,
-                        share,
-                        eval: PlayoutEval::default(),
-                    });
-                }
-                "soft" => {
-                    let (pruner, f) = pruner_and_fields(k, v, 2)?;
-                    let visits = ranged(k, f[0], 0, u16::MAX)?;
-                    let (x, depth) = x_at_d(k, f[1])?;
-                    c.soft = Some(SoftPrune {
-                        pruner,
-                        visits,
-                        x,
-                        depth,
-                    });
-                }
-                _ => bail!(
-                    "unknown key `{k}` (uct keys: sims, expand, c, threads, reuse, resign, pass, \
-                     max_nodes, playout_moves, prune, prune_count, keep, playout_prune, \
-                     playout_eval, soft, cache, max_seconds, rave, priors, policy, \
-                     policy_weight, ladders)"
-                ),
-            }
-            Ok(())
-        })();
-        r.with_context(|| format!("engine spec `{spec}`"))?;
-    }
-    if let Some(e) = eval {
+    let mut d = UctDraft::from(UctConfig::default());
+    apply_keys("uct", UCT_KEYS, spec, &mut d)?;
+    let mut c = d.config;
+    if let Some(e) = d.eval {
         match &mut c.playout_prune {
             Some(pp) => pp.eval = e,
             None => bail!("engine spec `{spec}`: key `playout_eval` needs `playout_prune`"),
         }
     }
+    c.validate()
+        .with_context(|| format!("engine spec `{spec}`"))?;
     Ok(c)
+}
+
+/// Checks each field of `value` that a key sets against that key's row: the value's spec
+/// text must parse and pass the row's range, as if it had been written in a spec. The
+/// values are stored into `scratch`.
+pub(crate) fn check_ranges<D>(keys: &[Key<D>], value: &D, scratch: &mut D) -> anyhow::Result<()> {
+    for key in keys {
+        if let Some(text) = (key.get)(value) {
+            (key.set)(scratch, key.value.parse(key.name, &text)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`check_ranges`] for a UCT config.
+pub(crate) fn check_uct_ranges(c: &UctConfig) -> anyhow::Result<()> {
+    let mut scratch = UctDraft::from(UctConfig::default());
+    check_ranges(UCT_KEYS, &UctDraft::from(c.clone()), &mut scratch)
 }
 
 /// Parses a `territory[:seed=N]` spec: its own seed, if it names one. The player's name
 /// has this form, so a logged name rebuilds the same player.
 fn parse_territory(spec: &str) -> anyhow::Result<Option<u64>> {
     let mut seed = None;
-    for (k, v) in pairs(spec)? {
-        match k {
-            "seed" => seed = Some(num(k, v).with_context(|| format!("engine spec `{spec}`"))?),
-            _ => bail!("engine spec `{spec}`: unknown key `{k}` (territory keys: seed)"),
-        }
-    }
+    apply_keys("territory", TERRITORY_KEYS, spec, &mut seed)?;
     Ok(seed)
+}
+
+/// Parses a `random[:delay_ms=N]` spec.
+pub fn parse_random(spec: &str) -> anyhow::Result<RandomConfig> {
+    let mut c = RandomConfig::default();
+    apply_keys("random", RANDOM_KEYS, spec, &mut c)?;
+    Ok(c)
 }
 
 /// Parses a `flat:...` spec into its config.
 pub fn parse_flat(spec: &str) -> anyhow::Result<FlatConfig> {
     let mut c = FlatConfig::default();
-    for (k, v) in pairs(spec)? {
-        let r: anyhow::Result<()> = (|| {
-            match k {
-                "sims" => c.sims = ranged(k, v, 1, 1_000_000_000)?,
-                "c" => c.c = ranged(k, v, 0.0, 100.0)?,
-                "resign" => c.resign = ranged(k, v, 0.0, 1.0)?,
-                "pass" => c.pass_when_ahead = boolean(k, v)?,
-                "playout_moves" => c.playout_moves = ranged(k, v, 1, 100_000)?,
-                _ => bail!("unknown key `{k}` (flat keys: sims, c, resign, pass, playout_moves)"),
-            }
-            Ok(())
-        })();
-        r.with_context(|| format!("engine spec `{spec}`"))?;
-    }
+    apply_keys("flat", FLAT_KEYS, spec, &mut c)?;
+    c.validate()
+        .with_context(|| format!("engine spec `{spec}`"))?;
     Ok(c)
 }
 
@@ -366,6 +1034,7 @@ mod tests {
         assert!(msg("uct:sims").contains("key=value"));
         assert!(msg("uct:threads=100000").contains("threads"));
         assert!(msg("uct:cache=99999999999").contains("cache"));
+        assert!(msg("uct:playout=heavy,playout_prune=rule:0.5").contains("playout_prune"));
     }
 
     #[test]
@@ -427,6 +1096,259 @@ mod tests {
             }
         }
         assert!(built > 0);
+    }
+
+    /// Specs covering every key of every kind, each written canonically: non-default keys in
+    /// table order, pruning depths spelled out.
+    const CANONICAL: &[&str] = &[
+        "uct",
+        "uct:sims=500,expand=3,c=0.7,prune=rule:41@2",
+        "uct:sims=2000,expand=5,c=0,threads=2,reuse=false,resign=0.05,pass=false,\
+         max_nodes=5000,playout_moves=300,prune=nn:models/cnn:65@0,prune_count=board,keep=3,\
+         cache=128,max_seconds=0.25,rave=3500,priors=true,policy=nn:models/mlp-planes,\
+         policy_weight=50,playout=heavy,ladders=true",
+        "uct:playout_prune=random:3:0.6,playout_eval=move,soft=nn:20:41@1",
+        "uct:playout_prune=nn:0.6",
+        "uct:playout=territory",
+        "flat",
+        "flat:sims=5000,c=0.3,resign=0.1,pass=false,playout_moves=200",
+        "territory",
+        "territory:seed=42",
+        "random",
+        "random:delay_ms=5",
+    ];
+
+    /// The canonical spec of a non-canonical one, for the round-trip cases.
+    const RESTATED: &[(&str, &str)] = &[
+        ("uct:sims=10000,expand=10", "uct"),
+        ("uct:prune=rule:41,sims=50", "uct:sims=50,prune=rule:41@0"),
+        (" uct:c=0.40, reuse=on ,pass=1", "uct"),
+        (
+            "uct:playout_eval=move,playout_prune=rule:0.5",
+            "uct:playout_prune=rule:0.5,playout_eval=move",
+        ),
+        (
+            "uct:playout_eval=leaf,playout_prune=rule:0.5",
+            "uct:playout_prune=rule:0.5",
+        ),
+        (
+            "uct:max_seconds=1e-1,rave=1e3",
+            "uct:max_seconds=0.1,rave=1000",
+        ),
+        ("flat:sims=100000,c=0.4", "flat"),
+        ("random:delay_ms=0", "random"),
+    ];
+
+    #[test]
+    fn every_uct_and_flat_key_is_in_a_canonical_case() {
+        for (kind, names) in [
+            ("uct", UCT_KEYS.iter().map(|k| k.name).collect::<Vec<_>>()),
+            ("flat", FLAT_KEYS.iter().map(|k| k.name).collect()),
+            ("territory", TERRITORY_KEYS.iter().map(|k| k.name).collect()),
+            ("random", RANDOM_KEYS.iter().map(|k| k.name).collect()),
+        ] {
+            for name in names {
+                let needle = format!("{name}=");
+                let used = CANONICAL.iter().any(|s| {
+                    s.starts_with(&format!("{kind}:"))
+                        && s.split([':', ',']).any(|item| item.starts_with(&needle))
+                });
+                assert!(used, "{kind} key `{name}` has no round-trip case");
+            }
+        }
+    }
+
+    #[test]
+    fn a_spec_prints_back_to_the_text_it_was_parsed_from() {
+        for &spec in CANONICAL {
+            assert_eq!(
+                canonical_spec(spec).unwrap(),
+                spec,
+                "canonical text changed"
+            );
+        }
+        for &(spec, canonical) in RESTATED {
+            assert_eq!(canonical_spec(spec).unwrap(), canonical, "{spec}");
+        }
+        // parse(print(parse(s))) == parse(s), and the printed text is a fixed point.
+        for spec in CANONICAL.iter().chain(RESTATED.iter().map(|(s, _)| s)) {
+            let printed = canonical_spec(spec).unwrap();
+            assert_eq!(canonical_spec(&printed).unwrap(), printed);
+            assert_eq!(
+                resolved_config(&printed).unwrap(),
+                resolved_config(spec).unwrap(),
+                "{spec} -> {printed}"
+            );
+            match split_kind(spec.trim()).0 {
+                "uct" => assert_eq!(parse_uct(&printed).unwrap(), parse_uct(spec).unwrap()),
+                "flat" => assert_eq!(parse_flat(&printed).unwrap(), parse_flat(spec).unwrap()),
+                "territory" => assert_eq!(
+                    parse_territory(&printed).unwrap(),
+                    parse_territory(spec).unwrap()
+                ),
+                _ => assert_eq!(parse_random(&printed).unwrap(), parse_random(spec).unwrap()),
+            }
+        }
+        assert_eq!(
+            UctConfig::default().to_string(),
+            "uct",
+            "Display is the canonical spec"
+        );
+        assert_eq!(FlatConfig::default().to_string(), "flat");
+    }
+
+    #[test]
+    fn random_valid_uct_configs_round_trip() {
+        use crate::util::rng::FastRng;
+        // Values drawn per key from its own table row: the printed spec of any config the
+        // table can make parses back to that config.
+        let mut rng = FastRng::new(11);
+        for _ in 0..500 {
+            let mut items = Vec::new();
+            for k in UCT_KEYS {
+                if rng.below(3) != 0 {
+                    continue;
+                }
+                let v = match k.value {
+                    ValueType::Whole { lo, hi } => {
+                        (lo + u64::from(rng.below(1000)).min(hi - lo)).to_string()
+                    }
+                    ValueType::Real32 { lo, hi } => {
+                        (lo + (hi - lo) * rng.below(1_000_001) as f32 / 1e6).to_string()
+                    }
+                    ValueType::Real64 { lo, hi } => {
+                        (lo + (hi - lo) * f64::from(rng.below(1_000_001)) / 1e6).to_string()
+                    }
+                    ValueType::Bool => ["true", "false"][rng.below(2) as usize].to_string(),
+                    ValueType::Choice(words) => {
+                        words[rng.below(words.len() as u32) as usize].into()
+                    }
+                    ValueType::Form(_) => match k.name {
+                        "prune" => format!("rule:{}@{}", rng.below(82), rng.below(4)),
+                        "soft" => format!(
+                            "random:7:{}:{}@{}",
+                            rng.below(100),
+                            rng.below(82),
+                            rng.below(3)
+                        ),
+                        "playout_prune" => format!("nn:models/x:{}", rng.below(101) as f32 / 100.0),
+                        _ => "nn:models/y".to_string(),
+                    },
+                };
+                items.push(format!("{}={v}", k.name));
+            }
+            let spec = format!("uct:{}", items.join(","));
+            let Ok(c) = parse_uct(&spec) else {
+                continue; // combinations validate() refuses
+            };
+            let printed = c.to_string();
+            assert_eq!(parse_uct(&printed).unwrap(), c, "{spec} -> {printed}");
+            assert_eq!(parse_uct(&printed).unwrap().to_string(), printed);
+        }
+    }
+
+    #[test]
+    fn unknown_keys_and_kinds_list_the_tables() {
+        let msg = |s: &str| format!("{:#}", build_engine(s, 1).err().expect(s));
+        let m = msg("uct:simz=3");
+        for k in UCT_KEYS {
+            assert!(
+                m.contains(&format!("{},", k.name)) || m.ends_with(&format!("{})", k.name)),
+                "{m}"
+            );
+        }
+        let m = msg("mcts");
+        for kind in ENGINE_KINDS {
+            assert!(m.contains(kind.name), "{m}");
+        }
+        assert!(msg("random:speed=5").contains("random keys: delay_ms"));
+        assert!(msg("random:delay_ms=x").contains("`delay_ms`"));
+        assert!(msg("random:delay_ms=99999999999").contains("allowed"));
+        assert!(msg("uct:playout=fast").contains("uniform, heavy or territory"));
+    }
+
+    #[test]
+    fn every_kind_builds_and_plays_from_its_bare_spec() {
+        for kind in ENGINE_KINDS {
+            let spec = if kind.name == "uct" || kind.name == "flat" {
+                format!("{}:sims=20", kind.name)
+            } else {
+                kind.name.to_string()
+            };
+            let mut e = build_engine(&spec, 3).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
+            e.new_game(6.5);
+            let (mv, _) = e.genmove(crate::rules::Color::Black);
+            assert!(matches!(mv, crate::search::EngineMove::Play(_)), "{spec}");
+            assert!(resolved_config(&spec).is_ok(), "{spec}");
+            assert!(!(kind.keys)().is_empty(), "{spec}");
+        }
+    }
+
+    #[test]
+    fn the_key_list_document_matches_the_tables() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/engine-specs.md");
+        let want = key_list_markdown();
+        if std::env::var_os("AKUSHU_WRITE_SPEC_DOC").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/engine-specs.md is out of date: rerun this test with AKUSHU_WRITE_SPEC_DOC=1"
+        );
+        for kind in ENGINE_KINDS {
+            for k in (kind.keys)() {
+                assert!(have.contains(&format!("| `{}` |", k.name)));
+            }
+        }
+    }
+
+    #[test]
+    fn validate_holds_configs_set_in_code_to_the_key_ranges() {
+        /// A change to a valid config, made in code rather than in a spec.
+        type Spoil = fn(&mut UctConfig);
+        let bad: [(&str, Spoil); 9] = [
+            ("`c`", |c| c.c = f32::NAN),
+            ("`threads`", |c| c.threads = 0),
+            ("`threads`", |c| c.threads = 1000),
+            ("`max_seconds`", |c| c.max_seconds = f64::INFINITY),
+            ("`policy_weight`", |c| c.policy_weight = 2000.0),
+            ("`sims`", |c| c.sims = 0),
+            ("`prune`", |c| {
+                c.prune = Some(TreePrune {
+                    pruner: "rule".into(),
+                    x: 200,
+                    depth: 0,
+                })
+            }),
+            ("`playout_prune`", |c| {
+                c.playout_prune = Some(PlayoutPrune {
+                    pruner: "rule".into(),
+                    share: 1.5,
+                    eval: PlayoutEval::Leaf,
+                })
+            }),
+            ("playout_prune", |c| {
+                c.playout = PlayoutKind::Heavy;
+                c.playout_prune = parse_uct("uct:playout_prune=rule:0.5")
+                    .unwrap()
+                    .playout_prune;
+            }),
+        ];
+        for (key, spoil) in bad {
+            let mut c = UctConfig::default();
+            spoil(&mut c);
+            let e = format!("{:#}", c.validate().expect_err(key));
+            assert!(e.contains(key), "{key}: {e}");
+            assert!(UctEngine::new(c, 1).is_err(), "{key}");
+        }
+        assert!(UctConfig::default().validate().is_ok());
+        let flat = FlatConfig {
+            c: f32::INFINITY,
+            ..FlatConfig::default()
+        };
+        assert!(format!("{:#}", flat.validate().unwrap_err()).contains("`c`"));
+        assert!(FlatEngine::new(flat, 1).is_err());
     }
 
     #[test]

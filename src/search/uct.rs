@@ -156,6 +156,22 @@ impl Default for UctConfig {
     }
 }
 
+impl UctConfig {
+    /// Checks every field against the range of its spec key (values set in code, not parsed,
+    /// meet the same bounds) and the combinations of keys. Spec parsing and
+    /// [`UctEngine::new`] both call it, so no engine runs on a config outside these bounds.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        // Ranges: each field against its spec key's row, so code and specs share one bound.
+        super::spec::check_uct_ranges(self)?;
+        // Combinations no single key can refuse.
+        anyhow::ensure!(
+            self.playout == PlayoutKind::Uniform || self.playout_prune.is_none(),
+            "playout=territory or heavy cannot be combined with playout_prune"
+        );
+        Ok(())
+    }
+}
+
 /// Builds a pruner from a spec like `rule`, `random:7` or `nn:models/x`; a `random` pruner
 /// without a seed takes the engine's.
 pub fn resolve_pruner(spec: &str, seed: u64) -> anyhow::Result<Arc<dyn Pruner>> {
@@ -197,50 +213,10 @@ pub struct UctEngine {
 }
 
 impl UctEngine {
-    /// Builds the engine; fails when a pruner cannot be made.
+    /// Builds the engine; fails when the config is out of range ([`UctConfig::validate`]) or
+    /// a pruner cannot be made.
     pub fn new(config: UctConfig, seed: u64) -> anyhow::Result<UctEngine> {
-        anyhow::ensure!(config.sims > 0, "sims must be at least 1");
-        anyhow::ensure!(
-            config.c.is_finite() && config.c >= 0.0,
-            "c must be a finite number, not negative"
-        );
-        anyhow::ensure!(
-            (0.0..=crate::util::num::MAX_SECONDS).contains(&config.max_seconds),
-            "max_seconds {} is not in 0 to {}",
-            config.max_seconds,
-            crate::util::num::MAX_SECONDS
-        );
-        anyhow::ensure!(
-            config.threads <= 256,
-            "threads {} is above 256",
-            config.threads
-        );
-        anyhow::ensure!(
-            config.cache <= 1 << 20,
-            "cache {} is above 2^20 entries (324 bytes each)",
-            config.cache
-        );
-        anyhow::ensure!(
-            config.max_seconds >= 0.0,
-            "max_seconds must not be negative"
-        );
-        anyhow::ensure!(
-            config.playout == PlayoutKind::Uniform || config.playout_prune.is_none(),
-            "playout=territory or heavy cannot be combined with playout_prune"
-        );
-        anyhow::ensure!(config.rave >= 0.0, "rave must not be negative");
-        anyhow::ensure!(
-            config.policy_weight >= 0.0 && config.policy_weight <= 1000.0,
-            "policy_weight {} is not in [0, 1000]",
-            config.policy_weight
-        );
-        if let Some(pp) = &config.playout_prune {
-            anyhow::ensure!(
-                (0.0..=1.0).contains(&pp.share),
-                "playout_prune share {} is not in [0, 1]",
-                pp.share
-            );
-        }
+        config.validate()?;
         // One pruner (and one cache per thread) per distinct spec.
         let mut specs: Vec<String> = Vec::new();
         let mut slot_of = |s: &str| match specs.iter().position(|x| x == s) {

@@ -2,12 +2,12 @@
 //! deterministic for a seed) and a floor for any strength table.
 //!
 //! Spec: `random` or `random:delay_ms=N` (sleeps N ms per move, so tests can interrupt a
-//! match in the middle).
+//! match in the middle); parsed by [`super::spec`].
 
 use std::time::{Duration, Instant};
 
+use super::engine::{Engine, EngineMove, MoveStats};
 use crate::rules::{Bits, Color, Game, IllegalMove, Move, NN};
-use crate::search::{Engine, EngineMove, MoveStats};
 use crate::util::rng::FastRng;
 
 /// Tunables of the random mover.
@@ -15,31 +15,6 @@ use crate::util::rng::FastRng;
 pub struct RandomConfig {
     /// Milliseconds to sleep before each move (0 = answer at once).
     pub delay_ms: u64,
-}
-
-impl RandomConfig {
-    /// Parses the part of a `random:...` spec after the colon (`key=value,...`).
-    pub fn parse(params: &str) -> Result<RandomConfig, String> {
-        let mut config = RandomConfig::default();
-        for item in params.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (key, value) = item
-                .split_once('=')
-                .ok_or_else(|| format!("random: expected key=value, got {item:?}"))?;
-            match key.trim() {
-                "delay_ms" => {
-                    config.delay_ms = value.trim().parse().map_err(|_| {
-                        format!("random: delay_ms must be an integer, got {value:?}")
-                    })?
-                }
-                other => {
-                    return Err(format!(
-                        "random: unknown parameter {other:?} (known: delay_ms)"
-                    ));
-                }
-            }
-        }
-        Ok(config)
-    }
 }
 
 /// Plays a uniformly random legal move that does not fill its own eye; passes when none is
@@ -141,13 +116,5 @@ mod tests {
         assert_eq!(a, self_play(3));
         assert_ne!(a, self_play(4));
         assert!(a.len() < 400, "random self-play ends by two passes");
-    }
-
-    #[test]
-    fn parses_params() {
-        assert_eq!(RandomConfig::parse("").unwrap().delay_ms, 0);
-        assert_eq!(RandomConfig::parse("delay_ms=5").unwrap().delay_ms, 5);
-        assert!(RandomConfig::parse("speed=5").is_err());
-        assert!(RandomConfig::parse("delay_ms=x").is_err());
     }
 }
