@@ -60,9 +60,16 @@ fn build_stats_show() {
         "--quiet",
     ]);
     assert!(ok, "{stderr}");
+    // One line on the terminal; the full configuration is stored in the manifest.
     assert!(
-        stdout.contains("min_moves = 3"),
-        "the configuration is printed:\n{stdout}"
+        stdout.contains("# config: ") && !stdout.contains("min_moves"),
+        "one config line:\n{stdout}"
+    );
+    let manifest = std::fs::read_to_string(std::path::Path::new(&out).join("manifest.json"))
+        .expect("manifest written");
+    assert!(
+        manifest.contains("\"min_moves\": 3"),
+        "the configuration is stored:\n{manifest}"
     );
     let games = line_value(&stdout, "games:");
     assert_eq!(

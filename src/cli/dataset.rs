@@ -238,9 +238,14 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         bail!("dataset build: give SGF inputs with --sgf PATH... (or `inputs` in --config)");
     }
     crate::outln!("# akushu dataset build --out {}", a.out.display());
+    // The full configuration is stored in the manifest (its `config` field); the
+    // terminal gets one line.
     crate::outln!(
-        "{}",
-        toml::to_string(&cfg).context("printing the configuration")?
+        "# config: {} input(s), seed {}, split by {:?}; stored in {}",
+        cfg.inputs.len(),
+        cfg.seed,
+        cfg.split_by,
+        a.out.join("manifest.json").display()
     );
     let m = build::build_into(&cfg, &a.out, !a.quiet, a.force)?;
     crate::outln!("records read: {}", m.records_read);

@@ -296,7 +296,17 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     }
     let device = args.device.device()?;
     crate::outln!("# akushu train {args:?}");
-    crate::outln!("# config:\n{}", config.to_json());
+    // The full config goes into OUT/config.json (written when training starts); the
+    // terminal gets one line.
+    crate::outln!(
+        "# config: {} ({}, {} epoch(s), batch {}, lr {}, seed {})",
+        config_path(&args.out).display(),
+        network_name(&config),
+        config.epochs,
+        config.batch_size,
+        config.learning_rate,
+        config.seed
+    );
     let load = |split: Split| -> anyhow::Result<_> {
         Ok(match (&args.data, args.synthetic_games) {
             (Some(dir), _) => read_split(dir, split)?,
@@ -357,4 +367,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     Ok(())
+}
+
+/// A short name of the configured network, for one-line logs.
+fn network_name(config: &TrainConfig) -> String {
+    match config.model {
+        NetKind::Cnn => format!("CNN {}x{}", config.cnn.blocks, config.cnn.channels),
+        NetKind::Mlp => format!(
+            "MLP {:?} {:?} {:?}",
+            config.mlp.encoding, config.mlp.hidden, config.mlp.loss
+        ),
+    }
 }
