@@ -136,7 +136,17 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 .clone()
                 .ok_or_else(|| anyhow::anyhow!("--out DIR is required"))?;
             let config = args.config();
-            crate::out!("{}", toml::to_string(&arena::runner::Header::new(&config))?);
+            // The full header (players' resolved configs, seed, rules) is stored in
+            // OUT/match.toml; the terminal gets one line.
+            crate::outln!(
+                "# match: {} vs {}, {} games, komi {}, seed {}; header in {}",
+                config.black,
+                config.white,
+                config.games,
+                config.komi,
+                config.seed,
+                out.join("match.toml").display()
+            );
             let outcome = arena::run_match(&config, &out, !args.quiet)?;
             crate::outln!(
                 "\n{} games in {} ({} played now)\n",
