@@ -117,8 +117,13 @@ impl EvalArgs {
     fn check_outputs(&self) -> anyhow::Result<()> {
         let inputs = self.inputs();
         if let Some(base) = &self.csv {
-            for (i, name) in self.model.iter().enumerate() {
-                file_target(&csv_path_for(base, i, name), CURVE_CSV, self.force, &inputs)?;
+            for (i, label) in model_labels(&self.model).iter().enumerate() {
+                file_target(
+                    &csv_path_for(base, i, label),
+                    CURVE_CSV,
+                    self.force,
+                    &inputs,
+                )?;
             }
         }
         if let Some(p) = &self.summary {
@@ -209,14 +214,51 @@ fn is_baseline(name: &str) -> bool {
     matches!(name, "random" | "rules" | "oracle")
 }
 
-fn label(name: &str) -> String {
-    Path::new(name)
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| name.to_string())
+/// The last `depth` components of `name` joined by `/` (the whole name if it has fewer).
+fn path_suffix(name: &str, depth: usize) -> String {
+    let parts: Vec<String> = Path::new(name)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.is_empty() {
+        return name.to_string();
+    }
+    parts[parts.len().saturating_sub(depth)..].join("/")
 }
 
-fn csv_path_for(base: &Path, index: usize, name: &str) -> PathBuf {
+/// One label per model for the table, the plot and the per-model CSV names: the directory's
+/// base name, with as many parent folders as it takes to tell models with the same base name
+/// apart (`a/cnn` and `b/cnn`), and `#k` for a model given twice.
+fn model_labels(names: &[String]) -> Vec<String> {
+    let mut depth = vec![1usize; names.len()];
+    let mut labels: Vec<String> = names.iter().map(|n| path_suffix(n, 1)).collect();
+    // Each pass lengthens the labels that still clash; paths are finitely deep.
+    for _ in 0..64 {
+        let clashing: Vec<usize> = (0..names.len())
+            .filter(|&i| (0..names.len()).any(|j| j != i && labels[j] == labels[i]))
+            .filter(|&i| path_suffix(&names[i], depth[i] + 1) != labels[i])
+            .collect();
+        if clashing.is_empty() {
+            break;
+        }
+        for i in clashing {
+            depth[i] += 1;
+            labels[i] = path_suffix(&names[i], depth[i]);
+        }
+    }
+    // The same path given more than once.
+    for i in 0..labels.len() {
+        let earlier = labels[..i].iter().filter(|l| **l == labels[i]).count();
+        if earlier > 0 {
+            labels[i] = format!("{}#{}", labels[i], earlier + 1);
+        }
+    }
+    labels
+}
+
+/// The curve CSV of the `index`-th model: `base` itself for the first, `STEM-LABEL.EXT`
+/// beside it for the others (a label's `/` becomes `_`).
+fn csv_path_for(base: &Path, index: usize, label: &str) -> PathBuf {
     if index == 0 {
         return base.to_path_buf();
     }
@@ -225,7 +267,7 @@ fn csv_path_for(base: &Path, index: usize, name: &str) -> PathBuf {
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
-    base.with_file_name(format!("{stem}-{}{ext}", label(name)))
+    base.with_file_name(format!("{stem}-{}{ext}", label.replace(['/', '\\'], "_")))
 }
 
 fn write_curve(path: &Path, c: &Curve, args: &EvalArgs) -> anyhow::Result<()> {
@@ -282,9 +324,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut curves = Vec::new();
     let device = args.device.device()?;
+    let labels = model_labels(&args.model);
     for (i, name) in args.model.iter().enumerate() {
         let bar = indicatif::ProgressBar::new(positions.len() as u64);
-        bar.set_message(label(name));
+        bar.set_message(labels[i].clone());
         let start = Instant::now();
         let on_device = args.device.is_gpu() && !is_baseline(name);
         let curve = if on_device {
@@ -296,7 +339,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             evaluate(scorer.as_ref(), &positions, &|n| bar.inc(n))
         };
         bar.finish_and_clear();
-        let row = SummaryRow::new(label(name), &curve, start.elapsed().as_secs_f64());
+        let row = SummaryRow::new(labels[i].clone(), &curve, start.elapsed().as_secs_f64());
         crate::outln!(
             "{:<16} n={} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
             row.model,
@@ -313,10 +356,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             row.x_at_5_legal
         );
         if let Some(base) = &args.csv {
-            write_curve(&csv_path_for(base, i, name), &curve, &args)?;
+            write_curve(&csv_path_for(base, i, &labels[i]), &curve, &args)?;
         }
         rows.push(row);
-        curves.push((label(name), curve));
+        curves.push((labels[i].clone(), curve));
     }
     if let Some(path) = &args.summary {
         write_file(path, SUMMARY_CSV, args.force, &args.inputs(), |w| {
@@ -374,4 +417,22 @@ fn plot_curves(path: &Path, curves: &[(String, Curve)]) -> anyhow::Result<()> {
         PAPER_POINTS.to_vec(),
     ));
     render_png(&chart, path).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_with_one_base_name_get_distinct_labels() {
+        let names: Vec<String> = ["runs/a/cnn", "models/cnn", "random", "models/cnn", "mlp"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            model_labels(&names),
+            ["a/cnn", "models/cnn", "random", "models/cnn#2", "mlp"]
+        );
+        let p = csv_path_for(Path::new("out/curve.csv"), 1, "a/cnn");
+        assert_eq!(p, Path::new("out/curve-a_cnn.csv"));
+    }
 }
