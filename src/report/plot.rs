@@ -260,6 +260,17 @@ pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
     })
 }
 
+/// An axis tick as a reader writes it: whole numbers without decimals (`5`, not `5.0`), no
+/// negative zero, and at most three decimals otherwise (`0.25`, `0.1`).
+fn tick_label(v: f64) -> String {
+    let v = if v.abs() < 1e-9 { 0.0 } else { v };
+    if (v - v.round()).abs() < 1e-9 {
+        return format!("{}", v.round() as i64);
+    }
+    let text = format!("{v:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
     let e = |err: &dyn std::fmt::Display| err.to_string();
     let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
@@ -276,6 +287,8 @@ fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
     ctx.configure_mesh()
         .x_desc(chart.x_label.as_str())
         .y_desc(chart.y_label.as_str())
+        .x_label_formatter(&|v| tick_label(*v))
+        .y_label_formatter(&|v| tick_label(*v))
         .label_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
@@ -367,6 +380,17 @@ mod tests {
                 .collect(),
         );
         assert_eq!(legend_corner(&err), Corner::UpperLeft);
+    }
+
+    #[test]
+    fn ticks_read_as_numbers_are_written() {
+        assert_eq!(tick_label(5.0), "5");
+        assert_eq!(tick_label(-0.0), "0");
+        assert_eq!(tick_label(-1e-12), "0");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(0.1), "0.1");
+        assert_eq!(tick_label(2000.5), "2000.5");
+        assert_eq!(tick_label(-3.0), "-3");
     }
 
     #[test]
