@@ -111,13 +111,19 @@ fn register_font() {
     });
 }
 
-const PALETTE: [RGBColor; 6] = [
+/// Series colours, in order: the ten of matplotlib's "tab10" with its grey swapped for navy
+/// (the reference lines are grey), so that a chart of up to ten series repeats none.
+const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(255, 127, 14),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(0, 0, 128),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 
 /// A corner of the plotting area, for the legend box.
