@@ -243,6 +243,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
     let kind = crate::util::output::FileKind {
         name: "search bench CSV",
         signature: b"engine,moves,",
+        mark: None,
     };
     crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);
@@ -459,10 +460,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
                 .with_hidden(args.hidden.clone())
                 .with_encoding(args.encoding.into()),
         );
-    let network = match args.model {
-        crate::net::NetKind::Cnn => format!("cnn {}x{}", args.blocks, args.channels),
-        crate::net::NetKind::Mlp => format!("mlp {:?} {:?}", args.encoding, args.hidden),
-    };
+    let network = base.network_name();
     // Positions of seeded random games: the step's cost does not depend on the moves.
     let positions = crate::net::synthetic::random_game_positions(64, 1);
     let mflop = training_flops(&base) * 1e-6;
@@ -511,6 +509,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     let kind = crate::util::output::FileKind {
         name: "training bench CSV",
         signature: b"network,batch_size,",
+        mark: None,
     };
     crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);

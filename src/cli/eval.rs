@@ -70,30 +70,21 @@ pub struct EvalArgs {
 const CURVE_CSV: FileKind = FileKind {
     name: "curve CSV",
     signature: b"pruned,error_all,error_legal\n",
+    mark: None,
 };
 /// The summary CSV.
 const SUMMARY_CSV: FileKind = FileKind {
     name: "eval summary CSV",
     signature: b"model,positions,",
+    mark: None,
 };
-/// A PNG chart: every PNG starts so; [`png_is_replaceable`] also asks for akushu's mark.
+/// A PNG chart: every PNG starts so, and akushu's charts also carry its text chunk, so a
+/// picture from elsewhere is never replaced.
 const PNG: FileKind = FileKind {
-    name: "PNG",
+    name: "PNG chart",
     signature: b"\x89PNG\r\n\x1a\n",
+    mark: Some(crate::report::plot::is_akushu_png),
 };
-
-/// A regular file at `path` may be replaced by a chart only if akushu drew it (its PNG
-/// carries akushu's text chunk) or `--force` says so; pictures from elsewhere are kept.
-fn png_is_replaceable(path: &Path, force: bool) -> anyhow::Result<()> {
-    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    if force || !regular || crate::report::plot::is_akushu_png(path) {
-        return Ok(());
-    }
-    anyhow::bail!(
-        "{}: exists and is not a chart akushu drew; akushu replaces only what it wrote itself (choose another path, or add --force)",
-        path.display()
-    )
-}
 
 impl EvalArgs {
     /// Every path the command reads: outputs must stay clear of them.
@@ -131,7 +122,6 @@ impl EvalArgs {
         }
         if let Some(p) = &self.png {
             file_target(p, PNG, self.force, &inputs)?;
-            png_is_replaceable(p, self.force)?;
         }
         Ok(())
     }

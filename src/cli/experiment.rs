@@ -210,6 +210,7 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
             let kind = crate::util::output::FileKind {
                 name: "akushu report",
                 signature: b"# akushu reproduction report\n",
+                mark: None,
             };
             crate::util::output::write_file(
                 &path,

@@ -57,6 +57,7 @@ fn check_report_dir(args: &ReproduceArgs) -> anyhow::Result<()> {
     let report = FileKind {
         name: "akushu report",
         signature: b"# akushu reproduction report\n",
+        mark: None,
     };
     let ours = args.out.join("REPORT.md").is_file()
         && file_target(&args.out.join("REPORT.md"), report, false, &[]).is_ok();

@@ -324,6 +324,7 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
 const BENCH_CSV: crate::util::output::FileKind = crate::util::output::FileKind {
     name: "endgame bench CSV",
     signature: b"problem,algorithm,",
+    mark: None,
 };
 
 fn write_csv(path: &Path, rows: &[BenchRow]) -> anyhow::Result<()> {

@@ -198,18 +198,24 @@ fn png_chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Where a PNG's header chunk ends: magic (8) + IHDR's length (4), type (4), 13 data bytes
+/// and CRC (4). akushu's mark follows right there.
+const PNG_HEADER_END: usize = 8 + 4 + 4 + 13 + 4;
+
+/// akushu's `tEXt` chunk: "Software" = "akushu".
+fn mark_chunk() -> Vec<u8> {
+    png_chunk(b"tEXt", &[PNG_MARK_KEYWORD, b"\0", PNG_MARK_TEXT].concat())
+}
+
 /// `png` with akushu's `tEXt` chunk inserted after the header chunk (PNG allows text chunks
 /// anywhere between the header and the end). `None` if `png` does not start like a PNG.
 pub fn mark_png(png: &[u8]) -> Option<Vec<u8>> {
-    // Magic (8) + IHDR: length (4), type (4), 13 data bytes, CRC (4).
-    const HEADER_END: usize = 8 + 4 + 4 + 13 + 4;
-    if png.len() < HEADER_END || !png.starts_with(PNG_MAGIC) || &png[12..16] != b"IHDR" {
+    if png.len() < PNG_HEADER_END || !png.starts_with(PNG_MAGIC) || &png[12..16] != b"IHDR" {
         return None;
     }
-    let text = [PNG_MARK_KEYWORD, b"\0", PNG_MARK_TEXT].concat();
-    let mut out = png[..HEADER_END].to_vec();
-    out.extend(png_chunk(b"tEXt", &text));
-    out.extend_from_slice(&png[HEADER_END..]);
+    let mut out = png[..PNG_HEADER_END].to_vec();
+    out.extend(mark_chunk());
+    out.extend_from_slice(&png[PNG_HEADER_END..]);
     Some(out)
 }
 
@@ -221,9 +227,8 @@ pub fn is_akushu_png(path: &Path) -> bool {
     if read.is_err() || !head.starts_with(PNG_MAGIC) {
         return false;
     }
-    let text = [PNG_MARK_KEYWORD, b"\0", PNG_MARK_TEXT].concat();
-    let chunk = png_chunk(b"tEXt", &text);
-    head.get(33..33 + chunk.len()) == Some(&chunk[..])
+    let chunk = mark_chunk();
+    head.get(PNG_HEADER_END..PNG_HEADER_END + chunk.len()) == Some(&chunk[..])
 }
 
 /// Draws `chart` to the PNG file `path` (900x600), atomically, marked as akushu's.

@@ -161,6 +161,9 @@ pub struct FileKind {
     /// The first bytes of every file of this kind akushu writes (a CSV header, the PNG
     /// magic number, ...).
     pub signature: &'static [u8],
+    /// A finer test for kinds whose signature other programs share (a PNG chart carries
+    /// akushu's text chunk): a file must pass it too before akushu replaces it.
+    pub mark: Option<fn(&Path) -> bool>,
 }
 
 /// How a file output reaches its target.
@@ -228,7 +231,9 @@ pub fn file_target(
         // Opened through the path given: `/dev/stdout` resolves to a name like `pipe:[7]`.
         return Ok(FileTarget::Stream(path.to_path_buf()));
     }
-    if force || starts_with(&target, kind.signature) {
+    let ours =
+        starts_with(&target, kind.signature) && kind.mark.is_none_or(|is_ours| is_ours(&target));
+    if force || ours {
         Ok(FileTarget::Replace(target))
     } else {
         Err(OutputError::NotOurs {
@@ -275,6 +280,7 @@ mod tests {
     const CSV: FileKind = FileKind {
         name: "test CSV",
         signature: b"a,b\n",
+        mark: None,
     };
 
     fn scratch(tag: &str) -> PathBuf {
