@@ -20,6 +20,25 @@ fn session(spec: &str, script: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// Runs the `akushu gtp` binary with `args`, feeding it `script` on stdin.
+fn akushu_gtp(args: &[&str], script: &str) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .arg("gtp")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// The transcript: each command followed by its exact reply. `genmove` replies are
 /// engine-dependent, so the transcript plays only explicit moves; genmove is tested below.
 const TRANSCRIPT: &str = r#"
@@ -299,20 +318,7 @@ fn binary_speaks_gtp_and_ends_on_quit_and_on_eof() {
         ),
         ("name\nplay b e5\n", "=\n\n"),
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
-            .args(["gtp", "--engine", "uct:sims=200", "--seed", "3"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(script.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = akushu_gtp(&["--engine", "uct:sims=200", "--seed", "3"], script);
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(
@@ -346,20 +352,10 @@ fn every_engine_kind_plays_over_gtp_and_in_a_match() {
     assert!(specs.iter().any(|s| s == "random") && specs.iter().any(|s| s == "territory"));
     for spec in &specs {
         // `akushu gtp --engine SPEC`
-        let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
-            .args(["gtp", "--engine", spec, "--seed", "3", "--quiet"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"1 genmove b\n2 quit\n")
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = akushu_gtp(
+            &["--engine", spec, "--seed", "3", "--quiet"],
+            "1 genmove b\n2 quit\n",
+        );
         let text = String::from_utf8(out.stdout).unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "gtp --engine {spec}: {stderr}");

@@ -301,7 +301,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     crate::outln!(
         "# config: {} ({}, {} epoch(s), batch {}, lr {}, seed {})",
         config_path(&args.out).display(),
-        network_name(&config),
+        config.network_name(),
         config.epochs,
         config.batch_size,
         config.learning_rate,
@@ -367,15 +367,4 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     Ok(())
-}
-
-/// A short name of the configured network, for one-line logs.
-fn network_name(config: &TrainConfig) -> String {
-    match config.model {
-        NetKind::Cnn => format!("CNN {}x{}", config.cnn.blocks, config.cnn.channels),
-        NetKind::Mlp => format!(
-            "MLP {:?} {:?} {:?}",
-            config.mlp.encoding, config.mlp.hidden, config.mlp.loss
-        ),
-    }
 }

@@ -87,6 +87,15 @@ pub enum LrSchedule {
 }
 
 impl TrainConfig {
+    /// A short name of the configured network for logs and result tables: `cnn 5x32`,
+    /// `mlp Paper [256, 256]`.
+    pub fn network_name(&self) -> String {
+        match self.model {
+            NetKind::Cnn => format!("cnn {}x{}", self.cnn.blocks, self.cnn.channels),
+            NetKind::Mlp => format!("mlp {:?} {:?}", self.mlp.encoding, self.mlp.hidden),
+        }
+    }
+
     /// Reads a config file: `.toml` as TOML, anything else as JSON. Missing fields take
     /// their defaults.
     pub fn from_file(path: &Path) -> Result<TrainConfig, NetError> {
