@@ -237,6 +237,38 @@ fn threads_play_legal_moves() {
 }
 
 #[test]
+fn tree_parallel_threads_share_one_tree_and_find_the_save() {
+    // Two and four threads on one tree: legal moves through a game's opening, and the
+    // tactic the sequential strong engine finds.
+    for threads in [2, 4] {
+        let spec = format!("uct:sims=2000,threads={threads},parallel=tree");
+        let mut e = build_engine(&spec, 1).unwrap();
+        e.new_game(6.5);
+        let mut g = Game::new(6.5);
+        let mut c = Color::Black;
+        for _ in 0..6 {
+            let (EngineMove::Play(m), stats) = e.genmove(c) else {
+                panic!()
+            };
+            assert_eq!(stats.simulations, 2000, "one budget shared by {threads} threads");
+            g.play_as(c, m).expect("legal");
+            c = c.opponent();
+        }
+        assert_eq!(e.game().moves(), g.moves());
+        let strong = format!("{STRONG},threads={threads},parallel=tree");
+        let m = genmove_black(&strong, 1, SAVE);
+        assert_eq!(m, EngineMove::Play(gtp("F5")), "{strong}");
+    }
+}
+
+#[test]
+fn one_thread_is_the_same_search_in_both_parallel_modes() {
+    let spec = "uct:sims=600,playout=heavy,rave=3500,priors=true,c=0";
+    let tree = format!("{spec},parallel=tree");
+    assert_eq!(self_play(spec, 5, 8), self_play(&tree, 5, 8));
+}
+
+#[test]
 fn tree_pruning_removes_the_worst_root_moves_only_from_its_depth() {
     let root = |spec: &str| {
         let mut e = UctEngine::new(parse_uct(spec).unwrap(), 1).unwrap();

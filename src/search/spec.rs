@@ -30,7 +30,7 @@ use super::engine::Engine;
 use super::flat::{FlatConfig, FlatEngine};
 use super::pruning::{PlayoutEval, PruneCount};
 use super::random::{RandomConfig, RandomEngine};
-use super::uct::{PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
+use super::uct::{Parallel, PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
 use crate::util::num::{MAX_SECONDS, MAX_THREADS};
 
 // ---------------------------------------------------------------------------------------
@@ -430,12 +430,30 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
             lo: 1,
             hi: MAX_THREADS as u64,
         },
-        doc: "Search threads, each with its own tree (1 = deterministic for a seed).",
+        doc: "Search threads (1 = deterministic for a seed).",
         set: |d, v| {
             d.config.threads = v.whole();
             Ok(())
         },
         get: |d| some(d.config.threads),
+    },
+    Key {
+        name: "parallel",
+        value: ValueType::Choice(&["root", "tree"]),
+        doc: "How threads share the search: a tree each, summed at the root (root), or one shared tree with virtual loss (tree).",
+        set: |d, v| {
+            d.config.parallel = match v.text() {
+                "tree" => Parallel::Tree,
+                _ => Parallel::Root,
+            };
+            Ok(())
+        },
+        get: |d| {
+            some(match d.config.parallel {
+                Parallel::Root => "root",
+                Parallel::Tree => "tree",
+            })
+        },
     },
     Key {
         name: "reuse",
@@ -473,7 +491,7 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
             lo: 1_000,
             hi: 1 << 24,
         },
-        doc: "Node budget per tree (28 bytes each).",
+        doc: "Node budget per tree (32 bytes each).",
         set: |d, v| {
             d.config.max_nodes = v.whole();
             Ok(())
@@ -1103,7 +1121,7 @@ mod tests {
     const CANONICAL: &[&str] = &[
         "uct",
         "uct:sims=500,expand=3,c=0.7,prune=rule:41@2",
-        "uct:sims=2000,expand=5,c=0,threads=2,reuse=false,resign=0.05,pass=false,\
+        "uct:sims=2000,expand=5,c=0,threads=2,parallel=tree,reuse=false,resign=0.05,pass=false,\
          max_nodes=5000,playout_moves=300,prune=nn:models/cnn:65@0,prune_count=board,keep=3,\
          cache=128,max_seconds=0.25,rave=3500,priors=true,policy=nn:models/mlp-planes,\
          policy_weight=50,playout=heavy,ladders=true",

@@ -1,21 +1,37 @@
-//! The UCT tree and one search thread's simulation loop.
+//! The UCT tree and the simulation loop of the threads that grow it.
 //!
-//! Nodes live in one flat `Vec` (28 bytes each); a node's children are a contiguous block
-//! (`first .. first + n_children`), so expansion is one `extend` and selection walks a slice.
-//! Nothing is allocated per simulation: the board is copied (a `Copy` struct), the path
-//! reuses one `Vec`, pruner scores come from a fixed-size cache.
+//! Nodes live in one flat arena (32 bytes each, allocated zeroed once per tree, so untouched
+//! pages cost nothing); a node's children are a contiguous block (`first .. first +
+//! n_children`), so expansion is one block claim and selection walks a slice. Nothing is
+//! allocated per simulation: the board is copied (a `Copy` struct), the path reuses one
+//! `Vec`, pruner scores come from a fixed-size cache.
 //!
 //! A simulation: descend from the root by UCB1 (unvisited children first, in move order);
 //! a leaf that has been visited `expand` times is expanded (candidates = legal moves that do
 //! not fill the mover's own eye, minus tree-pruned ones, plus pass, which is never pruned)
 //! and the descent continues; otherwise a playout runs from the leaf and its result is
 //! backed up. Two passes in a row end the game inside the tree and are scored directly.
+//!
+//! Tree parallelism (Chaslot, Winands and van den Herik 2008; Fuego's and Pachi's lock-free
+//! form): several [`Worker`]s share one [`Tree`]. Every statistic is one atomic word
+//! (visits in the high half, half-point wins in the low half), so one `fetch_add` updates a
+//! node and a reader always sees a consistent pair. A thread adds a *virtual loss* (a visit
+//! without a win) to each node on its way down, which steers the other threads elsewhere
+//! until its result arrives. A node is expanded by the one thread that moves its `first`
+//! from 0 to [`EXPANDING`]; it claims a block of the arena with a compare-and-swap on the
+//! length, writes the children and publishes the block with a release store; a thread that
+//! finds a node being expanded plays out from it instead of waiting. With one thread no
+//! virtual loss is added, so the search is the plain sequential UCT, simulation for
+//! simulation.
+
+use std::ops::Range;
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize};
 
 use crate::analysis::TerritoryPlayout;
 use crate::playout::heavy::{Heavy, HeavyConfig};
 use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
 use crate::rules::{BitIter, Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
-use crate::search::uct::PlayoutKind;
 use crate::util::rng::FastRng;
 
 use super::pruning::{
@@ -23,58 +39,129 @@ use super::pruning::{
     worst_share_mask,
 };
 
-/// One tree node: the move that led here and its statistics.
-#[derive(Debug, Clone, Copy, Default)]
+/// Which policy plays the playouts out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayoutKind {
+    /// Uniformly random legal moves that do not fill the mover's own eye.
+    #[default]
+    Uniform,
+    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
+    Territory,
+    /// MoGo-style heavy playouts: captures, atari escapes and 3x3 shapes around the last
+    /// moves first, self-ataris mostly refused ([`crate::playout::heavy`]).
+    Heavy,
+}
+
+/// One visit in a node's packed statistics word.
+const VISIT: u64 = 1 << 32;
+/// `first` of a node whose children one thread is writing.
+pub const EXPANDING: u32 = u32::MAX;
+
+/// Packs visits and half-point wins into one statistics word.
+fn pack(visits: u32, wins2: u32) -> u64 {
+    (u64::from(visits) << 32) | u64::from(wins2)
+}
+
+/// Visits and wins (in points) of a statistics word.
+fn unpack(word: u64) -> (u32, f32) {
+    ((word >> 32) as u32, (word as u32) as f32 * 0.5)
+}
+
+/// One tree node: the move that led here and its statistics. Every field is atomic so the
+/// threads of a tree-parallel search share nodes without locks; `mv`, `prior` and
+/// `prior_wins2` are written once, before the node is published.
+#[derive(Debug, Default)]
 pub struct Node {
-    /// Index of the first child; 0 = not expanded (the root sits at 0, so no child can).
-    pub first: u32,
-    /// Number of children (at most 82: every point and pass).
-    pub n_children: u8,
+    /// Visits (prior included) in the high 32 bits, wins of the player who made `mv` in
+    /// half points (draws count one, prior wins included) in the low 32.
+    stats: AtomicU64,
+    /// AMAF (RAVE) visits and half-point wins, packed like `stats`: simulations through the
+    /// parent in which the mover played `mv` later on, first at that point.
+    amaf: AtomicU64,
+    /// Index of the first child; 0 = not expanded (the root sits at 0, so no child can),
+    /// [`EXPANDING`] = being expanded.
+    first: AtomicU32,
+    /// Prior wins given at creation, in half points (counted in `stats`).
+    prior_wins2: AtomicU32,
+    /// Prior visits given at creation (soft pruning, heuristic priors; counted in `stats`).
+    prior: AtomicU16,
     /// The move leading here: flat index, 81 = pass.
-    pub mv: u8,
-    /// Prior visits given at creation (soft pruning, heuristic priors; counted in `visits`).
-    pub prior: u16,
-    /// Visits, prior included.
-    pub visits: u32,
-    /// Wins of the player who made `mv` (draws count one half), prior wins included.
-    pub wins: f32,
-    /// Prior wins given at creation (counted in `wins`).
-    pub prior_wins: f32,
-    /// AMAF (RAVE) visits: simulations through the parent in which the mover played `mv`
-    /// later on, first at that point.
-    pub amaf_visits: u32,
-    /// AMAF wins of the player who made `mv`.
-    pub amaf_wins: f32,
+    mv: AtomicU8,
+    /// Number of children (at most 82: every point and pass).
+    n_children: AtomicU8,
 }
 
 impl Node {
-    fn new(mv: usize, prior: u16) -> Node {
-        Node::with_prior(mv, prior, 0.0)
+    /// (Re)initialises the node as a new leaf.
+    fn init(&self, mv: usize, prior: u16, prior_wins2: u32) {
+        self.stats
+            .store(pack(u32::from(prior), prior_wins2), Relaxed);
+        self.amaf.store(0, Relaxed);
+        self.first.store(0, Relaxed);
+        self.prior_wins2.store(prior_wins2, Relaxed);
+        self.prior.store(prior, Relaxed);
+        self.mv.store(mv as u8, Relaxed);
+        self.n_children.store(0, Relaxed);
     }
-    fn with_prior(mv: usize, prior: u16, prior_wins: f32) -> Node {
-        Node {
-            first: 0,
-            n_children: 0,
-            mv: mv as u8,
-            prior,
-            visits: prior as u32,
-            wins: prior_wins,
-            prior_wins,
-            amaf_visits: 0,
-            amaf_wins: 0.0,
-        }
+
+    /// The move leading here: flat index, [`PASS_INDEX`] = pass.
+    pub fn mv(&self) -> usize {
+        self.mv.load(Relaxed) as usize
+    }
+    /// Prior visits given at creation.
+    pub fn prior(&self) -> u16 {
+        self.prior.load(Relaxed)
+    }
+    /// Visits and wins, prior included, read together.
+    pub fn stats(&self) -> (u32, f32) {
+        unpack(self.stats.load(Relaxed))
+    }
+    /// Visits, prior included.
+    pub fn visits(&self) -> u32 {
+        self.stats().0
+    }
+    /// Wins, prior included.
+    pub fn wins(&self) -> f32 {
+        self.stats().1
+    }
+    /// AMAF visits and wins.
+    pub fn amaf(&self) -> (u32, f32) {
+        unpack(self.amaf.load(Relaxed))
     }
     /// Visits made by simulations (the prior taken out).
     pub fn real_visits(&self) -> u32 {
-        self.visits - self.prior as u32
+        self.visits() - u32::from(self.prior())
     }
     /// Wins made by simulations (the prior taken out).
     pub fn real_wins(&self) -> f32 {
-        self.wins - self.prior_wins
+        self.wins() - self.prior_wins2.load(Relaxed) as f32 * 0.5
     }
-    fn is_expanded(&self) -> bool {
-        self.first != 0
+    /// The arena range of the children, once they are published.
+    fn children(&self) -> Option<Range<usize>> {
+        match self.first.load(Acquire) {
+            0 | EXPANDING => None,
+            f => Some(f as usize..f as usize + self.n_children.load(Relaxed) as usize),
+        }
     }
+    pub fn is_expanded(&self) -> bool {
+        self.children().is_some()
+    }
+    /// Copies `from`'s move, prior and statistics; the copy is a leaf until its children
+    /// are copied too.
+    fn copy_from(&self, from: &Node) {
+        self.init(from.mv(), from.prior(), from.prior_wins2.load(Relaxed));
+        self.stats.store(from.stats.load(Relaxed), Relaxed);
+        self.amaf.store(from.amaf.load(Relaxed), Relaxed);
+    }
+}
+
+/// A zeroed node arena: all-zero nodes are valid empty leaves, and the allocator hands out
+/// zeroed pages lazily, so a large budget costs memory only as the tree grows.
+fn zeroed_nodes(n: usize) -> Box<[Node]> {
+    // SAFETY: `Node` holds only atomic integers, for which every bit pattern (zero
+    // included) is a valid value.
+    unsafe { Box::<[Node]>::new_zeroed_slice(n).assume_init() }
 }
 
 /// Tree pruning from a depth: drop the `x` worst candidates at nodes at depth >= `depth`.
@@ -102,7 +189,7 @@ pub struct PlayoutPruning {
     pub eval: PlayoutEval,
 }
 
-/// The numbers one search thread needs (resolved from `UctConfig`).
+/// The numbers the search needs (resolved from `UctConfig`).
 #[derive(Debug, Clone, Copy)]
 pub struct Settings {
     /// Visits before a node is expanded.
@@ -145,11 +232,34 @@ pub struct PolicyPrior {
     pub weight: f32,
 }
 
-/// One search thread: its own tree, generator and pruner caches.
-pub struct Worker {
+/// Simulations left to a search, shared by its threads.
+#[derive(Debug)]
+pub struct SimBudget(AtomicU64);
+
+impl SimBudget {
+    pub fn new(sims: u64) -> SimBudget {
+        SimBudget(AtomicU64::new(sims))
+    }
+    /// Takes one simulation; false when none is left.
+    fn take(&self) -> bool {
+        self.0
+            .fetch_update(Relaxed, Relaxed, |left| left.checked_sub(1))
+            .is_ok()
+    }
+    /// Gives up what is left (another thread or the caller ends the search early).
+    pub fn stop(&self) {
+        self.0.store(0, Relaxed);
+    }
+}
+
+/// A search tree and its root position; grown by one or more [`Worker`]s.
+pub struct Tree {
     pub settings: Settings,
-    nodes: Vec<Node>,
-    spare: Vec<Node>,
+    nodes: Box<[Node]>,
+    /// The arena compaction copies into (allocated at the first reuse).
+    spare: Option<Box<[Node]>>,
+    /// Nodes in use (`nodes[..len]`).
+    len: AtomicUsize,
     root_board: Board,
     root_to_move: Color,
     root_passes: u8,
@@ -159,38 +269,33 @@ pub struct Worker {
     /// The last two moves before the root (most recent first; `PASS_INDEX` = pass or none),
     /// for heavy playouts and priors.
     root_last: [u8; 2],
-    rng: FastRng,
-    path: Vec<u32>,
-    /// The board moves of the current simulation, as (colour index, point), for RAVE.
-    trace: Vec<(u8, u8)>,
-    /// Pruners with their caches; the settings refer to them by index.
-    pub slots: Vec<PrunerSlot>,
+    /// Whether descents add a virtual loss (several threads share the tree).
+    virtual_loss: bool,
 }
 
-impl Worker {
-    pub fn new(settings: Settings, slots: Vec<PrunerSlot>, rng: FastRng) -> Worker {
-        let mut w = Worker {
+impl Tree {
+    /// An empty-board tree; `shared` = several threads will grow it (virtual loss on).
+    pub fn new(settings: Settings, shared: bool) -> Tree {
+        let mut t = Tree {
+            nodes: zeroed_nodes(settings.max_nodes.max(NN + 2)),
             settings,
-            nodes: Vec::with_capacity(settings.max_nodes.min(1 << 16)),
-            spare: Vec::new(),
+            spare: None,
+            len: AtomicUsize::new(0),
             root_board: Board::new(),
             root_to_move: Color::Black,
             root_passes: 0,
             root_allowed: crate::rules::BOARD,
             root_last: [PASS_INDEX as u8; 2],
-            rng,
-            path: Vec::with_capacity(256),
-            trace: Vec::with_capacity(512),
-            slots,
+            virtual_loss: shared,
         };
-        w.reset(Board::new(), Color::Black, 0);
-        w
+        t.reset(Board::new(), Color::Black, 0);
+        t
     }
 
     /// Throws the tree away and starts from this root.
     pub fn reset(&mut self, board: Board, to_move: Color, passes: u8) {
-        self.nodes.clear();
-        self.nodes.push(Node::new(PASS_INDEX, 0));
+        self.nodes[0].init(PASS_INDEX, 0, 0);
+        *self.len.get_mut() = 1;
         self.root_board = board;
         self.root_to_move = to_move;
         self.root_passes = passes;
@@ -204,33 +309,17 @@ impl Worker {
             || self
                 .root_children()
                 .iter()
-                .any(|n| (n.mv as usize) < NN && allowed & bit(n.mv as usize) == 0)
+                .any(|n| n.mv() < NN && allowed & bit(n.mv()) == 0)
         {
             self.reset(*board, to_move, passes);
         }
         self.root_allowed = allowed;
     }
 
-    /// Tells the worker the last two moves before the root (most recent first), which heavy
+    /// Tells the tree the last two moves before the root (most recent first), which heavy
     /// playouts and priors answer.
     pub fn set_root_last(&mut self, last: [Option<Point>; 2]) {
         self.root_last = last.map(|p| p.map_or(PASS_INDEX as u8, |p| p.index() as u8));
-    }
-
-    /// The last two moves before the current leaf (most recent first): the moves of the
-    /// path's nodes, then the root's history.
-    fn last_moves(&self) -> [Option<Point>; 2] {
-        let mut out = [None; 2];
-        let from_path = self
-            .path
-            .iter()
-            .skip(1)
-            .rev()
-            .map(|&i| self.nodes[i as usize].mv);
-        for (slot, mv) in out.iter_mut().zip(from_path.chain(self.root_last)) {
-            *slot = ((mv as usize) < NN).then(|| Point::new(mv as usize));
-        }
-        out
     }
 
     /// Moves the root to the child reached by `mv` (tree reuse), keeping its subtree, or
@@ -244,13 +333,9 @@ impl Worker {
             0
         };
         let child = (color == self.root_to_move && legal)
-            .then(|| {
-                self.root_children()
-                    .iter()
-                    .position(|n| n.mv as usize == mv.index())
-            })
+            .then(|| self.nodes[0].children())
             .flatten()
-            .map(|k| self.nodes[0].first as usize + k);
+            .and_then(|kids| kids.into_iter().find(|&c| self.nodes[c].mv() == mv.index()));
         match child {
             Some(c) if self.nodes[c].is_expanded() => {
                 self.compact_from(c);
@@ -262,35 +347,46 @@ impl Worker {
         }
     }
 
-    /// Copies the subtree under `new_root` to the front of a fresh node array (breadth
-    /// first, children blocks stay contiguous) and swaps it in.
+    /// Copies the subtree under `new_root` to the front of the spare arena (breadth first,
+    /// children blocks stay contiguous) and swaps it in.
     fn compact_from(&mut self, new_root: usize) {
-        let mut out = std::mem::take(&mut self.spare);
-        out.clear();
-        let mut root = self.nodes[new_root];
-        root.visits = root.real_visits();
-        root.wins = root.real_wins();
-        root.prior = 0;
-        root.prior_wins = 0.0;
-        out.push(root);
+        let cap = self.nodes.len();
+        let out = self.spare.take().unwrap_or_else(|| zeroed_nodes(cap));
+        let root = &self.nodes[new_root];
+        out[0].copy_from(root);
+        // The new root keeps what simulations found, not the prior it was created with.
+        out[0].prior.store(0, Relaxed);
+        out[0].prior_wins2.store(0, Relaxed);
+        out[0].stats.store(
+            pack(root.real_visits(), (root.real_wins() * 2.0) as u32),
+            Relaxed,
+        );
+        // `source[k]` = the old index of the node copied to `out[k]`.
+        let mut source = vec![new_root];
         let mut k = 0;
-        while k < out.len() {
-            let n = out[k];
-            if n.is_expanded() {
-                let first = out.len();
-                let old = n.first as usize;
-                out.extend_from_slice(&self.nodes[old..old + n.n_children as usize]);
-                out[k].first = first as u32;
+        while k < source.len() {
+            if let Some(kids) = self.nodes[source[k]].children() {
+                let first = source.len();
+                for (j, old) in kids.clone().enumerate() {
+                    out[first + j].copy_from(&self.nodes[old]);
+                }
+                source.extend(kids);
+                out[k]
+                    .n_children
+                    .store((source.len() - first) as u8, Relaxed);
+                out[k].first.store(first as u32, Relaxed);
             }
             k += 1;
         }
-        self.spare = std::mem::replace(&mut self.nodes, out);
+        *self.len.get_mut() = source.len();
+        self.spare = Some(std::mem::replace(&mut self.nodes, out));
     }
 
     /// The root's children (empty before the first simulation).
     pub fn root_children(&self) -> &[Node] {
-        let r = &self.nodes[0];
-        &self.nodes[r.first as usize..r.first as usize + r.n_children as usize]
+        self.nodes[0]
+            .children()
+            .map_or(&[][..], |kids| &self.nodes[kids])
     }
 
     pub fn root(&self) -> &Node {
@@ -298,48 +394,136 @@ impl Worker {
     }
 
     pub fn node_count(&self) -> usize {
-        self.nodes.len()
+        self.len.load(Relaxed)
     }
 
-    /// Runs `n` simulations, or fewer when `deadline` passes (checked every 64); returns
-    /// how many ran.
-    pub fn search(&mut self, n: u64, deadline: Option<std::time::Instant>) -> u64 {
-        for done in 0..n {
+    /// The principal variation after the root's child number `child`: that move, then the
+    /// most-visited child of each node, at most `max_len` moves.
+    pub fn principal_variation(&self, child: usize, max_len: usize) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let mut node = self.nodes[0].children().map(|kids| kids.start + child);
+        while let Some(i) = node.filter(|_| pv.len() < max_len) {
+            let n = &self.nodes[i];
+            pv.push(Move::from_index(n.mv()).expect("node move index"));
+            node = n
+                .children()
+                .and_then(|kids| kids.max_by_key(|&c| self.nodes[c].real_visits()))
+                .filter(|&c| self.nodes[c].real_visits() > 0);
+        }
+        pv
+    }
+
+    /// Claims `count` arena slots when at least `need` are free; the first slot's index.
+    fn claim(&self, need: usize, count: usize) -> Option<usize> {
+        let mut len = self.len.load(Relaxed);
+        loop {
+            if len + need > self.settings.max_nodes.max(NN + 2).min(self.nodes.len()) {
+                return None;
+            }
+            match self
+                .len
+                .compare_exchange_weak(len, len + count, Relaxed, Relaxed)
+            {
+                Ok(_) => return Some(len),
+                Err(now) => len = now,
+            }
+        }
+    }
+}
+
+/// One search thread: its generator, scratch space and pruner caches. It grows a [`Tree`]
+/// it may share with other workers.
+pub struct Worker {
+    rng: FastRng,
+    path: Vec<u32>,
+    /// The board moves of the current simulation, as (colour index, point), for RAVE.
+    trace: Vec<(u8, u8)>,
+    /// Pruners with their caches; the settings refer to them by index.
+    pub slots: Vec<PrunerSlot>,
+}
+
+impl Worker {
+    pub fn new(slots: Vec<PrunerSlot>, rng: FastRng) -> Worker {
+        Worker {
+            rng,
+            path: Vec::with_capacity(256),
+            trace: Vec::with_capacity(512),
+            slots,
+        }
+    }
+
+    /// The last two moves before the current leaf (most recent first): the moves of the
+    /// path's nodes, then the root's history.
+    fn last_moves(&self, tree: &Tree) -> [Option<Point>; 2] {
+        let mut out = [None; 2];
+        let from_path = self
+            .path
+            .iter()
+            .skip(1)
+            .rev()
+            .map(|&i| tree.nodes[i as usize].mv() as u8);
+        for (slot, mv) in out.iter_mut().zip(from_path.chain(tree.root_last)) {
+            *slot = ((mv as usize) < NN).then(|| Point::new(mv as usize));
+        }
+        out
+    }
+
+    /// Runs simulations on `tree` while `budget` lasts and `deadline` (checked every 64) has
+    /// not passed; returns how many this worker ran.
+    pub fn search(
+        &mut self,
+        tree: &Tree,
+        budget: &SimBudget,
+        deadline: Option<std::time::Instant>,
+    ) -> u64 {
+        let mut done = 0;
+        loop {
             if done % 64 == 0
                 && done > 0
                 && deadline.is_some_and(|d| std::time::Instant::now() >= d)
             {
                 return done;
             }
-            self.simulate();
+            if !budget.take() {
+                return done;
+            }
+            self.simulate(tree);
+            done += 1;
         }
-        n
     }
 
     /// One simulation: descend, maybe expand, play out, back up.
-    fn simulate(&mut self) {
-        let mut board = self.root_board;
-        let mut color = self.root_to_move;
-        let mut passes = self.root_passes;
+    fn simulate(&mut self, tree: &Tree) {
+        let mut board = tree.root_board;
+        let mut color = tree.root_to_move;
+        let mut passes = tree.root_passes;
         let mut node = 0usize;
         let mut depth = 0u32;
         self.path.clear();
         self.path.push(0);
         self.trace.clear();
-        let rave = self.settings.rave > 0.0;
+        let rave = tree.settings.rave > 0.0;
+        let vl = tree.virtual_loss;
+        if vl {
+            tree.nodes[0].stats.fetch_add(VISIT, Relaxed);
+        }
         let margin = loop {
             if passes >= 2 {
-                break score::area_margin(&board, self.settings.playout.komi);
+                break score::area_margin(&board, tree.settings.playout.komi);
             }
-            let n = self.nodes[node];
+            let n = &tree.nodes[node];
             if !n.is_expanded() {
-                let due = node == 0 || n.real_visits() >= self.settings.expand;
-                if !due || !self.expand(node, &board, color, depth) {
-                    break self.playout(&mut board, color);
+                // This simulation's own virtual visit does not count towards expansion.
+                let due = node == 0 || n.real_visits() - u32::from(vl) >= tree.settings.expand;
+                if !due || !self.expand(tree, node, &board, color, depth) {
+                    break self.playout(tree, &mut board, color);
                 }
             }
-            node = self.select(node);
-            let mv = self.nodes[node].mv as usize;
+            node = self.select(tree, node);
+            if vl {
+                tree.nodes[node].stats.fetch_add(VISIT, Relaxed);
+            }
+            let mv = tree.nodes[node].mv();
             if mv == PASS_INDEX {
                 board.play_move(color, Move::Pass).expect("pass is legal");
                 passes += 1;
@@ -354,33 +538,32 @@ impl Worker {
             depth += 1;
             self.path.push(node as u32);
         };
-        // Back up: the node at depth k was reached by a move of the root's side when k is odd.
-        let black_result = if margin > 0.0 {
-            1.0
+        // Back up in half points: black's result 2 (win), 1 (draw) or 0; the node at depth k
+        // was reached by a move of the root's side when k is odd.
+        let black2: u32 = if margin > 0.0 {
+            2
         } else if margin < 0.0 {
-            0.0
+            0
         } else {
-            0.5
+            1
         };
-        let root_side_black = self.root_to_move == Color::Black;
+        let visit = if vl { 0 } else { VISIT };
+        let root_side_black = tree.root_to_move == Color::Black;
         for (k, &i) in self.path.iter().enumerate() {
             let mover_is_black = (k % 2 == 1) == root_side_black;
-            let n = &mut self.nodes[i as usize];
-            n.visits += 1;
-            n.wins += if mover_is_black {
-                black_result
-            } else {
-                1.0 - black_result
-            };
+            let r2 = if mover_is_black { black2 } else { 2 - black2 };
+            tree.nodes[i as usize]
+                .stats
+                .fetch_add(visit + u64::from(r2), Relaxed);
         }
         if rave {
-            self.update_amaf(black_result);
+            self.update_amaf(tree, black2);
         }
     }
 
     /// RAVE back-up: at every node of the path, each child whose move its mover played
     /// first at that point later in the simulation (tree or playout) counts the result.
-    fn update_amaf(&mut self, black_result: f32) {
+    fn update_amaf(&mut self, tree: &Tree, black2: u32) {
         // 0 = nobody played the point, else 1 + the colour index of the first to play it
         let mut first = [0u8; NN];
         for &(c, p) in &self.trace {
@@ -389,12 +572,11 @@ impl Worker {
                 *f = c + 1;
             }
         }
-        let root_side_black = self.root_to_move == Color::Black;
+        let root_side_black = tree.root_to_move == Color::Black;
         for k in 0..self.path.len() {
-            let n = self.nodes[self.path[k] as usize];
-            if !n.is_expanded() {
+            let Some(kids) = tree.nodes[self.path[k] as usize].children() else {
                 continue;
-            }
+            };
             // the children of the node at depth k are moves of the side to move there
             let mover_black = (k % 2 == 0) == root_side_black;
             let mover = if mover_black {
@@ -402,17 +584,12 @@ impl Worker {
             } else {
                 Color::White
             };
-            let result = if mover_black {
-                black_result
-            } else {
-                1.0 - black_result
-            };
+            let r2 = if mover_black { black2 } else { 2 - black2 };
             let tag = mover.idx() as u8 + 1;
-            let first_child = n.first as usize;
-            for ch in &mut self.nodes[first_child..first_child + n.n_children as usize] {
-                if (ch.mv as usize) < NN && first[ch.mv as usize] == tag {
-                    ch.amaf_visits += 1;
-                    ch.amaf_wins += result;
+            for ch in &tree.nodes[kids] {
+                let mv = ch.mv();
+                if mv < NN && first[mv] == tag {
+                    ch.amaf.fetch_add(VISIT + u64::from(r2), Relaxed);
                 }
             }
         }
@@ -421,22 +598,23 @@ impl Worker {
     /// UCB1 over the children of an expanded node: the first unvisited child, else the
     /// highest `wins/visits + c * sqrt(ln N / visits)`.
     #[inline]
-    fn select(&self, node: usize) -> usize {
-        if self.settings.rave > 0.0 {
-            return self.select_rave(node);
+    fn select(&self, tree: &Tree, node: usize) -> usize {
+        if tree.settings.rave > 0.0 {
+            return self.select_rave(tree, node);
         }
-        let parent = &self.nodes[node];
-        let first = parent.first as usize;
-        let children = &self.nodes[first..first + parent.n_children as usize];
-        let scale = self.settings.c * (parent.visits.max(1) as f32).ln().sqrt();
+        let parent = &tree.nodes[node];
+        let kids = parent.children().expect("selection at an expanded node");
+        let first = kids.start;
+        let scale = tree.settings.c * (parent.visits().max(1) as f32).ln().sqrt();
         let mut best = 0;
         let mut best_value = f32::NEG_INFINITY;
-        for (k, ch) in children.iter().enumerate() {
-            if ch.visits == 0 {
+        for (k, ch) in tree.nodes[kids].iter().enumerate() {
+            let (visits, wins) = ch.stats();
+            if visits == 0 {
                 return first + k;
             }
-            let inv = 1.0 / ch.visits as f32;
-            let value = ch.wins * inv + scale * inv.sqrt();
+            let inv = 1.0 / visits as f32;
+            let value = wins * inv + scale * inv.sqrt();
             if value > best_value {
                 best_value = value;
                 best = k;
@@ -449,23 +627,25 @@ impl Worker {
     /// `(1 - beta) * wins/visits + beta * amaf_wins/amaf_visits + c * sqrt(ln N / visits)`,
     /// `beta = n_amaf / (n_amaf + n + n * n_amaf / rave)`; a child with neither visits nor
     /// AMAF visits is taken first.
-    fn select_rave(&self, node: usize) -> usize {
-        let parent = &self.nodes[node];
-        let first = parent.first as usize;
-        let children = &self.nodes[first..first + parent.n_children as usize];
-        let equiv = self.settings.rave;
-        let scale = self.settings.c * (parent.visits.max(1) as f32).ln().sqrt();
+    fn select_rave(&self, tree: &Tree, node: usize) -> usize {
+        let parent = &tree.nodes[node];
+        let kids = parent.children().expect("selection at an expanded node");
+        let first = kids.start;
+        let equiv = tree.settings.rave;
+        let scale = tree.settings.c * (parent.visits().max(1) as f32).ln().sqrt();
         let mut best = 0;
         let mut best_value = f32::NEG_INFINITY;
-        for (k, ch) in children.iter().enumerate() {
-            let (n, na) = (ch.visits as f32, ch.amaf_visits as f32);
-            if ch.visits == 0 && ch.amaf_visits == 0 {
+        for (k, ch) in tree.nodes[kids].iter().enumerate() {
+            let (visits, wins) = ch.stats();
+            let (amaf_visits, amaf_wins) = ch.amaf();
+            if visits == 0 && amaf_visits == 0 {
                 return first + k;
             }
-            let q = if ch.visits > 0 { ch.wins / n } else { 0.0 };
-            let mut value = if ch.amaf_visits > 0 {
+            let (n, na) = (visits as f32, amaf_visits as f32);
+            let q = if visits > 0 { wins / n } else { 0.0 };
+            let mut value = if amaf_visits > 0 {
                 let beta = na / (na + n + n * na / equiv);
-                beta * (ch.amaf_wins / na) + (1.0 - beta) * q
+                beta * (amaf_wins / na) + (1.0 - beta) * q
             } else {
                 q
             };
@@ -478,12 +658,30 @@ impl Worker {
         first + best
     }
 
-    /// Creates the children of `node`; false when the node budget is spent.
-    fn expand(&mut self, node: usize, board: &Board, color: Color, depth: u32) -> bool {
+    /// Creates the children of `node`. True when the node has children afterwards (made
+    /// here or by another thread); false when the node budget is spent or another thread
+    /// is still writing them.
+    fn expand(
+        &mut self,
+        tree: &Tree,
+        node: usize,
+        board: &Board,
+        color: Color,
+        depth: u32,
+    ) -> bool {
+        let target = &tree.nodes[node];
+        match target
+            .first
+            .compare_exchange(0, EXPANDING, Acquire, Acquire)
+        {
+            Ok(_) => {}
+            Err(EXPANDING) => return false,
+            Err(_) => return true,
+        }
         let mut cand = [0u8; NN];
         let mut n = 0;
         let allowed = if node == 0 {
-            self.root_allowed
+            tree.root_allowed
         } else {
             crate::rules::BOARD
         };
@@ -494,10 +692,13 @@ impl Worker {
                 n += 1;
             }
         }
-        if self.nodes.len() + n + 1 > self.settings.max_nodes {
+        // The budget check comes before the pruners run, so a full tree costs no evaluations.
+        let cap = tree.settings.max_nodes.max(NN + 2).min(tree.nodes.len());
+        if tree.len.load(Relaxed) + n + 1 > cap {
+            target.first.store(0, Release);
             return false;
         }
-        let s = self.settings;
+        let s = tree.settings;
         let mut dropped: Bits = 0;
         if let Some(tp) = s.prune.filter(|tp| depth >= tp.depth) {
             let drop = drop_count(n, tp.x, s.prune_count, s.keep_min);
@@ -525,7 +726,7 @@ impl Worker {
             soft_visits = sp.visits;
         }
         let heuristics = if s.priors {
-            let last = self.last_moves();
+            let last = self.last_moves(tree);
             Some(super::priors::heuristic_priors(
                 board,
                 color,
@@ -539,7 +740,12 @@ impl Worker {
         let policy = s
             .policy
             .map(|pp| (pp.weight, *self.slots[pp.slot].scores(board, color)));
-        let first = self.nodes.len();
+        let count = n - (dropped & crate::rules::BOARD).count_ones() as usize + 1;
+        let Some(first) = tree.claim(n + 1, count) else {
+            target.first.store(0, Release);
+            return false;
+        };
+        let mut k_out = first;
         for (k, &c) in cand[..n].iter().enumerate() {
             let b = bit(c as usize);
             if dropped & b == 0 {
@@ -550,32 +756,34 @@ impl Worker {
                     pv += v as u16;
                     pw += v;
                 }
-                self.nodes
-                    .push(Node::with_prior(c as usize, soft_prior + pv, pw));
+                // Prior wins are whole numbers, so half points hold them exactly.
+                tree.nodes[k_out].init(c as usize, soft_prior + pv, (pw * 2.0).round() as u32);
+                k_out += 1;
             }
         }
-        self.nodes.push(Node::new(PASS_INDEX, 0));
-        let count = self.nodes.len() - first;
-        let parent = &mut self.nodes[node];
-        parent.first = first as u32;
-        parent.n_children = count as u8;
+        tree.nodes[k_out].init(PASS_INDEX, 0, 0);
+        debug_assert_eq!(k_out + 1 - first, count);
+        target.n_children.store(count as u8, Relaxed);
+        // Publishes the children: a thread that reads `first` with acquire sees them whole.
+        target.first.store(first as u32, Release);
         true
     }
 
     /// Plays the leaf position out with the configured policy; black's margin.
-    fn playout(&mut self, board: &mut Board, color: Color) -> f32 {
-        let cfg = self.settings.playout;
-        let last = self.last_moves();
-        let trace = (self.settings.rave > 0.0).then_some(&mut self.trace);
+    fn playout(&mut self, tree: &Tree, board: &mut Board, color: Color) -> f32 {
+        let settings = &tree.settings;
+        let cfg = settings.playout;
+        let last = self.last_moves(tree);
+        let trace = (settings.rave > 0.0).then_some(&mut self.trace);
         let rng = &mut self.rng;
-        let result = match self.settings.playout_prune {
-            None => match self.settings.playout_kind {
+        let result = match settings.playout_prune {
+            None => match settings.playout_kind {
                 PlayoutKind::Uniform if trace.is_none() => {
                     playout::run(board, color, &mut Uniform, rng, &cfg, |_, _| {})
                 }
                 PlayoutKind::Uniform => run_traced(board, color, &mut Uniform, rng, &cfg, trace),
                 PlayoutKind::Heavy => {
-                    let mut policy = Heavy::new(self.settings.heavy, last);
+                    let mut policy = Heavy::new(settings.heavy, last);
                     run_traced(board, color, &mut policy, rng, &cfg, trace)
                 }
                 PlayoutKind::Territory => {
@@ -630,7 +838,7 @@ mod tests {
     use crate::prune::rules::RulePruner;
     use std::sync::Arc;
 
-    fn worker(prune: Option<TreePruning>, soft: Option<SoftPruning>) -> Worker {
+    fn worker(prune: Option<TreePruning>, soft: Option<SoftPruning>) -> (Tree, Worker) {
         let settings = Settings {
             expand: 2,
             c: 0.4,
@@ -648,20 +856,20 @@ mod tests {
             policy: None,
         };
         let slots = vec![PrunerSlot::new(Arc::new(RulePruner::default()), 64)];
-        Worker::new(settings, slots, FastRng::new(1))
+        (
+            Tree::new(settings, false),
+            Worker::new(slots, FastRng::new(1)),
+        )
     }
 
     /// Children counts of every expanded node, by depth.
-    fn children_by_depth(w: &Worker) -> Vec<Vec<usize>> {
+    fn children_by_depth(t: &Tree) -> Vec<Vec<usize>> {
         let mut out = vec![Vec::new(); 8];
         let mut stack = vec![(0usize, 0usize)];
         while let Some((i, d)) = stack.pop() {
-            let n = w.nodes[i];
-            if n.is_expanded() && d < 8 {
-                out[d].push(n.n_children as usize);
-                for k in 0..n.n_children as usize {
-                    stack.push((n.first as usize + k, d + 1));
-                }
+            if let Some(kids) = t.nodes[i].children().filter(|_| d < 8) {
+                out[d].push(kids.len());
+                stack.extend(kids.map(|k| (k, d + 1)));
             }
         }
         out
@@ -669,7 +877,7 @@ mod tests {
 
     #[test]
     fn pruning_applies_from_its_depth_down_and_keeps_pass() {
-        let mut w = worker(
+        let (t, mut w) = worker(
             Some(TreePruning {
                 slot: 0,
                 x: 30,
@@ -677,8 +885,8 @@ mod tests {
             }),
             None,
         );
-        w.search(3000, None);
-        let by_depth = children_by_depth(&w);
+        w.search(&t, &SimBudget::new(3000), None);
+        let by_depth = children_by_depth(&t);
         assert_eq!(by_depth[0], vec![82], "root (depth 0) is not pruned");
         assert!(!by_depth[1].is_empty() && !by_depth[2].is_empty());
         // A depth-1 node has 80 empty points (81 after the root's pass): 30 are dropped and
@@ -699,43 +907,137 @@ mod tests {
             );
         }
         // Pass is the last child of every expanded node.
-        for n in &w.nodes {
-            if n.is_expanded() {
-                let last = w.nodes[n.first as usize + n.n_children as usize - 1];
-                assert_eq!(last.mv as usize, PASS_INDEX);
+        for n in &t.nodes[..t.node_count()] {
+            if let Some(kids) = n.children() {
+                assert_eq!(t.nodes[kids.end - 1].mv(), PASS_INDEX);
             }
         }
     }
 
     #[test]
     fn backup_counts_wins_for_the_player_who_moved() {
-        let mut w = worker(None, None);
-        w.search(2000, None);
-        let root = *w.root();
-        assert_eq!(root.visits, 2000);
-        let children = w.root_children();
-        let visits: u32 = children.iter().map(|c| c.visits).sum();
+        let (t, mut w) = worker(None, None);
+        w.search(&t, &SimBudget::new(2000), None);
+        let root = t.root();
+        assert_eq!(root.visits(), 2000);
+        let children = t.root_children();
+        let visits: u32 = children.iter().map(|c| c.visits()).sum();
         assert_eq!(visits, 2000);
         // The root's wins are white's (the side that moved into it); each child's are
         // black's: together they account for every simulation.
-        let black_wins: f32 = children.iter().map(|c| c.wins).sum();
-        assert!((black_wins + root.wins - 2000.0).abs() < 1e-3);
+        let black_wins: f32 = children.iter().map(|c| c.wins()).sum();
+        assert!((black_wins + root.wins() - 2000.0).abs() < 1e-3);
         // Each simulation through an expanded child either stopped there (black's win or
         // not) or went on to one grandchild, where white's result is the complement of
         // black's at the child: so child wins + grandchild wins lie in [through, visits].
         let mut checked = 0;
-        for c in children.iter().filter(|c| c.is_expanded()) {
-            let g = &w.nodes[c.first as usize..c.first as usize + c.n_children as usize];
-            let through: u32 = g.iter().map(|x| x.visits).sum();
-            let g_wins: f32 = g.iter().map(|x| x.wins).sum();
-            let total = c.wins + g_wins;
+        for c in children {
+            let Some(kids) = c.children() else { continue };
+            let g = &t.nodes[kids];
+            let through: u32 = g.iter().map(|x| x.visits()).sum();
+            let g_wins: f32 = g.iter().map(|x| x.wins()).sum();
+            let total = c.wins() + g_wins;
             assert!(
-                total >= through as f32 - 1e-3 && total <= c.visits as f32 + 1e-3,
+                total >= through as f32 - 1e-3 && total <= c.visits() as f32 + 1e-3,
                 "{total} not in [{through}, {}]",
-                c.visits
+                c.visits()
             );
             checked += 1;
         }
         assert!(checked > 10);
+    }
+
+    /// Grows one tree with `threads` workers sharing a budget of `sims`.
+    fn shared_search(threads: usize, sims: u64, prune: Option<TreePruning>) -> Tree {
+        let (t, _) = worker(prune, None);
+        let mut t = t;
+        t.virtual_loss = threads > 1;
+        let mut workers: Vec<Worker> = (0..threads)
+            .map(|k| {
+                let slots = vec![PrunerSlot::new(Arc::new(RulePruner::default()), 64)];
+                Worker::new(slots, FastRng::for_stream(7, k as u64))
+            })
+            .collect();
+        let budget = SimBudget::new(sims);
+        let done: u64 = std::thread::scope(|s| {
+            let handles: Vec<_> = workers
+                .iter_mut()
+                .map(|w| {
+                    let (t, b) = (&t, &budget);
+                    s.spawn(move || w.search(t, b, None))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(done, sims, "the threads share one budget");
+        t
+    }
+
+    #[test]
+    fn shared_tree_counts_every_simulation_once() {
+        let t = shared_search(4, 4000, None);
+        // Every virtual visit was followed by its result: the root and its children account
+        // for each simulation exactly once, as in the sequential search.
+        assert_eq!(t.root().visits(), 4000);
+        let children = t.root_children();
+        assert_eq!(children.iter().map(|c| c.visits()).sum::<u32>(), 4000);
+        let black_wins: f32 = children.iter().map(|c| c.wins()).sum();
+        assert!((black_wins + t.root().wins() - 4000.0).abs() < 1e-3);
+        // Every expanded node's visits cover its children's (a node is visited before any
+        // child, and the visit that expanded it stopped there).
+        for n in &t.nodes[..t.node_count()] {
+            assert_ne!(
+                n.first.load(Relaxed),
+                EXPANDING,
+                "an expansion left unfinished"
+            );
+            if let Some(kids) = n.children() {
+                let through: u32 = t.nodes[kids.clone()].iter().map(|c| c.visits()).sum();
+                assert!(through <= n.visits(), "{through} > {}", n.visits());
+                assert_eq!(t.nodes[kids.end - 1].mv(), PASS_INDEX);
+            }
+        }
+    }
+
+    #[test]
+    fn shared_tree_prunes_like_the_sequential_one() {
+        let prune = Some(TreePruning {
+            slot: 0,
+            x: 30,
+            depth: 1,
+        });
+        let t = shared_search(3, 3000, prune);
+        let by_depth = children_by_depth(&t);
+        assert_eq!(by_depth[0], vec![82]);
+        for counts in by_depth.iter().skip(1) {
+            assert!(counts.iter().all(|&n| n <= 81 - 30 + 1), "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn one_worker_on_a_shared_tree_is_the_sequential_search() {
+        let a = shared_search(1, 1500, None);
+        let (b, mut w) = worker(None, None);
+        w.rng = FastRng::for_stream(7, 0);
+        w.search(&b, &SimBudget::new(1500), None);
+        let stats = |t: &Tree| -> Vec<(usize, u32, f32)> {
+            t.root_children()
+                .iter()
+                .map(|c| (c.mv(), c.visits(), c.wins()))
+                .collect()
+        };
+        assert_eq!(stats(&a), stats(&b));
+        assert_eq!(a.node_count(), b.node_count());
+    }
+
+    #[test]
+    fn a_full_arena_stops_expanding_without_losing_simulations() {
+        let (mut t, mut w) = worker(None, None);
+        t.settings.max_nodes = 1_000;
+        t.nodes = zeroed_nodes(1_000);
+        t.reset(Board::new(), Color::Black, 0);
+        w.search(&t, &SimBudget::new(5000), None);
+        assert!(t.node_count() <= 1_000);
+        assert_eq!(t.root().visits(), 5000);
     }
 }

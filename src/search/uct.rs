@@ -2,9 +2,11 @@
 //! selection, the most-visited move played; with tree, soft and playout pruning hooks, tree
 //! reuse, pass and resign rules, and optional root-parallel threads.
 //!
-//! Threads: each thread grows its own tree from its own seed stream (root parallelism) and
-//! runs `sims / threads` simulations; the root statistics are summed. With one thread the
-//! engine is fully deterministic for a seed.
+//! Threads (`threads=N`): with `parallel=root` each thread grows its own tree from its own
+//! seed stream and runs `sims / threads` simulations, and the root statistics are summed;
+//! with `parallel=tree` the threads grow one shared tree (virtual loss, lock-free updates)
+//! and take simulations from one budget. With one thread both are the same sequential
+//! search, fully deterministic for a seed.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,7 +23,10 @@ use crate::util::rng::FastRng;
 
 use super::engine::{Engine, EngineMove, MoveStats, PrunerView};
 use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
-use super::tree::{PlayoutPruning, PolicyPrior, Settings, SoftPruning, TreePruning, Worker};
+pub use super::tree::PlayoutKind;
+use super::tree::{
+    PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, Worker,
+};
 
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -58,18 +63,16 @@ pub struct SoftPrune {
     pub depth: u32,
 }
 
-/// Which policy plays the playouts out.
+/// How several search threads share the work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PlayoutKind {
-    /// Uniformly random legal moves that do not fill the mover's own eye.
+pub enum Parallel {
+    /// Each thread grows its own tree from its own seed stream; the root statistics are
+    /// summed at the end (no shared memory, but the trees repeat each other's work).
     #[default]
-    Uniform,
-    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
-    Territory,
-    /// MoGo-style heavy playouts: captures, atari escapes and 3x3 shapes around the last
-    /// moves first, self-ataris mostly refused ([`crate::playout::heavy`]).
-    Heavy,
+    Root,
+    /// The threads grow one shared tree, steered apart by virtual loss ([`super::tree`]).
+    Tree,
 }
 
 /// Every tunable of the UCT engine. Defaults are the paper's setup (paper A in `docs/papers.md`).
@@ -83,15 +86,17 @@ pub struct UctConfig {
     /// UCB1 exploration constant c in `w/n + c*sqrt(ln N / n)`. The paper does not give its
     /// value; 0.4 is what section D found better than the textbook sqrt(2).
     pub c: f32,
-    /// Search threads (root parallelism, each with its own tree; 1 = deterministic).
+    /// Search threads (1 = deterministic for a seed).
     pub threads: usize,
+    /// How the threads share the search: their own trees (`root`) or one tree (`tree`).
+    pub parallel: Parallel,
     /// Keep the subtree of the moves played between searches.
     pub reuse: bool,
     /// Resign when the best move's win rate is below this (0 = never; off in experiments).
     pub resign: f32,
     /// Pass after the opponent passed when the area count already wins (ends games fast).
     pub pass_when_ahead: bool,
-    /// Node budget per tree (28 bytes each); expansion stops when it is spent.
+    /// Node budget per tree (32 bytes each); expansion stops when it is spent.
     pub max_nodes: usize,
     /// Playout length cap in moves (both colours, passes included).
     pub playout_moves: u32,
@@ -134,6 +139,7 @@ impl Default for UctConfig {
             expand: 10,
             c: 0.4,
             threads: 1,
+            parallel: Parallel::Root,
             reuse: true,
             resign: 0.0,
             pass_when_ahead: true,
@@ -203,6 +209,9 @@ pub struct UctEngine {
     config: UctConfig,
     name: String,
     game: Game,
+    /// One tree per thread (`parallel=root`) or one shared tree (`parallel=tree`).
+    trees: Vec<Tree>,
+    /// One per thread.
     workers: Vec<Worker>,
     /// The pruner shown by GTP analyze commands (tree, else soft, else playout pruner).
     view_pruner: Option<(Arc<dyn Pruner>, usize)>,
@@ -274,19 +283,25 @@ impl UctEngine {
             .or(soft.map(|s| (s.slot, s.x)))
             .or(playout_prune.map(|p| (p.slot, 0)))
             .map(|(slot, x)| (pruners[slot].clone(), x));
-        let workers = (0..config.threads.max(1))
+        let threads = config.threads.max(1);
+        let trees = match config.parallel {
+            Parallel::Root => (0..threads).map(|_| Tree::new(settings, false)).collect(),
+            Parallel::Tree => vec![Tree::new(settings, threads > 1)],
+        };
+        let workers = (0..threads)
             .map(|t| {
                 let slots = pruners
                     .iter()
                     .map(|p| PrunerSlot::new(p.clone(), config.cache))
                     .collect();
-                Worker::new(settings, slots, FastRng::for_stream(seed, t as u64))
+                Worker::new(slots, FastRng::for_stream(seed, t as u64))
             })
             .collect();
         Ok(UctEngine {
             name: format!("uct{}", describe(&config)),
             config,
             game: Game::new(6.5),
+            trees,
             workers,
             view_pruner,
             time_left: [None; 2],
@@ -312,9 +327,9 @@ impl UctEngine {
             .fold((0, 0), |(e, h), s| (e + s.evals, h + s.hits))
     }
 
-    /// Real visits of the first thread's current root (0 after a reset): shows tree reuse.
+    /// Real visits of the first tree's current root (0 after a reset): shows tree reuse.
     pub fn root_visits(&self) -> u32 {
-        self.workers[0].root().real_visits()
+        self.trees[0].root().real_visits()
     }
 
     /// Consecutive passes at the end of the game.
@@ -345,8 +360,8 @@ impl UctEngine {
     fn reset_trees(&mut self) {
         let (b, c) = (*self.game.board(), self.game.to_move());
         let passes = self.trailing_passes();
-        for w in &mut self.workers {
-            w.reset(b, c, passes);
+        for t in &mut self.trees {
+            t.reset(b, c, passes);
         }
     }
 
@@ -385,41 +400,52 @@ impl UctEngine {
         }
         let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
         let last = self.last_two_moves();
-        let run = |w: &mut Worker, n: u64| {
+        for t in &mut self.trees {
             if !reuse {
-                w.reset(board, color, passes);
+                t.reset(board, color, passes);
             }
-            w.set_root(&board, color, passes, allowed);
-            w.set_root_last(last);
-            w.search(n, deadline)
-        };
-        self.last_sims = if threads == 1 {
-            run(&mut self.workers[0], total)
-        } else {
-            std::thread::scope(|s| {
+            t.set_root(&board, color, passes, allowed);
+            t.set_root_last(last);
+        }
+        let trees = &self.trees;
+        self.last_sims = match (threads, self.config.parallel) {
+            (1, _) => self.workers[0].search(&trees[0], &SimBudget::new(total), deadline),
+            (_, Parallel::Tree) => {
+                let budget = SimBudget::new(total);
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = self
+                        .workers
+                        .iter_mut()
+                        .map(|w| {
+                            let (tree, budget) = (&trees[0], &budget);
+                            s.spawn(move || w.search(tree, budget, deadline))
+                        })
+                        .collect();
+                    join_sum(handles)
+                })
+            }
+            (_, Parallel::Root) => std::thread::scope(|s| {
                 let handles: Vec<_> = self
                     .workers
                     .iter_mut()
+                    .zip(trees)
                     .enumerate()
-                    .map(|(t, w)| {
+                    .map(|(t, (w, tree))| {
                         let n = total / threads + u64::from((t as u64) < total % threads);
-                        s.spawn(move || run(w, n))
+                        s.spawn(move || w.search(tree, &SimBudget::new(n), deadline))
                     })
                     .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("search thread panicked"))
-                    .sum()
-            })
+                join_sum(handles)
+            }),
         };
         let mut stats = vec![(0u32, 0f32, false, 0u32); NN + 1];
-        for w in &self.workers {
-            for ch in w.root_children() {
-                let e = &mut stats[ch.mv as usize];
+        for t in &self.trees {
+            for ch in t.root_children() {
+                let e = &mut stats[ch.mv()];
                 e.0 += ch.real_visits();
                 e.1 += ch.real_wins();
                 e.2 = true;
-                e.3 += ch.prior as u32;
+                e.3 += ch.prior() as u32;
             }
         }
         stats
@@ -491,6 +517,14 @@ impl UctEngine {
     }
 }
 
+/// Waits for the search threads; the simulations they ran.
+fn join_sum(handles: Vec<std::thread::ScopedJoinHandle<'_, u64>>) -> u64 {
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("search thread panicked"))
+        .sum()
+}
+
 /// A short text of the non-default settings, for the default name.
 fn describe(c: &UctConfig) -> String {
     let mut s = format!(":sims={},expand={},c={}", c.sims, c.expand, c.c);
@@ -527,8 +561,8 @@ impl Engine for UctEngine {
 
     fn new_game(&mut self, komi: f32) {
         self.game = Game::new(komi);
-        for w in &mut self.workers {
-            w.settings.playout.komi = komi;
+        for t in &mut self.trees {
+            t.settings.playout.komi = komi;
         }
         self.reset_trees();
     }
@@ -536,8 +570,8 @@ impl Engine for UctEngine {
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
         self.game.play_as(color, mv)?;
         if self.config.reuse {
-            for w in &mut self.workers {
-                w.advance(color, mv);
+            for t in &mut self.trees {
+                t.advance(color, mv);
             }
         } else {
             self.reset_trees();
@@ -567,8 +601,8 @@ impl Engine for UctEngine {
 
     fn set_komi(&mut self, komi: f32) {
         self.game.set_komi(komi);
-        for w in &mut self.workers {
-            w.settings.playout.komi = komi;
+        for t in &mut self.trees {
+            t.settings.playout.komi = komi;
         }
         self.reset_trees();
     }
