@@ -250,7 +250,10 @@ fn tree_parallel_threads_share_one_tree_and_find_the_save() {
             let (EngineMove::Play(m), stats) = e.genmove(c) else {
                 panic!()
             };
-            assert_eq!(stats.simulations, 2000, "one budget shared by {threads} threads");
+            assert_eq!(
+                stats.simulations, 2000,
+                "one budget shared by {threads} threads"
+            );
             g.play_as(c, m).expect("legal");
             c = c.opponent();
         }

@@ -159,9 +159,19 @@ impl Node {
 /// A zeroed node arena: all-zero nodes are valid empty leaves, and the allocator hands out
 /// zeroed pages lazily, so a large budget costs memory only as the tree grows.
 fn zeroed_nodes(n: usize) -> Box<[Node]> {
-    // SAFETY: `Node` holds only atomic integers, for which every bit pattern (zero
-    // included) is a valid value.
-    unsafe { Box::<[Node]>::new_zeroed_slice(n).assume_init() }
+    let n = n.max(1);
+    let layout = std::alloc::Layout::array::<Node>(n).expect("node arena size");
+    // SAFETY: the layout has a non-zero size (n >= 1, `Node` is 32 bytes); the pointer comes
+    // from the global allocator with exactly this layout, as `Box<[Node]>` frees it; and
+    // `Node` holds only atomic integers, for which all-zero bytes are a valid value, so
+    // every element is initialised.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<Node>();
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
+    }
 }
 
 /// Tree pruning from a depth: drop the `x` worst candidates at nodes at depth >= `depth`.
