@@ -460,7 +460,7 @@ fn mutated_engine_specs_never_panic_or_hang() {
             if let Ok(mut e) = akushu::search::uct::UctEngine::new(c, rng.next_u64()) {
                 use akushu::search::Engine;
                 let secs: f64 = pick(rng, HOSTILE_NUMBERS).parse().unwrap_or(1.0);
-                e.set_time_left(akushu::rules::Color::Black, secs);
+                e.set_time_left(akushu::rules::Color::Black, secs, 0);
                 let _ = e.genmove(akushu::rules::Color::Black);
             }
         }

@@ -1,10 +1,11 @@
 //! UCT and flat UCB engines on fixture positions: obvious captures and saves, pruning that
 //! never takes pass away, x = 0 pruning identical to no pruning, seeded determinism.
 
+use akushu::arena::referee::player_seed;
 use akushu::rules::{Board, Color, Game, Move};
 use akushu::search::spec::{build_engine, parse_uct};
 use akushu::search::uct::{UctConfig, UctEngine};
-use akushu::search::{Engine, EngineMove};
+use akushu::search::{Engine, EngineMove, TimeControl};
 
 /// Loads a fixture diagram into an engine by playing each stone with its own colour (GTP
 /// `play` allows either colour at any time); the fixtures have no captures, so the engine's
@@ -357,10 +358,10 @@ fn time_limits_stop_a_huge_search() {
         stats.simulations > 0 && stats.simulations < huge as u64,
         "{stats:?}"
     );
-    // GTP time_left: a move may use 1/20 of the time left.
+    // GTP time_left: a move gets the clock allocator's budget of the time left.
     let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
     e.new_game(6.5);
-    e.set_time_left(Color::Black, 1.0);
+    e.set_time_left(Color::Black, 1.0, 0);
     let (_, stats) = e.genmove(Color::Black);
     assert!(stats.simulations < huge as u64, "{stats:?}");
 }
@@ -507,4 +508,73 @@ fn recorded_specs_still_parse_to_the_configs_that_played() {
         }
     }
     assert!(checked >= 10, "only {checked} recorded specs found");
+}
+
+#[test]
+fn safe_pass_plays_on_where_a_pass_loses() {
+    // A recorded game (`akushu match --black uct:sims=1000 --white uct:sims=1000 --games 10
+    // --seed 7`, game 10): black played D3 and F8 against F5 and H4, then passed; white
+    // passed too and won W+6.5 on the area count. Black's engine replays that game move for
+    // move; with safe_pass the same search plays a board move instead of the losing pass.
+    let game_seed = 11_067_813_437_535_541_423;
+    let seed = player_seed(game_seed, Color::Black);
+    let black_moves = |spec: &str| {
+        let mut e = build_engine(spec, seed).unwrap();
+        e.new_game(6.5);
+        let mut out = Vec::new();
+        for white in ["F5", "H4", ""] {
+            let EngineMove::Play(m) = e.genmove(Color::Black).0 else {
+                panic!("resigned")
+            };
+            out.push(m);
+            if !white.is_empty() {
+                e.play(Color::White, gtp(white)).unwrap();
+            }
+        }
+        out
+    };
+    assert_eq!(
+        black_moves("uct:sims=1000"),
+        [gtp("D3"), gtp("F8"), Move::Pass],
+        "the recorded game no longer replays"
+    );
+    let safe = black_moves("uct:sims=1000,safe_pass=true");
+    assert_eq!(safe[..2], [gtp("D3"), gtp("F8")]);
+    assert!(matches!(safe[2], Move::Play(_)), "{safe:?}");
+}
+
+#[test]
+fn a_clock_limits_each_move_and_counts_down() {
+    let huge = 100_000_000;
+    let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
+    e.new_game(6.5);
+    // Canadian overtime, 0.3 s a move: every move stops within it (plus scheduling slack).
+    e.set_time_control(TimeControl::Canadian {
+        main: 0.0,
+        period: 0.3,
+        stones: 1,
+    });
+    let mut c = Color::Black;
+    for _ in 0..4 {
+        let (m, stats) = e.genmove(c);
+        assert!(matches!(m, EngineMove::Play(_)));
+        assert!(
+            stats.simulations < huge as u64 && stats.seconds < 0.3,
+            "{stats:?}"
+        );
+        c = c.opponent();
+    }
+    // Absolute time: the engine counts its own clock down when nobody reports it, so the
+    // moves get shorter and the whole game fits in the main time.
+    let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
+    e.new_game(6.5);
+    e.set_time_control(TimeControl::Absolute { main: 2.0 });
+    let mut used = 0.0;
+    let mut c = Color::Black;
+    for _ in 0..30 {
+        let (_, stats) = e.genmove(c);
+        used += stats.seconds;
+        c = c.opponent();
+    }
+    assert!(used < 4.0, "both sides together used {used} s of 2 x 2 s");
 }

@@ -89,6 +89,14 @@ pub fn match_args(config: &MatchConfig) -> Vec<String> {
     if config.alternate {
         args.push("--alternate".into());
     }
+    if let Some(t) = &config.time {
+        args.extend([
+            "--time".into(),
+            t.system.clone(),
+            "--time-grace".into(),
+            t.grace.to_string(),
+        ]);
+    }
     args
 }
 

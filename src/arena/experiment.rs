@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
 use super::player::GtpTimeouts;
-use super::runner::{MatchConfig, run_match};
+use super::runner::{MatchConfig, TimeSpec, run_match};
 use super::summary::MatchSummary;
 
 /// What an experiment produces.
@@ -45,6 +45,17 @@ pub struct Settings {
     pub genmove_timeout_s: f64,
     /// Seconds for other GTP commands.
     pub command_timeout_s: f64,
+    /// Seconds a move for both players under a referee's clock (as `match
+    /// --time-per-move`): arms compared at equal time. None: each spec's own budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_per_move_s: Option<f64>,
+}
+
+impl Settings {
+    /// The match clock these settings ask for.
+    fn time(&self) -> Option<TimeSpec> {
+        self.time_per_move_s.map(TimeSpec::per_move)
+    }
 }
 
 impl Default for Settings {
@@ -58,6 +69,7 @@ impl Default for Settings {
             max_moves: m.max_moves,
             genmove_timeout_s: m.timeouts.genmove_s,
             command_timeout_s: m.timeouts.command_s,
+            time_per_move_s: None,
         }
     }
 }
@@ -208,6 +220,7 @@ pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
             genmove_s: s.genmove_timeout_s,
             command_s: s.command_timeout_s,
         },
+        time: s.time(),
         ..MatchConfig::default()
     }
     .validate()
@@ -359,6 +372,7 @@ impl ExperimentFile {
                     },
                     jobs: 1,
                     shard: None,
+                    time: s.time(),
                 },
             });
         }

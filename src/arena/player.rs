@@ -11,6 +11,7 @@ use thiserror::Error;
 
 use super::gtp::{GtpClient, GtpError};
 use crate::rules::{Color, Move};
+use crate::search::TimeControl;
 use crate::search::{Engine, EngineMove, MoveStats};
 
 /// A player failed; the game is lost for it.
@@ -58,6 +59,14 @@ pub trait Player: Send {
     }
     /// Ends the player (GTP `quit`).
     fn close(&mut self) {}
+    /// Announces the clock system (before the first move).
+    fn set_time_control(&mut self, _control: TimeControl) -> Result<(), PlayerError> {
+        Ok(())
+    }
+    /// Reports a side's clock (before each of its moves).
+    fn time_left(&mut self, _color: Color, _seconds: f64, _stones: u32) -> Result<(), PlayerError> {
+        Ok(())
+    }
 }
 
 /// In-process engines of every registered kind ([`crate::search::spec::ENGINE_KINDS`]).
@@ -109,6 +118,14 @@ impl Player for InProcess {
         let (mv, mut stats) = self.engine.genmove(color);
         stats.seconds = start.elapsed().as_secs_f64();
         Ok((mv, stats))
+    }
+    fn set_time_control(&mut self, control: TimeControl) -> Result<(), PlayerError> {
+        self.engine.set_time_control(control);
+        Ok(())
+    }
+    fn time_left(&mut self, color: Color, seconds: f64, stones: u32) -> Result<(), PlayerError> {
+        self.engine.set_time_left(color, seconds, stones);
+        Ok(())
     }
 }
 
@@ -195,6 +212,40 @@ impl Player for GtpPlayer {
 
     fn final_score(&mut self) -> Option<String> {
         self.command("final_score").ok()
+    }
+
+    fn set_time_control(&mut self, control: TimeControl) -> Result<(), PlayerError> {
+        // GTP 2's time_settings speaks Canadian overtime only: Japanese byo-yomi goes as
+        // kgs-time_settings when the engine knows it, else as one stone per period.
+        let gtp = match control {
+            TimeControl::None => "time_settings 0 1 0".to_string(),
+            TimeControl::Absolute { main } => format!("time_settings {main} 0 0"),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => format!("time_settings {main} {period} {stones}"),
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => {
+                let kgs = self.command("known_command kgs-time_settings");
+                if matches!(kgs.as_deref(), Ok("true")) {
+                    format!("kgs-time_settings byoyomi {main} {period} {periods}")
+                } else {
+                    format!("time_settings {main} {period} 1")
+                }
+            }
+        };
+        self.command(&gtp).map(|_| ())
+    }
+
+    fn time_left(&mut self, color: Color, seconds: f64, stones: u32) -> Result<(), PlayerError> {
+        // Whole seconds, rounded down, as GTP 2 specifies.
+        let secs = seconds.max(0.0).floor() as u64;
+        self.command(&format!("time_left {} {secs} {stones}", color.letter()))
+            .map(|_| ())
     }
 
     fn close(&mut self) {

@@ -18,16 +18,19 @@ pub enum EndReason {
     MoveCap,
     /// A player crashed, hung, answered garbage or an illegal move, and lost.
     Error,
+    /// A player overran its clock (`match --time-per-move`, `--time`) and lost.
+    Time,
 }
 
 impl EndReason {
-    /// The name used in the CSV (`passes`, `resign`, `move_cap`, `error`).
+    /// The name used in the CSV (`passes`, `resign`, `move_cap`, `error`, `time`).
     pub fn name(self) -> &'static str {
         match self {
             EndReason::Passes => "passes",
             EndReason::Resign => "resign",
             EndReason::MoveCap => "move_cap",
             EndReason::Error => "error",
+            EndReason::Time => "time",
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::player::{GtpTimeouts, Player, PlayerError, build_player};
 use super::record::{EndReason, GameRecord, round_seconds, to_sgf};
 use crate::rules::{Color, Game, Move, Scoring};
-use crate::search::EngineMove;
+use crate::search::{Clock, EngineMove, TimeControl};
 use crate::util::rng::FastRng;
 
 /// Rules of one game.
@@ -18,6 +18,17 @@ pub struct GameRules {
     pub komi: f32,
     /// The game stops after this many moves (passes included) and is counted as it stands.
     pub max_moves: u32,
+    /// The clock both sides play under, if any: the referee keeps both clocks, tells each
+    /// player its time before every move, and a player whose flag falls loses.
+    pub clock: Option<MatchClock>,
+}
+
+/// A match's clock: the system and the grace the referee allows each move for its own
+/// overhead (process scheduling, pipes) before it counts the move against the clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MatchClock {
+    pub control: TimeControl,
+    pub grace: f64,
 }
 
 /// What to play: game number, seed, specs and who is who.
@@ -55,6 +66,8 @@ enum Stop {
     Counted(EndReason),
     Resigned(Color),
     Failed(Color, String),
+    /// The colour overran its clock.
+    Flag(Color),
 }
 
 /// Builds both players and plays the game.
@@ -127,6 +140,12 @@ pub fn play_game(setup: &GameSetup, rules: GameRules, timeouts: GtpTimeouts) -> 
             record.winner = w.letter().to_string();
             record.result = format!("{}+R", w.letter());
         }
+        Stop::Flag(loser) => {
+            let w = loser.opponent();
+            record.reason = EndReason::Time;
+            record.winner = w.letter().to_string();
+            record.result = format!("{}+T", w.letter());
+        }
         Stop::Failed(loser, error) => {
             let w = loser.opponent();
             record.reason = EndReason::Error;
@@ -173,19 +192,38 @@ fn run_moves(
     tally: &mut Tally,
 ) -> Stop {
     for c in [Color::Black, Color::White] {
-        if let Err(e) = players[c.idx()].new_game(rules.komi) {
+        let p = &mut players[c.idx()];
+        let started = p.new_game(rules.komi).and_then(|()| match rules.clock {
+            Some(clock) => p.set_time_control(clock.control),
+            None => Ok(()),
+        });
+        if let Err(e) = started {
             return Stop::Failed(c, e.to_string());
         }
     }
+    let mut clocks = rules.clock.map(|mc| [Clock::new(mc.control); 2]);
     while !game.is_over() {
         if game.move_count() as u32 >= rules.max_moves {
             return Stop::Counted(EndReason::MoveCap);
         }
         let c = game.to_move();
+        if let Some(clocks) = &clocks {
+            let clock = clocks[c.idx()];
+            let stones = if clock.overtime { clock.stones } else { 0 };
+            if let Err(e) = players[c.idx()].time_left(c, clock.left, stones) {
+                return Stop::Failed(c, e.to_string());
+            }
+        }
         let (mv, stats) = match players[c.idx()].genmove(c) {
             Ok(answer) => answer,
             Err(e) => return Stop::Failed(c, e.to_string()),
         };
+        if let (Some(clocks), Some(mc)) = (&mut clocks, rules.clock)
+            && clocks[c.idx()].spend((stats.seconds - mc.grace).max(0.0))
+        {
+            tally.seconds[c.idx()] += stats.seconds;
+            return Stop::Flag(c);
+        }
         tally.seconds[c.idx()] += stats.seconds;
         tally.sims[c.idx()] += stats.simulations;
         let mv = match mv {
@@ -243,6 +281,7 @@ mod tests {
         let rules = GameRules {
             komi: 6.5,
             max_moves: 400,
+            clock: None,
         };
         let a = play_game(&setup, rules, GtpTimeouts::default());
         let b = play_game(&setup, rules, GtpTimeouts::default());
@@ -268,6 +307,7 @@ mod tests {
         let rules = GameRules {
             komi: 6.5,
             max_moves: 10,
+            clock: None,
         };
         let g = play_game(&setup, rules, GtpTimeouts::default());
         assert_eq!(g.record.reason, EndReason::MoveCap);

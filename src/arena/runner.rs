@@ -18,8 +18,9 @@ use serde::{Deserialize, Serialize};
 
 use super::player::{GtpTimeouts, build_player};
 use super::record::{GameRecord, read_csv, write_csv};
-use super::referee::{GameRules, GameSetup, PlayedGame, play_game};
+use super::referee::{GameRules, GameSetup, MatchClock, PlayedGame, play_game};
 use super::summary::{MatchSummary, summarize};
+use crate::search::TimeControl;
 use crate::util::fsio::write_atomic;
 use crate::util::rng::FastRng;
 
@@ -83,6 +84,45 @@ pub struct MatchConfig {
     /// This run's share of the games, if sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The clock both players play under (none: each engine thinks as its spec says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<TimeSpec>,
+}
+
+/// A match clock as written in `match.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimeSpec {
+    /// The system in `kgs-time_settings` words: `absolute 300`, `byoyomi 60 5 3`,
+    /// `canadian 0 5 1` (5 seconds a move: what `--time-per-move 5` writes).
+    pub system: String,
+    /// Seconds of each move the referee does not count (its own and the pipes' overhead).
+    pub grace: f64,
+}
+
+impl TimeSpec {
+    /// Referee overhead not counted against a clock by default.
+    pub const DEFAULT_GRACE: f64 = 0.2;
+
+    /// `seconds` a move: Canadian overtime with no main time and one stone a period.
+    pub fn per_move(seconds: f64) -> TimeSpec {
+        TimeSpec {
+            system: format!("canadian 0 {seconds} 1"),
+            grace: TimeSpec::DEFAULT_GRACE,
+        }
+    }
+
+    /// The clock, checked.
+    pub fn clock(&self) -> anyhow::Result<MatchClock> {
+        let words: Vec<&str> = self.system.split_whitespace().collect();
+        let control = TimeControl::from_kgs(&words)
+            .map_err(|e| anyhow::anyhow!("time control `{}`: {e}", self.system))?;
+        crate::util::num::check("time grace (seconds)", self.grace, 0.0, 60.0)
+            .map_err(anyhow::Error::msg)?;
+        Ok(MatchClock {
+            control,
+            grace: self.grace,
+        })
+    }
 }
 
 impl Default for MatchConfig {
@@ -98,6 +138,7 @@ impl Default for MatchConfig {
             timeouts: GtpTimeouts::default(),
             jobs: 1,
             shard: None,
+            time: None,
         }
     }
 }
@@ -130,6 +171,9 @@ impl MatchConfig {
         check("max_moves", self.max_moves, 1, 100_000).map_err(e)?;
         // The plan lists every game: a hostile count must not allocate gigabytes.
         check("games", self.games, 0, MAX_GAMES).map_err(e)?;
+        if let Some(t) = &self.time {
+            t.clock()?;
+        }
         Ok(())
     }
 
@@ -166,6 +210,8 @@ impl MatchConfig {
         GameRules {
             komi: self.komi,
             max_moves: self.max_moves,
+            // validate() has checked it; a clock that does not parse plays without one.
+            clock: self.time.as_ref().and_then(|t| t.clock().ok()),
         }
     }
 }

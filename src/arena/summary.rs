@@ -89,7 +89,7 @@ pub struct MatchSummary {
     pub players: [PlayerSummary; 2],
     /// Black's wins over all games (the paper's measure when black is the pruned program).
     pub black: Rate,
-    pub ends: [(String, u32); 4],
+    pub ends: [(String, u32); 5],
     pub errors: u32,
     pub score_disagreements: u32,
     /// Sum of per-game wall-clock seconds.
@@ -124,6 +124,7 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
         EndReason::Resign,
         EndReason::MoveCap,
         EndReason::Error,
+        EndReason::Time,
     ];
     for (slot, r) in s.ends.iter_mut().zip(reasons) {
         slot.0 = r.name().to_string();
@@ -193,7 +194,13 @@ impl fmt::Display for MatchSummary {
             )?;
         }
         writeln!(f, "\nblack wins: {}", self.black)?;
-        let ends: Vec<String> = self.ends.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        // Losses on time exist only in matches with a clock: listed only when there are any.
+        let ends: Vec<String> = self
+            .ends
+            .iter()
+            .filter(|(n, c)| *c > 0 || n != EndReason::Time.name())
+            .map(|(n, c)| format!("{n} {c}"))
+            .collect();
         writeln!(f, "game ends: {}", ends.join(", "))?;
         writeln!(f, "errors: {}", self.errors)?;
         writeln!(

@@ -258,6 +258,7 @@ mod tests {
             },
             jobs: 1,
             shard: None,
+            time: Some(crate::arena::TimeSpec::per_move(0.5)),
         };
         for alternate in [true, false] {
             let arm = MatchConfig {

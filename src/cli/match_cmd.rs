@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::arena::{self, GtpTimeouts, MatchConfig, Shard};
+use crate::arena::{self, GtpTimeouts, MatchConfig, Shard, TimeSpec};
 
 /// `akushu match --black SPEC --white SPEC --games N --out DIR` or `akushu match merge`.
 #[derive(Debug, Args)]
@@ -74,6 +74,18 @@ pub struct MatchArgs {
     /// Seconds for every other GTP command (above 0, at most 1e6).
     #[arg(long, default_value_t = 10.0, value_parser = crate::util::num::seconds_arg)]
     pub command_timeout: f64,
+    /// Both players get S seconds a move (Canadian overtime, one stone per S seconds, no
+    /// main time): the way to compare engines at equal time. The referee keeps the clocks;
+    /// a player that overruns loses on time.
+    #[arg(long, value_name = "S", value_parser = crate::util::num::seconds_arg, conflicts_with = "time")]
+    pub time_per_move: Option<f64>,
+    /// A clock in kgs-time_settings words: `absolute 300`, `byoyomi 60 5 3`,
+    /// `canadian 120 30 10`.
+    #[arg(long, value_name = "SYSTEM")]
+    pub time: Option<String>,
+    /// Seconds of each move the referee does not count against the clock (its own overhead).
+    #[arg(long, default_value_t = 0.2, value_parser = crate::util::num::seconds_arg)]
+    pub time_grace: f64,
     /// Play only share i of n (0-based): games g with (g-1) % n == i.
     #[arg(long)]
     pub shard: Option<Shard>,
@@ -104,6 +116,17 @@ impl MatchArgs {
             },
             jobs: self.jobs,
             shard: self.shard,
+            time: self
+                .time_per_move
+                .map(TimeSpec::per_move)
+                .or(self
+                    .time
+                    .clone()
+                    .map(|system| TimeSpec { system, grace: 0.0 }))
+                .map(|t| TimeSpec {
+                    grace: self.time_grace,
+                    ..t
+                }),
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::util::num::{MAX_KOMI, MAX_SECONDS};
 use std::io::{BufRead, Write};
 
 use crate::rules::{Color, Game, Move, N, NN, Point, Scoring, bit};
-use crate::search::{Engine, EngineMove};
+use crate::search::{Engine, EngineMove, TimeControl};
 
 /// The commands answered, in `list_commands` order.
 pub const COMMANDS: &[&str] = &[
@@ -30,6 +30,7 @@ pub const COMMANDS: &[&str] = &[
     "final_score",
     "final_status_list",
     "time_settings",
+    "kgs-time_settings",
     "time_left",
     "kgs-genmove_cleanup",
     "gogui-analyze_commands",
@@ -44,9 +45,6 @@ const MAX_LINE: u64 = 1 << 20;
 pub struct GtpServer {
     engine: Box<dyn Engine>,
     komi: f32,
-    /// Main time, byo-yomi time and stones from `time_settings` (kept for logging only:
-    /// engines with a fixed simulation budget ignore the clock).
-    time_settings: Option<(f64, f64, u32)>,
     /// Print one line of search statistics per genmove to stderr (GoGui shows it in its
     /// GTP shell; stdout stays pure protocol).
     log: bool,
@@ -62,7 +60,6 @@ impl GtpServer {
         GtpServer {
             engine,
             komi,
-            time_settings: None,
             log: false,
         }
     }
@@ -266,14 +263,21 @@ impl GtpServer {
                     MAX_SECONDS,
                 )?;
                 let stones: u32 = parse(arg(args, 2, "byo-yomi stones")?, "byo-yomi stones")?;
-                self.time_settings = Some((main, byo, stones));
+                self.engine
+                    .set_time_control(TimeControl::from_gtp(main, byo, stones));
+                Ok(String::new())
+            }
+            "kgs-time_settings" => {
+                let control = TimeControl::from_kgs(args)
+                    .map_err(|e| format!("syntax error: kgs-time_settings: {e}"))?;
+                self.engine.set_time_control(control);
                 Ok(String::new())
             }
             "time_left" => {
                 let color = color_arg(args, 0)?;
                 let secs = ranged(arg(args, 1, "time")?, "time", 0.0, MAX_SECONDS)?;
-                let _stones: u32 = parse(arg(args, 2, "stones")?, "stones")?;
-                self.engine.set_time_left(color, secs);
+                let stones: u32 = parse(arg(args, 2, "stones")?, "stones")?;
+                self.engine.set_time_left(color, secs, stones);
                 Ok(String::new())
             }
             "gogui-analyze_commands" => Ok([

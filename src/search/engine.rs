@@ -1,6 +1,7 @@
 //! The interface every in-process player implements. GTP (`akushu gtp`) and the arena drive
 //! engines only through it.
 
+use super::clock::TimeControl;
 use crate::rules::{Bits, Color, Game, IllegalMove, Move, NN};
 
 /// An engine's decision.
@@ -46,9 +47,13 @@ pub trait Engine: Send {
     fn undo(&mut self) -> bool;
     /// The engine's view of the game.
     fn game(&self) -> &Game;
-    /// Sets the time left for the engine's own side (GTP `time_left`); engines with a fixed
-    /// simulation budget may ignore it.
-    fn set_time_left(&mut self, _color: Color, _seconds: f64) {}
+    /// Sets the clock system of both sides (GTP `time_settings`, `kgs-time_settings`);
+    /// engines with a fixed simulation budget may ignore it.
+    fn set_time_control(&mut self, _control: TimeControl) {}
+    /// Sets the time left for a side (GTP `time_left seconds stones`; stones 0 = main time,
+    /// else periods or stones of overtime); engines with a fixed simulation budget may
+    /// ignore it.
+    fn set_time_left(&mut self, _color: Color, _seconds: f64, _stones: u32) {}
     /// Like [`Engine::genmove`], but never passes while a board move remains (GTP
     /// `kgs-genmove_cleanup`: play on until dead stones are captured).
     fn genmove_cleanup(&mut self, color: Color) -> (EngineMove, MoveStats) {

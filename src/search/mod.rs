@@ -7,6 +7,7 @@
 //! flat Monte-Carlo UCB engine; [`random`] the seeded random mover (tests, strength floor);
 //! [`spec`] the engine kinds and the key tables of their specs.
 
+pub mod clock;
 pub mod engine;
 pub mod flat;
 pub mod priors;
@@ -16,4 +17,5 @@ pub mod spec;
 pub mod tree;
 pub mod uct;
 
+pub use clock::{Clock, TimeControl};
 pub use engine::{Engine, EngineMove, MoveStats, PrunerView};

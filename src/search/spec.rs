@@ -30,7 +30,9 @@ use super::engine::Engine;
 use super::flat::{FlatConfig, FlatEngine};
 use super::pruning::{PlayoutEval, PruneCount};
 use super::random::{RandomConfig, RandomEngine};
-use super::uct::{Parallel, PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine};
+use super::uct::{
+    Parallel, PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine, Widen,
+};
 use crate::util::num::{MAX_SECONDS, MAX_THREADS};
 
 // ---------------------------------------------------------------------------------------
@@ -63,6 +65,22 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
         resolved: |spec| Ok(serde_json::to_string_pretty(&parse_uct(spec)?)?),
         canonical: |spec| Ok(parse_uct(spec)?.to_string()),
         keys: || key_docs(UCT_KEYS, &UctDraft::from(UctConfig::default())),
+    },
+    EngineKind {
+        name: "strong",
+        doc: "The tuned UCT engine: `uct` with the keys of `STRONG_PRESET` (heavy playouts, RAVE, priors, network prior and pruning, tree-parallel threads, safe passes); keys given change the preset.",
+        build: |spec, seed| {
+            let cfg = parse_strong(spec)?;
+            let e = UctEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
+            Ok(Box::new(e.with_name(spec)))
+        },
+        resolved: |spec| Ok(serde_json::to_string_pretty(&parse_strong(spec)?)?),
+        canonical: |spec| {
+            let value = UctDraft::from(parse_strong(spec)?);
+            let default = UctDraft::from(strong_config());
+            Ok(print_keys("strong", UCT_KEYS, &value, &default))
+        },
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(strong_config())),
     },
     EngineKind {
         name: "flat",
@@ -162,16 +180,19 @@ fn build_uct(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
 /// specs that do not parse: those fail elsewhere with a better message).
 pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     let spec = spec.trim();
-    if split_kind(spec).0 != "uct" {
-        return Vec::new();
-    }
-    let Ok(c) = parse_uct(spec) else {
+    let parsed = match split_kind(spec).0 {
+        "uct" => parse_uct(spec),
+        "strong" => parse_strong(spec),
+        _ => return Vec::new(),
+    };
+    let Ok(c) = parsed else {
         return Vec::new();
     };
     let pruners = [
         c.prune.map(|p| p.pruner),
         c.playout_prune.map(|p| p.pruner),
         c.soft.map(|p| p.pruner),
+        c.widen.map(|w| w.pruner),
         c.policy,
     ];
     let mut dirs: Vec<std::path::PathBuf> = pruners
@@ -486,6 +507,29 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         get: |d| some(d.config.pass_when_ahead),
     },
     Key {
+        name: "safe_pass",
+        value: ValueType::Bool,
+        doc: "Never pass while the area count says the pass loses (a board move is played instead).",
+        set: |d, v| {
+            d.config.safe_pass = v.boolean();
+            Ok(())
+        },
+        get: |d| some(d.config.safe_pass),
+    },
+    Key {
+        name: "resign_visits",
+        value: ValueType::Whole {
+            lo: 0,
+            hi: 100_000_000,
+        },
+        doc: "Resign only when the best move has at least this many simulations.",
+        set: |d, v| {
+            d.config.resign_visits = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.resign_visits),
+    },
+    Key {
         name: "max_nodes",
         value: ValueType::Whole {
             lo: 1_000,
@@ -618,6 +662,25 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         },
     },
     Key {
+        name: "widen",
+        value: ValueType::Form("PRUNER:K0:BASE:MULT, K0 1 to 81, BASE 1 to 1e6, MULT 1.01 to 100"),
+        doc: "Progressive widening: candidates ranked by the pruner; K0 open at first, one more at BASE visits and at every MULT times as many.",
+        set: |d, v| {
+            let (pruner, f) = pruner_and_fields("widen", v.text(), 3)?;
+            d.config.widen = Some(Widen {
+                pruner,
+                k0: ranged("widen", f[0], 1, BOARD_POINTS)?,
+                base: ranged("widen", f[1], 1.0, 1e6)?,
+                mult: ranged("widen", f[2], 1.01, 100.0)?,
+            });
+            Ok(())
+        },
+        get: |d| {
+            let w = d.config.widen.as_ref()?;
+            some(format!("{}:{}:{}:{}", w.pruner, w.k0, w.base, w.mult))
+        },
+    },
+    Key {
         name: "cache",
         value: ValueType::Whole { lo: 0, hi: 1 << 20 },
         doc: "Entries of each pruner's score cache (324 bytes each).",
@@ -639,6 +702,16 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
             Ok(())
         },
         get: |d| some(d.config.max_seconds),
+    },
+    Key {
+        name: "time_safety",
+        value: ValueType::Real64 { lo: 0.0, hi: 60.0 },
+        doc: "Seconds every clock budget keeps back for the controller's lag.",
+        set: |d, v| {
+            d.config.time_safety = v.real64();
+            Ok(())
+        },
+        get: |d| some(d.config.time_safety),
     },
     Key {
         name: "rave",
@@ -928,8 +1001,30 @@ fn x_at_d(key: &str, text: &str) -> anyhow::Result<(usize, u32)> {
 /// Parses a `uct:...` spec into its config (defaults for keys not given), checked by
 /// [`UctConfig::validate`].
 pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
-    let mut d = UctDraft::from(UctConfig::default());
-    apply_keys("uct", UCT_KEYS, spec, &mut d)?;
+    parse_uct_from("uct", UctConfig::default(), spec)
+}
+
+/// The `strong` preset's settings as a `uct` spec: heavy playouts, RAVE, heuristic and
+/// network priors, network tree pruning below the root, one shared tree for all threads,
+/// and passes that never lose by the count. `strong` specs set keys on top of these.
+pub const STRONG_PRESET: &str = "uct:c=0,parallel=tree,safe_pass=true,\
+    prune=nn:models/cnn-human-5x32-gpu2:65@1,prune_count=board,rave=3500,priors=true,\
+    policy=nn:models/cnn-human-5x32-gpu2,playout=heavy,ladders=true,expand=3";
+
+/// The `strong` preset's config.
+pub fn strong_config() -> UctConfig {
+    parse_uct(STRONG_PRESET).expect("the strong preset parses")
+}
+
+/// A `strong[:key=value,...]` spec: the preset with the given keys changed.
+pub fn parse_strong(spec: &str) -> anyhow::Result<UctConfig> {
+    parse_uct_from("strong", strong_config(), spec)
+}
+
+/// Applies a spec's keys to `base` (the `uct` table serves both UCT kinds).
+fn parse_uct_from(kind: &str, base: UctConfig, spec: &str) -> anyhow::Result<UctConfig> {
+    let mut d = UctDraft::from(base);
+    apply_keys(kind, UCT_KEYS, spec, &mut d)?;
     let mut c = d.config;
     if let Some(e) = d.eval {
         match &mut c.playout_prune {
@@ -1122,10 +1217,12 @@ mod tests {
         "uct",
         "uct:sims=500,expand=3,c=0.7,prune=rule:41@2",
         "uct:sims=2000,expand=5,c=0,threads=2,parallel=tree,reuse=false,resign=0.05,pass=false,\
+         safe_pass=true,resign_visits=500,\
          max_nodes=5000,playout_moves=300,prune=nn:models/cnn:65@0,prune_count=board,keep=3,\
-         cache=128,max_seconds=0.25,rave=3500,priors=true,policy=nn:models/mlp-planes,\
+         cache=128,max_seconds=0.25,time_safety=0.5,rave=3500,priors=true,policy=nn:models/mlp-planes,\
          policy_weight=50,playout=heavy,ladders=true",
         "uct:playout_prune=random:3:0.6,playout_eval=move,soft=nn:20:41@1",
+        "uct:widen=nn:models/cnn:4:20:1.5",
         "uct:playout_prune=nn:0.6",
         "uct:playout=territory",
         "flat",

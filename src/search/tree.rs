@@ -232,6 +232,31 @@ pub struct Settings {
     pub heavy: HeavyConfig,
     /// Network policy prior, if any.
     pub policy: Option<PolicyPrior>,
+    /// Progressive widening, if any.
+    pub widen: Option<Widening>,
+}
+
+/// Progressive widening: candidates ranked best first by a pruner; selection opens the
+/// best `k(n)` of them (pass always open).
+#[derive(Debug, Clone, Copy)]
+pub struct Widening {
+    pub slot: usize,
+    pub k0: usize,
+    pub base: f32,
+    /// ln of the growth factor between openings.
+    pub log_mult: f32,
+}
+
+impl Widening {
+    /// Board candidates open at a node with `visits` visits.
+    pub fn open(&self, visits: u32) -> usize {
+        let n = visits as f32;
+        if n < self.base {
+            self.k0
+        } else {
+            self.k0 + 1 + ((n / self.base).ln() / self.log_mult) as usize
+        }
+    }
 }
 
 /// A network's move probabilities as priors (michi's large-pattern prior): a candidate with
@@ -615,10 +640,11 @@ impl Worker {
         let parent = &tree.nodes[node];
         let kids = parent.children().expect("selection at an expanded node");
         let first = kids.start;
-        let scale = tree.settings.c * (parent.visits().max(1) as f32).ln().sqrt();
+        let parent_visits = parent.visits();
+        let scale = tree.settings.c * (parent_visits.max(1) as f32).ln().sqrt();
         let mut best = 0;
         let mut best_value = f32::NEG_INFINITY;
-        for (k, ch) in tree.nodes[kids].iter().enumerate() {
+        for (k, ch) in open_children(&tree.settings, &tree.nodes[kids], parent_visits) {
             let (visits, wins) = ch.stats();
             if visits == 0 {
                 return first + k;
@@ -642,10 +668,11 @@ impl Worker {
         let kids = parent.children().expect("selection at an expanded node");
         let first = kids.start;
         let equiv = tree.settings.rave;
-        let scale = tree.settings.c * (parent.visits().max(1) as f32).ln().sqrt();
+        let parent_visits = parent.visits();
+        let scale = tree.settings.c * (parent_visits.max(1) as f32).ln().sqrt();
         let mut best = 0;
         let mut best_value = f32::NEG_INFINITY;
-        for (k, ch) in tree.nodes[kids].iter().enumerate() {
+        for (k, ch) in open_children(&tree.settings, &tree.nodes[kids], parent_visits) {
             let (visits, wins) = ch.stats();
             let (amaf_visits, amaf_wins) = ch.amaf();
             if visits == 0 && amaf_visits == 0 {
@@ -750,13 +777,25 @@ impl Worker {
         let policy = s
             .policy
             .map(|pp| (pp.weight, *self.slots[pp.slot].scores(board, color)));
+        // Widening ranks the candidates best first, so the open ones are a prefix of the
+        // block; the other settings' per-candidate values travel with them (`order`).
+        let mut order: [u8; NN] = std::array::from_fn(|k| k as u8);
+        if let Some(w) = s.widen {
+            let scores = *self.slots[w.slot].scores(board, color);
+            order[..n].sort_by(|&a, &b| {
+                let (a, b) = (cand[a as usize] as usize, cand[b as usize] as usize);
+                scores[a].total_cmp(&scores[b]).then(a.cmp(&b))
+            });
+        }
         let count = n - (dropped & crate::rules::BOARD).count_ones() as usize + 1;
         let Some(first) = tree.claim(n + 1, count) else {
             target.first.store(0, Release);
             return false;
         };
         let mut k_out = first;
-        for (k, &c) in cand[..n].iter().enumerate() {
+        for &k in &order[..n] {
+            let k = k as usize;
+            let c = cand[k];
             let b = bit(c as usize);
             if dropped & b == 0 {
                 let soft_prior = if soft & b != 0 { soft_visits } else { 0 };
@@ -823,6 +862,24 @@ impl Worker {
     }
 }
 
+/// The children selection may take, with their block offsets: all of them, or with
+/// progressive widening the open prefix of the ranked block and the pass (always last).
+#[inline]
+fn open_children<'a>(
+    settings: &Settings,
+    kids: &'a [Node],
+    parent_visits: u32,
+) -> impl Iterator<Item = (usize, &'a Node)> {
+    let last = kids.len() - 1;
+    let open = settings
+        .widen
+        .map_or(last, |w| w.open(parent_visits).min(last));
+    kids[..open]
+        .iter()
+        .enumerate()
+        .chain(std::iter::once((last, &kids[last])))
+}
+
 /// Runs a playout, recording its board moves into `trace` when given (RAVE).
 fn run_traced<P: PlayoutPolicy>(
     board: &mut Board,
@@ -864,6 +921,7 @@ mod tests {
             priors: false,
             heavy: HeavyConfig::default(),
             policy: None,
+            widen: None,
         };
         let slots = vec![PrunerSlot::new(Arc::new(RulePruner::default()), 64)];
         (
@@ -1049,5 +1107,40 @@ mod tests {
         w.search(&t, &SimBudget::new(5000), None);
         assert!(t.node_count() <= 1_000);
         assert_eq!(t.root().visits(), 5000);
+    }
+
+    #[test]
+    fn widening_opens_the_ranked_candidates_as_visits_grow() {
+        let w = Widening {
+            slot: 0,
+            k0: 3,
+            base: 10.0,
+            log_mult: 2f32.ln(),
+        };
+        let opens: Vec<usize> = [0, 9, 10, 19, 20, 40, 80, 1000]
+            .iter()
+            .map(|&n| w.open(n))
+            .collect();
+        assert_eq!(opens, [3, 3, 4, 4, 5, 6, 7, 10]);
+        let (mut t, mut worker) = worker(None, None);
+        t.settings.widen = Some(w);
+        worker.search(&t, &SimBudget::new(400), None);
+        // The root's block is ranked best first by the pruner (pass last), and selection
+        // only visited the open prefix and the pass.
+        let kids = t.root_children();
+        let scores = *worker.slots[0].scores(&Board::new(), Color::Black);
+        let ranked: Vec<f32> = kids[..kids.len() - 1]
+            .iter()
+            .map(|c| scores[c.mv()])
+            .collect();
+        assert!(ranked.windows(2).all(|p| p[0] <= p[1]), "{ranked:?}");
+        let open = w.open(t.root().visits());
+        assert!(open < 20, "{open}");
+        for (k, c) in kids.iter().enumerate() {
+            if k >= open && k + 1 < kids.len() {
+                assert_eq!(c.visits(), 0, "closed candidate {k} was visited");
+            }
+        }
+        assert!(kids[..open].iter().all(|c| c.visits() > 0));
     }
 }

@@ -21,11 +21,13 @@ use crate::rules::{
 };
 use crate::util::rng::FastRng;
 
+use super::clock::{Clock, TimeControl};
 use super::engine::{Engine, EngineMove, MoveStats, PrunerView};
 use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
 pub use super::tree::PlayoutKind;
 use super::tree::{
-    PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, Worker,
+    PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, Widening,
+    Worker,
 };
 
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
@@ -63,6 +65,22 @@ pub struct SoftPrune {
     pub depth: u32,
 }
 
+/// Progressive widening (`widen=PRUNER:K0:BASE:MULT`): a node's candidates are ranked by
+/// the pruner, best first, and selection looks only at the best `k(n)` of them (pass always
+/// included), `k(n) = K0 + 1 + floor(log_MULT(n / BASE))` once the node has `n >= BASE`
+/// visits (else K0): Coulom's unpruning schedule with the network as the order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Widen {
+    /// Pruner spec giving the order, as for tree pruning.
+    pub pruner: String,
+    /// Candidates open at a new node.
+    pub k0: usize,
+    /// Visits at which the next candidate opens.
+    pub base: f32,
+    /// Each further candidate needs this many times the visits of the previous one.
+    pub mult: f32,
+}
+
 /// How several search threads share the work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -96,6 +114,13 @@ pub struct UctConfig {
     pub resign: f32,
     /// Pass after the opponent passed when the area count already wins (ends games fast).
     pub pass_when_ahead: bool,
+    /// Never choose a pass while the area count says it loses (the opponent's pass would
+    /// end the game), as long as the search tried a board move. Off in the paper's engine,
+    /// whose recorded games pass on its search alone.
+    pub safe_pass: bool,
+    /// Resign only after the best move's simulations reach this many, so a short search
+    /// (a time-pressed move) never resigns on noise.
+    pub resign_visits: u32,
     /// Node budget per tree (32 bytes each); expansion stops when it is spent.
     pub max_nodes: usize,
     /// Playout length cap in moves (both colours, passes included).
@@ -113,6 +138,8 @@ pub struct UctConfig {
     pub playout: PlayoutKind,
     /// Soft pruning (none by default).
     pub soft: Option<SoftPrune>,
+    /// Progressive widening (none by default).
+    pub widen: Option<Widen>,
     /// Entries of each pruner's score cache (rounded up to a power of two; 324 bytes each).
     pub cache: usize,
     /// RAVE equivalence parameter (0 = off, the paper's plain UCT). michi uses 3500.
@@ -127,9 +154,12 @@ pub struct UctConfig {
     /// Weight of the policy prior (michi's large-pattern prior uses 100).
     pub policy_weight: f32,
     /// Stop a move's search after this many seconds even when `sims` are not done (0 = no
-    /// limit). GTP `time_left` also caps a move at 1/20 of the time left. Either limit makes
-    /// games depend on machine speed, so experiments leave both off.
+    /// limit). A clock (GTP `time_settings`/`time_left`, `match --time-per-move`) also caps
+    /// each move at the time allocator's budget ([`super::clock`]). Either limit makes games
+    /// depend on machine speed, so the paper's experiments leave both off.
     pub max_seconds: f64,
+    /// Seconds every clock budget keeps back for the controller's and the transport's lag.
+    pub time_safety: f64,
 }
 
 impl Default for UctConfig {
@@ -143,6 +173,8 @@ impl Default for UctConfig {
             reuse: true,
             resign: 0.0,
             pass_when_ahead: true,
+            safe_pass: false,
+            resign_visits: 0,
             max_nodes: 1 << 20,
             playout_moves: PlayoutConfig::default().max_moves,
             prune: None,
@@ -151,6 +183,7 @@ impl Default for UctConfig {
             playout_prune: None,
             playout: PlayoutKind::Uniform,
             soft: None,
+            widen: None,
             cache: 4096,
             rave: 0.0,
             priors: false,
@@ -158,6 +191,7 @@ impl Default for UctConfig {
             policy: None,
             policy_weight: 100.0,
             max_seconds: 0.0,
+            time_safety: super::clock::DEFAULT_SAFETY,
         }
     }
 }
@@ -215,8 +249,9 @@ pub struct UctEngine {
     workers: Vec<Worker>,
     /// The pruner shown by GTP analyze commands (tree, else soft, else playout pruner).
     view_pruner: Option<(Arc<dyn Pruner>, usize)>,
-    /// Seconds left on each colour's clock (GTP `time_left`), when known.
-    time_left: [Option<f64>; 2],
+    /// Each colour's clock (GTP `time_settings` and `time_left`; counted down by the engine
+    /// itself between reports).
+    clocks: [Clock; 2],
     /// Simulations run by the last search (fewer than `sims` when a time limit hit).
     last_sims: u64,
 }
@@ -251,6 +286,12 @@ impl UctEngine {
             share: p.share,
             eval: p.eval,
         });
+        let widen = config.widen.as_ref().map(|w| Widening {
+            slot: slot_of(&w.pruner),
+            k0: w.k0,
+            base: w.base,
+            log_mult: w.mult.ln(),
+        });
         let policy = config.policy.as_ref().map(|p| PolicyPrior {
             slot: slot_of(p),
             weight: config.policy_weight,
@@ -277,6 +318,7 @@ impl UctEngine {
             priors: config.priors,
             heavy: config.heavy,
             policy,
+            widen,
         };
         let view_pruner = prune
             .map(|p| (p.slot, p.x))
@@ -304,7 +346,7 @@ impl UctEngine {
             trees,
             workers,
             view_pruner,
-            time_left: [None; 2],
+            clocks: [Clock::new(TimeControl::None); 2],
             last_sims: 0,
         })
     }
@@ -394,8 +436,15 @@ impl UctEngine {
         let threads = self.workers.len() as u64;
         let total = self.config.sims as u64;
         let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
-        if let Some(left) = self.time_left[color.idx()] {
-            let share = (left / 20.0).max(0.01);
+        let own_moves = self
+            .game
+            .moves()
+            .iter()
+            .filter(|(c, _)| *c == color)
+            .count();
+        if let Some(share) =
+            self.clocks[color.idx()].budget(own_moves as u32, self.config.time_safety)
+        {
             limit = Some(limit.map_or(share, |l| l.min(share)));
         }
         let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
@@ -451,6 +500,16 @@ impl UctEngine {
         stats
     }
 
+    /// Whether `color` loses by the area count if the game ended now (the opponent could end
+    /// it by passing after our pass).
+    fn pass_loses(&self, color: Color) -> bool {
+        let margin = score::area_margin(self.game.board(), self.game.komi());
+        match color {
+            Color::Black => margin <= 0.0,
+            Color::White => margin >= 0.0,
+        }
+    }
+
     /// Chooses a move (the most visited; ties to the higher win count, then lower index).
     fn decide(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {
         let start = Instant::now();
@@ -476,14 +535,26 @@ impl UctEngine {
         }
         let root_stats = self.search(color);
         stats.simulations = self.last_sims;
-        let mut best: Option<(usize, u32, f32)> = None;
-        for (i, &(v, w, _, _)) in root_stats.iter().enumerate() {
-            if v == 0 || (cleanup && i == PASS_INDEX) {
-                continue;
+        let most_visited = |skip_pass: bool| {
+            let mut best: Option<(usize, u32, f32)> = None;
+            for (i, &(v, w, _, _)) in root_stats.iter().enumerate() {
+                if v == 0 || (skip_pass && i == PASS_INDEX) {
+                    continue;
+                }
+                if best.is_none_or(|(_, bv, bw)| v > bv || (v == bv && w > bw)) {
+                    best = Some((i, v, w));
+                }
             }
-            if best.is_none_or(|(_, bv, bw)| v > bv || (v == bv && w > bw)) {
-                best = Some((i, v, w));
-            }
+            best
+        };
+        let mut best = most_visited(cleanup);
+        if self.config.safe_pass
+            && best.is_some_and(|(i, _, _)| i == PASS_INDEX)
+            && self.pass_loses(color)
+        {
+            // A pass the opponent can answer with a pass would lose by the area count: play
+            // the best board move instead, when the search has one.
+            best = most_visited(true).or(best);
         }
         let (mv, winrate) = match best {
             Some((i, v, w)) => (
@@ -496,6 +567,7 @@ impl UctEngine {
         stats.seconds = start.elapsed().as_secs_f64();
         if let Some(wr) = winrate
             && wr < self.config.resign
+            && best.is_some_and(|(_, v, _)| v >= self.config.resign_visits)
         {
             return (EngineMove::Resign, stats);
         }
@@ -505,6 +577,8 @@ impl UctEngine {
     fn genmove_inner(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {
         let was_over = self.game.is_over();
         let (m, stats) = self.decide(color, cleanup);
+        // Until the controller reports the clock again, count the move against it.
+        self.clocks[color.idx()].spend(stats.seconds);
         if let EngineMove::Play(mv) = m
             && !was_over
             && self.play(color, mv).is_err()
@@ -550,6 +624,9 @@ fn describe(c: &UctConfig) -> String {
     }
     if let Some(p) = &c.soft {
         s += &format!(",soft={}:{}:{}@{}", p.pruner, p.visits, p.x, p.depth);
+    }
+    if let Some(w) = &c.widen {
+        s += &format!(",widen={}:{}:{}:{}", w.pruner, w.k0, w.base, w.mult);
     }
     s
 }
@@ -607,9 +684,14 @@ impl Engine for UctEngine {
         self.reset_trees();
     }
 
-    fn set_time_left(&mut self, color: Color, seconds: f64) {
-        let valid = (0.0..=crate::util::num::MAX_SECONDS).contains(&seconds) && seconds > 0.0;
-        self.time_left[color.idx()] = valid.then_some(seconds);
+    fn set_time_control(&mut self, control: TimeControl) {
+        self.clocks = [Clock::new(control); 2];
+    }
+
+    fn set_time_left(&mut self, color: Color, seconds: f64, stones: u32) {
+        if (0.0..=crate::util::num::MAX_SECONDS).contains(&seconds) {
+            self.clocks[color.idx()].set_left(seconds, stones);
+        }
     }
 
     fn pruner_view(&self, color: Color) -> Option<PrunerView> {
