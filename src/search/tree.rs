@@ -15,13 +15,27 @@ use crate::analysis::TerritoryPlayout;
 use crate::playout::heavy::{Heavy, HeavyConfig};
 use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
 use crate::rules::{BitIter, Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
-use crate::search::uct::PlayoutKind;
 use crate::util::rng::FastRng;
 
 use super::pruning::{
     EveryMove, LeafMasked, PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask,
     worst_share_mask,
 };
+
+/// Which policy plays the playouts out. Defined here, where the playouts run, and re-exported
+/// by [`super::uct`], whose config names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlayoutKind {
+    /// Uniformly random legal moves that do not fill the mover's own eye.
+    #[default]
+    Uniform,
+    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
+    Territory,
+    /// MoGo-style heavy playouts: captures, atari escapes and 3x3 shapes around the last
+    /// moves first, self-ataris mostly refused ([`crate::playout::heavy`]).
+    Heavy,
+}
 
 /// One tree node: the move that led here and its statistics.
 #[derive(Debug, Clone, Copy, Default)]

@@ -13,20 +13,22 @@ use anyhow::Context;
 
 use crate::playout::PlayoutConfig;
 use crate::playout::heavy::HeavyConfig;
-use crate::prune::{Pruner, registry::make_pruner};
+use crate::prune::Pruner;
 use crate::rules::{
     BOARD, Bits, Color, Game, IllegalMove, Move, NN, PASS_INDEX, Point, bit, score,
 };
 use crate::util::rng::FastRng;
 
 use super::engine::{Engine, EngineMove, MoveStats, PrunerView};
+use super::pruners::make_pruner;
 use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
+pub use super::tree::PlayoutKind;
 use super::tree::{PlayoutPruning, PolicyPrior, Settings, SoftPruning, TreePruning, Worker};
 
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TreePrune {
-    /// Pruner spec: `rule`, `random[:SEED]`, `nn[:MODEL]`, ... (see `prune::registry`).
+    /// Pruner spec: `rule`, `random[:SEED]`, `nn[:MODEL]`, ... (see `search::pruners`).
     pub pruner: String,
     /// How many of the worst candidate moves to drop at each pruned node.
     pub x: usize,
@@ -56,20 +58,6 @@ pub struct SoftPrune {
     pub x: usize,
     /// First depth where priors are given (0 = the root).
     pub depth: u32,
-}
-
-/// Which policy plays the playouts out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PlayoutKind {
-    /// Uniformly random legal moves that do not fill the mover's own eye.
-    #[default]
-    Uniform,
-    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
-    Territory,
-    /// MoGo-style heavy playouts: captures, atari escapes and 3x3 shapes around the last
-    /// moves first, self-ataris mostly refused ([`crate::playout::heavy`]).
-    Heavy,
 }
 
 /// Every tunable of the UCT engine. Defaults are the paper's setup (paper A in `docs/papers.md`).
@@ -156,21 +144,8 @@ impl Default for UctConfig {
     }
 }
 
-impl UctConfig {
-    /// Checks every field against the range of its spec key (values set in code, not parsed,
-    /// meet the same bounds) and the combinations of keys. Spec parsing and
-    /// [`UctEngine::new`] both call it, so no engine runs on a config outside these bounds.
-    pub fn validate(&self) -> anyhow::Result<()> {
-        // Ranges: each field against its spec key's row, so code and specs share one bound.
-        super::spec::check_uct_ranges(self)?;
-        // Combinations no single key can refuse.
-        anyhow::ensure!(
-            self.playout == PlayoutKind::Uniform || self.playout_prune.is_none(),
-            "playout=territory or heavy cannot be combined with playout_prune"
-        );
-        Ok(())
-    }
-}
+// `UctConfig::validate` lives in `spec.rs`, beside the key tables whose ranges it checks:
+// this file sits below `spec` in the search layer's file order.
 
 /// Builds a pruner from a spec like `rule`, `random:7` or `nn:models/x`; a `random` pruner
 /// without a seed takes the engine's.
