@@ -8,7 +8,7 @@
 //! code and are skipped. Macros exported at the crate root (`crate::outln!`) count as part of
 //! the module that defines them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -45,8 +45,10 @@ const SEARCH_FILES: &[&str] = &[
 struct Violation {
     file: String,
     line: usize,
-    /// The path as written, e.g. `crate::search` or `super::uct`.
+    /// The module the path names, e.g. `crate::search` or `super::uct`.
     import: String,
+    /// The source line, trimmed.
+    source: String,
     why: String,
 }
 
@@ -54,8 +56,8 @@ impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}:{}: `{}`: {}",
-            self.file, self.line, self.import, self.why
+            "{}:{}: `{}`: {} (in `{}`)",
+            self.file, self.line, self.import, self.why, self.source
         )
     }
 }
@@ -267,12 +269,14 @@ fn check_source(
     text: &str,
 ) -> Vec<Violation> {
     let code = code_only(text);
+    let source = |line: usize| text.lines().nth(line - 1).unwrap_or("").trim().to_string();
     let mut bad = Vec::new();
     let Some(&own) = order.rank.get(module) else {
         bad.push(Violation {
             file: file.into(),
             line: 1,
             import: module.into(),
+            source: String::new(),
             why: format!("module `{module}` is in no layer of LAYERS"),
         });
         return bad;
@@ -293,6 +297,7 @@ fn check_source(
             file: file.into(),
             line,
             import: format!("crate::{name}"),
+            source: source(line),
             why,
         });
     }
@@ -303,6 +308,7 @@ fn check_source(
                 file: file.into(),
                 line: 1,
                 import: file_stem.into(),
+                source: String::new(),
                 why: format!("search file `{file_stem}` is not in SEARCH_FILES"),
             });
             return bad;
@@ -326,6 +332,7 @@ fn check_source(
                     file: file.into(),
                     line,
                     import: format!("{prefix}::{name}"),
+                    source: source(line),
                     why: format!("search file `{file_stem}` uses `{name}`, which is not below it"),
                 });
             }
@@ -402,31 +409,24 @@ fn modules_use_only_lower_layers() {
     let order = Order::new(&macros);
 
     // Every module folder is in exactly one layer, and every listed module exists.
-    let mut dirs: Vec<String> = sources.iter().map(|s| s.0.clone()).collect();
-    dirs.dedup();
-    let mut listed: Vec<String> = LAYERS
-        .iter()
-        .flat_map(|l| l.iter().map(|m| m.to_string()))
-        .collect();
+    let dirs: BTreeSet<&str> = sources.iter().map(|s| s.0.as_str()).collect();
+    let mut listed: Vec<&str> = LAYERS.iter().flat_map(|l| l.iter().copied()).collect();
     listed.sort();
-    let mut sorted_dirs = dirs.clone();
-    sorted_dirs.sort();
-    sorted_dirs.dedup();
     assert_eq!(
-        listed, sorted_dirs,
+        listed,
+        dirs.into_iter().collect::<Vec<_>>(),
         "LAYERS must name each folder of src/ once"
     );
-    let search_files: Vec<&str> = sources
+    let found: BTreeSet<&str> = sources
         .iter()
         .filter(|s| s.0 == "search" && s.1 != "mod")
         .map(|s| s.1.as_str())
         .collect();
     let mut expected: Vec<&str> = SEARCH_FILES.to_vec();
     expected.sort();
-    let mut found = search_files.clone();
-    found.sort();
     assert_eq!(
-        expected, found,
+        expected,
+        found.into_iter().collect::<Vec<_>>(),
         "SEARCH_FILES must name each file of src/search/ once"
     );
 
@@ -476,6 +476,7 @@ use crate::sgf::GameRecord;
             .starts_with("src/playout/x.rs:4: `crate::search`")
     );
     assert!(bad[2].why.contains("share layer"), "{}", bad[2]);
+    assert_eq!(bad[1].source, "crate::cli::main();");
 
     let tree =
         "use super::pruning::X;\nuse super::uct::PlayoutKind;\nmod tests { use super::*; }\n";
