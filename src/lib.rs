@@ -17,8 +17,10 @@
 //! 4. **Playouts** — [`playout::run`]: the loop every Monte-Carlo engine here shares; a
 //!    [`playout::PlayoutPolicy`] decides each move, which is where pruning plugs in.
 //!
-//! Higher layers (datasets, networks, search, GTP, tournaments) build on these four and never
-//! the other way round.
+//! Higher layers build on these and never the other way round. The layers, lowest first
+//! (modules on one line do not use each other): [`util`]; [`rules`]; [`playout`], [`sgf`];
+//! [`dataset`], [`analysis`], [`prune`]; [`net`], [`endgame`]; [`search`]; [`gtp`],
+//! [`arena`]; [`report`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
 //!
 //! ```
 //! use akushu::rules::{Game, Move};

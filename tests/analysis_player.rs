@@ -1,8 +1,9 @@
 //! The territory player and playout policy: legal, deterministic per seed, games end.
 
-use akushu::analysis::{TerritoryPlayer, TerritoryPlayout};
+use akushu::analysis::TerritoryPlayout;
 use akushu::playout::{self, PlayoutConfig};
 use akushu::rules::{Board, Color, Move};
+use akushu::search::TerritoryPlayer;
 use akushu::search::engine::{Engine, EngineMove};
 use akushu::util::rng::FastRng;
 

@@ -1,24 +1,25 @@
 //! Board analysis of a classic rule-based Go program (paper E in `docs/papers.md`): chains, the 16
 //! connection patterns, groups, influence territory, end-of-game territory, territory-gain
-//! candidate moves, and the territory player / playout policy built on them.
+//! candidate moves, and the territory-gain playout policy built on them (the territory player,
+//! an engine, is `search::territory`).
 //!
 //! Reading order: [`chains`] (flood-fill numbering) -> [`connections`] (the 16 patterns and
 //! their connection points) -> [`groups`] (chains joined by connections) -> [`territory`]
 //! (influence for move generation, the 4-direction scan for game end) -> [`candidates`]
-//! (territory gain of each move) -> [`player`] (the engine and the playout policy).
+//! (territory gain of each move) -> [`playout`] (the best-gain move and the playout policy).
 
 pub mod candidates;
 pub mod chains;
 pub mod connections;
 pub mod groups;
-pub mod player;
+pub mod playout;
 pub mod territory;
 
 pub use candidates::{CandidateMove, best_gain_moves, territory_gains};
 pub use chains::{Chain, Chains};
 pub use connections::{Connection, PATTERNS, Pattern, PatternKind, connections};
 pub use groups::{Group, Groups};
-pub use player::{TerritoryConfig, TerritoryPlayer, TerritoryPlayout};
+pub use playout::{TerritoryPlayout, choose_best_gain};
 pub use territory::{EndConfig, EndTerritory, Influence, end_territory, influence};
 
 use crate::rules::{Bits, N};

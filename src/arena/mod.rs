@@ -6,7 +6,7 @@
 //! - [`gtp`]: the GTP client (child process, per-command timeouts);
 //! - [`referee`]: plays one game and scores it;
 //! - [`record`]: the CSV row and the SGF of a game;
-//! - [`summary`]: win rates with Wilson intervals ([`crate::report::stats`]), errors, time
+//! - [`summary`]: win rates with Wilson intervals ([`crate::util::stats`]), errors, time
 //!   per move, overhead;
 //! - [`experiment`]: experiment files (`experiments/*.toml`) and running their arms;
 //! - [`runner`]: plans, runs, resumes, shards and merges matches;

@@ -6,8 +6,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::record::{EndReason, GameRecord};
-use crate::report::stats::{Z95, wilson};
 use crate::rules::Color;
+use crate::util::stats::{Z95, wilson};
 
 /// Wins out of games, with the rate and its Wilson 95% interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

@@ -2,8 +2,9 @@
 
 use crate::rules::{Board, Color, Move, NN};
 
-/// Marker for "no point" in `last_moves` and `ko`.
-pub const NO_POINT: u8 = u8::MAX;
+/// Marker for "no point" in `last_moves` and `ko` (defined in [`crate::rules::coord`], which
+/// SGF replay below this module also uses).
+pub use crate::rules::NO_POINT;
 
 /// Which part of a dataset. Games are split whole: a game never straddles two splits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

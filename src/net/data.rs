@@ -85,7 +85,7 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
             let mut positions = Vec::new();
             let ok = replay(&rec, Superko::Never, |step| {
                 let code = |m: Option<crate::rules::Move>| {
-                    m.map_or(crate::dataset::NO_POINT, |m| m.index() as u8)
+                    m.map_or(crate::rules::NO_POINT, |m| m.index() as u8)
                 };
                 positions.push(Position {
                     cells: *step.board.cells(),
@@ -96,7 +96,7 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
                     ko: step
                         .board
                         .ko_point()
-                        .map_or(crate::dataset::NO_POINT, |k| k.index() as u8),
+                        .map_or(crate::rules::NO_POINT, |k| k.index() as u8),
                     winner: rec.result.winner_code(),
                     black_rank: rec.black_rank.unwrap_or(i8::MIN),
                     white_rank: rec.white_rank.unwrap_or(i8::MIN),

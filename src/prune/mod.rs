@@ -4,9 +4,12 @@
 //! the trained network, a uniform-random control, "none", rule-based and kake-me pruners.
 //! The search decides what to do with the scores (drop the x worst in the tree, forbid the
 //! worst share of empty points in playouts, or give them negative priors); pruners only rate.
+//!
+//! This module holds the trait and the pruners that need nothing above the rules (`none`,
+//! [`random`], [`rules`]); the network and kake-me pruners live in `net` and `endgame`, and
+//! `search::pruners` builds any of them by name.
 
 pub mod random;
-pub mod registry;
 pub mod rules;
 
 use crate::rules::{Board, Color, Move, NN, Point};

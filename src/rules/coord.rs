@@ -20,6 +20,9 @@ pub const N: usize = 9;
 pub const NN: usize = N * N;
 /// The flat index that stands for a pass.
 pub const PASS_INDEX: usize = NN;
+/// The one-byte code for "no point" in compact records (a dataset's last moves and ko point).
+/// Defined with the coordinates so that both SGF replay and the dataset format can use it.
+pub const NO_POINT: u8 = u8::MAX;
 
 /// GTP column letters: `I` is skipped by convention.
 const GTP_COLS: &[u8; 9] = b"ABCDEFGHJ";

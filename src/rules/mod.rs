@@ -11,6 +11,6 @@ pub mod score;
 pub mod tables;
 
 pub use board::{Board, Color, IllegalMove};
-pub use coord::{CoordError, Move, N, NN, PASS_INDEX, Point};
+pub use coord::{CoordError, Move, N, NN, NO_POINT, PASS_INDEX, Point};
 pub use game::{Game, Scoring};
 pub use tables::{BOARD, BitIter, Bits, bit};

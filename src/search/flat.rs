@@ -102,13 +102,8 @@ pub struct FlatEngine {
     rng: FastRng,
 }
 
-impl FlatConfig {
-    /// Checks every field against the range of its spec key (values set in code meet the
-    /// same bounds as parsed ones).
-    pub fn validate(&self) -> anyhow::Result<()> {
-        super::spec::check_ranges(super::spec::FLAT_KEYS, self, &mut FlatConfig::default())
-    }
-}
+// `FlatConfig::validate` lives in `spec.rs`, beside the key tables whose ranges it checks:
+// this file sits below `spec` in the search layer's file order.
 
 impl FlatEngine {
     /// Builds the engine; fails when the config is out of range ([`FlatConfig::validate`]).

@@ -11,7 +11,7 @@
 //!
 //! `KIND[:key=value,...]`. Pruner values are `PRUNER[:ARG]:...` where the trailing fields
 //! are the numbers (`X[@D]` for `prune`, `SHARE` for `playout_prune`, `N:X[@D]` for `soft`)
-//! and everything before them names the pruner for [`crate::prune::registry::make_pruner`]
+//! and everything before them names the pruner for [`super::pruners::make_pruner`]
 //! (`rule`, `random`, `random:7`, `nn`, `nn:models/x`). A missing `@D` means depth 0.
 //!
 //! One registry, [`ENGINE_KINDS`], names every engine kind; GTP, matches, experiments and
@@ -99,7 +99,7 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
         doc: "The rule-based territory-gain player (no search); its name carries its seed.",
         build: |spec, seed| {
             let seed = parse_territory(spec)?.unwrap_or(seed);
-            Ok(Box::new(crate::analysis::TerritoryPlayer::new(seed)))
+            Ok(Box::new(super::territory::TerritoryPlayer::new(seed)))
         },
         resolved: |spec| {
             let seed = parse_territory(spec)?;
@@ -200,7 +200,7 @@ pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
         .flatten()
         .filter_map(|p| match p.split_once(':') {
             Some(("nn", dir)) => Some(dir.into()),
-            None if p == "nn" => Some(crate::prune::registry::DEFAULT_MODEL.into()),
+            None if p == "nn" => Some(super::pruners::DEFAULT_MODEL.into()),
             _ => None,
         })
         .collect();
@@ -1040,7 +1040,7 @@ fn parse_uct_from(kind: &str, base: UctConfig, spec: &str) -> anyhow::Result<Uct
 /// Checks each field of `value` that a key sets against that key's row: the value's spec
 /// text must parse and pass the row's range, as if it had been written in a spec. The
 /// values are stored into `scratch`.
-pub(crate) fn check_ranges<D>(keys: &[Key<D>], value: &D, scratch: &mut D) -> anyhow::Result<()> {
+fn check_ranges<D>(keys: &[Key<D>], value: &D, scratch: &mut D) -> anyhow::Result<()> {
     for key in keys {
         if let Some(text) = (key.get)(value) {
             (key.set)(scratch, key.value.parse(key.name, &text)?)?;
@@ -1050,9 +1050,36 @@ pub(crate) fn check_ranges<D>(keys: &[Key<D>], value: &D, scratch: &mut D) -> an
 }
 
 /// [`check_ranges`] for a UCT config.
-pub(crate) fn check_uct_ranges(c: &UctConfig) -> anyhow::Result<()> {
+fn check_uct_ranges(c: &UctConfig) -> anyhow::Result<()> {
     let mut scratch = UctDraft::from(UctConfig::default());
     check_ranges(UCT_KEYS, &UctDraft::from(c.clone()), &mut scratch)
+}
+
+// The engines' `validate` methods live here, beside the key tables whose ranges they check,
+// so that the engine files below this one need not import it.
+
+impl UctConfig {
+    /// Checks every field against the range of its spec key (values set in code, not parsed,
+    /// meet the same bounds) and the combinations of keys. Spec parsing and
+    /// [`UctEngine::new`] both call it, so no engine runs on a config outside these bounds.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        // Ranges: each field against its spec key's row, so code and specs share one bound.
+        check_uct_ranges(self)?;
+        // Combinations no single key can refuse.
+        anyhow::ensure!(
+            self.playout == PlayoutKind::Uniform || self.playout_prune.is_none(),
+            "playout=territory or heavy cannot be combined with playout_prune"
+        );
+        Ok(())
+    }
+}
+
+impl FlatConfig {
+    /// Checks every field against the range of its spec key (values set in code meet the
+    /// same bounds as parsed ones).
+    pub fn validate(&self) -> anyhow::Result<()> {
+        check_ranges(FLAT_KEYS, self, &mut FlatConfig::default())
+    }
 }
 
 /// Parses a `territory[:seed=N]` spec: its own seed, if it names one. The player's name

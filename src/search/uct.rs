@@ -15,7 +15,7 @@ use anyhow::Context;
 
 use crate::playout::PlayoutConfig;
 use crate::playout::heavy::HeavyConfig;
-use crate::prune::{Pruner, registry::make_pruner};
+use crate::prune::Pruner;
 use crate::rules::{
     BOARD, Bits, Color, Game, IllegalMove, Move, NN, PASS_INDEX, Point, bit, score,
 };
@@ -23,6 +23,7 @@ use crate::util::rng::FastRng;
 
 use super::clock::{Clock, TimeControl};
 use super::engine::{Engine, EngineMove, MoveStats, PrunerView};
+use super::pruners::make_pruner;
 use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
 pub use super::tree::PlayoutKind;
 use super::tree::{
@@ -33,7 +34,7 @@ use super::tree::{
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TreePrune {
-    /// Pruner spec: `rule`, `random[:SEED]`, `nn[:MODEL]`, ... (see `prune::registry`).
+    /// Pruner spec: `rule`, `random[:SEED]`, `nn[:MODEL]`, ... (see `search::pruners`).
     pub pruner: String,
     /// How many of the worst candidate moves to drop at each pruned node.
     pub x: usize,
@@ -196,21 +197,8 @@ impl Default for UctConfig {
     }
 }
 
-impl UctConfig {
-    /// Checks every field against the range of its spec key (values set in code, not parsed,
-    /// meet the same bounds) and the combinations of keys. Spec parsing and
-    /// [`UctEngine::new`] both call it, so no engine runs on a config outside these bounds.
-    pub fn validate(&self) -> anyhow::Result<()> {
-        // Ranges: each field against its spec key's row, so code and specs share one bound.
-        super::spec::check_uct_ranges(self)?;
-        // Combinations no single key can refuse.
-        anyhow::ensure!(
-            self.playout == PlayoutKind::Uniform || self.playout_prune.is_none(),
-            "playout=territory or heavy cannot be combined with playout_prune"
-        );
-        Ok(())
-    }
-}
+// `UctConfig::validate` lives in `spec.rs`, beside the key tables whose ranges it checks:
+// this file sits below `spec` in the search layer's file order.
 
 /// Builds a pruner from a spec like `rule`, `random:7` or `nn:models/x`; a `random` pruner
 /// without a seed takes the engine's.

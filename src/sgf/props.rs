@@ -101,7 +101,7 @@ impl GameResult {
     }
 }
 
-/// Value for an unknown rank in [`crate::dataset::Position`].
+/// Value for an unknown rank in a dataset position (`dataset::Position`).
 pub const RANK_UNKNOWN: i8 = i8::MIN;
 
 /// Parses a rank into akushu's numeric scale (the shared OGS index's): 1k = 0, 2k = -1,

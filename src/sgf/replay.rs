@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::record::GameRecord;
-use crate::rules::{Board, Color, Game, IllegalMove, Move, Point};
+use crate::rules::{Board, Color, Game, IllegalMove, Move, NO_POINT, Point};
 
 /// When positional superko is enforced during replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
@@ -183,5 +183,5 @@ pub fn check(rec: &GameRecord, superko: Superko) -> Result<Game, ReplayError> {
 
 /// Flat index of an optional point for the compact records (`255` for none).
 pub fn point_code(p: Option<Point>) -> u8 {
-    p.map_or(crate::dataset::NO_POINT, |p| p.index() as u8)
+    p.map_or(NO_POINT, |p| p.index() as u8)
 }

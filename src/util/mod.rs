@@ -1,9 +1,11 @@
-//! Small shared helpers: the fast seeded RNG, atomic file writes and process CPU time.
+//! Small shared helpers: the fast seeded RNG, atomic file writes, the Wilson interval and
+//! process CPU time. The lowest layer: it uses no other module of the crate.
 
 pub mod fsio;
 pub mod num;
 pub mod output;
 pub mod rng;
+pub mod stats;
 pub mod stdout;
 
 /// CPU seconds (user + system, all threads) this process has used, or `None` where the

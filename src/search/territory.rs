@@ -1,15 +1,13 @@
-//! The paper's program before Monte-Carlo (paper E in `docs/papers.md`): play a random best territory-gain
-//! move, pass when no move gains. [`TerritoryPlayer`] is that player behind the
-//! [`Engine`] interface (engine spec `territory:`); [`TerritoryPlayout`] is the same move
-//! generator as a playout policy (`uct:playout=territory`), which falls back to a uniform
-//! random move instead of passing so that playouts still reach the end of the game.
+//! The paper's program before Monte-Carlo (paper E in `docs/papers.md`) as an engine: play a
+//! random best territory-gain move ([`crate::analysis::choose_best_gain`]), pass when no move
+//! gains (engine spec `territory:`). The move generator and its playout policy live in
+//! `analysis`; this file only puts them behind the [`Engine`] interface.
 
 use std::time::Instant;
 
-use super::candidates::territory_gains;
-use crate::playout::PlayoutPolicy;
-use crate::rules::{BOARD, Board, Color, Game, IllegalMove, Move, Point};
-use crate::search::engine::{Engine, EngineMove, MoveStats};
+use super::engine::{Engine, EngineMove, MoveStats};
+use crate::analysis::choose_best_gain;
+use crate::rules::{Color, Game, IllegalMove, Move};
 use crate::util::rng::FastRng;
 
 /// Tunables of the territory player.
@@ -30,32 +28,6 @@ impl Default for TerritoryConfig {
             min_gain: 1,
         }
     }
-}
-
-/// Picks uniformly among the legal best-gain moves that `allowed` accepts; `None` when the
-/// best gain is below `min_gain`.
-fn choose_best(
-    board: &Board,
-    color: Color,
-    min_gain: i32,
-    rng: &mut FastRng,
-    mut allowed: impl FnMut(Point) -> bool,
-) -> Option<Point> {
-    let gains = territory_gains(board, color);
-    let best = gains
-        .iter()
-        .filter(|m| allowed(m.point))
-        .map(|m| m.gain)
-        .max()?;
-    if best < min_gain {
-        return None;
-    }
-    let top: Vec<Point> = gains
-        .iter()
-        .filter(|m| m.gain == best && allowed(m.point))
-        .map(|m| m.point)
-        .collect();
-    Some(top[rng.below(top.len() as u32) as usize])
 }
 
 /// The territory player: a weak, fast, deterministic-per-seed opponent.
@@ -105,7 +77,7 @@ impl Engine for TerritoryPlayer {
         let start = Instant::now();
         let board = *self.game.board();
         let game = &self.game;
-        let mv = choose_best(&board, color, self.config.min_gain, &mut self.rng, |p| {
+        let mv = choose_best_gain(&board, color, self.config.min_gain, &mut self.rng, |p| {
             game.check(color, Move::Play(p)).is_ok()
         })
         .map_or(Move::Pass, Move::Play);
@@ -127,27 +99,5 @@ impl Engine for TerritoryPlayer {
 
     fn game(&self) -> &Game {
         &self.game
-    }
-}
-
-/// Territory-gain playouts: a random best-gain move while some move gains, otherwise a
-/// uniform random legal non-eye move (so that playouts end with two passes as usual).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TerritoryPlayout {
-    /// Minimum gain for the informed move (1 = the paper's rule).
-    pub min_gain: i32,
-}
-
-impl TerritoryPlayout {
-    pub fn new() -> TerritoryPlayout {
-        TerritoryPlayout { min_gain: 1 }
-    }
-}
-
-impl PlayoutPolicy for TerritoryPlayout {
-    fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
-        let min_gain = self.min_gain.max(1);
-        choose_best(board, color, min_gain, rng, |_| true)
-            .or_else(|| board.random_move(color, BOARD, rng))
     }
 }

@@ -1,4 +1,5 @@
-//! Summary statistics for results: the Wilson score interval for a win rate.
+//! Summary statistics for results: the Wilson score interval for a win rate. It lives in the
+//! lowest layer because both the match summaries (arena) and the report above them use it.
 
 /// z for a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;

@@ -1,4 +1,6 @@
 //! Pruners by name, so engine specs (`prune=rule:41@0`) and command lines share one syntax.
+//! The one place that names concrete pruners: it sits in the search layer, above `prune`
+//! (the trait and the simple pruners), `net` and `endgame` (the pruners built on them).
 //!
 //! | kind     | argument            | pruner                                       |
 //! |----------|---------------------|----------------------------------------------|
@@ -16,10 +18,9 @@ use anyhow::{Context, bail};
 
 use crate::endgame::{KakemeConfig, KakemePruner};
 use crate::net::NetPruner;
-
-use super::random::RandomPruner;
-use super::rules::RulePruner;
-use super::{NoPruner, Pruner};
+use crate::prune::random::RandomPruner;
+use crate::prune::rules::RulePruner;
+use crate::prune::{NoPruner, Pruner};
 
 /// The kinds [`make_pruner`] knows, for error messages and `--help` texts.
 pub const KINDS: &[&str] = &["none", "random", "rule", "nn", "kakeme"];
