@@ -128,6 +128,10 @@ impl Engine for TerritoryPlayer {
     fn game(&self) -> &Game {
         &self.game
     }
+    fn set_game(&mut self, game: Game) -> Result<(), String> {
+        self.game = game;
+        Ok(())
+    }
 }
 
 /// Territory-gain playouts: a random best-gain move while some move gains, otherwise a

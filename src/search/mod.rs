@@ -16,4 +16,4 @@ pub mod spec;
 pub mod tree;
 pub mod uct;
 
-pub use engine::{Engine, EngineMove, MoveStats, PrunerView};
+pub use engine::{Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView};

@@ -603,6 +603,29 @@ impl Worker {
         };
         result.margin
     }
+
+    /// The principal variation through the root's child number `child` (an index into
+    /// [`Worker::root_children`]): its move, then the most-visited child at each level, at
+    /// most `max_len` moves, ending where the tree stops or the best child has one visit or none.
+    pub fn principal_variation(&self, child: usize, max_len: usize) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let root = &self.nodes[0];
+        if child >= root.n_children as usize {
+            return pv;
+        }
+        let mut node = root.first as usize + child;
+        while pv.len() < max_len {
+            let n = &self.nodes[node];
+            pv.push(Move::from_index(n.mv as usize).expect("node move index"));
+            let kids = n.first as usize..n.first as usize + n.n_children as usize;
+            match kids.max_by_key(|&k| (self.nodes[k].real_visits(), std::cmp::Reverse(k))) {
+                // A child with one visit is only the first one tried, not a choice.
+                Some(k) if n.is_expanded() && self.nodes[k].real_visits() > 1 => node = k,
+                _ => break,
+            }
+        }
+        pv
+    }
 }
 
 /// Runs a playout, recording its board moves into `trace` when given (RAVE).
