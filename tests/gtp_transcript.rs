@@ -285,6 +285,9 @@ fn garbage_never_crashes_and_every_line_gets_at_most_one_reply() {
         "showboard",
         "kgs-genmove_cleanup",
         "akushu-pruned",
+        "fixed_handicap",
+        "place_free_handicap",
+        "set_free_handicap",
         "é",
         "\u{7}",
         "999999999999999999999",
@@ -391,4 +394,372 @@ fn gtp_help_lists_every_key_of_every_kind() {
             );
         }
     }
+}
+
+/// The reply of `command` on `s`.
+fn reply(s: &mut GtpServer, command: &str) -> String {
+    s.handle_line(command).expect("a reply").0
+}
+
+#[test]
+fn handicap_commands_place_black_stones_with_white_to_move() {
+    let mut s = server("uct:sims=50");
+    for (command, want) in [
+        (
+            "fixed_handicap 1",
+            "? invalid number of stones: fixed_handicap takes 2 to 9 on 9x9, not 1\n\n",
+        ),
+        (
+            "fixed_handicap 10",
+            "? invalid number of stones: fixed_handicap takes 2 to 9 on 9x9, not 10\n\n",
+        ),
+        (
+            "fixed_handicap two",
+            "? syntax error: bad number of stones `two`\n\n",
+        ),
+        ("komi 0.5", "=\n\n"),
+        ("3 fixed_handicap 4", "=3 C3 G7 C7 G3\n\n"),
+        ("fixed_handicap 2", "? board not empty\n\n"),
+        // Setup stones are not moves: undo has nothing to take back.
+        ("undo", "? cannot undo\n\n"),
+        // Area scoring counts the stones and the empty points only black reaches.
+        ("final_score", "= B+80.5\n\n"),
+        ("clear_board", "=\n\n"),
+        ("play b e5", "=\n\n"),
+        ("set_free_handicap A1 B2", "? board not empty\n\n"),
+        ("clear_board", "=\n\n"),
+        (
+            "set_free_handicap A1",
+            "? bad vertex list: set_free_handicap takes 2 to 80 vertices, got 1\n\n",
+        ),
+        (
+            "set_free_handicap A1 a1",
+            "? bad vertex list: set_free_handicap: A1 given twice\n\n",
+        ),
+        (
+            "set_free_handicap A1 pass",
+            "? bad vertex list: set_free_handicap: pass is not a point\n\n",
+        ),
+        ("set_free_handicap A1 J9 E5", "=\n\n"),
+        ("clear_board", "=\n\n"),
+        (
+            "place_free_handicap 1",
+            "? invalid number of stones: place_free_handicap takes 2 to 80, not 1\n\n",
+        ),
+        // More stones than the engine's pattern: GTP lets it place fewer.
+        ("place_free_handicap 20", "= C3 G7 C7 G3 C5 G5 E3 E7 E5\n\n"),
+    ] {
+        assert_eq!(reply(&mut s, command), want, "{command}");
+    }
+    let game = s.engine().game();
+    assert_eq!(game.to_move(), Color::White);
+    assert_eq!(game.board().stones(Color::Black).count_ones(), 9);
+    assert_eq!(game.move_count(), 0);
+    let mv = reply(&mut s, "genmove w");
+    assert!(
+        Move::from_gtp(mv.trim_start_matches("= ").trim()).is_ok(),
+        "{mv}"
+    );
+    assert_eq!(s.engine().game().move_count(), 1);
+    // A handicap needs an engine that can start from a set-up position: every kind can.
+    for spec in quick_specs() {
+        let mut s = server(&spec);
+        assert_eq!(reply(&mut s, "fixed_handicap 2"), "= C3 G7\n\n", "{spec}");
+        // Komi set after the handicap keeps the stones.
+        assert_eq!(reply(&mut s, "komi 0.5"), "=\n\n", "{spec}");
+        let game = s.engine().game();
+        assert_eq!(game.to_move(), Color::White, "{spec}");
+        assert_eq!(game.board().stones(Color::Black).count_ones(), 2, "{spec}");
+        assert_eq!(game.komi(), 0.5, "{spec}");
+    }
+}
+
+fn fixture(name: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gtp")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn loadsgf_reads_setup_moves_komi_and_move_number() {
+    let path = fixture("handicap_game.sgf");
+    let mut s = server("uct:sims=50");
+    assert_eq!(reply(&mut s, &format!("loadsgf {path}")), "=\n\n");
+    let game = s.engine().game();
+    assert_eq!(game.move_count(), 4);
+    assert_eq!(game.board().stones(Color::Black).count_ones(), 3);
+    assert_eq!(game.board().stones(Color::White).count_ones(), 2);
+    assert_eq!(game.komi(), 0.5);
+    assert_eq!(game.to_move(), Color::White);
+    // The position before move 2: the handicap and white's first move.
+    assert_eq!(reply(&mut s, &format!("loadsgf {path} 2")), "=\n\n");
+    let game = s.engine().game();
+    assert_eq!(
+        game.moves(),
+        &[(Color::White, Move::from_gtp("E5").unwrap())]
+    );
+    assert_eq!(game.board().stones(Color::Black).count_ones(), 2);
+    assert_eq!(reply(&mut s, &format!("loadsgf {path} 1")), "=\n\n");
+    assert_eq!(s.engine().game().move_count(), 0);
+    assert_eq!(s.engine().game().to_move(), Color::White);
+    // Errors name the command and the file.
+    let bad = reply(&mut s, &format!("loadsgf {path} 0"));
+    assert!(
+        bad.starts_with("? syntax error: loadsgf move_number"),
+        "{bad}"
+    );
+    let missing = reply(&mut s, "loadsgf /nonexistent/game.sgf");
+    assert!(
+        missing.starts_with("? cannot load file: loadsgf `/nonexistent/game.sgf`"),
+        "{missing}"
+    );
+    let dir = std::env::temp_dir().join(format!("akushu-loadsgf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.sgf");
+    std::fs::write(&big, "(;GM[1]FF[4]SZ[19];B[pd];W[dp])").unwrap();
+    let refused = reply(&mut s, &format!("loadsgf {}", big.display()));
+    assert!(
+        refused.contains("loadsgf") && refused.contains("board size 19"),
+        "{refused}"
+    );
+    // A refused file leaves the game as it was.
+    assert_eq!(
+        s.engine().game().board().stones(Color::Black).count_ones(),
+        2
+    );
+    assert_eq!(
+        reply(&mut s, "loadsgf"),
+        "? syntax error: missing file name\n\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn printsgf_parses_back_and_round_trips_through_loadsgf() {
+    let mut s = server("uct:sims=50");
+    for command in [
+        "komi 3.5",
+        "fixed_handicap 2",
+        "play w e5",
+        "play b d4",
+        "play w pass",
+    ] {
+        assert!(reply(&mut s, command).starts_with('='), "{command}");
+    }
+    let printed = reply(&mut s, "printsgf");
+    let sgf = printed
+        .strip_prefix("= ")
+        .and_then(|t| t.strip_suffix("\n\n"))
+        .expect(&printed);
+    let rec = akushu::sgf::parse_record(sgf.as_bytes(), "printed", "printsgf").unwrap();
+    assert_eq!(rec.moves, s.engine().game().moves());
+    assert_eq!(rec.komi, Some(3.5));
+    assert_eq!(rec.handicap, 2);
+    assert_eq!(rec.setup_black.len(), 2);
+    assert_eq!(rec.first_player, Some(Color::White));
+
+    let dir = std::env::temp_dir().join(format!("akushu-printsgf-{}", std::process::id()));
+    let file = dir.join("sub/game.sgf");
+    assert_eq!(
+        reply(&mut s, &format!("printsgf {}", file.display())),
+        "=\n\n"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim_end(), sgf);
+    let board = reply(&mut s, "showboard");
+    assert_eq!(reply(&mut s, "clear_board"), "=\n\n");
+    assert_eq!(reply(&mut s, "komi 6.5"), "=\n\n");
+    assert_eq!(
+        reply(&mut s, &format!("loadsgf {}", file.display())),
+        "=\n\n"
+    );
+    assert_eq!(reply(&mut s, "showboard"), board);
+    assert_eq!(s.engine().game().komi(), 3.5);
+    assert_eq!(reply(&mut s, "printsgf"), printed);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Checks one Leela Zero (or KataGo) info line: every candidate's fields in order, values
+/// in range, vertices on the board, a variation starting with the move. Returns the
+/// candidates' visits.
+fn check_info_line(line: &str, kata: bool) -> Vec<u32> {
+    let mut visits = Vec::new();
+    for (k, cand) in line.split("info ").skip(1).enumerate() {
+        let words: Vec<&str> = cand.split_whitespace().collect();
+        let keys: Vec<&str> = words.iter().step_by(2).copied().collect();
+        let want: &[&str] = if kata {
+            &[
+                "move",
+                "visits",
+                "utility",
+                "winrate",
+                "scoreMean",
+                "scoreStdev",
+                "scoreLead",
+                "prior",
+                "lcb",
+                "order",
+                "pv",
+            ]
+        } else {
+            &["move", "visits", "winrate", "prior", "lcb", "order", "pv"]
+        };
+        assert_eq!(&keys[..want.len()], want, "{cand}");
+        let value = |key: &str| words[words.iter().position(|w| *w == key).unwrap() + 1];
+        let mv = Move::from_gtp(value("move")).unwrap();
+        let v: u32 = value("visits").parse().unwrap();
+        assert!(v > 0, "{cand}");
+        visits.push(v);
+        assert_eq!(value("order"), k.to_string());
+        for key in ["winrate", "prior", "lcb"] {
+            if kata {
+                let x: f32 = value(key).parse().unwrap();
+                assert!((0.0..=1.0).contains(&x), "{key} {x}");
+            } else {
+                let x: u32 = value(key).parse().unwrap();
+                assert!(x <= 10_000, "{key} {x}");
+            }
+        }
+        let pv_at = words.iter().position(|w| *w == "pv").unwrap();
+        let pv: Vec<Move> = words[pv_at + 1..]
+            .iter()
+            .map(|w| Move::from_gtp(w).unwrap())
+            .collect();
+        assert_eq!(pv.first(), Some(&mv), "{cand}");
+    }
+    assert!(!visits.is_empty(), "{line}");
+    assert!(
+        visits.windows(2).all(|w| w[0] >= w[1]),
+        "best first: {line}"
+    );
+    visits
+}
+
+#[test]
+fn lz_analyze_and_kata_analyze_print_info_lines_in_their_formats() {
+    let mut s = server("uct:sims=50");
+    assert_eq!(reply(&mut s, "play b e5"), "=\n\n");
+    // Without a next line to wait for, handle_line runs one search chunk and ends.
+    let out = reply(&mut s, "7 lz-analyze w 10");
+    let body = out.strip_prefix("=7\n").expect(&out);
+    let line = body.strip_suffix("\n\n").expect(&out);
+    assert!(!line.contains('\n'), "one info line: {out}");
+    assert!(!line.contains("move E5 "), "occupied point listed: {line}");
+    check_info_line(line, false);
+    // The tree is kept: a second analysis of the same position adds visits.
+    let first: u32 = check_info_line(line, false).iter().sum();
+    let again = reply(&mut s, "lz-analyze w 10");
+    let second: u32 = check_info_line(again.trim(), false).iter().sum();
+    assert!(second > first, "{first} then {second}");
+
+    let kata = reply(&mut s, "kata-analyze interval 5 maxmoves 3");
+    let line = kata.strip_prefix("=\n").unwrap().trim_end();
+    assert!(check_info_line(line, true).len() <= 3, "{line}");
+    // Analysis searches; it does not play.
+    assert_eq!(s.engine().game().move_count(), 1);
+
+    let bad = reply(&mut s, "lz-analyze b interval");
+    assert_eq!(
+        bad,
+        "? syntax error: lz-analyze: `interval` needs a value\n\n"
+    );
+    let bad = reply(&mut s, "lz-analyze b 10 avoid b");
+    assert!(
+        bad.starts_with("? syntax error: lz-analyze: unknown argument `avoid`"),
+        "{bad}"
+    );
+}
+
+#[test]
+fn genmove_analyze_prints_info_then_play_and_plays_the_move() {
+    let mut s = server("uct:sims=300");
+    for command in ["lz-genmove_analyze b 10", "genmove_analyze w"] {
+        let out = reply(&mut s, command);
+        let body = out.strip_prefix("=\n").expect(&out);
+        let mut lines = body.lines();
+        check_info_line(lines.next().unwrap(), false);
+        let played = lines.next().unwrap().strip_prefix("play ").expect(&out);
+        let mv = Move::from_gtp(played).unwrap();
+        assert_eq!(s.engine().game().last_move().map(|m| m.1), Some(mv));
+        assert!(out.ends_with(&format!("play {played}\n\n")), "{out}");
+    }
+    assert_eq!(s.engine().game().move_count(), 2);
+}
+
+#[test]
+fn engines_without_analysis_refuse_it_and_do_not_list_it() {
+    let mut s = server("random");
+    assert_eq!(
+        reply(&mut s, "lz-analyze b 10"),
+        "? analysis not supported\n\n"
+    );
+    assert_eq!(
+        reply(&mut s, "3 kata-analyze 10"),
+        "?3 analysis not supported\n\n"
+    );
+    assert_eq!(reply(&mut s, "known_command lz-analyze"), "= false\n\n");
+    assert!(!reply(&mut s, "list_commands").contains("lz-analyze"));
+    assert_eq!(reply(&mut s, "known_command loadsgf"), "= true\n\n");
+    let mut uct = server("uct:sims=50");
+    let list = reply(&mut uct, "list_commands");
+    for c in [
+        "lz-analyze",
+        "kata-analyze",
+        "lz-genmove_analyze",
+        "genmove_analyze",
+        "loadsgf",
+        "printsgf",
+        "fixed_handicap",
+        "place_free_handicap",
+        "set_free_handicap",
+    ] {
+        assert!(list.lines().any(|l| l.trim_start_matches("= ") == c), "{c}");
+        assert_eq!(reply(&mut uct, &format!("known_command {c}")), "= true\n\n");
+    }
+}
+
+#[test]
+fn binary_analysis_runs_until_the_next_line_then_answers_it() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["gtp", "--engine", "uct:sims=100", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    stdin.write_all(b"play b e5\n5 lz-analyze w 5\n").unwrap();
+    assert_eq!(lines.next().unwrap().unwrap(), "=");
+    assert_eq!(lines.next().unwrap().unwrap(), "");
+    assert_eq!(lines.next().unwrap().unwrap(), "=5");
+    // The analysis goes on while no line arrives: several updates, visits growing.
+    let mut totals = Vec::new();
+    while totals.len() < 3 {
+        let line = lines.next().unwrap().unwrap();
+        totals.push(check_info_line(&line, false).iter().sum::<u32>());
+    }
+    assert!(totals.windows(2).all(|w| w[0] < w[1]), "{totals:?}");
+    // Any line stops it: the response ends with a blank line, then that line is answered.
+    stdin.write_all(b"6 name\n").unwrap();
+    let mut rest = Vec::new();
+    loop {
+        let line = lines.next().unwrap().unwrap();
+        if line == "=6 akushu" {
+            break;
+        }
+        rest.push(line);
+    }
+    assert_eq!(rest.last().map(String::as_str), Some(""), "{rest:?}");
+    assert!(
+        rest[..rest.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("info move ")),
+        "{rest:?}"
+    );
+    // The stdin pipe stays open: quit alone must end the process.
+    stdin.write_all(b"quit\n").unwrap();
+    assert!(child.wait().unwrap().success());
 }

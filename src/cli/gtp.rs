@@ -36,6 +36,6 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
     crate::errln!("{config}");
     let engine = build_engine(&args.engine, args.seed)?;
     let mut server = GtpServer::new(engine).with_log(!args.quiet);
-    server.run(BufReader::new(stdin().lock()), stdout().lock())?;
+    server.run_detached(BufReader::new(stdin()), stdout().lock())?;
     Ok(())
 }

@@ -5,12 +5,23 @@
 //! id when it had one); malformed, unknown or illegal input gets `? message`, never a panic or
 //! a hang. Control characters are dropped, tabs become spaces, `#` starts a comment, empty
 //! lines are ignored (GTP 2, section 3.1).
+//!
+//! Live analysis (`lz-analyze`, `kata-analyze`) answers `=` at once and then prints `info`
+//! lines until the next input line arrives, so input is read on its own thread and handed
+//! over a channel: the analysis loop searches in short chunks and polls the channel between
+//! them, stops on any line, ends its response with the blank line, then answers that line.
 
-use crate::util::num::{MAX_KOMI, MAX_SECONDS};
-use std::io::{BufRead, Write};
+pub mod analyze;
+pub mod setup;
+
+use std::io::{self, BufRead, Write};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::time::{Duration, Instant};
 
 use crate::rules::{Color, Game, Move, N, NN, Point, Scoring, bit};
 use crate::search::{Engine, EngineMove, TimeControl};
+use crate::util::num::{MAX_KOMI, MAX_SECONDS};
+use analyze::{AnalyzeArgs, Format};
 
 /// The commands answered, in `list_commands` order.
 pub const COMMANDS: &[&str] = &[
@@ -36,7 +47,55 @@ pub const COMMANDS: &[&str] = &[
     "gogui-analyze_commands",
     "akushu-pruner_scores",
     "akushu-pruned",
+    "fixed_handicap",
+    "place_free_handicap",
+    "set_free_handicap",
+    "loadsgf",
+    "printsgf",
+    "lz-analyze",
+    "kata-analyze",
+    "lz-genmove_analyze",
+    "kata-genmove_analyze",
+    "genmove_analyze",
 ];
+
+/// The commands only engines with an [`crate::search::Analyzer`] answer; the others do not
+/// list them, so a GUI does not offer analysis it would only get errors for.
+const ANALYSIS_COMMANDS: &[&str] = &[
+    "lz-analyze",
+    "kata-analyze",
+    "lz-genmove_analyze",
+    "kata-genmove_analyze",
+    "genmove_analyze",
+];
+
+/// Input lines read ahead of the server at most (a peer flooding lines waits instead of
+/// filling the memory).
+const READ_AHEAD: usize = 64;
+
+/// Longest search chunk of live analysis: the most a new command waits for the analysis to
+/// notice it.
+const MAX_CHUNK: Duration = Duration::from_millis(50);
+
+/// Shortest search chunk, so that an interval of 0 still searches between two updates.
+const MIN_CHUNK: Duration = Duration::from_millis(5);
+
+/// One input line as the reader thread hands it over.
+enum Input {
+    Line(String),
+    /// A line that cannot be a command, with the reply it gets.
+    Refused(&'static str),
+}
+
+/// What the reader thread sends: a line, or the read error that ended the input.
+type Incoming = io::Result<Input>;
+
+/// A parsed command line.
+struct Parsed {
+    id: Option<String>,
+    name: String,
+    args: Vec<String>,
+}
 
 /// Longest command line read, in bytes.
 const MAX_LINE: u64 = 1 << 20;
@@ -75,90 +134,218 @@ impl GtpServer {
     }
 
     /// Answers one input line. Returns the full reply text (ending in a blank line) and
-    /// whether the session should end, or `None` for lines that need no reply.
+    /// whether to stop reading (`quit`), or `None` for lines that need no reply. Live
+    /// analysis, which has no next line to wait for here, runs one short search chunk
+    /// (`MIN_CHUNK`) and ends.
     pub fn handle_line(&mut self, line: &str) -> Option<(String, bool)> {
-        let cleaned: String = line
-            .split('#')
-            .next()
-            .unwrap_or("")
-            .chars()
-            .filter_map(|c| match c {
-                '\t' => Some(' '),
-                c if c.is_control() => None,
-                c => Some(c),
-            })
-            .collect();
-        let mut words = cleaned.split_whitespace();
-        let first = words.next()?;
-        let (id, command) = if first.bytes().all(|b| b.is_ascii_digit()) {
-            match words.next() {
-                Some(cmd) => (Some(first), cmd),
-                None => return Some((format!("?{first} missing command\n\n"), false)),
-            }
-        } else {
-            (None, first)
-        };
-        let args: Vec<&str> = words.collect();
-        let quit = command == "quit";
-        let reply = self.dispatch(command, &args);
-        let (mark, text) = match reply {
-            Ok(t) => ('=', t),
-            Err(t) => ('?', t),
-        };
-        let id = id.unwrap_or("");
-        let text = if text.is_empty() {
-            String::new()
-        } else {
-            format!(" {text}")
-        };
-        Some((format!("{mark}{id}{text}\n\n"), quit && mark == '='))
+        let mut out = Vec::new();
+        let quit = self
+            .answer(line, &mut out, &mut || true, MIN_CHUNK)
+            .expect("writing to memory cannot fail");
+        (!out.is_empty()).then(|| (String::from_utf8_lossy(&out).into_owned(), quit))
     }
 
-    /// Reads commands until `quit` or end of input, writing replies as they come.
-    pub fn run<R: BufRead, W: Write>(
+    /// Reads commands until `quit` or end of input, writing replies as they come. Input is
+    /// read on a scoped thread, so this returns only once `input` has ended or delivers
+    /// another line after `quit`: give [`GtpServer::run_detached`] a pipe that may stay
+    /// open.
+    pub fn run<R: BufRead + Send, W: Write>(&mut self, input: R, output: W) -> io::Result<()> {
+        std::thread::scope(|s| {
+            let (tx, rx) = sync_channel(READ_AHEAD);
+            s.spawn(move || read_lines(input, tx));
+            self.serve(rx, output)
+        })
+    }
+
+    /// Like [`GtpServer::run`], but the reader thread is detached, so `quit` returns at
+    /// once even while the peer keeps the input open (the `akushu gtp` binary on stdin).
+    pub fn run_detached<R: BufRead + Send + 'static, W: Write>(
         &mut self,
-        mut input: R,
-        mut output: W,
-    ) -> std::io::Result<()> {
-        let mut bytes = Vec::new();
+        input: R,
+        output: W,
+    ) -> io::Result<()> {
+        let (tx, rx) = sync_channel(READ_AHEAD);
+        std::thread::spawn(move || read_lines(input, tx));
+        self.serve(rx, output)
+    }
+
+    /// Answers the lines from `rx` until `quit` or the end of input.
+    fn serve<W: Write>(&mut self, rx: Receiver<Incoming>, mut output: W) -> io::Result<()> {
+        // A line that arrived during live analysis: it stopped the analysis and is answered
+        // next.
+        let mut pending: Option<Incoming> = None;
         loop {
-            bytes.clear();
-            // A command line is read up to MAX_LINE bytes: a peer that never sends a
-            // newline must not fill the memory.
-            if std::io::Read::take(&mut input, MAX_LINE + 1).read_until(b'\n', &mut bytes)? == 0 {
-                break;
-            }
-            if bytes.len() as u64 > MAX_LINE && bytes.last() != Some(&b'\n') {
-                // Drop the rest of the line, then refuse it.
-                while !bytes.ends_with(b"\n") {
-                    bytes.clear();
-                    if std::io::Read::take(&mut input, MAX_LINE).read_until(b'\n', &mut bytes)? == 0
-                    {
-                        break;
-                    }
-                }
-                output.write_all(b"? command line too long\n\n")?;
-                output.flush()?;
-                continue;
-            }
-            let line = match std::str::from_utf8(&bytes) {
-                Ok(l) => l.trim_end_matches(['\n', '\r']).to_string(),
-                // Invalid UTF-8: answer it as malformed rather than stopping.
-                Err(_) => {
-                    output.write_all(b"? invalid UTF-8 in command\n\n")?;
+            let next = match pending.take() {
+                Some(n) => n,
+                None => match rx.recv() {
+                    Ok(n) => n,
+                    Err(_) => break,
+                },
+            };
+            let line = match next? {
+                Input::Line(l) => l,
+                Input::Refused(reply) => {
+                    output.write_all(reply.as_bytes())?;
                     output.flush()?;
                     continue;
                 }
             };
-            if let Some((reply, quit)) = self.handle_line(&line) {
-                output.write_all(reply.as_bytes())?;
-                output.flush()?;
-                if quit {
-                    break;
+            let mut stop = || match rx.try_recv() {
+                Ok(n) => {
+                    pending = Some(n);
+                    true
                 }
+                Err(TryRecvError::Empty) => false,
+                // The input ended: nothing will ever stop the analysis otherwise.
+                Err(TryRecvError::Disconnected) => true,
+            };
+            if self.answer(&line, &mut output, &mut stop, MAX_CHUNK)? {
+                break;
             }
         }
         Ok(())
+    }
+
+    /// Answers one line on `out`; `stop` tells live analysis when to end, checked after
+    /// search chunks of at most `max_chunk`. Returns whether to stop reading (`quit`).
+    fn answer(
+        &mut self,
+        line: &str,
+        out: &mut dyn Write,
+        stop: &mut dyn FnMut() -> bool,
+        max_chunk: Duration,
+    ) -> io::Result<bool> {
+        let cmd = match parse_line(line) {
+            None => return Ok(false),
+            Some(Err(reply)) => {
+                out.write_all(reply.as_bytes())?;
+                out.flush()?;
+                return Ok(false);
+            }
+            Some(Ok(cmd)) => cmd,
+        };
+        let args: Vec<&str> = cmd.args.iter().map(String::as_str).collect();
+        let id = cmd.id.as_deref().unwrap_or("");
+        match cmd.name.as_str() {
+            "lz-analyze" | "kata-analyze" => {
+                self.live_analysis(id, &cmd.name, &args, out, stop, max_chunk)?;
+                return Ok(false);
+            }
+            "lz-genmove_analyze" | "kata-genmove_analyze" | "genmove_analyze" => {
+                self.genmove_analyze(id, &cmd.name, &args, out)?;
+                return Ok(false);
+            }
+            _ => {}
+        }
+        let reply = self.dispatch(&cmd.name, &args);
+        let quit = cmd.name == "quit" && reply.is_ok();
+        out.write_all(format_reply(id, reply).as_bytes())?;
+        out.flush()?;
+        Ok(quit)
+    }
+
+    /// `lz-analyze` / `kata-analyze`: `=` at once, then an `info` line every interval
+    /// until `stop` says a new line arrived (checked after every search chunk of at most
+    /// `max_chunk`), a last line for what was searched since, and the blank line that ends
+    /// the response.
+    fn live_analysis(
+        &mut self,
+        id: &str,
+        command: &str,
+        args: &[&str],
+        out: &mut dyn Write,
+        stop: &mut dyn FnMut() -> bool,
+        max_chunk: Duration,
+    ) -> io::Result<()> {
+        let Some((opts, format)) = self.start_analysis(id, command, args, out)? else {
+            return Ok(());
+        };
+        let analyzer = self.engine.analyzer().expect("checked by start_analysis");
+        let mut due = Instant::now() + opts.interval;
+        // Simulations run since the last info line.
+        let mut fresh = 0u64;
+        loop {
+            let now = Instant::now();
+            let chunk = due
+                .saturating_duration_since(now)
+                .clamp(MIN_CHUNK, max_chunk.max(MIN_CHUNK));
+            fresh += analyzer.analyze_until(opts.color, now + chunk);
+            let stopping = stop();
+            if stopping && fresh == 0 {
+                break;
+            }
+            if stopping || Instant::now() >= due {
+                let line = info_text(analyzer, &opts, format);
+                if !line.is_empty() {
+                    write_flush(out, &format!("{line}\n"))?;
+                }
+                fresh = 0;
+                due = Instant::now() + opts.interval;
+            }
+            if stopping {
+                break;
+            }
+        }
+        write_flush(out, "\n")
+    }
+
+    /// The common start of the analysis commands: parses the arguments and checks that the
+    /// engine analyzes, answering `?` when not (then `None`), else writes the `=` line that
+    /// opens the response.
+    fn start_analysis(
+        &mut self,
+        id: &str,
+        command: &str,
+        args: &[&str],
+        out: &mut dyn Write,
+    ) -> io::Result<Option<(AnalyzeArgs, Format)>> {
+        let format = if command.starts_with("kata-") {
+            Format::Kata
+        } else {
+            Format::Leela
+        };
+        let to_move = self.engine.game().to_move();
+        let reply = match analyze::parse_args(command, args, to_move) {
+            Ok(_) if self.engine.analyzer().is_none() => Err("analysis not supported".into()),
+            other => other,
+        };
+        match reply {
+            Ok(opts) => {
+                write_flush(out, &format!("={id}\n"))?;
+                Ok(Some((opts, format)))
+            }
+            Err(e) => {
+                write_flush(out, &format_reply(id, Err(e)))?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// `lz-genmove_analyze` / `kata-genmove_analyze` / `genmove_analyze`: the engine's
+    /// usual move search, then one `info` line for it and `play MOVE` (Sabaki's analysis
+    /// while the engine plays). The arguments are those of the analyze commands; the color
+    /// is the side to play.
+    fn genmove_analyze(
+        &mut self,
+        id: &str,
+        command: &str,
+        args: &[&str],
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let Some((opts, format)) = self.start_analysis(id, command, args, out)? else {
+            return Ok(());
+        };
+        let analyzer = self.engine.analyzer().expect("checked by start_analysis");
+        let (m, _, candidates) = analyzer.genmove_analyze(opts.color, analyze::MAX_PV);
+        let line = analyze::info_line(&analyze::shown(candidates, &[], &opts), format);
+        if !line.is_empty() {
+            write_flush(out, &format!("{line}\n"))?;
+        }
+        let played = match m {
+            EngineMove::Play(mv) => mv.to_gtp(),
+            EngineMove::Resign => "resign".into(),
+        };
+        write_flush(out, &format!("play {played}\n\n"))
     }
 
     fn dispatch(&mut self, command: &str, args: &[&str]) -> Reply {
@@ -172,9 +359,9 @@ impl GtpServer {
             )),
             "known_command" => {
                 let c = arg(args, 0, "command name")?;
-                Ok(COMMANDS.contains(&c).to_string())
+                Ok(self.commands().contains(&c).to_string())
             }
-            "list_commands" => Ok(COMMANDS.join("\n")),
+            "list_commands" => Ok(self.commands().join("\n")),
             "quit" => Ok(String::new()),
             "boardsize" => {
                 let n: usize = parse(arg(args, 0, "size")?, "board size")?;
@@ -311,8 +498,72 @@ impl GtpServer {
                     pts.join(" ")
                 ))
             }
+            "fixed_handicap" => {
+                let n: usize = parse(arg(args, 0, "number of stones")?, "number of stones")?;
+                let stones = setup::fixed_points(n).ok_or_else(|| {
+                    format!(
+                        "invalid number of stones: fixed_handicap takes 2 to {} on 9x9, not {n}",
+                        setup::MAX_FIXED
+                    )
+                })?;
+                self.place_handicap(&stones)
+            }
+            "place_free_handicap" => {
+                let n: usize = parse(arg(args, 0, "number of stones")?, "number of stones")?;
+                if !(2..NN).contains(&n) {
+                    return Err(format!(
+                        "invalid number of stones: place_free_handicap takes 2 to {}, not {n}",
+                        NN - 1
+                    ));
+                }
+                // The engine's choice is the fixed pattern; GTP lets it place fewer stones
+                // than asked, so more than the pattern's nine get nine.
+                let stones = setup::fixed_points(n.min(setup::MAX_FIXED)).expect("2..=9 stones");
+                self.place_handicap(&stones)
+            }
+            "set_free_handicap" => {
+                let stones = setup::free_points(args)?;
+                self.place_handicap(&stones).map(|_| String::new())
+            }
+            "loadsgf" => {
+                let path = arg(args, 0, "file name")?;
+                let number = match args.get(1) {
+                    Some(t) => Some(ranged(t, "loadsgf move_number", 1, 100_000)?),
+                    None => None,
+                };
+                let game = setup::load_sgf(path, number, self.komi)?;
+                let komi = game.komi();
+                self.engine
+                    .set_game(game)
+                    .map_err(|e| format!("loadsgf: {e}"))?;
+                self.komi = komi;
+                Ok(String::new())
+            }
+            "printsgf" => match args.first() {
+                None => Ok(setup::to_sgf(self.engine.game())),
+                Some(path) => setup::write_sgf(path, self.engine.game()).map(|_| String::new()),
+            },
             _ => Err("unknown command".into()),
         }
+    }
+
+    /// The commands this engine answers: every command, less analysis when the engine has
+    /// no analyzer.
+    fn commands(&mut self) -> Vec<&'static str> {
+        let analysis = self.engine.analyzer().is_some();
+        COMMANDS
+            .iter()
+            .copied()
+            .filter(|c| analysis || !ANALYSIS_COMMANDS.contains(c))
+            .collect()
+    }
+
+    /// Puts black handicap stones on the empty board (white to move); replies with their
+    /// vertices.
+    fn place_handicap(&mut self, stones: &[Point]) -> Reply {
+        let game = setup::handicap_game(self.engine.game(), stones, self.komi)?;
+        self.engine.set_game(game)?;
+        Ok(setup::vertex_list(stones))
     }
 
     fn pruner_view(&self, color: Color) -> Result<crate::search::PrunerView, String> {
@@ -350,4 +601,111 @@ fn color_arg(args: &[&str], i: usize) -> Result<Color, String> {
 fn vertex_arg(args: &[&str], i: usize) -> Result<Move, String> {
     let text = arg(args, i, "vertex")?;
     Move::from_gtp(text).map_err(|e| format!("syntax error: {e}"))
+}
+
+/// Splits a line into id, command and arguments after GTP's clean-up (comments, control
+/// characters, tabs). `None` for a line with no command; `Some(Err(reply))` for a line that
+/// gets an error reply before any command runs.
+fn parse_line(line: &str) -> Option<Result<Parsed, String>> {
+    let cleaned: String = line
+        .split('#')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter_map(|c| match c {
+            '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect();
+    let mut words = cleaned.split_whitespace();
+    let first = words.next()?;
+    let (id, name) = if first.bytes().all(|b| b.is_ascii_digit()) {
+        match words.next() {
+            Some(cmd) => (Some(first.to_string()), cmd),
+            None => return Some(Err(format!("?{first} missing command\n\n"))),
+        }
+    } else {
+        (None, first)
+    };
+    Some(Ok(Parsed {
+        id,
+        name: name.to_string(),
+        args: words.map(str::to_string).collect(),
+    }))
+}
+
+/// A whole reply: `=` or `?`, the id, the text, the blank line.
+fn format_reply(id: &str, reply: Reply) -> String {
+    let (mark, text) = match reply {
+        Ok(t) => ('=', t),
+        Err(t) => ('?', t),
+    };
+    let text = if text.is_empty() {
+        String::new()
+    } else {
+        format!(" {text}")
+    };
+    format!("{mark}{id}{text}\n\n")
+}
+
+fn write_flush(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// The info line of the analyzer's current candidates for `opts`.
+fn info_text(
+    analyzer: &mut dyn crate::search::Analyzer,
+    opts: &AnalyzeArgs,
+    format: Format,
+) -> String {
+    let candidates = analyzer.candidates(opts.color, analyze::MAX_PV);
+    let unvisited = if candidates.len() < opts.min_moves {
+        analyzer.unvisited(opts.color)
+    } else {
+        Vec::new()
+    };
+    analyze::info_line(&analyze::shown(candidates, &unvisited, opts), format)
+}
+
+/// The reader thread: sends every input line (or the reply for a line that cannot be one)
+/// until the input ends, a read fails or the server stops listening.
+fn read_lines<R: BufRead>(mut input: R, tx: SyncSender<Incoming>) {
+    loop {
+        let next = match read_line(&mut input) {
+            Ok(None) => return,
+            Ok(Some(i)) => Ok(i),
+            Err(e) => Err(e),
+        };
+        let failed = next.is_err();
+        if tx.send(next).is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// Reads one line of at most `MAX_LINE` bytes; `None` at the end of input.
+fn read_line<R: BufRead>(input: &mut R) -> io::Result<Option<Input>> {
+    let mut bytes = Vec::new();
+    // A command line is read up to MAX_LINE bytes: a peer that never sends a newline must
+    // not fill the memory.
+    if io::Read::take(&mut *input, MAX_LINE + 1).read_until(b'\n', &mut bytes)? == 0 {
+        return Ok(None);
+    }
+    if bytes.len() as u64 > MAX_LINE && bytes.last() != Some(&b'\n') {
+        // Drop the rest of the line, then refuse it.
+        while !bytes.ends_with(b"\n") {
+            bytes.clear();
+            if io::Read::take(&mut *input, MAX_LINE).read_until(b'\n', &mut bytes)? == 0 {
+                break;
+            }
+        }
+        return Ok(Some(Input::Refused("? command line too long\n\n")));
+    }
+    Ok(Some(match String::from_utf8(bytes) {
+        Ok(l) => Input::Line(l.trim_end_matches(['\n', '\r']).to_string()),
+        // Invalid UTF-8: answer it as malformed rather than stopping.
+        Err(_) => Input::Refused("? invalid UTF-8 in command\n\n"),
+    }))
 }

@@ -23,6 +23,9 @@ pub enum Scoring {
 #[derive(Clone, Debug)]
 pub struct Game {
     board: Board,
+    /// The position before the first move: the empty board, or the setup stones (handicap,
+    /// SGF `AB`/`AW`) that [`Game::from_board`] started from. Undo never goes past it.
+    initial: Board,
     to_move: Color,
     komi: f32,
     /// Moves played so far, with their colour.
@@ -49,6 +52,7 @@ impl Game {
         seen.insert(board.hash());
         Game {
             board,
+            initial: board,
             to_move,
             komi,
             moves: Vec::new(),
@@ -66,6 +70,10 @@ impl Game {
 
     pub fn board(&self) -> &Board {
         &self.board
+    }
+    /// The position the game started from (setup stones included), for writing records.
+    pub fn initial_board(&self) -> &Board {
+        &self.initial
     }
     pub fn to_move(&self) -> Color {
         self.to_move

@@ -2,6 +2,8 @@
 //! engines only through it.
 
 use super::clock::TimeControl;
+use std::time::Instant;
+
 use crate::rules::{Bits, Color, Game, IllegalMove, Move, NN};
 
 /// An engine's decision.
@@ -33,6 +35,45 @@ pub struct PrunerView {
     pub pruned: Bits,
 }
 
+/// One candidate move of a live analysis (GTP `lz-analyze`, `kata-analyze`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub mv: Move,
+    /// Simulations through the move.
+    pub visits: u32,
+    /// Win rate of the side to move after playing it, in 0..=1.
+    pub winrate: f32,
+    /// The engine's prior for the move, in 0..=1 (engines without a policy give every
+    /// candidate the same share).
+    pub prior: f32,
+    /// A lower confidence bound of `winrate` (what Leela Zero ranks by), in 0..=1.
+    pub lcb: f32,
+    /// The principal variation, starting with `mv`.
+    pub pv: Vec<Move>,
+}
+
+/// Engines that can search a position without playing and show their candidates while they
+/// think (GUIs' live analysis). The search accumulates: each call adds to the same tree
+/// until the position changes.
+pub trait Analyzer {
+    /// Searches the current position with `color` to move until `deadline`; returns the
+    /// simulations run.
+    fn analyze_until(&mut self, color: Color, deadline: Instant) -> u64;
+    /// The root's candidates with at least one visit, best first (most visits, then the
+    /// higher win rate), each with a principal variation of at most `max_pv` moves.
+    fn candidates(&self, color: Color, max_pv: usize) -> Vec<Candidate>;
+    /// The moves that could be candidates but have no visit yet, in move order (to pad a
+    /// list to the `minmoves` a GUI asked for).
+    fn unvisited(&self, color: Color) -> Vec<Move>;
+    /// Like [`Engine::genmove`], also returning the candidates of the search that chose the
+    /// move (GTP `genmove_analyze`).
+    fn genmove_analyze(
+        &mut self,
+        color: Color,
+        max_pv: usize,
+    ) -> (EngineMove, MoveStats, Vec<Candidate>);
+}
+
 /// A Go player that keeps its own copy of the game.
 pub trait Engine: Send {
     /// The engine spec it was built from (e.g. `uct:sims=10000,prune=nn:41@0`).
@@ -59,8 +100,14 @@ pub trait Engine: Send {
     fn genmove_cleanup(&mut self, color: Color) -> (EngineMove, MoveStats) {
         self.genmove(color)
     }
-    /// Changes komi mid-game (GTP `komi`). The default restarts and replays the moves.
+    /// Changes komi mid-game (GTP `komi`). The default hands [`Engine::set_game`] the same
+    /// game with the new komi (setup stones kept), else restarts and replays the moves.
     fn set_komi(&mut self, komi: f32) {
+        let mut game = self.game().clone();
+        game.set_komi(komi);
+        if self.set_game(game).is_ok() {
+            return;
+        }
         let moves = self.game().moves().to_vec();
         self.new_game(komi);
         for (c, m) in moves {
@@ -72,6 +119,15 @@ pub trait Engine: Send {
     /// The pruner's scores and root-pruned points for `color` in the current position, for
     /// engines that have a pruner.
     fn pruner_view(&self, _color: Color) -> Option<PrunerView> {
+        None
+    }
+    /// Replaces the game with `game` (handicap stones, a loaded record), keeping its komi.
+    /// Engines that cannot start from a set-up position refuse.
+    fn set_game(&mut self, _game: Game) -> Result<(), String> {
+        Err("this engine cannot start from a set-up position".into())
+    }
+    /// The engine's live-analysis side, for engines that have one.
+    fn analyzer(&mut self) -> Option<&mut dyn Analyzer> {
         None
     }
 }

@@ -216,6 +216,10 @@ impl Engine for FlatEngine {
     fn set_komi(&mut self, komi: f32) {
         self.game.set_komi(komi);
     }
+    fn set_game(&mut self, game: Game) -> Result<(), String> {
+        self.game = game;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -22,5 +22,5 @@ pub mod tree;
 pub mod uct;
 
 pub use clock::{Clock, TimeControl};
-pub use engine::{Engine, EngineMove, MoveStats, PrunerView};
+pub use engine::{Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView};
 pub use territory::{TerritoryConfig, TerritoryPlayer};

@@ -93,6 +93,10 @@ impl Engine for RandomEngine {
     fn game(&self) -> &Game {
         &self.game
     }
+    fn set_game(&mut self, game: Game) -> Result<(), String> {
+        self.game = game;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

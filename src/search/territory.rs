@@ -100,4 +100,8 @@ impl Engine for TerritoryPlayer {
     fn game(&self) -> &Game {
         &self.game
     }
+    fn set_game(&mut self, game: Game) -> Result<(), String> {
+        self.game = game;
+        Ok(())
+    }
 }

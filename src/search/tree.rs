@@ -432,18 +432,25 @@ impl Tree {
         self.len.load(Relaxed)
     }
 
-    /// The principal variation after the root's child number `child`: that move, then the
-    /// most-visited child of each node, at most `max_len` moves.
+    /// The principal variation through the root's child number `child` (an index into
+    /// [`Tree::root_children`]): its move, then the most-visited child at each level (the
+    /// first of equals), at most `max_len` moves, ending where the tree stops or the best
+    /// child has one visit or none (a single visit is only the first try, not a choice).
     pub fn principal_variation(&self, child: usize, max_len: usize) -> Vec<Move> {
         let mut pv = Vec::new();
-        let mut node = self.nodes[0].children().map(|kids| kids.start + child);
+        let mut node = self.nodes[0]
+            .children()
+            .filter(|kids| child < kids.len())
+            .map(|kids| kids.start + child);
         while let Some(i) = node.filter(|_| pv.len() < max_len) {
             let n = &self.nodes[i];
             pv.push(Move::from_index(n.mv()).expect("node move index"));
             node = n
                 .children()
-                .and_then(|kids| kids.max_by_key(|&c| self.nodes[c].real_visits()))
-                .filter(|&c| self.nodes[c].real_visits() > 0);
+                .and_then(|kids| {
+                    kids.max_by_key(|&c| (self.nodes[c].real_visits(), std::cmp::Reverse(c)))
+                })
+                .filter(|&c| self.nodes[c].real_visits() > 1);
         }
         pv
     }

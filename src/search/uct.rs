@@ -22,7 +22,7 @@ use crate::rules::{
 use crate::util::rng::FastRng;
 
 use super::clock::{Clock, TimeControl};
-use super::engine::{Engine, EngineMove, MoveStats, PrunerView};
+use super::engine::{Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView};
 use super::pruners::make_pruner;
 use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
 pub use super::tree::PlayoutKind;
@@ -417,11 +417,6 @@ impl UctEngine {
     /// Runs the search for `color` and returns the summed root statistics per move index
     /// (real visits, wins, present as a root child, prior visits).
     fn search(&mut self, color: Color) -> Vec<(u32, f32, bool, u32)> {
-        let board = *self.game.board();
-        let passes = self.trailing_passes();
-        let allowed = self.root_allowed(color);
-        let reuse = self.config.reuse;
-        let threads = self.workers.len() as u64;
         let total = self.config.sims as u64;
         let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
         let own_moves = self
@@ -436,6 +431,17 @@ impl UctEngine {
             limit = Some(limit.map_or(share, |l| l.min(share)));
         }
         let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
+        self.run_search(color, total, deadline, self.config.reuse);
+        self.root_totals()
+    }
+
+    /// Runs up to `total` simulations for `color` (fewer when `deadline` passes), split over
+    /// the threads; `reuse` false starts every thread from a fresh tree. Sets `last_sims`.
+    fn run_search(&mut self, color: Color, total: u64, deadline: Option<Instant>, reuse: bool) {
+        let board = *self.game.board();
+        let passes = self.trailing_passes();
+        let allowed = self.root_allowed(color);
+        let threads = self.workers.len() as u64;
         let last = self.last_two_moves();
         for t in &mut self.trees {
             if !reuse {
@@ -475,6 +481,11 @@ impl UctEngine {
                 join_sum(handles)
             }),
         };
+    }
+
+    /// The root statistics summed over threads, per move index (real visits, wins, present
+    /// as a root child, prior visits).
+    fn root_totals(&self) -> Vec<(u32, f32, bool, u32)> {
         let mut stats = vec![(0u32, 0f32, false, 0u32); NN + 1];
         for t in &self.trees {
             for ch in t.root_children() {
@@ -587,6 +598,93 @@ fn join_sum(handles: Vec<std::thread::ScopedJoinHandle<'_, u64>>) -> u64 {
         .sum()
 }
 
+/// A lower confidence bound of a win rate `wr` measured over `n` simulations: the normal
+/// approximation at about 95% (z = 1.96), so a move with few visits ranks below an equally
+/// good one with many, as Leela Zero's `lcb` does.
+fn winrate_lcb(wr: f32, n: u32) -> f32 {
+    if n == 0 {
+        return 0.0;
+    }
+    (wr - 1.96 * (wr * (1.0 - wr) / n as f32).sqrt()).clamp(0.0, 1.0)
+}
+
+impl Analyzer for UctEngine {
+    fn analyze_until(&mut self, color: Color, deadline: Instant) -> u64 {
+        self.game.set_to_move(color);
+        // No simulation cap: the deadline ends the chunk. The tree is always kept (even with
+        // reuse off) so that the chunks of one analysis add up.
+        self.run_search(color, u64::MAX, Some(deadline), true);
+        self.last_sims
+    }
+
+    fn candidates(&self, _color: Color, max_pv: usize) -> Vec<Candidate> {
+        let totals = self.root_totals();
+        let first = &self.trees[0];
+        let children = first.root_children();
+        // No policy: every root candidate gets the same prior share.
+        let prior = 1.0 / children.len().max(1) as f32;
+        let mut out: Vec<Candidate> = totals
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.2 && t.0 > 0)
+            .map(|(i, &(visits, wins, _, _))| {
+                let mv = Move::from_index(i).expect("root child index");
+                let winrate = wins / visits as f32;
+                // The first thread's tree gives the variation; a move only other threads
+                // expanded shows itself alone.
+                let pv = children
+                    .iter()
+                    .position(|n| n.mv() == i)
+                    .map(|k| first.principal_variation(k, max_pv.max(1)))
+                    .filter(|pv| !pv.is_empty())
+                    .unwrap_or_else(|| vec![mv]);
+                Candidate {
+                    mv,
+                    visits,
+                    winrate,
+                    prior,
+                    lcb: winrate_lcb(winrate, visits),
+                    pv,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.visits
+                .cmp(&a.visits)
+                .then(b.winrate.total_cmp(&a.winrate))
+                .then(a.mv.index().cmp(&b.mv.index()))
+        });
+        out
+    }
+
+    fn unvisited(&self, _color: Color) -> Vec<Move> {
+        let totals = self.root_totals();
+        (0..totals.len())
+            .filter(|&i| totals[i].2 && totals[i].0 == 0)
+            .map(|i| Move::from_index(i).expect("root child index"))
+            .collect()
+    }
+
+    fn genmove_analyze(
+        &mut self,
+        color: Color,
+        max_pv: usize,
+    ) -> (EngineMove, MoveStats, Vec<Candidate>) {
+        let was_over = self.game.is_over();
+        let (m, stats) = self.decide(color, false);
+        // Read the root before the move is played: playing moves the root down the tree.
+        let candidates = self.candidates(color, max_pv);
+        if let EngineMove::Play(mv) = m
+            && !was_over
+            && self.play(color, mv).is_err()
+        {
+            let _ = self.play(color, Move::Pass);
+            return (EngineMove::Play(Move::Pass), stats, candidates);
+        }
+        (m, stats, candidates)
+    }
+}
+
 /// A short text of the non-default settings, for the default name.
 fn describe(c: &UctConfig) -> String {
     let mut s = format!(":sims={},expand={},c={}", c.sims, c.expand, c.c);
@@ -670,6 +768,20 @@ impl Engine for UctEngine {
             t.settings.playout.komi = komi;
         }
         self.reset_trees();
+    }
+
+    fn set_game(&mut self, game: Game) -> Result<(), String> {
+        let komi = game.komi();
+        self.game = game;
+        for t in &mut self.trees {
+            t.settings.playout.komi = komi;
+        }
+        self.reset_trees();
+        Ok(())
+    }
+
+    fn analyzer(&mut self) -> Option<&mut dyn Analyzer> {
+        Some(self)
     }
 
     fn set_time_control(&mut self, control: TimeControl) {
