@@ -136,10 +136,12 @@ pub struct SearchBenchRow {
     pub s_per_move: f64,
     /// Seconds per move relative to the first engine.
     pub time_ratio: f64,
-    /// On-CPU seconds per move of the benchmarking thread (Linux schedstat; empty elsewhere,
-    /// and an undercount for `threads>1`): unlike wall time, barely affected by other jobs
-    /// sharing the machine.
+    /// CPU seconds per move of the whole process, every search thread counted (getrusage;
+    /// empty where the platform does not say): unlike wall time, barely affected by other
+    /// jobs sharing the machine.
     pub cpu_s_per_move: Option<f64>,
+    /// Simulations per CPU second (the engine's cost, whatever its threads).
+    pub sims_per_cpu_s: Option<f64>,
     pub pruner_evals: u64,
     pub cache_hits: u64,
 }
@@ -154,7 +156,7 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 
 /// Self-plays `args.moves` moves with each engine and writes the table.
 pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
-    use crate::search::spec::{parse_uct, resolved_config};
+    use crate::search::spec::{parse_uct_kind, resolved_config};
     use crate::search::uct::UctEngine;
     use crate::search::{Engine, EngineMove};
     crate::outln!("# akushu bench search {args:?}");
@@ -174,15 +176,18 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         })
         .collect();
     for s in &specs {
-        crate::outln!("# {s}\n{}", resolved_config(s)?);
+        // The full config goes to the terminal as one line (the CSV names each spec).
+        let one_line: serde_json::Value = serde_json::from_str(&resolved_config(s)?)?;
+        crate::outln!("# {s}: {one_line}");
     }
     let bar = indicatif::ProgressBar::new((specs.len() * args.moves) as u64);
     let mut rows: Vec<SearchBenchRow> = Vec::new();
     for spec in &specs {
-        let mut engine = UctEngine::new(parse_uct(spec)?, args.seed)?.with_name(spec.as_str());
+        let mut engine = UctEngine::new(parse_uct_kind(spec)?, args.seed)?.with_name(spec.as_str());
         engine.new_game(6.5);
         let (mut sims, mut secs, mut moves) = (0u64, 0f64, 0usize);
-        let cpu0 = thread_cpu_seconds();
+        // Process CPU time: every search thread counts.
+        let cpu0 = crate::util::cpu_seconds();
         let mut color = Color::Black;
         for _ in 0..args.moves {
             let (m, st) = engine.genmove(color);
@@ -195,7 +200,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             }
             color = color.opponent();
         }
-        let cpu = thread_cpu_seconds()
+        let cpu = crate::util::cpu_seconds()
             .zip(cpu0)
             .map(|(b, a)| (b - a) / moves.max(1) as f64);
         let (evals, hits) = engine.pruner_counts();
@@ -210,18 +215,20 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             s_per_move,
             time_ratio: s_per_move / base.max(1e-12),
             cpu_s_per_move: cpu,
+            sims_per_cpu_s: cpu.map(|c| sims as f64 / (c * moves.max(1) as f64).max(1e-9)),
             pruner_evals: evals,
             cache_hits: hits,
         });
     }
     bar.finish_and_clear();
     crate::outln!(
-        "{:<64} {:>9} {:>8} {:>6} {:>10} {:>12} {:>10}",
+        "{:<64} {:>9} {:>8} {:>6} {:>10} {:>10} {:>12} {:>10}",
         "engine",
         "sims/s",
         "s/move",
         "ratio",
         "cpu s/move",
+        "sims/cpu-s",
         "pruner evals",
         "cache hits"
     );
@@ -229,13 +236,17 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         let cpu = r
             .cpu_s_per_move
             .map_or("-".to_string(), |c| format!("{c:.4}"));
+        let per_cpu = r
+            .sims_per_cpu_s
+            .map_or("-".to_string(), |c| format!("{c:.0}"));
         crate::outln!(
-            "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>12} {:>10}",
+            "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>10} {:>12} {:>10}",
             r.engine,
             r.sims_per_s,
             r.s_per_move,
             r.time_ratio,
             cpu,
+            per_cpu,
             r.pruner_evals,
             r.cache_hits
         );

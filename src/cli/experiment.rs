@@ -168,9 +168,26 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
     match cmd {
         ExperimentCommand::Plan(args) => {
             let file = experiment::load(&args.file)?;
+            let runs = args.out.clone().unwrap_or_else(|| default_runs(args.quick));
             let mut text = format!("# {} ({})\n", file.title, args.file.display());
             for arm in file.arms(args.quick)? {
-                text += &format!("[{}]\n{}\n", arm.label, toml::to_string(&arm.config)?);
+                // The command that plays (or resumes) this arm by hand, into the folder
+                // `experiment run` uses.
+                let dir = runs
+                    .join(&file.name)
+                    .join(crate::arena::experiment::slug(&arm.label));
+                let words: Vec<String> = crate::arena::cluster::match_args(&arm.config)
+                    .iter()
+                    .map(|a| crate::arena::cluster::shell_quote(a))
+                    .collect();
+                text += &format!(
+                    "[{}]\n# play: akushu match {} --jobs {} --out {}\n{}\n",
+                    arm.label,
+                    words.join(" "),
+                    arm.config.jobs,
+                    crate::arena::cluster::shell_quote(&dir.display().to_string()),
+                    toml::to_string(&arm.config)?
+                );
             }
             print_to_pipe(&text)?;
             if args.slurm || args.parallel {

@@ -243,8 +243,43 @@ fn missing_programs(file: &experiment::ExperimentFile, quick: bool) -> Option<St
 }
 
 /// `path` relative to `base` when it lies under it (links in the report), else as given.
+/// `path` as seen from the folder `base` (`report/runs` from `report/full` is `../runs`),
+/// for links in a report written to `base`. Both are made absolute against the working
+/// folder first; when that fails, `path` is returned as given.
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
-    path.strip_prefix(base)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf())
+    let (Ok(p), Ok(b)) = (std::path::absolute(path), std::path::absolute(base)) else {
+        return path.to_path_buf();
+    };
+    let (p, b): (Vec<_>, Vec<_>) = (p.components().collect(), b.components().collect());
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut rel: PathBuf =
+        std::iter::repeat_n(std::path::Component::ParentDir, b.len() - common).collect();
+    rel.extend(&p[common..]);
+    if rel.as_os_str().is_empty() {
+        rel.push(".");
+    }
+    rel
+}
+
+#[cfg(test)]
+mod relative_tests {
+    use super::relative_to;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn links_resolve_from_the_report_folder() {
+        let cases = [
+            ("report/runs", "report/full", "../runs"),
+            ("report/runs", "report", "runs"),
+            ("runs", "report/full", "../../runs"),
+            ("report", "report", "."),
+        ];
+        for (path, base, want) in cases {
+            assert_eq!(
+                relative_to(Path::new(path), Path::new(base)),
+                PathBuf::from(want),
+                "{path} from {base}"
+            );
+        }
+    }
 }

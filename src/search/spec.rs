@@ -1021,6 +1021,15 @@ pub fn parse_strong(spec: &str) -> anyhow::Result<UctConfig> {
     parse_uct_from("strong", strong_config(), spec)
 }
 
+/// A spec of either UCT kind (`uct:...` or `strong:...`) as its config.
+pub fn parse_uct_kind(spec: &str) -> anyhow::Result<UctConfig> {
+    match split_kind(spec.trim()).0 {
+        "uct" => parse_uct(spec),
+        "strong" => parse_strong(spec),
+        other => bail!("engine spec `{spec}`: `{other}` is not a UCT engine (uct, strong)"),
+    }
+}
+
 /// Applies a spec's keys to `base` (the `uct` table serves both UCT kinds).
 fn parse_uct_from(kind: &str, base: UctConfig, spec: &str) -> anyhow::Result<UctConfig> {
     let mut d = UctDraft::from(base);

@@ -621,13 +621,21 @@ impl Analyzer for UctEngine {
         let totals = self.root_totals();
         let first = &self.trees[0];
         let children = first.root_children();
-        // No policy: every root candidate gets the same prior share.
-        let prior = 1.0 / children.len().max(1) as f32;
+        // The prior: each candidate's share of the prior visits the root's children got at
+        // creation (network policy, heuristic and soft-pruning priors); an engine without
+        // priors gives every candidate the same share.
+        let prior_total: u32 = totals.iter().map(|t| t.3).sum();
+        let uniform = 1.0 / children.len().max(1) as f32;
         let mut out: Vec<Candidate> = totals
             .iter()
             .enumerate()
             .filter(|(_, t)| t.2 && t.0 > 0)
-            .map(|(i, &(visits, wins, _, _))| {
+            .map(|(i, &(visits, wins, _, prior_visits))| {
+                let prior = if prior_total > 0 {
+                    prior_visits as f32 / prior_total as f32
+                } else {
+                    uniform
+                };
                 let mv = Move::from_index(i).expect("root child index");
                 let winrate = wins / visits as f32;
                 // The first thread's tree gives the variation; a move only other threads
