@@ -26,8 +26,8 @@ fn check_spec(spec: &str) {
     if let Some(command) = spec.strip_prefix("gtp:") {
         let words = akushu::arena::gtp::split_command_line(command).unwrap();
         assert!(!words.is_empty(), "{spec}");
-    } else if spec.starts_with("uct") {
-        akushu::search::spec::parse_uct(spec).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
+    } else if spec.starts_with("uct") || spec.starts_with("strong") {
+        akushu::search::spec::parse_uct_kind(spec).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
     } else if spec.starts_with("flat") {
         akushu::search::spec::parse_flat(spec).unwrap_or_else(|e| panic!("{spec}: {e:#}"));
     } else {
