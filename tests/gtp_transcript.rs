@@ -333,7 +333,7 @@ fn binary_speaks_gtp_and_ends_on_quit_and_on_eof() {
         assert!(
             String::from_utf8(out.stderr)
                 .unwrap()
-                .contains("\"sims\": 200")
+                .contains("\"sims\":200")
         );
     }
 }

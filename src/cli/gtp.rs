@@ -33,7 +33,9 @@ fn engine_long_help() -> String {
 pub fn run(args: GtpArgs) -> anyhow::Result<()> {
     let config = resolved_config(&args.engine)?;
     crate::errln!("# akushu gtp --engine {} --seed {}", args.engine, args.seed);
-    crate::errln!("{config}");
+    // The resolved config on one line: GUIs show stderr in a log window.
+    let one_line: serde_json::Value = serde_json::from_str(&config)?;
+    crate::errln!("# {one_line}");
     let engine = build_engine(&args.engine, args.seed)?;
     let mut server = GtpServer::new(engine).with_log(!args.quiet);
     server.run_detached(BufReader::new(stdin()), stdout().lock())?;
