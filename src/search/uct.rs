@@ -574,19 +574,33 @@ impl UctEngine {
     }
 
     fn genmove_inner(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {
+        let (m, stats, ()) = self.genmove_with(color, cleanup, |_| ());
+        (m, stats)
+    }
+
+    /// Decides a move for `color`, counts it against the clock, lets `inspect` read the
+    /// searched root before the move moves it, then plays the move; what `inspect` returned.
+    /// One path for `genmove`, `kgs-genmove_cleanup` and `genmove_analyze`.
+    fn genmove_with<T>(
+        &mut self,
+        color: Color,
+        cleanup: bool,
+        inspect: impl FnOnce(&Self) -> T,
+    ) -> (EngineMove, MoveStats, T) {
         let was_over = self.game.is_over();
         let (m, stats) = self.decide(color, cleanup);
         // Until the controller reports the clock again, count the move against it.
         self.clocks[color.idx()].spend(stats.seconds);
+        let seen = inspect(self);
         if let EngineMove::Play(mv) = m
             && !was_over
             && self.play(color, mv).is_err()
         {
             // Cannot happen (root moves pass the game's check); pass rather than panic.
             let _ = self.play(color, Move::Pass);
-            return (EngineMove::Play(Move::Pass), stats);
+            return (EngineMove::Play(Move::Pass), stats, seen);
         }
-        (m, stats)
+        (m, stats, seen)
     }
 }
 
@@ -678,18 +692,8 @@ impl Analyzer for UctEngine {
         color: Color,
         max_pv: usize,
     ) -> (EngineMove, MoveStats, Vec<Candidate>) {
-        let was_over = self.game.is_over();
-        let (m, stats) = self.decide(color, false);
-        // Read the root before the move is played: playing moves the root down the tree.
-        let candidates = self.candidates(color, max_pv);
-        if let EngineMove::Play(mv) = m
-            && !was_over
-            && self.play(color, mv).is_err()
-        {
-            let _ = self.play(color, Move::Pass);
-            return (EngineMove::Play(Move::Pass), stats, candidates);
-        }
-        (m, stats, candidates)
+        // The root is read before the move is played: playing moves the root down the tree.
+        self.genmove_with(color, false, |e| e.candidates(color, max_pv))
     }
 }
 
