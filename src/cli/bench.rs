@@ -4,7 +4,8 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
-use crate::playout::{self, PlayoutConfig, Uniform};
+use crate::playout::heavy::{Heavy, HeavyConfig};
+use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
 use crate::rules::{Board, Color};
 use crate::util::rng::FastRng;
 
@@ -101,6 +102,18 @@ pub struct PlayoutBenchArgs {
     /// Komi for the win share (-500 to 500).
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
+    /// Playout policy: the paper's uniform one, or the search's heavy one (`heavy`, and
+    /// `ladders` = heavy with ladder reading, as in the strong engine).
+    #[arg(long, value_enum, default_value_t = BenchPolicy::Uniform)]
+    pub policy: BenchPolicy,
+}
+
+/// The playout policies `bench playouts` can time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchPolicy {
+    Uniform,
+    Heavy,
+    Ladders,
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
@@ -274,13 +287,29 @@ pub struct PlayoutTally {
     pub playouts: u64,
     pub moves: u64,
     pub black_wins: u64,
+    /// A checksum of every playout's final position and length: equal for two builds
+    /// exactly when (barring a hash collision) they played the same playouts, so a speed-up
+    /// that must not change what the policy plays can be checked with it.
+    pub checksum: u64,
 }
 
-/// Runs uniform playouts from the empty board until `seconds` have passed (clock checked every
-/// 256 playouts) or, when `count` is not 0, exactly `count` playouts.
+impl PlayoutTally {
+    fn add(&mut self, board: &Board, r: &playout::PlayoutResult) {
+        self.playouts += 1;
+        self.moves += r.moves as u64;
+        self.black_wins += (r.margin > 0.0) as u64;
+        self.checksum = (self.checksum.rotate_left(5) ^ board.hash())
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(r.moves as u64);
+    }
+}
+
+/// Runs playouts of `policy` from the empty board until `seconds` have passed (clock checked
+/// every 256 playouts) or, when `count` is not 0, exactly `count` playouts.
 pub fn playouts_until(
     rng: &mut FastRng,
     config: &PlayoutConfig,
+    policy: BenchPolicy,
     seconds: f64,
     count: u64,
 ) -> PlayoutTally {
@@ -296,10 +325,17 @@ pub fn playouts_until(
         };
         for _ in 0..batch {
             let mut b = empty;
-            let r = playout::run(&mut b, Color::Black, &mut Uniform, rng, config, |_, _| {});
-            tally.playouts += 1;
-            tally.moves += r.moves as u64;
-            tally.black_wins += (r.margin > 0.0) as u64;
+            let r = match policy {
+                BenchPolicy::Uniform => one_playout(&mut b, &mut Uniform, rng, config),
+                BenchPolicy::Heavy | BenchPolicy::Ladders => {
+                    let heavy = HeavyConfig {
+                        ladders: policy == BenchPolicy::Ladders,
+                        ..HeavyConfig::default()
+                    };
+                    one_playout(&mut b, &mut Heavy::new(heavy, [None, None]), rng, config)
+                }
+            };
+            tally.add(&b, &r);
         }
         let done = if count > 0 {
             tally.playouts >= count
@@ -310,6 +346,18 @@ pub fn playouts_until(
             return tally;
         }
     }
+}
+
+/// One playout from `board`, black first (monomorphised per policy: the uniform figure stays
+/// the tight loop it was measured as).
+#[inline(always)]
+fn one_playout<P: PlayoutPolicy>(
+    board: &mut Board,
+    policy: &mut P,
+    rng: &mut FastRng,
+    config: &PlayoutConfig,
+) -> playout::PlayoutResult {
+    playout::run(board, Color::Black, policy, rng, config, |_, _| {})
 }
 
 /// Result of the playout benchmark, printed as the README shows it.
@@ -353,7 +401,8 @@ impl std::fmt::Display for PlayoutReport {
             f,
             "black win share:    {:.4}",
             t.black_wins as f64 / t.playouts.max(1) as f64
-        )
+        )?;
+        writeln!(f, "checksum:           {:016x}", t.checksum)
     }
 }
 
@@ -371,7 +420,8 @@ pub fn playout_bench(args: &PlayoutBenchArgs) -> PlayoutReport {
                     let mut rng = FastRng::for_stream(args.seed, t as u64);
                     let t0 = Instant::now();
                     let cpu0 = thread_cpu_seconds();
-                    let tally = playouts_until(&mut rng, &config, args.seconds, args.playouts);
+                    let tally =
+                        playouts_until(&mut rng, &config, args.policy, args.seconds, args.playouts);
                     let cpu = thread_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
                     (tally, t0.elapsed().as_secs_f64(), cpu)
                 })
@@ -388,6 +438,7 @@ pub fn playout_bench(args: &PlayoutBenchArgs) -> PlayoutReport {
         tally.playouts += t.playouts;
         tally.moves += t.moves;
         tally.black_wins += t.black_wins;
+        tally.checksum = tally.checksum.rotate_left(1) ^ t.checksum;
     }
     let per_thread = results
         .iter()
@@ -418,6 +469,7 @@ mod playout_bench_tests {
             playouts: 300,
             seed: 9,
             komi: 6.5,
+            policy: BenchPolicy::Uniform,
         };
         let a = playout_bench(&args);
         let b = playout_bench(&args);
@@ -429,8 +481,30 @@ mod playout_bench_tests {
             (a.tally.moves, a.tally.black_wins),
             (b.tally.moves, b.tally.black_wins)
         );
+        assert_eq!(a.tally.checksum, b.tally.checksum);
         let moves = a.tally.moves as f64 / 600.0;
         assert!((90.0..130.0).contains(&moves), "{moves} moves per playout");
+    }
+
+    #[test]
+    fn heavy_playouts_are_seeded_and_differ_from_uniform() {
+        let run = |policy, seed| {
+            playout_bench(&PlayoutBenchArgs {
+                threads: 1,
+                seconds: 100.0,
+                playouts: 100,
+                seed,
+                komi: 6.5,
+                policy,
+            })
+            .tally
+            .checksum
+        };
+        for policy in [BenchPolicy::Heavy, BenchPolicy::Ladders] {
+            assert_eq!(run(policy, 3), run(policy, 3), "{policy:?}");
+            assert_ne!(run(policy, 3), run(policy, 4), "{policy:?}");
+            assert_ne!(run(policy, 3), run(BenchPolicy::Uniform, 3), "{policy:?}");
+        }
     }
 }
 

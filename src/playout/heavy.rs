@@ -28,7 +28,7 @@ use crate::rules::{BOARD, BitIter, Bits, Board, Color, NN, Point, bit};
 use crate::util::rng::FastRng;
 
 use super::PlayoutPolicy;
-use super::patterns::{is_pattern_move, neighbours8};
+use super::patterns::{AREA3, is_pattern_move};
 
 /// Probabilities of the heavy playout's rules (michi's values by default).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -88,16 +88,10 @@ impl Heavy {
 
     /// The 3x3 neighbourhoods of the last two moves, as a mask of points.
     fn local_area(&self) -> Bits {
-        let mut m: Bits = 0;
-        for p in self.last.iter().flatten() {
-            m |= bit(p.index());
-            for n in neighbours8(*p) {
-                if (n as usize) < NN {
-                    m |= bit(n as usize);
-                }
-            }
-        }
-        m
+        self.last
+            .iter()
+            .flatten()
+            .fold(0, |m, p| m | AREA3[p.index()])
     }
 
     /// Tries the candidates in random order; the first playable, accepted one wins.
@@ -129,10 +123,13 @@ impl Heavy {
 impl PlayoutPolicy for Heavy {
     fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
         let area = self.local_area();
+        // the chains in atari, found once for the rules that ask (usually none)
+        let in_atari = chains_in_atari(board);
         let mut found = None;
-        if area != 0 && rng.unit() < self.config.p_atari as f64 {
+        if area != 0 && rng.unit() < self.config.p_atari as f64 && in_atari != 0 {
             let mut cand = [0u8; NN];
-            let n = atari_moves(board, color, area, self.config.ladders, &mut cand);
+            let chains = in_atari & board.chain_reps(area & stones_of_both(board));
+            let n = atari_moves_among(board, color, chains, self.config.ladders, &mut cand);
             found = self.try_candidates(board, color, &mut cand[..n], rng);
         }
         if found.is_none() && self.config.ladders && area != 0 {
@@ -141,12 +138,9 @@ impl PlayoutPolicy for Heavy {
             let n = write_points(super::ladder::ladder_ataris(board, color, area), &mut cand);
             found = self.try_candidates(board, color, &mut cand[..n], rng);
         }
-        if found.is_none()
-            && any_chain_in_atari(board)
-            && rng.unit() < self.config.p_global_atari as f64
-        {
+        if found.is_none() && in_atari != 0 && rng.unit() < self.config.p_global_atari as f64 {
             let mut cand = [0u8; NN];
-            let n = atari_moves(board, color, BOARD, self.config.ladders, &mut cand);
+            let n = atari_moves_among(board, color, in_atari, self.config.ladders, &mut cand);
             found = self.try_candidates(board, color, &mut cand[..n], rng);
         }
         if found.is_none() && area != 0 && rng.unit() < self.config.p_pattern as f64 {
@@ -181,15 +175,26 @@ fn random_move(board: &mut Board, color: Color, p_reject: f32, rng: &mut FastRng
     }
 }
 
-/// True when some chain of either colour has a single liberty (each chain tested once,
-/// at its representative).
+/// True when some chain of either colour has a single liberty (only the chains the
+/// pseudo-liberty counts leave open are walked).
 #[inline]
 pub fn any_chain_in_atari(board: &Board) -> bool {
-    let stones = board.stones(Color::Black) | board.stones(Color::White);
-    BitIter(stones).any(|i| {
-        let p = Point::new(i);
-        board.chain_id(p) == Some(p) && board.atari_liberty(p).is_some()
-    })
+    BitIter(board.low_liberty_chains(4)).any(|r| board.atari_liberty(Point::new(r)).is_some())
+}
+
+/// The representatives of every chain in atari (only the chains the pseudo-liberty counts
+/// leave open are walked).
+#[inline]
+fn chains_in_atari(board: &Board) -> Bits {
+    BitIter(board.low_liberty_chains(4))
+        .filter(|&r| board.atari_liberty(Point::new(r)).is_some())
+        .fold(0, |m, r| m | bit(r))
+}
+
+/// Stones of both colours.
+#[inline(always)]
+fn stones_of_both(board: &Board) -> Bits {
+    board.stones(Color::Black) | board.stones(Color::White)
 }
 
 /// Legal for `color` and not its own eye (the light playout's candidate rule).
@@ -253,9 +258,28 @@ pub fn atari_moves(
     ladders: bool,
     out: &mut [u8; NN],
 ) -> usize {
+    // Only chains that can be in atari, and (unless the area is the whole board) those
+    // with a stone in the area.
+    let mut chains = board.low_liberty_chains(4);
+    if area & BOARD != BOARD {
+        chains &= board.chain_reps(area & stones_of_both(board));
+    }
+    atari_moves_among(board, color, chains, ladders, out)
+}
+
+/// [`atari_moves`] for the chains named by their representatives in `chains` (any set of
+/// representatives: chains not in atari are skipped). The answer is a set, so the order in
+/// which the chains are read does not matter.
+fn atari_moves_among(
+    board: &Board,
+    color: Color,
+    chains: Bits,
+    ladders: bool,
+    out: &mut [u8; NN],
+) -> usize {
     let mut moves: Bits = 0;
-    let stones = board.stones(Color::Black) | board.stones(Color::White);
-    for q in board.each_chain(area & stones) {
+    for r in BitIter(chains) {
+        let q = Point::new(r);
         let Some(lib) = board.atari_liberty(q) else {
             continue;
         };

@@ -102,18 +102,19 @@ pub fn ladder_atari(board: &Board, color: Color, q: Point) -> Option<Point> {
 /// Ladder ataris for `color` against the opponent's two-liberty chains with a stone in
 /// `area` (the heavy playout's chase move, and a capture prior).
 pub fn ladder_ataris(board: &Board, color: Color, area: Bits) -> Bits {
-    board
-        .each_chain(board.stones(color.opponent()) & area)
-        .filter_map(|q| ladder_atari(board, color, q))
+    // only chains the pseudo-liberty counts allow two liberties (4 per liberty at most)
+    let chains =
+        board.chain_reps(board.stones(color.opponent()) & area) & board.low_liberty_chains(8);
+    BitIter(chains)
+        .filter_map(|q| ladder_atari(board, color, Point::new(q)))
         .fold(0, |m, l| m | bit(l.index()))
 }
 
 /// Every point where `color` would extend one of its chains in atari into a ladder that
 /// catches it (for the priors: such a move only adds stones to a dead chain).
 pub fn caught_escapes(board: &Board, color: Color) -> Bits {
-    board
-        .each_chain(board.stones(color))
-        .filter_map(|q| board.atari_liberty(q))
+    BitIter(board.low_liberty_chains(4) & board.stones(color))
+        .filter_map(|q| board.atari_liberty(Point::new(q)))
         .filter(|&lib| escape_is_caught(board, color, lib))
         .fold(0, |m, l| m | bit(l.index()))
 }

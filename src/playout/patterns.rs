@@ -9,7 +9,7 @@
 
 use std::sync::OnceLock;
 
-use crate::rules::{Board, N, NN, Point};
+use crate::rules::{Bits, Board, N, NN, Point};
 
 /// Pattern sources: rows top to bottom, the centre is the move. `X`/`O` are stones of the
 /// two colours (either way round), `.` empty, `?` anything including off-board, `x` not `X`
@@ -49,40 +49,56 @@ const OFFSETS: [(i32, i32); 8] = [
 ];
 
 /// The eight neighbours of every point in code order, `NN` for off-board ones.
-fn neighbour_table() -> &'static [[u8; 8]; NN] {
-    static T: OnceLock<[[u8; 8]; NN]> = OnceLock::new();
-    T.get_or_init(|| {
-        let mut t = [[NN as u8; 8]; NN];
-        for (i, row) in t.iter_mut().enumerate() {
-            let (r, c) = ((i / N) as i32, (i % N) as i32);
-            for (k, (dr, dc)) in OFFSETS.iter().enumerate() {
-                let (rr, cc) = (r + dr, c + dc);
-                if (0..N as i32).contains(&rr) && (0..N as i32).contains(&cc) {
-                    row[k] = (rr as usize * N + cc as usize) as u8;
-                }
+const NEIGHBOURS8: [[u8; 8]; NN] = {
+    let mut t = [[NN as u8; 8]; NN];
+    let mut i = 0;
+    while i < NN {
+        let (r, c) = ((i / N) as i32, (i % N) as i32);
+        let mut k = 0;
+        while k < 8 {
+            let (rr, cc) = (r + OFFSETS[k].0, c + OFFSETS[k].1);
+            if rr >= 0 && rr < N as i32 && cc >= 0 && cc < N as i32 {
+                t[i][k] = (rr as usize * N + cc as usize) as u8;
             }
+            k += 1;
         }
-        t
-    })
-}
+        i += 1;
+    }
+    t
+};
+
+/// Each point with its eight neighbours, as a mask (the heavy playout's local area).
+pub const AREA3: [Bits; NN] = {
+    let mut t = [0 as Bits; NN];
+    let mut i = 0;
+    while i < NN {
+        t[i] = 1 << i;
+        let mut k = 0;
+        while k < 8 {
+            let n = NEIGHBOURS8[i][k] as usize;
+            if n < NN {
+                t[i] |= 1 << n;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    t
+};
 
 /// The eight neighbours of `p` in code order (`NN` = off the board).
 pub fn neighbours8(p: Point) -> [u8; 8] {
-    neighbour_table()[p.index()]
+    NEIGHBOURS8[p.index()]
 }
 
-/// The neighbourhood code of `p` on `board`.
+/// The neighbourhood code of `p` on `board`. Off-board neighbours read the board's spare
+/// cell, which holds [`EDGE`].
 #[inline]
 pub fn code_at(board: &Board, p: Point) -> u16 {
-    let cells = board.cells();
+    let cells = board.cells_padded();
     let mut code = 0u16;
-    for (k, &n) in neighbour_table()[p.index()].iter().enumerate() {
-        let v = if (n as usize) < NN {
-            cells[n as usize] as u16
-        } else {
-            EDGE
-        };
-        code |= v << (2 * k);
+    for (k, &n) in NEIGHBOURS8[p.index()].iter().enumerate() {
+        code |= (cells[n as usize] as u16) << (2 * k);
     }
     code
 }
