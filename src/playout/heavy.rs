@@ -124,7 +124,7 @@ impl PlayoutPolicy for Heavy {
     fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
         let area = self.local_area();
         // the chains in atari, found once for the rules that ask (usually none)
-        let in_atari = chains_in_atari(board);
+        let in_atari = board.atari_chains();
         let mut found = None;
         if area != 0 && rng.unit() < self.config.p_atari as f64 && in_atari != 0 {
             let mut cand = [0u8; NN];
@@ -175,20 +175,10 @@ fn random_move(board: &mut Board, color: Color, p_reject: f32, rng: &mut FastRng
     }
 }
 
-/// True when some chain of either colour has a single liberty (only the chains the
-/// pseudo-liberty counts leave open are walked).
+/// True when some chain of either colour has a single liberty.
 #[inline]
 pub fn any_chain_in_atari(board: &Board) -> bool {
-    BitIter(board.low_liberty_chains(4)).any(|r| board.atari_liberty(Point::new(r)).is_some())
-}
-
-/// The representatives of every chain in atari (only the chains the pseudo-liberty counts
-/// leave open are walked).
-#[inline]
-fn chains_in_atari(board: &Board) -> Bits {
-    BitIter(board.low_liberty_chains(4))
-        .filter(|&r| board.atari_liberty(Point::new(r)).is_some())
-        .fold(0, |m, r| m | bit(r))
+    board.atari_chains() != 0
 }
 
 /// Stones of both colours.
@@ -260,7 +250,7 @@ pub fn atari_moves(
 ) -> usize {
     // Only chains that can be in atari, and (unless the area is the whole board) those
     // with a stone in the area.
-    let mut chains = board.low_liberty_chains(4);
+    let mut chains = board.atari_chains();
     if area & BOARD != BOARD {
         chains &= board.chain_reps(area & stones_of_both(board));
     }

@@ -113,7 +113,7 @@ pub fn ladder_ataris(board: &Board, color: Color, area: Bits) -> Bits {
 /// Every point where `color` would extend one of its chains in atari into a ladder that
 /// catches it (for the priors: such a move only adds stones to a dead chain).
 pub fn caught_escapes(board: &Board, color: Color) -> Bits {
-    BitIter(board.low_liberty_chains(4) & board.stones(color))
+    BitIter(board.atari_chains() & board.stones(color))
         .filter_map(|q| board.atari_liberty(Point::new(q)))
         .filter(|&lib| escape_is_caught(board, color, lib))
         .fold(0, |m, l| m | bit(l.index()))

@@ -102,6 +102,19 @@ const NBR_EMPTY: u16 = 0xF;
 /// The spare cell's value: neither empty nor a colour.
 const OFF_BOARD_CELL: u8 = 3;
 
+/// 0, 1, ..., 79, for the vectorised scans: a stone is its chain's representative when
+/// `chain[i] == i`.
+#[cfg(target_arch = "x86_64")]
+static INDEX80: [u8; 80] = {
+    let mut t = [0u8; 80];
+    let mut i = 0;
+    while i < 80 {
+        t[i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
 /// Shift of colour `c`'s field in [`Board::nbr`] (4 for black, 8 for white).
 #[inline(always)]
 const fn nbr_shift(c: u8) -> u32 {
@@ -402,26 +415,16 @@ impl Board {
     #[inline]
     fn low_liberty_chains_sse2(&self, max: u8) -> Bits {
         use std::arch::x86_64::*;
-        /// 0, 1, ..., 79: a stone is its chain's representative when `chain[i] == i`.
-        static INDEX: [u8; 80] = {
-            let mut t = [0u8; 80];
-            let mut i = 0;
-            while i < 80 {
-                t[i] = i as u8;
-                i += 1;
-            }
-            t
-        };
         let mut m: Bits = 0;
         // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are always
         // available; the loads read bytes 16k..16k+16 <= 80, inside `chain` and
-        // `pseudo_libs` (NN + 1 bytes each) and `INDEX` (80 bytes), and accept any alignment.
+        // `pseudo_libs` (NN + 1 bytes each) and `INDEX80` (80 bytes), and accept any alignment.
         unsafe {
             let limit = _mm_set1_epi8(max as i8);
             for k in 0..5 {
                 let chain = _mm_loadu_si128(self.chain.as_ptr().add(16 * k).cast());
                 let plibs = _mm_loadu_si128(self.pseudo_libs.as_ptr().add(16 * k).cast());
-                let index = _mm_loadu_si128(INDEX.as_ptr().add(16 * k).cast());
+                let index = _mm_loadu_si128(INDEX80.as_ptr().add(16 * k).cast());
                 let is_rep = _mm_cmpeq_epi8(chain, index);
                 // unsigned `plibs <= max` as `min(plibs, max) == plibs`
                 let low = _mm_cmpeq_epi8(_mm_min_epu8(plibs, limit), plibs);
@@ -433,6 +436,87 @@ impl Board {
             m |= bit(80);
         }
         m
+    }
+
+    /// Representatives of every chain in atari, exactly. The pseudo-liberty counts settle
+    /// most chains without walking them: one pseudo-liberty is one liberty, a lone stone's
+    /// pseudo-liberties are its liberties, and more than four are two liberties or more. Only
+    /// chains of two or more stones with two to four pseudo-liberties are walked. (The heavy
+    /// playouts ask this before every move.)
+    #[inline]
+    pub fn atari_chains(&self) -> Bits {
+        let (sure, maybe) = self.atari_candidates();
+        BitIter(maybe)
+            .filter(|&r| self.chain_liberties(Point::new(r)).count_ones() == 1)
+            .fold(sure, |m, r| m | bit(r))
+    }
+
+    /// For [`Board::atari_chains`]: the representatives with one pseudo-liberty (in atari for
+    /// sure), and those of two or more stones with two to four (to be walked).
+    #[inline]
+    fn atari_candidates(&self) -> (Bits, Bits) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.atari_candidates_sse2()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self.atari_candidates_scalar()
+        }
+    }
+
+    /// [`Board::atari_candidates`] one point at a time (the reference of the SSE2 form).
+    #[allow(dead_code)]
+    fn atari_candidates_scalar(&self) -> (Bits, Bits) {
+        let (mut sure, mut maybe): (Bits, Bits) = (0, 0);
+        for i in 0..NN {
+            if self.chain[i] as usize != i {
+                continue;
+            }
+            match self.pseudo_libs[i] {
+                1 => sure |= bit(i),
+                2..=4 if self.chain_size[i] >= 2 => maybe |= bit(i),
+                _ => {}
+            }
+        }
+        (sure, maybe)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn atari_candidates_sse2(&self) -> (Bits, Bits) {
+        use std::arch::x86_64::*;
+        let (mut sure, mut maybe): (Bits, Bits) = (0, 0);
+        // SAFETY: SSE2 is part of the x86-64 baseline; the loads read bytes 16k..16k+16 <= 80,
+        // inside `chain`, `pseudo_libs` (NN + 1 bytes), `chain_size` (NN) and `INDEX` (80).
+        unsafe {
+            let (one, two, four) = (_mm_set1_epi8(1), _mm_set1_epi8(2), _mm_set1_epi8(4));
+            for k in 0..5 {
+                let chain = _mm_loadu_si128(self.chain.as_ptr().add(16 * k).cast());
+                let plibs = _mm_loadu_si128(self.pseudo_libs.as_ptr().add(16 * k).cast());
+                let size = _mm_loadu_si128(self.chain_size.as_ptr().add(16 * k).cast());
+                let index = _mm_loadu_si128(INDEX80.as_ptr().add(16 * k).cast());
+                let is_rep = _mm_cmpeq_epi8(chain, index);
+                let single = _mm_and_si128(is_rep, _mm_cmpeq_epi8(plibs, one));
+                // unsigned 2 <= plibs <= 4 and size >= 2, as min/max comparisons
+                let in_range = _mm_and_si128(
+                    _mm_cmpeq_epi8(_mm_min_epu8(plibs, four), plibs),
+                    _mm_cmpeq_epi8(_mm_max_epu8(plibs, two), plibs),
+                );
+                let big = _mm_cmpeq_epi8(_mm_max_epu8(size, two), size);
+                let walk = _mm_and_si128(is_rep, _mm_and_si128(in_range, big));
+                sure |= (_mm_movemask_epi8(single) as u16 as Bits) << (16 * k);
+                maybe |= (_mm_movemask_epi8(walk) as u16 as Bits) << (16 * k);
+            }
+        }
+        if self.chain[80] == 80 {
+            match self.pseudo_libs[80] {
+                1 => sure |= bit(80),
+                2..=4 if self.chain_size[80] >= 2 => maybe |= bit(80),
+                _ => {}
+            }
+        }
+        (sure, maybe)
     }
 
     /// The representatives of the chains with a stone in `stones` (each chain once), as a
@@ -1234,9 +1318,8 @@ mod tests {
                 }
                 assert_eq!(fast & b.empty_bits(), 0);
             }
-            let atari = BitIter(b.low_liberty_chains(4))
-                .filter(|&r| b.atari_liberty(Point::new(r)).is_some())
-                .count();
+            assert_eq!(b.atari_candidates(), b.atari_candidates_scalar());
+            let atari = b.atari_chains().count_ones() as usize;
             let want = b
                 .each_chain(b.stones(Color::Black) | b.stones(Color::White))
                 .filter(|&q| b.liberty_count(q) == 1)
