@@ -328,7 +328,9 @@ impl UctEngine {
             })
             .collect();
         Ok(UctEngine {
-            name: format!("uct{}", describe(&config)),
+            // Engines built from a spec are named by it (`search::spec`'s builders call
+            // `with_name`); the spec printer lives there, so a bare engine is just "uct".
+            name: "uct".to_string(),
             config,
             game: Game::new(6.5),
             trees,
@@ -695,38 +697,6 @@ impl Analyzer for UctEngine {
         // The root is read before the move is played: playing moves the root down the tree.
         self.genmove_with(color, false, |e| e.candidates(color, max_pv))
     }
-}
-
-/// A short text of the non-default settings, for the default name.
-fn describe(c: &UctConfig) -> String {
-    let mut s = format!(":sims={},expand={},c={}", c.sims, c.expand, c.c);
-    if let Some(p) = &c.prune {
-        s += &format!(",prune={}:{}@{}", p.pruner, p.x, p.depth);
-    }
-    if let Some(p) = &c.playout_prune {
-        s += &format!(",playout_prune={}:{}", p.pruner, p.share);
-    }
-    match c.playout {
-        PlayoutKind::Territory => s += ",playout=territory",
-        PlayoutKind::Heavy => s += ",playout=heavy",
-        PlayoutKind::Uniform => {}
-    }
-    if c.rave > 0.0 {
-        s += &format!(",rave={}", c.rave);
-    }
-    if c.priors {
-        s += ",priors=true";
-    }
-    if let Some(p) = &c.policy {
-        s += &format!(",policy={p},policy_weight={}", c.policy_weight);
-    }
-    if let Some(p) = &c.soft {
-        s += &format!(",soft={}:{}:{}@{}", p.pruner, p.visits, p.x, p.depth);
-    }
-    if let Some(w) = &c.widen {
-        s += &format!(",widen={}:{}:{}:{}", w.pruner, w.k0, w.base, w.mult);
-    }
-    s
 }
 
 impl Engine for UctEngine {
