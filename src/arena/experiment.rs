@@ -110,6 +110,11 @@ pub struct ArmSpec {
 #[serde(deny_unknown_fields, default)]
 pub struct Quick {
     pub games: Option<u32>,
+    /// Match seed in quick mode. Experiments share their full-mode seed so that their arms
+    /// are paired game for game; with only a few games at few simulations, arms whose
+    /// players barely differ would then replay the same games, so each experiment gives
+    /// its quick arms a seed of their own.
+    pub seed: Option<u64>,
     /// Sweep values to keep.
     pub values: Option<Vec<toml::Value>>,
     /// Labels of explicit arms to keep.
@@ -362,7 +367,11 @@ impl ExperimentFile {
                     black,
                     white,
                     games,
-                    seed: s.seed,
+                    seed: if quick {
+                        self.quick.seed.unwrap_or(s.seed)
+                    } else {
+                        s.seed
+                    },
                     komi: s.komi,
                     alternate: s.alternate,
                     max_moves: s.max_moves,
@@ -800,6 +809,7 @@ label = "control"
 vars = { x = 41, prune = "random:{x}" }
 [quick]
 games = 2
+seed = 7
 values = [41]
 vars = { sims = 50 }
 "#;
@@ -823,6 +833,7 @@ vars = { sims = 50 }
         );
         assert_eq!(quick[0].config.white, "uct:sims=50");
         assert_eq!(quick[0].config.games, 2);
+        assert_eq!((full[0].config.seed, quick[0].config.seed), (1, 7));
     }
 
     #[test]
