@@ -83,6 +83,109 @@ fn shipped_experiment_files_resolve_in_both_modes() {
     }
 }
 
+/// The quick arms of the shipped match experiments that quick mode plays, with their
+/// experiment's name.
+fn quick_arms() -> Vec<(String, experiment::Arm)> {
+    let mut arms = Vec::new();
+    for entry in std::fs::read_dir(experiments_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let file = experiment::load(&path).unwrap();
+        if file.kind == Kind::Curve || file.quick.skip.is_some() {
+            continue;
+        }
+        for arm in file.arms(true).unwrap() {
+            arms.push((file.name.clone(), arm));
+        }
+    }
+    arms.sort_by(|a, b| (&a.0, &a.1.label).cmp(&(&b.0, &b.1.label)));
+    arms
+}
+
+/// Quick mode plays few games at few simulations, where arms that differ little in their
+/// players (soft and hard pruning of the same moves, `prune=nn:0` and no pruning) replay
+/// the same games on the same seed: each experiment's quick arms have a seed of their own.
+#[test]
+fn quick_arms_of_different_experiments_do_not_share_seeds() {
+    let arms = quick_arms();
+    let mut seeds: std::collections::BTreeMap<u64, String> = Default::default();
+    for (name, arm) in &arms {
+        let owner = seeds.entry(arm.config.seed).or_insert_with(|| name.clone());
+        assert_eq!(
+            owner, name,
+            "quick seed {} shared by {owner} and {name}",
+            arm.config.seed
+        );
+    }
+    for (i, (a, x)) in arms.iter().enumerate() {
+        for (b, y) in &arms[i + 1..] {
+            let (x, y) = (&x.config, &y.config);
+            assert!(
+                (&x.black, &x.white, x.seed) != (&y.black, &y.white, y.seed),
+                "{a} and {b} play the same quick match"
+            );
+        }
+    }
+    let seed = |name: &str| {
+        arms.iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no quick arm of {name}"))
+            .1
+            .config
+            .seed
+    };
+    assert_ne!(seed("soft_pruning"), seed("tree_pruning"));
+}
+
+/// The quick soft-pruning arm must be able to show something tree pruning does not: with
+/// its own seed, its games differ from those of the same player with the softly pruned
+/// moves removed outright.
+#[test]
+fn quick_soft_pruning_plays_differently_from_hard_pruning() {
+    let file = experiment::load(&experiments_dir().join("soft_pruning.toml")).unwrap();
+    let soft = file.arms(true).unwrap().remove(0).config;
+    // `soft=nn:N:X@D` -> `prune=nn:X@D`: the same moves, pruned.
+    let (head, rest) = soft
+        .black
+        .split_once("soft=nn:")
+        .expect("a soft=nn: player");
+    let (_visits, tail) = rest.split_once(':').unwrap();
+    let hard_black = format!("{head}prune=nn:{tail}");
+    let hard = akushu::arena::MatchConfig {
+        black: hard_black,
+        games: 2,
+        jobs: 1,
+        ..soft.clone()
+    };
+    let soft = akushu::arena::MatchConfig {
+        games: 2,
+        jobs: 1,
+        ..soft
+    };
+    let root = std::env::temp_dir().join(format!("akushu-quick-soft-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let games = |config: &akushu::arena::MatchConfig, dir: &str| {
+        akushu::arena::run_match(config, &root.join(dir), false).unwrap();
+        let mut moves = Vec::new();
+        for game in 1..=config.games {
+            let sgf = std::fs::read_to_string(root.join(format!("{dir}/sgf/game-{game:05}.sgf")))
+                .unwrap();
+            // The moves only: the root node names the players, which differ.
+            moves.push(sgf.lines().skip(1).collect::<Vec<_>>().join("\n"));
+        }
+        moves
+    };
+    let (a, b) = (games(&soft, "soft"), games(&hard, "hard"));
+    std::fs::remove_dir_all(&root).unwrap();
+    assert!(
+        a.iter().zip(&b).any(|(x, y)| x != y),
+        "soft pruning ({}) replays hard pruning's games",
+        soft.black
+    );
+}
+
 #[test]
 fn tree_pruning_sweeps_the_papers_x() {
     let file = experiment::load(&experiments_dir().join("tree_pruning.toml")).unwrap();

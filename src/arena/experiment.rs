@@ -110,6 +110,11 @@ pub struct ArmSpec {
 #[serde(deny_unknown_fields, default)]
 pub struct Quick {
     pub games: Option<u32>,
+    /// Match seed in quick mode. Experiments share their full-mode seed so that their arms
+    /// are paired game for game; with only a few games at few simulations, arms whose
+    /// players barely differ would then replay the same games, so each experiment gives
+    /// its quick arms a seed of their own.
+    pub seed: Option<u64>,
     /// Sweep values to keep.
     pub values: Option<Vec<toml::Value>>,
     /// Labels of explicit arms to keep.
@@ -362,7 +367,11 @@ impl ExperimentFile {
                     black,
                     white,
                     games,
-                    seed: s.seed,
+                    seed: if quick {
+                        self.quick.seed.unwrap_or(s.seed)
+                    } else {
+                        s.seed
+                    },
                     komi: s.komi,
                     alternate: s.alternate,
                     max_moves: s.max_moves,
@@ -528,6 +537,161 @@ fn run_arms(
     Ok(Outcome::Arms(results))
 }
 
+/// The recorded games of one arm: how many, and their mean wall-clock seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub games: u32,
+    pub seconds_per_game: f64,
+    /// The `games.csv` they were read from.
+    pub csv: PathBuf,
+}
+
+/// The games of `dir/games.csv` played between the arm's two players (either colour: an
+/// alternating match swaps them), with game numbers up to the arm's count. `None` when the
+/// folder has no such game. Rows of other players are left out, so a folder written by an
+/// earlier version of the arm (other simulations, other pruning) gives no estimate rather
+/// than a wrong one.
+pub fn recorded_games(config: &MatchConfig, dir: &Path) -> anyhow::Result<Option<Recorded>> {
+    let csv = dir.join("games.csv");
+    if !csv.is_file() {
+        return Ok(None);
+    }
+    let players = |a: &str, b: &str| {
+        (a == config.black && b == config.white) || (a == config.white && b == config.black)
+    };
+    let rows: Vec<_> = super::record::read_csv(&csv)?
+        .into_iter()
+        .filter(|r| r.game <= config.games && players(&r.black, &r.white))
+        .collect();
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let total: f64 = rows.iter().map(|r| r.wall_seconds).sum();
+    Ok(Some(Recorded {
+        games: rows.len() as u32,
+        seconds_per_game: total / rows.len() as f64,
+        csv,
+    }))
+}
+
+/// What `experiment run` is about to do for one arm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmPlan {
+    pub label: String,
+    pub dir: PathBuf,
+    pub planned: u32,
+    /// Games already in `dir` (they are not played again).
+    pub done: u32,
+    /// Seconds per game from recorded games of the same players: those in `dir`, else
+    /// those in the committed record.
+    pub estimate: Option<Recorded>,
+}
+
+impl ArmPlan {
+    pub fn remaining(&self) -> u32 {
+        self.planned.saturating_sub(self.done)
+    }
+}
+
+/// The plan of every arm of `file`: results go to `out/<name>/<arm>`, and an arm with no
+/// games there yet is timed from `record/<name>/<arm>` (the committed runs).
+pub fn plan_arms(
+    file: &ExperimentFile,
+    quick: bool,
+    out: &Path,
+    record: &Path,
+) -> anyhow::Result<Vec<ArmPlan>> {
+    let mut plans = Vec::new();
+    for arm in file.arms(quick)? {
+        let dir = out.join(&file.name).join(slug(&arm.label));
+        let here = recorded_games(&arm.config, &dir)?;
+        let estimate = match &here {
+            Some(r) => Some(r.clone()),
+            None => recorded_games(&arm.config, &record.join(&file.name).join(slug(&arm.label)))?,
+        };
+        plans.push(ArmPlan {
+            label: arm.label.clone(),
+            dir,
+            planned: arm.config.games,
+            done: here.map_or(0, |r| r.games),
+            estimate,
+        });
+    }
+    Ok(plans)
+}
+
+/// Seconds as `45 s`, `12 min` or `3.5 h`.
+pub fn human_seconds(s: f64) -> String {
+    if s < 90.0 {
+        format!("{s:.0} s")
+    } else if s < 5400.0 {
+        format!("{:.0} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
+}
+
+/// The plan as text: one line per arm and a total. The time assumes `jobs` games at once,
+/// each as long as the recorded mean of its arm (recorded on whatever machine and with
+/// whatever parallelism the record had).
+pub fn plan_text(name: &str, plans: &[ArmPlan], jobs: usize) -> String {
+    let jobs = jobs.max(1) as f64;
+    let mut text = String::new();
+    let mut seconds = 0.0;
+    let mut unknown = 0;
+    for p in plans {
+        let time = match (&p.estimate, p.remaining()) {
+            (_, 0) => "nothing to play".to_string(),
+            (Some(r), n) => {
+                let s = f64::from(n) * r.seconds_per_game / jobs;
+                seconds += s;
+                format!(
+                    "about {} ({:.2} s a game, mean of {} recorded in {})",
+                    human_seconds(s),
+                    r.seconds_per_game,
+                    r.games,
+                    r.csv.display()
+                )
+            }
+            (None, _) => {
+                unknown += 1;
+                "no estimate (no recorded games of this arm)".to_string()
+            }
+        };
+        text += &format!(
+            "[{name}] plan {}: {} games, {} already in {}, {} to play: {time}\n",
+            p.label,
+            p.planned,
+            p.done,
+            p.dir.display(),
+            p.remaining(),
+        );
+    }
+    let planned: u32 = plans.iter().map(|p| p.planned).sum();
+    let remaining: u32 = plans.iter().map(ArmPlan::remaining).sum();
+    let mut total = format!(
+        "[{name}] plan total: {planned} games in {} arm(s), {remaining} to play",
+        plans.len()
+    );
+    let timed = plans
+        .iter()
+        .any(|p| p.remaining() > 0 && p.estimate.is_some());
+    if remaining > 0 && !timed {
+        total += ": no estimate (no recorded games of these arms)";
+    } else if remaining > 0 {
+        total += &format!(
+            ", {}{} with {} game(s) at once (recorded seconds per game / --jobs; the records may come from other jobs or another machine)",
+            if unknown > 0 { "at least " } else { "about " },
+            human_seconds(seconds),
+            jobs
+        );
+        if unknown > 0 {
+            total += &format!("; {unknown} arm(s) without an estimate");
+        }
+    }
+    text + &total + "\n"
+}
+
 /// The summary of the games already in an arm's folder (`None` when it has none), with the
 /// arm's players as A and B. The folder's own header is not checked against the arm here:
 /// resuming the match does that.
@@ -645,6 +809,7 @@ label = "control"
 vars = { x = 41, prune = "random:{x}" }
 [quick]
 games = 2
+seed = 7
 values = [41]
 vars = { sims = 50 }
 "#;
@@ -668,6 +833,7 @@ vars = { sims = 50 }
         );
         assert_eq!(quick[0].config.white, "uct:sims=50");
         assert_eq!(quick[0].config.games, 2);
+        assert_eq!((full[0].config.seed, quick[0].config.seed), (1, 7));
     }
 
     #[test]
@@ -676,6 +842,72 @@ vars = { sims = 50 }
         let loop_vars = BTreeMap::from([("a".to_string(), "{a}x".to_string())]);
         assert!(substitute("{a}", &loop_vars).is_err());
         assert!(toml::from_str::<ExperimentFile>("name='a'\ntitle='b'\ngamez=3").is_err());
+    }
+
+    /// A `games.csv` row of `black` vs `white` lasting `wall` seconds.
+    fn row(game: u32, black: &str, white: &str, wall: f64) -> String {
+        format!(
+            "{game},\"{black}\",\"{white}\",A,B,B+R,,40,resign,1.0,1.0,100,100,{wall},{game},,,,false\n"
+        )
+    }
+
+    #[test]
+    fn plans_count_done_games_and_time_the_rest_from_recorded_ones() {
+        let root =
+            std::env::temp_dir().join(format!("akushu-experiment-plan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let f: ExperimentFile = toml::from_str(FILE).unwrap();
+        let (out, record) = (root.join("out"), root.join("record"));
+        let header = "game,black,white,black_player,winner,result,score,moves,reason,\
+                      black_seconds,white_seconds,black_sims,white_sims,wall_seconds,seed,\
+                      error_by,error,gtp_score,score_disagreement\n";
+        let write = |dir: PathBuf, rows: &[String]| {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("games.csv"), header.to_string() + &rows.concat()).unwrap();
+        };
+        let (b41, w) = ("uct:sims=1000,prune=nn:41@0", "uct:sims=1000");
+        // x=0: nothing here; the record has two games of its players (2 s and 4 s) and one of
+        // other players, which must not count.
+        write(
+            record.join("t/x=0"),
+            &[
+                row(1, "uct:sims=1000,prune=nn:0@0", w, 2.0),
+                row(2, w, "uct:sims=1000,prune=nn:0@0", 4.0),
+                row(3, "uct:sims=50,prune=nn:0@0", w, 100.0),
+            ],
+        );
+        // x=41: 10 games here at 6 s; the record (ignored: the output folder has games) says 1 s.
+        write(
+            out.join("t/x=41"),
+            &(1..=10).map(|g| row(g, b41, w, 6.0)).collect::<Vec<_>>(),
+        );
+        write(record.join("t/x=41"), &[row(1, b41, w, 1.0)]);
+        let mut f = f;
+        f.vars
+            .insert("prune".into(), toml::Value::String("nn:{x}@0".into()));
+        let plans = plan_arms(&f, false, &out, &record).unwrap();
+        assert_eq!(plans.len(), 3);
+        let x0 = &plans[0];
+        assert_eq!((x0.planned, x0.done, x0.remaining()), (100, 0, 100));
+        let e = x0.estimate.as_ref().unwrap();
+        assert_eq!((e.games, e.seconds_per_game), (2, 3.0));
+        assert_eq!(e.csv, record.join("t/x=0/games.csv"));
+        let x41 = &plans[1];
+        assert_eq!((x41.done, x41.remaining()), (10, 90));
+        assert_eq!(x41.estimate.as_ref().unwrap().seconds_per_game, 6.0);
+        assert_eq!(plans[2].estimate, None);
+        let text = plan_text("t", &plans, 2);
+        // 100 x 3 s / 2 + 90 x 6 s / 2 = 420 s = 7 min, a lower bound: control has no estimate.
+        assert!(
+            text.contains("no estimate (no recorded games of this arm)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("plan total: 300 games in 3 arm(s), 290 to play, at least 7 min"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 4, "{text}");
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -28,7 +28,9 @@ pub struct PlanArgs {
     /// Use the file's `[quick]` overrides (few games, few simulations).
     #[arg(long)]
     pub quick: bool,
-    /// Folder the scripts write results to (default `report/runs`, or `report/runs-quick`).
+    /// Folder the scripts write results to (default `runs/experiments`, or
+    /// `runs/experiments-quick`: scratch folders git ignores). `--out report/runs` extends the
+    /// committed record.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Write a Slurm array job per arm (`shards-ARM.sbatch`), the merge job (`merge.sh`) and
@@ -68,7 +70,9 @@ pub struct ExperimentArgs {
     /// Use the file's `[quick]` overrides (few games, few simulations).
     #[arg(long)]
     pub quick: bool,
-    /// Folder for the match results (default `report/runs`, or `report/runs-quick`).
+    /// Folder for the match results (default `runs/experiments`, or `runs/experiments-quick`:
+    /// scratch folders git ignores). `--out report/runs` extends the committed record: its
+    /// match folders resume, and the games added are played by this build.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Games played at once.
@@ -101,7 +105,12 @@ fn absolute(path: &std::path::Path) -> anyhow::Result<PathBuf> {
 
 /// `experiment plan --slurm/--parallel`: writes the cluster scripts and says how to run them.
 fn write_cluster_scripts(args: &PlanArgs, file: &experiment::ExperimentFile) -> anyhow::Result<()> {
-    let runs = absolute(&args.out.clone().unwrap_or_else(|| default_runs(args.quick)))?;
+    let runs = absolute(
+        &args
+            .out
+            .clone()
+            .unwrap_or_else(|| default_experiment_out(args.quick)),
+    )?;
     let scripts = match &args.scripts {
         Some(dir) => absolute(dir)?,
         None => runs.join(&file.name).join("cluster"),
@@ -155,7 +164,20 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// The default results folder for a mode.
+/// The committed record of the paper-settings runs; `experiment run` times its arms from it.
+const RECORD: &str = "report/runs";
+
+/// The default results folder of `experiment run` and `experiment plan`: a scratch folder
+/// git ignores, so that trying an experiment never adds games to the committed record.
+pub fn default_experiment_out(quick: bool) -> PathBuf {
+    PathBuf::from(if quick {
+        "runs/experiments-quick"
+    } else {
+        "runs/experiments"
+    })
+}
+
+/// The default results folder of `reproduce` (relative to its report folder's parent).
 pub fn default_runs(quick: bool) -> PathBuf {
     PathBuf::from(if quick {
         "report/runs-quick"
@@ -168,7 +190,10 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
     match cmd {
         ExperimentCommand::Plan(args) => {
             let file = experiment::load(&args.file)?;
-            let runs = args.out.clone().unwrap_or_else(|| default_runs(args.quick));
+            let runs = args
+                .out
+                .clone()
+                .unwrap_or_else(|| default_experiment_out(args.quick));
             let mut text = format!("# {} ({})\n", file.title, args.file.display());
             for arm in file.arms(args.quick)? {
                 // The command that plays (or resumes) this arm by hand, into the folder
@@ -197,13 +222,22 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
         }
         ExperimentCommand::Run(args) => {
             let file = experiment::load(&args.file)?;
-            let out = args.out.clone().unwrap_or_else(|| default_runs(args.quick));
+            let out = args
+                .out
+                .clone()
+                .unwrap_or_else(|| default_experiment_out(args.quick));
             crate::outln!(
                 "# akushu experiment run {} (akushu {})",
                 args.file.display(),
                 env!("CARGO_PKG_VERSION")
             );
             crate::outln!("{}", toml::to_string(&file)?);
+            let skipped = args.quick && file.quick.skip.is_some();
+            if !args.no_play && !skipped && file.kind == experiment::Kind::Match {
+                let plans =
+                    experiment::plan_arms(&file, args.quick, &out, std::path::Path::new(RECORD))?;
+                crate::outln!("{}", experiment::plan_text(&file.name, &plans, args.jobs));
+            }
             let opts = RunOptions {
                 out: out.clone(),
                 quick: args.quick,
