@@ -330,6 +330,7 @@ vars = { engine = "random" }
             quick: false,
             command: "test".into(),
             runs: out.clone(),
+            runs_folder: out.clone(),
             seconds: 0.0,
             jobs: 1,
             snapshot: false,

@@ -250,6 +250,7 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 quick: args.quick,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
                 runs: PathBuf::from(".."),
+                runs_folder: out.clone(),
                 seconds: result.seconds,
                 jobs: args.jobs,
                 snapshot: args.no_play,

@@ -179,6 +179,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         quick: args.quick,
         command: std::env::args().collect::<Vec<_>>().join(" "),
         runs: relative_to(&runs, &args.out),
+        runs_folder: runs.clone(),
         seconds: start.elapsed().as_secs_f64(),
         jobs: args.jobs,
         snapshot: args.no_play,

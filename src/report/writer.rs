@@ -16,6 +16,9 @@ pub struct ReportInfo {
     pub command: String,
     /// Where the match folders are (relative to the report, for links).
     pub runs: PathBuf,
+    /// The same folder as given on the command line (for the rerun commands: they must
+    /// extend the games this report counts, not the default scratch folder).
+    pub runs_folder: PathBuf,
     /// Seconds the whole run took.
     pub seconds: f64,
     pub jobs: usize,
@@ -195,10 +198,11 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
         }
         let _ = writeln!(
             out,
-            "Experiment file: `experiments/{}.toml`; rerun with `akushu experiment run experiments/{}.toml{}`.\n",
+            "Experiment file: `experiments/{}.toml`; rerun or extend with `akushu experiment run experiments/{}.toml{} --out {}`.\n",
             r.file.name,
             r.file.name,
-            if r.quick { " --quick" } else { "" }
+            if r.quick { " --quick" } else { "" },
+            info.runs_folder.display()
         );
         match &r.outcome {
             Outcome::Arms(arms) => {
