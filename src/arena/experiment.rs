@@ -97,6 +97,9 @@ pub struct ArmSpec {
     pub label: String,
     /// Position on the plot's x axis, if the arm belongs on it.
     pub x: Option<f64>,
+    /// A line of its own on the plot: arms with the same `series` name are joined into one
+    /// curve beside the experiment's main one (e.g. another engine over the same x axis).
+    pub series: Option<String>,
     #[serde(default)]
     pub vars: BTreeMap<String, toml::Value>,
     /// Overrides the black template.
@@ -194,6 +197,8 @@ pub struct ExperimentFile {
 pub struct Arm {
     pub label: String,
     pub x: Option<f64>,
+    /// The plot line it belongs to (`None`: the experiment's main line).
+    pub series: Option<String>,
     pub config: MatchConfig,
 }
 
@@ -293,11 +298,15 @@ pub fn substitute(template: &str, vars: &BTreeMap<String, String>) -> Result<Str
 }
 
 impl ExperimentFile {
-    /// The arms to run (`quick` applies the `[quick]` overrides).
-    pub fn arms(&self, quick: bool) -> anyhow::Result<Vec<Arm>> {
-        let Some(players) = &self.players else {
-            return Ok(Vec::new());
-        };
+    /// `text` (a title or an axis label) with the file's `{var}`s filled in as `quick` sets
+    /// them, so a quick report does not print the full run's numbers; unknown names (the
+    /// sweep variable) stay as written.
+    pub fn fill(&self, text: &str, quick: bool) -> String {
+        substitute(text, &self.vars_for(quick)).unwrap_or_else(|_| text.to_string())
+    }
+
+    /// The `[vars]` values, with the `[quick]` ones over them when `quick`.
+    fn vars_for(&self, quick: bool) -> BTreeMap<String, String> {
         let mut vars: BTreeMap<String, String> = self
             .vars
             .iter()
@@ -311,6 +320,15 @@ impl ExperimentFile {
                     .map(|(k, v)| (k.clone(), value_text(v))),
             );
         }
+        vars
+    }
+
+    /// The arms to run (`quick` applies the `[quick]` overrides).
+    pub fn arms(&self, quick: bool) -> anyhow::Result<Vec<Arm>> {
+        let Some(players) = &self.players else {
+            return Ok(Vec::new());
+        };
+        let vars = self.vars_for(quick);
         let mut specs: Vec<ArmSpec> = Vec::new();
         if let Some(sweep) = &self.sweep {
             let values = match (&self.quick.values, quick) {
@@ -321,6 +339,7 @@ impl ExperimentFile {
                 specs.push(ArmSpec {
                     label: format!("{}={}", sweep.var, value_text(v)),
                     x: value_number(v),
+                    series: None,
                     vars: BTreeMap::from([(sweep.var.clone(), v.clone())]),
                     black: None,
                     white: None,
@@ -363,6 +382,7 @@ impl ExperimentFile {
             arms.push(Arm {
                 label: spec.label.clone(),
                 x: spec.x,
+                series: spec.series.clone(),
                 config: MatchConfig {
                     black,
                     white,

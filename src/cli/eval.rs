@@ -24,11 +24,16 @@ pub struct EvalArgs {
     /// A model directory (e.g. `models/default`), `random` / `rules` for the baselines, or
     /// `oracle` (rates the recorded move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "redraw")]
     pub model: Vec<String>,
     /// Dataset directory written by `akushu dataset build`.
-    #[arg(long, required_unless_present_any = ["synthetic_games", "sgf"])]
+    #[arg(long, required_unless_present_any = ["synthetic_games", "sgf", "redraw"])]
     pub data: Option<PathBuf>,
+    /// Redraw `--png` from curve CSVs an earlier `eval --csv` wrote, evaluating nothing:
+    /// `LABEL=FILE`, repeatable, the first is the main curve (its legal-moves form is drawn
+    /// too). E.g. `--redraw cnn=models/x-cnn.csv --redraw rules=models/x-rules.csv`.
+    #[arg(long, value_name = "LABEL=FILE", conflicts_with_all = ["model", "data", "sgf", "synthetic_games", "csv", "summary"], requires = "png")]
+    pub redraw: Vec<String>,
     /// Evaluate on SGF records instead (files, folders, .tar.xz archives; repeatable), e.g. a
     /// second source such as `../shared/data/engine9x9.tar.xz`. `--split` is ignored.
     #[arg(long)]
@@ -128,7 +133,7 @@ impl EvalArgs {
 }
 
 /// One row of the curve CSV.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, serde::Deserialize)]
 struct CurveRow {
     pruned: usize,
     error_all: f64,
@@ -303,6 +308,14 @@ fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     crate::outln!("# akushu eval {args:?}");
     args.check_outputs()?;
+    if !args.redraw.is_empty() {
+        let curves = args
+            .redraw
+            .iter()
+            .map(|spec| read_curve_csv(spec))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        return write_png(&args, &curves);
+    }
     let positions = positions(&args)?;
     crate::outln!("# {} positions", positions.len());
     if positions.is_empty() {
@@ -360,11 +373,64 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             csv.flush()
         })?;
     }
+    let drawn: Vec<PlotCurve> = curves
+        .iter()
+        .map(|(name, c)| PlotCurve {
+            label: name.clone(),
+            all: (0..NN).map(|x| c.error_all(x)).collect(),
+            legal: (0..NN).map(|x| c.error_legal(x)).collect(),
+        })
+        .collect();
+    write_png(&args, &drawn)
+}
+
+/// One model's two error curves (x = 0..80), as drawn.
+#[derive(Debug)]
+struct PlotCurve {
+    label: String,
+    all: Vec<f64>,
+    legal: Vec<f64>,
+}
+
+/// Reads `LABEL=FILE`, a curve CSV (`pruned,error_all,error_legal`, x = 0..80).
+fn read_curve_csv(spec: &str) -> anyhow::Result<PlotCurve> {
+    let (label, file) = spec
+        .split_once('=')
+        .with_context(|| format!("--redraw `{spec}`: expected LABEL=FILE"))?;
+    let mut reader =
+        csv::Reader::from_path(file).with_context(|| format!("--redraw: reading {file}"))?;
+    let (mut all, mut legal) = (Vec::new(), Vec::new());
+    for (line, row) in reader.deserialize::<CurveRow>().enumerate() {
+        let row = row.with_context(|| format!("{file}: data row {}", line + 1))?;
+        anyhow::ensure!(
+            row.pruned == all.len(),
+            "{file}: data row {} has pruned = {}, expected {}",
+            line + 1,
+            row.pruned,
+            all.len()
+        );
+        all.push(row.error_all);
+        legal.push(row.error_legal);
+    }
+    anyhow::ensure!(
+        all.len() == NN,
+        "{file}: {} rows, expected {NN} (x = 0..80)",
+        all.len()
+    );
+    Ok(PlotCurve {
+        label: label.to_string(),
+        all,
+        legal,
+    })
+}
+
+/// Writes `--png` (when asked) with the curves.
+fn write_png(args: &EvalArgs, curves: &[PlotCurve]) -> anyhow::Result<()> {
     if let Some(path) = &args.png {
         // Drawn to a private temporary file first, then written by the output rule (which
         // may stream it into a pipe).
         let tmp = std::env::temp_dir().join(format!("akushu-eval-{}.png", std::process::id()));
-        let drawn = plot_curves(&tmp, &curves).and_then(|_| Ok(std::fs::read(&tmp)?));
+        let drawn = plot_curves(&tmp, curves).and_then(|_| Ok(std::fs::read(&tmp)?));
         let _ = std::fs::remove_file(&tmp);
         let bytes = drawn?;
         write_file(path, PNG, args.force, &args.inputs(), |w| {
@@ -376,9 +442,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
 
 /// Draws every model's paper-form curve, the first model's legal-moves curve, and the
 /// paper's reference points.
-fn plot_curves(path: &Path, curves: &[(String, Curve)]) -> anyhow::Result<()> {
+fn plot_curves(path: &Path, curves: &[PlotCurve]) -> anyhow::Result<()> {
     use crate::report::plot::{Chart, Series, SeriesStyle, render_png};
-    let xs = |f: &dyn Fn(usize) -> f64| (0..NN).map(|x| (x as f64, f(x))).collect::<Vec<_>>();
+    let xs = |v: &[f64]| {
+        v.iter()
+            .enumerate()
+            .map(|(x, &e)| (x as f64, e))
+            .collect::<Vec<_>>()
+    };
     let mut chart = Chart::new(
         "Pruning error rate (error = recorded move pruned)",
         "points pruned (x)",
@@ -387,18 +458,18 @@ fn plot_curves(path: &Path, curves: &[(String, Curve)]) -> anyhow::Result<()> {
     .x_range(0.0, 80.0)
     .y_range(0.0, 1.0)
     .hline(0.10, "10% error");
-    for (name, c) in curves {
+    for c in curves {
         chart = chart.series(Series::new(
-            format!("{name}: all 81 points"),
+            format!("{}: all 81 points", c.label),
             SeriesStyle::Line,
-            xs(&|x| c.error_all(x)),
+            xs(&c.all),
         ));
     }
-    if let Some((name, c)) = curves.first() {
+    if let Some(c) = curves.first() {
         chart = chart.series(Series::new(
-            format!("{name}: legal moves only"),
+            format!("{}: legal moves only", c.label),
             SeriesStyle::Line,
-            xs(&|x| c.error_legal(x)),
+            xs(&c.legal),
         ));
     }
     chart = chart.series(Series::new(
@@ -412,6 +483,32 @@ fn plot_curves(path: &Path, curves: &[(String, Curve)]) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redraw_reads_a_curve_csv_and_refuses_a_short_or_shuffled_one() {
+        let dir = std::env::temp_dir().join(format!("akushu-redraw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.csv");
+        let mut text = String::from("pruned,error_all,error_legal\n");
+        for x in 0..NN {
+            text += &format!("{x},{},{}\n", x as f64 / 100.0, x as f64 / 80.0);
+        }
+        std::fs::write(&good, &text).unwrap();
+        let c = read_curve_csv(&format!("cnn={}", good.display())).unwrap();
+        assert_eq!(c.label, "cnn");
+        assert_eq!((c.all.len(), c.legal.len()), (NN, NN));
+        assert_eq!((c.all[30], c.legal[80]), (0.3, 1.0));
+        let short = dir.join("short.csv");
+        std::fs::write(&short, "pruned,error_all,error_legal\n0,0,0\n").unwrap();
+        let e = read_curve_csv(&format!("x={}", short.display())).unwrap_err();
+        assert!(format!("{e:#}").contains("expected 81"), "{e:#}");
+        let shuffled = dir.join("shuffled.csv");
+        std::fs::write(&shuffled, text.replacen("0,0,0\n", "", 1)).unwrap();
+        let e = read_curve_csv(&format!("x={}", shuffled.display())).unwrap_err();
+        assert!(format!("{e:#}").contains("expected 0"), "{e:#}");
+        assert!(read_curve_csv("no-label.csv").is_err());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
     fn models_with_one_base_name_get_distinct_labels() {

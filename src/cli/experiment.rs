@@ -194,7 +194,11 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 .out
                 .clone()
                 .unwrap_or_else(|| default_experiment_out(args.quick));
-            let mut text = format!("# {} ({})\n", file.title, args.file.display());
+            let mut text = format!(
+                "# {} ({})\n",
+                file.fill(&file.title, args.quick),
+                args.file.display()
+            );
             for arm in file.arms(args.quick)? {
                 // The command that plays (or resumes) this arm by hand, into the folder
                 // `experiment run` uses.

@@ -143,7 +143,11 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             show_progress: !args.quiet,
             play: !args.no_play,
         };
-        crate::errln!("== {} ({})", file.title, path.display());
+        crate::errln!(
+            "== {} ({})",
+            file.fill(&file.title, args.quick),
+            path.display()
+        );
         let t = Instant::now();
         if let Some(why) = missing_programs(&file, args.quick) {
             // An opponent that is not installed (GNU Go on a machine with only Rust) skips

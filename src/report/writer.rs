@@ -182,14 +182,14 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
             out,
             "| [{}](#{}) | {} | {} | {:.0} s |",
             r.file.name,
-            anchor(&r.file.title),
+            anchor(&r.file.fill(&r.file.title, r.quick)),
             r.file.paper,
             ours,
             r.seconds
         );
     }
     for r in results {
-        let _ = writeln!(out, "\n## {}\n", r.file.title);
+        let _ = writeln!(out, "\n## {}\n", r.file.fill(&r.file.title, r.quick));
         if !r.file.paper.is_empty() {
             let _ = writeln!(out, "**Paper:** {}\n", r.file.paper);
         }
@@ -235,7 +235,12 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
             let _ = writeln!(out, "\nArm **{label}** failed: {why}");
         }
         for p in plots.iter().filter(|p| p.experiment == r.file.name) {
-            let _ = writeln!(out, "\n![{}]({})", r.file.title, p.file);
+            let _ = writeln!(
+                out,
+                "\n![{}]({})",
+                r.file.fill(&r.file.title, r.quick),
+                p.file
+            );
         }
     }
     out
@@ -266,8 +271,10 @@ fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     if !lo.is_finite() {
         return (0.0, 1.0);
     }
+    // A single value gets room in proportion to its size (a lone x = 2000 spans 1000-3000
+    // with whole-number ticks, not 1999-2001), at least one unit beyond 1.
     let pad = if hi - lo < 1e-9 {
-        1.0
+        (hi.abs() * 0.5).max(if hi.abs() >= 1.0 { 1.0 } else { 0.5 })
     } else {
         (hi - lo) * 0.05
     };
@@ -282,9 +289,11 @@ struct WinRateLine {
     games: u32,
 }
 
-fn win_rate_line(arms: &[ArmResult]) -> Option<WinRateLine> {
+/// The line of the arms of one `series` (`None`: the main line) that have an x and games.
+fn win_rate_line(arms: &[ArmResult], series: Option<&str>) -> Option<WinRateLine> {
     let mut pts: Vec<(f64, &ArmResult)> = arms
         .iter()
+        .filter(|a| a.arm.series.as_deref() == series && a.summary.games > 0)
         .filter_map(|a| a.arm.x.map(|x| (x, a)))
         .collect();
     if pts.is_empty() {
@@ -313,13 +322,10 @@ fn win_rate_line(arms: &[ArmResult]) -> Option<WinRateLine> {
 pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Chart> {
     let f = &result.file;
     let plot = &f.plot;
+    let x_label = f.fill(&plot.x_label, result.quick);
     let mut chart = Chart::new(
-        &f.title,
-        if plot.x_label.is_empty() {
-            "x"
-        } else {
-            &plot.x_label
-        },
+        &f.fill(&f.title, result.quick),
+        if x_label.is_empty() { "x" } else { &x_label },
         if plot.y_label.is_empty() {
             "win rate"
         } else {
@@ -330,23 +336,38 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
     let mut ys: Vec<f64> = vec![0.0, 1.0];
     match &result.outcome {
         Outcome::Arms(arms) => {
-            let WinRateLine { line, band, games } = win_rate_line(arms)?;
-            xs.extend(line.iter().map(|p| p.0));
-            chart = chart.series(
-                Series::new(
-                    format!(
-                        "{} (up to {games} games per point, Wilson 95% band)",
-                        if plot.compare.is_empty() {
-                            "akushu"
-                        } else {
-                            &f.name
-                        }
-                    ),
-                    SeriesStyle::LinePoints,
-                    line,
-                )
-                .with_band(band),
-            );
+            let mut names: Vec<Option<&str>> = vec![None];
+            for a in arms {
+                if let Some(s) = a.arm.series.as_deref()
+                    && !names.contains(&Some(s))
+                {
+                    names.push(Some(s));
+                }
+            }
+            let mut drawn = 0;
+            for name in names {
+                let Some(WinRateLine { line, band, games }) = win_rate_line(arms, name) else {
+                    continue;
+                };
+                drawn += 1;
+                xs.extend(line.iter().map(|p| p.0));
+                let label = name.unwrap_or(if plot.compare.is_empty() {
+                    "akushu"
+                } else {
+                    &f.name
+                });
+                chart = chart.series(
+                    Series::new(
+                        format!("{label} (up to {games} games per point, Wilson 95% band)"),
+                        SeriesStyle::LinePoints,
+                        line,
+                    )
+                    .with_band(band),
+                );
+            }
+            if drawn == 0 {
+                return None;
+            }
         }
         Outcome::Curve(data) => {
             if data.x.is_empty() {
@@ -369,7 +390,7 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
         else {
             continue;
         };
-        let Some(WinRateLine { line, games, .. }) = win_rate_line(arms) else {
+        let Some(WinRateLine { line, games, .. }) = win_rate_line(arms, None) else {
             continue;
         };
         xs.extend(line.iter().map(|p| p.0));
