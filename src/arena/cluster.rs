@@ -380,6 +380,7 @@ mod tests {
         let arm = |label: &str, black: &str| Arm {
             label: label.into(),
             x: None,
+            series: None,
             config: MatchConfig {
                 black: black.into(),
                 white: "gtp:gnugo --mode gtp --level 10".into(),
