@@ -854,6 +854,14 @@ vars = { sims = 50 }
         assert_eq!(quick[0].config.white, "uct:sims=50");
         assert_eq!(quick[0].config.games, 2);
         assert_eq!((full[0].config.seed, quick[0].config.seed), (1, 7));
+        // titles and labels read the same vars: the quick ones in quick mode
+        assert_eq!(f.fill("black at {sims}", false), "black at 1000");
+        assert_eq!(f.fill("black at {sims}", true), "black at 50");
+        assert_eq!(
+            f.fill("x = {x}", true),
+            "x = {x}",
+            "the sweep variable stays"
+        );
     }
 
     #[test]

@@ -444,6 +444,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_lone_value_gets_room_in_proportion() {
+        assert_eq!(padded_range([2000.0].into_iter()), (1000.0, 3000.0));
+        assert_eq!(padded_range([1.0].into_iter()), (0.0, 2.0));
+        assert_eq!(padded_range([0.6].into_iter()), (0.09999999999999998, 1.1));
+        assert_eq!(padded_range([0.0, 80.0].into_iter()), (-4.0, 84.0));
+        assert_eq!(padded_range(std::iter::empty()), (0.0, 1.0));
+    }
+
+    #[test]
     fn anchors_follow_github() {
         assert_eq!(
             anchor("Tree pruning: win rate vs x"),
