@@ -15,6 +15,12 @@ use crate::sgf::{Superko, rank_text};
 #[derive(Debug, Subcommand)]
 pub enum DatasetCommand {
     /// Build a dataset from SGF files, folders, archives (.tar, .tar.gz, .tar.xz) or .sgfs.
+    #[command(after_help = "\
+Examples:
+  akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --index ../shared/data/ogs9x9_index.csv.xz \\
+      --result-known --min-moves 20 --no-handicap --exclude-bots --min-rank 1d --out data/paper
+  akushu dataset build --sgf games/ --out data/mine --split-by id --hold-out data/paper
+  akushu dataset build --sgf ../shared/data/engine9x9.tar.xz --limit 100 --out /tmp/sample")]
     Build(Box<BuildArgs>),
     /// Counts and histograms of a dataset: games, positions, move numbers, ranks, skips.
     Stats(StatsArgs),
@@ -64,7 +70,7 @@ pub struct BuildArgs {
     /// Highest rank.
     #[arg(long)]
     pub max_rank: Option<String>,
-    /// Whether rank bounds apply to either player or both.
+    /// Whether rank bounds apply to either player or both (default: either).
     #[arg(long, value_enum)]
     pub rank_scope: Option<RankScope>,
     /// Keep only these rules (comma-separated, matched inside RU, case-insensitive).
@@ -79,13 +85,13 @@ pub struct BuildArgs {
     /// Also store positions whose move is a pass.
     #[arg(long)]
     pub include_passes: bool,
-    /// Positional superko during replay.
+    /// Positional superko during replay (default: never).
     #[arg(long, value_enum)]
     pub superko: Option<Superko>,
     /// Recover what parses from broken files instead of skipping them.
     #[arg(long)]
     pub lenient: bool,
-    /// Seed of the train/validation/test split.
+    /// Seed of the train/validation/test split (default: 1).
     #[arg(long)]
     pub seed: Option<u64>,
     /// How games go to splits: `shuffle` (exact sizes; the default, used by the shipped
@@ -98,16 +104,16 @@ pub struct BuildArgs {
     /// leakage-free for models trained here.
     #[arg(long)]
     pub hold_out: Vec<PathBuf>,
-    /// Share of games for validation (0 to 1).
+    /// Share of games for validation (0 to 1; default: 0.1).
     #[arg(long, value_parser = crate::util::num::share_arg)]
     pub validation: Option<f64>,
-    /// Share of games for test (0 to 1).
+    /// Share of games for test (0 to 1; default: 0.1).
     #[arg(long, value_parser = crate::util::num::share_arg)]
     pub test: Option<f64>,
-    /// Worker threads (0 = one per core; at most 256).
+    /// Worker threads (0 = one per core, the default; at most 256).
     #[arg(long, value_parser = crate::util::num::threads_arg)]
     pub threads: Option<usize>,
-    /// Read only the first N records (quick samples).
+    /// Read only the first N records (quick samples; default: 0 = all).
     #[arg(long)]
     pub limit: Option<usize>,
     /// No progress bar.

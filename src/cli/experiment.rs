@@ -15,9 +15,19 @@ use crate::report::writer::{ReportInfo, render, write_plots};
 #[derive(Debug, Subcommand)]
 pub enum ExperimentCommand {
     /// Run (or resume) one experiment file.
+    #[command(after_help = "\
+Examples:
+  akushu experiment run experiments/tree_pruning.toml --quick   # into runs/experiments-quick
+  akushu experiment run experiments/tree_pruning.toml --out report/runs   # extend the record
+  akushu experiment run experiments/tree_pruning.toml --no-play --out report/runs")]
     Run(ExperimentArgs),
     /// Print the matches an experiment file would play, without playing them; with
     /// --slurm / --parallel, write the scripts that play them as shards on a cluster.
+    #[command(after_help = "\
+Examples:
+  akushu experiment plan experiments/tree_pruning.toml          # the matches, ready to paste
+  akushu experiment plan experiments/tree_pruning.toml --slurm --shards 16 --out report/runs
+  akushu experiment plan experiments/soft_pruning.toml --parallel --quick")]
     Plan(PlanArgs),
 }
 

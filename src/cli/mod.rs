@@ -14,9 +14,20 @@ pub mod reproduce;
 pub mod train;
 pub mod yose;
 
+/// The main jobs, one line each (`akushu COMMAND --help` shows each command's own examples).
+const EXAMPLES: &str = "\
+Examples:
+  akushu reproduce --quick                               # the whole pipeline, few games
+  akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --out data/paper --result-known
+  akushu train --data data/paper --model cnn --out models/my-cnn
+  akushu eval --model models/default --data data/paper --png curve.png
+  akushu gtp --engine strong:threads=2                   # for GoGui, Sabaki, Lizzie
+  akushu match --black strong --white uct --games 10 --out runs/try
+  akushu experiment run experiments/tree_pruning.toml --quick";
+
 /// akushu: learn bad moves in 9x9 Go and prune Monte-Carlo search with them.
 #[derive(Debug, Parser)]
-#[command(name = "akushu", version, about, long_about = None)]
+#[command(name = "akushu", version, about, long_about = None, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -31,22 +42,51 @@ pub enum Command {
     #[command(subcommand)]
     Dataset(dataset::DatasetCommand),
     /// Play Go over GTP on stdin/stdout with an engine spec.
+    #[command(after_help = "\
+Examples:
+  akushu gtp --engine strong:threads=2          # the strongest engine, two threads
+  akushu gtp --engine \"uct:sims=10000,prune=nn:41@0,prune_count=board\"   # the paper's
+  akushu gtp --engine random                    # a quick opponent for testing a GUI")]
     Gtp(gtp::GtpArgs),
     /// Board analysis of an SGF position: chains, groups, territory, kake-me marks.
     Analyze(analyze::AnalyzeArgs),
     /// Exact endgame solver (`yose FILE`) and its benchmark (`yose bench DIR`).
     Yose(yose::YoseArgs),
     /// Train a bad-move network (mlp: the paper's; cnn: ours) into a model directory.
+    #[command(after_help = "\
+Examples:
+  akushu train --data data/paper --model mlp --out models/my-mlp     # the paper's network
+  akushu train --data data/paper --model cnn --epochs 2 --out models/my-cnn
+  akushu train --data data/paper --out models/my-cnn --resume --epochs 4   # continue it")]
     Train(train::TrainArgs),
     /// Error-rate curve, top-k and baselines of a model on a dataset split.
+    #[command(after_help = "\
+Examples:
+  akushu eval --model models/default --data data/paper --csv curve.csv --png curve.png
+  akushu eval --model models/cnn --model rules --model random --data data/paper --png cmp.png
+  akushu eval --model models/default --sgf ../shared/data/engine9x9.tar.xz")]
     Eval(eval::EvalArgs),
     /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
     /// combines shard folders.
+    #[command(after_help = "\
+Examples:
+  akushu match --black \"uct:sims=10000,prune=nn:41@0,prune_count=board\" --white uct \\
+      --games 100 --out runs/tree41
+  akushu match --black strong --white \"gtp:gnugo --mode gtp --level 10\" --alternate \\
+      --games 20 --out runs/gnugo
+  akushu match --black strong:threads=2 --white strong --time-per-move 0.5 --jobs 1 \\
+      --games 20 --out runs/equal-time
+  akushu match merge runs/a runs/b --out runs/all")]
     Match(match_cmd::MatchCommand),
     /// Run the paper's experiments from `experiments/*.toml` files.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
     /// Run every experiment and write report/REPORT.md (`--quick`: a short check of the whole pipeline).
+    #[command(after_help = "\
+Examples:
+  akushu reproduce --quick                                  # minutes; report/REPORT.md
+  akushu reproduce --only tree_pruning,soft_pruning --jobs 2
+  akushu reproduce --no-play --runs report/runs --out report/full   # report the committed games")]
     Reproduce(reproduce::ReproduceArgs),
 }
 
@@ -64,5 +104,68 @@ pub fn main() -> anyhow::Result<()> {
         Command::Match(cmd) => match_cmd::run(cmd),
         Command::Experiment(cmd) => experiment::run(cmd),
         Command::Reproduce(args) => reproduce::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every `akushu ...` example line of every help text (continuation lines joined, `#`
+    /// comments dropped).
+    fn examples(cmd: &clap::Command, out: &mut Vec<String>) {
+        if let Some(help) = cmd.get_after_help() {
+            let mut line = String::new();
+            for raw in help.to_string().lines() {
+                let text = raw.trim();
+                let text = text.split(" # ").next().unwrap_or(text).trim();
+                if line.is_empty() && !text.starts_with("akushu ") {
+                    continue;
+                }
+                match text.strip_suffix('\\') {
+                    Some(head) => line += head,
+                    None => {
+                        line += text;
+                        out.push(std::mem::take(&mut line));
+                    }
+                }
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            examples(sub, out);
+        }
+    }
+
+    /// Splits on spaces outside double quotes (enough for the examples).
+    fn words(line: &str) -> Vec<String> {
+        let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+        for ch in line.chars() {
+            match ch {
+                '"' => quoted = !quoted,
+                ' ' if !quoted => {
+                    if !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                }
+                _ => cur.push(ch),
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+
+    #[test]
+    fn every_help_example_parses() {
+        let mut lines = Vec::new();
+        examples(&Cli::command(), &mut lines);
+        assert!(lines.len() >= 20, "only {} examples found", lines.len());
+        for line in &lines {
+            if let Err(e) = Cli::try_parse_from(words(line)) {
+                panic!("help example `{line}` does not parse:\n{e}");
+            }
+        }
     }
 }
