@@ -245,7 +245,14 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 args.file.display(),
                 env!("CARGO_PKG_VERSION")
             );
-            crate::outln!("{}", toml::to_string(&file)?);
+            // One line, not the whole file: the file is on disk, and every arm's folder
+            // records its resolved match config in `match.toml`.
+            crate::outln!(
+                "# {}{}; results in {}",
+                file.fill(&file.title, args.quick),
+                if args.quick { " (quick)" } else { "" },
+                out.display()
+            );
             let skipped = args.quick && file.quick.skip.is_some();
             if !args.no_play && !skipped && file.kind == experiment::Kind::Match {
                 let plans =

@@ -295,10 +295,29 @@ fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
         .y_label_area_size(60)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|x| e(&x))?;
+    // An axis of whole numbers (x = 5 and 8, say) over a short span gets one tick per whole
+    // number and no ticks between them (not 5.5, 6.5).
+    let whole_x = chart
+        .series
+        .iter()
+        .all(|s| s.points.iter().all(|p| p.0.fract() == 0.0));
+    let span = x1 - x0;
+    let x_ticks = if whole_x && span <= 10.0 {
+        span.floor() as usize + 1
+    } else {
+        10
+    };
     ctx.configure_mesh()
         .x_desc(chart.x_label.as_str())
         .y_desc(chart.y_label.as_str())
-        .x_label_formatter(&|v| tick_label(*v))
+        .x_labels(x_ticks)
+        .x_label_formatter(&|v| {
+            if whole_x && v.fract().abs() > 1e-9 {
+                String::new()
+            } else {
+                tick_label(*v)
+            }
+        })
         .y_label_formatter(&|v| tick_label(*v))
         .label_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
