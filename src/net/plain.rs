@@ -298,7 +298,42 @@ impl Conv {
             unsafe { self.forward_avx2(input, out, epi, points) };
             return;
         }
+        if self.cout == 1 {
+            self.forward_single(input, out, epi, points);
+            return;
+        }
         self.forward_portable(input, out, epi, points);
+    }
+
+    /// One output channel (the move-logit head): eight points at a time, each point's sum
+    /// in the portable path's order (tap, then input channel), so the eight independent sums
+    /// keep the adder busy where one sum waits on its own last add, and the result is the
+    /// portable path's to the bit (a skipped zero input adds zero there).
+    fn forward_single(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>, points: &[usize]) {
+        const W: usize = 8;
+        let cin = self.cin;
+        for group in points.chunks(W) {
+            let mut acc = [self.bias[0]; W];
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let w = &self.weight[t * cin..(t + 1) * cin];
+                let rows: [&[f32]; W] = std::array::from_fn(|j| {
+                    let at = group[j.min(group.len() - 1)] - self.back + tap;
+                    &input[at * cin..(at + 1) * cin]
+                });
+                for (ic, &wv) in w.iter().enumerate() {
+                    for j in 0..W {
+                        acc[j] += rows[j][ic] * wv;
+                    }
+                }
+            }
+            for (&q, &a) in group.iter().zip(&acc) {
+                out[q] = match epi {
+                    Epilogue::Linear => a,
+                    Epilogue::Relu => a.max(0.0),
+                    Epilogue::AddRelu(skip) => (a + skip[q]).max(0.0),
+                };
+            }
+        }
     }
 
     /// Any CPU, any channel count: one output row per point, zero inputs skipped (the input
@@ -711,6 +746,27 @@ mod tests {
             }
         }
         p
+    }
+
+    #[test]
+    fn the_single_channel_head_equals_the_portable_path_exactly() {
+        let mut rng = FastRng::new(5);
+        for (cin, k) in [(32, 1), (64, 1), (14, 3)] {
+            let raw: Vec<f32> = (0..cin * k * k).map(|_| value(&mut rng, 0.0)).collect();
+            let conv = Conv::from_raw(cin, 1, k, &raw, vec![value(&mut rng, 0.0)]);
+            let x: Vec<f32> = (0..cin * NN).map(|_| value(&mut rng, 0.5)).collect();
+            let xp = to_padded(&x, cin);
+            let skip = to_padded(
+                &(0..NN).map(|_| value(&mut rng, 0.0)).collect::<Vec<_>>(),
+                1,
+            );
+            for epi in [Epilogue::Linear, Epilogue::Relu, Epilogue::AddRelu(&skip)] {
+                let (mut a, mut b) = (vec![7.0; PP], vec![7.0; PP]);
+                conv.forward_single(&xp, &mut a, epi, &INTERIOR);
+                conv.forward_portable(&xp, &mut b, epi, &INTERIOR);
+                assert_eq!(a, b, "cin {cin}, k {k}");
+            }
+        }
     }
 
     #[test]
