@@ -14,7 +14,6 @@
 //! more is an escape, one is a capture. A budget of board moves bounds the work; a read that
 //! runs out of it counts as an escape, so the reader only ever refuses moves it has read out.
 
-use crate::rules::tables::grow;
 use crate::rules::{BitIter, Bits, Board, Color, Point, bit};
 
 /// Board moves one ladder read may play before it gives up (and calls the chain escaped).
@@ -58,13 +57,16 @@ fn caught(board: &Board, color: Color, q: Point, budget: &mut u32) -> bool {
 
 /// `color` to move with its chain at `q` in atari; true when no answer saves it.
 fn defender_fails(board: &Board, color: Color, q: Point, budget: &mut u32) -> bool {
-    let Some(lib) = board.atari_liberty(q) else {
+    // one walk of the (often long) chain for its liberties and its neighbours
+    let (chain, next_to) = board.chain_and_neighbours(q);
+    let libs = next_to & board.empty_bits();
+    if libs.count_ones() != 1 {
         // the attacker's move did not give atari (it captured itself out of a liberty
         // shortage, or the chain gained liberties): not a ladder
         return false;
-    };
-    let chain = board.chain_stones(q);
-    let around = grow(chain) & !chain & board.stones(color.opponent());
+    }
+    let lib = Point::new(libs.trailing_zeros() as usize);
+    let around = next_to & !chain & board.stones(color.opponent());
     if BitIter(around).any(|j| board.atari_liberty(Point::new(j)).is_some()) {
         return false;
     }

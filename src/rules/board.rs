@@ -360,6 +360,19 @@ impl Board {
         around & self.empty_bits()
     }
 
+    /// The stones of the chain through `p` and every point next to one of them (stones of
+    /// the chain included), in one walk: the liberties are the empty ones, the neighbouring
+    /// chains the others (empty sets when `p` is empty).
+    #[inline]
+    pub fn chain_and_neighbours(&self, p: Point) -> (Bits, Bits) {
+        let (mut stones, mut around) = (0, 0);
+        self.for_each_chain_stone(p, |s| {
+            stones |= bit(s);
+            around |= NEIGHBOUR_MASK[s];
+        });
+        (stones, around)
+    }
+
     /// Number of liberties of the chain through `p` (0 when `p` is empty).
     #[inline]
     pub fn liberty_count(&self, p: Point) -> u32 {
