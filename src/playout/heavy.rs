@@ -175,12 +175,6 @@ fn random_move(board: &mut Board, color: Color, p_reject: f32, rng: &mut FastRng
     }
 }
 
-/// True when some chain of either colour has a single liberty.
-#[inline]
-pub fn any_chain_in_atari(board: &Board) -> bool {
-    board.atari_chains() != 0
-}
-
 /// Stones of both colours.
 #[inline(always)]
 fn stones_of_both(board: &Board) -> Bits {

@@ -398,57 +398,9 @@ impl Board {
     /// liberty touches at most four stones), so `max = 4` keeps every chain in atari and
     /// `max = 8` every chain with two liberties or fewer: the cheap first filter of the
     /// playout heuristics, which would otherwise walk every chain on the board each move.
-    /// Sixteen points per step with SSE2 (part of every x86-64), a plain loop elsewhere.
     #[inline]
     pub fn low_liberty_chains(&self, max: u8) -> Bits {
-        #[cfg(target_arch = "x86_64")]
-        {
-            self.low_liberty_chains_sse2(max)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            self.low_liberty_chains_scalar(max)
-        }
-    }
-
-    /// [`Board::low_liberty_chains`], one point at a time (the reference the SSE2 form is
-    /// tested against).
-    #[allow(dead_code)]
-    fn low_liberty_chains_scalar(&self, max: u8) -> Bits {
-        let mut m: Bits = 0;
-        for i in 0..NN {
-            if self.chain[i] as usize == i && self.pseudo_libs[i] <= max {
-                m |= bit(i);
-            }
-        }
-        m
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[inline]
-    fn low_liberty_chains_sse2(&self, max: u8) -> Bits {
-        use std::arch::x86_64::*;
-        let mut m: Bits = 0;
-        // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are always
-        // available; the loads read bytes 16k..16k+16 <= 80, inside `chain` and
-        // `pseudo_libs` (NN + 1 bytes each) and `INDEX80` (80 bytes), and accept any alignment.
-        unsafe {
-            let limit = _mm_set1_epi8(max as i8);
-            for k in 0..5 {
-                let chain = _mm_loadu_si128(self.chain.as_ptr().add(16 * k).cast());
-                let plibs = _mm_loadu_si128(self.pseudo_libs.as_ptr().add(16 * k).cast());
-                let index = _mm_loadu_si128(INDEX80.as_ptr().add(16 * k).cast());
-                let is_rep = _mm_cmpeq_epi8(chain, index);
-                // unsigned `plibs <= max` as `min(plibs, max) == plibs`
-                let low = _mm_cmpeq_epi8(_mm_min_epu8(plibs, limit), plibs);
-                let lanes = _mm_movemask_epi8(_mm_and_si128(is_rep, low)) as u16;
-                m |= (lanes as Bits) << (16 * k);
-            }
-        }
-        if self.chain[80] == 80 && self.pseudo_libs[80] <= max {
-            m |= bit(80);
-        }
-        m
+        self.chains_where(0, max, 0)
     }
 
     /// Representatives of every chain in atari, exactly. The pseudo-liberty counts settle
@@ -458,78 +410,80 @@ impl Board {
     /// playouts ask this before every move.)
     #[inline]
     pub fn atari_chains(&self) -> Bits {
-        let (sure, maybe) = self.atari_candidates();
+        let sure = self.chains_where(1, 1, 0);
+        let maybe = self.chains_where(2, 4, 2);
         BitIter(maybe)
             .filter(|&r| self.chain_liberties(Point::new(r)).count_ones() == 1)
             .fold(sure, |m, r| m | bit(r))
     }
 
-    /// For [`Board::atari_chains`]: the representatives with one pseudo-liberty (in atari for
-    /// sure), and those of two or more stones with two to four (to be walked).
+    /// Representatives of the chains with `lo..=hi` pseudo-liberties and at least `min_size`
+    /// stones, as a mask: the one scan behind [`Board::low_liberty_chains`] and
+    /// [`Board::atari_chains`]. Sixteen points per step with SSE2 (part of every x86-64), a
+    /// plain loop elsewhere.
     #[inline]
-    fn atari_candidates(&self) -> (Bits, Bits) {
+    fn chains_where(&self, lo: u8, hi: u8, min_size: u8) -> Bits {
         #[cfg(target_arch = "x86_64")]
         {
-            self.atari_candidates_sse2()
+            self.chains_where_sse2(lo, hi, min_size)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            self.atari_candidates_scalar()
+            self.chains_where_scalar(lo, hi, min_size)
         }
     }
 
-    /// [`Board::atari_candidates`] one point at a time (the reference of the SSE2 form).
-    #[allow(dead_code)]
-    fn atari_candidates_scalar(&self) -> (Bits, Bits) {
-        let (mut sure, mut maybe): (Bits, Bits) = (0, 0);
-        for i in 0..NN {
-            if self.chain[i] as usize != i {
-                continue;
-            }
-            match self.pseudo_libs[i] {
-                1 => sure |= bit(i),
-                2..=4 if self.chain_size[i] >= 2 => maybe |= bit(i),
-                _ => {}
-            }
-        }
-        (sure, maybe)
+    /// [`Board::chains_where`] one point at a time (the reference the SSE2 form is tested
+    /// against, and its last point).
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn chains_where_scalar(&self, lo: u8, hi: u8, min_size: u8) -> Bits {
+        (0..NN)
+            .filter(|&i| self.chain_matches(i, lo, hi, min_size))
+            .fold(0, |m, i| m | bit(i))
+    }
+
+    /// Whether point `i` is the representative of a chain that [`Board::chains_where`] keeps.
+    #[inline(always)]
+    fn chain_matches(&self, i: usize, lo: u8, hi: u8, min_size: u8) -> bool {
+        self.chain[i] as usize == i
+            && (lo..=hi).contains(&self.pseudo_libs[i])
+            && self.chain_size[i] >= min_size
     }
 
     #[cfg(target_arch = "x86_64")]
     #[inline]
-    fn atari_candidates_sse2(&self) -> (Bits, Bits) {
+    fn chains_where_sse2(&self, lo: u8, hi: u8, min_size: u8) -> Bits {
         use std::arch::x86_64::*;
-        let (mut sure, mut maybe): (Bits, Bits) = (0, 0);
-        // SAFETY: SSE2 is part of the x86-64 baseline; the loads read bytes 16k..16k+16 <= 80,
-        // inside `chain`, `pseudo_libs` (NN + 1 bytes), `chain_size` (NN) and `INDEX` (80).
+        let mut m: Bits = 0;
+        // SAFETY: SSE2 is part of the x86-64 baseline, so the intrinsics are always
+        // available; the loads read bytes 16k..16k+16 <= 80, inside `chain`, `pseudo_libs`
+        // (NN + 1 bytes each), `chain_size` (NN) and `INDEX80` (80), at any alignment.
         unsafe {
-            let (one, two, four) = (_mm_set1_epi8(1), _mm_set1_epi8(2), _mm_set1_epi8(4));
+            let (lo, hi, min_size) = (
+                _mm_set1_epi8(lo as i8),
+                _mm_set1_epi8(hi as i8),
+                _mm_set1_epi8(min_size as i8),
+            );
             for k in 0..5 {
                 let chain = _mm_loadu_si128(self.chain.as_ptr().add(16 * k).cast());
                 let plibs = _mm_loadu_si128(self.pseudo_libs.as_ptr().add(16 * k).cast());
                 let size = _mm_loadu_si128(self.chain_size.as_ptr().add(16 * k).cast());
                 let index = _mm_loadu_si128(INDEX80.as_ptr().add(16 * k).cast());
                 let is_rep = _mm_cmpeq_epi8(chain, index);
-                let single = _mm_and_si128(is_rep, _mm_cmpeq_epi8(plibs, one));
-                // unsigned 2 <= plibs <= 4 and size >= 2, as min/max comparisons
+                // unsigned comparisons as min/max: `x <= hi` is `min(x, hi) == x`
                 let in_range = _mm_and_si128(
-                    _mm_cmpeq_epi8(_mm_min_epu8(plibs, four), plibs),
-                    _mm_cmpeq_epi8(_mm_max_epu8(plibs, two), plibs),
+                    _mm_cmpeq_epi8(_mm_min_epu8(plibs, hi), plibs),
+                    _mm_cmpeq_epi8(_mm_max_epu8(plibs, lo), plibs),
                 );
-                let big = _mm_cmpeq_epi8(_mm_max_epu8(size, two), size);
-                let walk = _mm_and_si128(is_rep, _mm_and_si128(in_range, big));
-                sure |= (_mm_movemask_epi8(single) as u16 as Bits) << (16 * k);
-                maybe |= (_mm_movemask_epi8(walk) as u16 as Bits) << (16 * k);
+                let big = _mm_cmpeq_epi8(_mm_max_epu8(size, min_size), size);
+                let keep = _mm_and_si128(is_rep, _mm_and_si128(in_range, big));
+                m |= (_mm_movemask_epi8(keep) as u16 as Bits) << (16 * k);
             }
         }
-        if self.chain[80] == 80 {
-            match self.pseudo_libs[80] {
-                1 => sure |= bit(80),
-                2..=4 if self.chain_size[80] >= 2 => maybe |= bit(80),
-                _ => {}
-            }
+        if self.chain_matches(80, lo, hi, min_size) {
+            m |= bit(80);
         }
-        (sure, maybe)
+        m
     }
 
     /// The representatives of the chains with a stone in `stones` (each chain once), as a
@@ -1317,7 +1271,7 @@ mod tests {
         for (b, _) in sample_positions() {
             for max in [0u8, 1, 4, 8, 200] {
                 let fast = b.low_liberty_chains(max);
-                assert_eq!(fast, b.low_liberty_chains_scalar(max), "max {max}");
+                assert_eq!(fast, b.chains_where_scalar(0, max, 0), "max {max}");
                 for i in BitIter(b.stones(Color::Black) | b.stones(Color::White)) {
                     let p = Point::new(i);
                     let is_rep = b.chain_id(p) == Some(p);
@@ -1331,7 +1285,13 @@ mod tests {
                 }
                 assert_eq!(fast & b.empty_bits(), 0);
             }
-            assert_eq!(b.atari_candidates(), b.atari_candidates_scalar());
+            for (lo, hi, size) in [(1, 1, 0), (2, 4, 2), (0, 8, 0), (3, 200, 5)] {
+                assert_eq!(
+                    b.chains_where(lo, hi, size),
+                    b.chains_where_scalar(lo, hi, size),
+                    "{lo}..={hi}, {size} stones"
+                );
+            }
             let atari = b.atari_chains().count_ones() as usize;
             let want = b
                 .each_chain(b.stones(Color::Black) | b.stones(Color::White))
