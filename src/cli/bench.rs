@@ -317,6 +317,10 @@ pub fn playouts_until(
     let limit = crate::util::num::duration_saturating(seconds);
     let mut tally = PlayoutTally::default();
     let empty = Board::new();
+    let heavy = HeavyConfig {
+        ladders: policy == BenchPolicy::Ladders,
+        ..HeavyConfig::default()
+    };
     loop {
         let batch = if count > 0 {
             (count - tally.playouts).min(256)
@@ -328,10 +332,6 @@ pub fn playouts_until(
             let r = match policy {
                 BenchPolicy::Uniform => one_playout(&mut b, &mut Uniform, rng, config),
                 BenchPolicy::Heavy | BenchPolicy::Ladders => {
-                    let heavy = HeavyConfig {
-                        ladders: policy == BenchPolicy::Ladders,
-                        ..HeavyConfig::default()
-                    };
                     one_playout(&mut b, &mut Heavy::new(heavy, [None, None]), rng, config)
                 }
             };

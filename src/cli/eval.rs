@@ -133,7 +133,7 @@ impl EvalArgs {
 }
 
 /// One row of the curve CSV.
-#[derive(Debug, Serialize, serde::Deserialize)]
+#[derive(Debug, Serialize)]
 struct CurveRow {
     pruned: usize,
     error_all: f64,
@@ -392,31 +392,30 @@ struct PlotCurve {
     legal: Vec<f64>,
 }
 
-/// Reads `LABEL=FILE`, a curve CSV (`pruned,error_all,error_legal`, x = 0..80).
+/// Reads `LABEL=FILE`, a curve CSV (`pruned,error_all,error_legal`, x = 0..80, in order).
 fn read_curve_csv(spec: &str) -> anyhow::Result<PlotCurve> {
     let (label, file) = spec
         .split_once('=')
         .with_context(|| format!("--redraw `{spec}`: expected LABEL=FILE"))?;
-    let mut reader =
-        csv::Reader::from_path(file).with_context(|| format!("--redraw: reading {file}"))?;
-    let (mut all, mut legal) = (Vec::new(), Vec::new());
-    for (line, row) in reader.deserialize::<CurveRow>().enumerate() {
-        let row = row.with_context(|| format!("{file}: data row {}", line + 1))?;
-        anyhow::ensure!(
-            row.pruned == all.len(),
-            "{file}: data row {} has pruned = {}, expected {}",
-            line + 1,
-            row.pruned,
-            all.len()
+    let columns = ["error_all".to_string(), "error_legal".to_string()];
+    let data = crate::arena::experiment::read_curve(Path::new(file), "pruned", &columns)
+        .with_context(|| format!("--redraw `{spec}`"))?;
+    if let Some(k) = (0..data.x.len()).find(|&k| data.x[k] != k as f64) {
+        anyhow::bail!(
+            "{file}: data row {} has pruned = {}, expected {k}",
+            k + 1,
+            data.x[k]
         );
-        all.push(row.error_all);
-        legal.push(row.error_legal);
     }
     anyhow::ensure!(
-        all.len() == NN,
+        data.x.len() == NN,
         "{file}: {} rows, expected {NN} (x = 0..80)",
-        all.len()
+        data.x.len()
     );
+    let [(_, all), (_, legal)]: [(String, Vec<f64>); 2] = data
+        .series
+        .try_into()
+        .expect("one series per requested column");
     Ok(PlotCurve {
         label: label.to_string(),
         all,
