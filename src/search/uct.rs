@@ -389,10 +389,13 @@ impl UctEngine {
             .fold(0, |m, i| m | bit(i))
     }
 
+    /// Empties the trees for the game's current position; their playouts score with the
+    /// game's komi (so a new game, a komi change and a set-up game all come through here).
     fn reset_trees(&mut self) {
         let (b, c) = (*self.game.board(), self.game.to_move());
-        let passes = self.trailing_passes();
+        let (passes, komi) = (self.trailing_passes(), self.game.komi());
         for t in &mut self.trees {
+            t.settings.playout.komi = komi;
             t.reset(b, c, passes);
         }
     }
@@ -706,9 +709,6 @@ impl Engine for UctEngine {
 
     fn new_game(&mut self, komi: f32) {
         self.game = Game::new(komi);
-        for t in &mut self.trees {
-            t.settings.playout.komi = komi;
-        }
         self.reset_trees();
     }
 
@@ -746,18 +746,11 @@ impl Engine for UctEngine {
 
     fn set_komi(&mut self, komi: f32) {
         self.game.set_komi(komi);
-        for t in &mut self.trees {
-            t.settings.playout.komi = komi;
-        }
         self.reset_trees();
     }
 
     fn set_game(&mut self, game: Game) -> Result<(), String> {
-        let komi = game.komi();
         self.game = game;
-        for t in &mut self.trees {
-            t.settings.playout.komi = komi;
-        }
         self.reset_trees();
         Ok(())
     }
