@@ -5,6 +5,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::rules::{Color, Move};
+use crate::sgf::write;
 
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,11 +142,6 @@ pub fn write_csv(path: &Path, rows: &[GameRecord]) -> anyhow::Result<()> {
     .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Escapes an SGF property value.
-fn sgf_escape(text: &str) -> String {
-    text.replace('\\', "\\\\").replace(']', "\\]")
-}
-
 /// The SGF of a game: engine specs, komi, rules, result, seed and end reason in the root.
 pub fn to_sgf(record: &GameRecord, komi: f32, moves: &[(Color, Move)]) -> String {
     let mut comment = format!(
@@ -160,22 +156,16 @@ pub fn to_sgf(record: &GameRecord, komi: f32, moves: &[(Color, Move)]) -> String
     if !record.gtp_score.is_empty() {
         comment.push_str(&format!("; GTP final_score: {}", record.gtp_score));
     }
-    let mut sgf = format!(
-        "(;GM[1]FF[4]CA[UTF-8]AP[akushu:{}]SZ[9]KM[{}]RU[Tromp-Taylor]PB[{}]PW[{}]RE[{}]GN[game {}]C[{}]",
-        env!("CARGO_PKG_VERSION"),
-        komi,
-        sgf_escape(&record.black),
-        sgf_escape(&record.white),
-        sgf_escape(&record.result),
+    let mut sgf = write::root(komi);
+    sgf.push_str(&format!(
+        "PB[{}]PW[{}]RE[{}]GN[game {}]C[{}]",
+        write::escape(&record.black),
+        write::escape(&record.white),
+        write::escape(&record.result),
         record.game,
-        sgf_escape(&comment),
-    );
-    for (i, (c, m)) in moves.iter().enumerate() {
-        if i % 12 == 0 {
-            sgf.push('\n');
-        }
-        sgf.push_str(&format!(";{}[{}]", c.letter(), m.to_sgf()));
-    }
+        write::escape(&comment),
+    ));
+    write::push_moves(&mut sgf, moves);
     sgf.push_str(")\n");
     sgf
 }

@@ -8,8 +8,9 @@
 
 use std::path::Path;
 
-use crate::rules::{Board, Color, Game, Move, N, NN, Point};
+use crate::rules::{Board, Color, Game, Move, NN, Point};
 use crate::sgf::replay::initial_board;
+use crate::sgf::write;
 
 /// GTP 2's fixed handicap points for 9x9 (section 4.1.1, the 19x19 table moved to the
 /// 3-3 points, sides and centre), in the order the table adds them for even counts.
@@ -144,11 +145,7 @@ pub fn load_sgf(path: &str, move_number: Option<usize>, default_komi: f32) -> Re
 /// handicap stones only), `PL` for the first side to move, then the moves.
 pub fn to_sgf(game: &Game) -> String {
     let start = game.initial_board();
-    let mut sgf = format!(
-        "(;GM[1]FF[4]CA[UTF-8]AP[akushu:{}]SZ[{N}]KM[{}]RU[Tromp-Taylor]",
-        env!("CARGO_PKG_VERSION"),
-        game.komi()
-    );
+    let mut sgf = write::root(game.komi());
     let mut setup = [Vec::new(), Vec::new()];
     for p in Point::all() {
         if let Some(c) = start.color_at(p) {
@@ -172,12 +169,7 @@ pub fn to_sgf(game: &Game) -> String {
         .first()
         .map_or(game.to_move(), |&(color, _)| color);
     sgf.push_str(&format!("PL[{}]", first.letter()));
-    for (i, (c, m)) in game.moves().iter().enumerate() {
-        if i % 12 == 0 {
-            sgf.push('\n');
-        }
-        sgf.push_str(&format!(";{}[{}]", c.letter(), m.to_sgf()));
-    }
+    write::push_moves(&mut sgf, game.moves());
     sgf.push(')');
     sgf
 }
