@@ -36,10 +36,8 @@ install_packages() {
         return
     fi
     command -v apt-get >/dev/null 2>&1 || die "no apt-get: install slurm-wlm, munge and parallel (missing:$missing)"
-    SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends slurm-wlm munge parallel
+    . "$(dirname "$0")/lib-install.sh"
+    apt_install --no-install-recommends slurm-wlm munge parallel
 }
 
 # Writes DIR/slurm.conf for one node named after this host with all its CPUs.
