@@ -1,7 +1,8 @@
 //! Batch-1 latency of the plain evaluators as CPU time per call, which (unlike criterion's
 //! wall-clock figures) stays meaningful on a shared, overloaded machine.
 //!
-//! Run: `cargo run --release --example net_latency -- [MODEL_DIR] [CALLS] [BATCH,...]`.
+//! Run: `cargo run --release --example net_latency -- [MODEL_DIR] [CALLS] [BATCH,...]`;
+//! `nnq:MODEL_DIR` times a CNN's 8-bit evaluation.
 //! With batch sizes (e.g. `1,8,32`), the model is also timed through
 //! `NetPruner::rate_batch`, as CPU time per position.
 
@@ -26,7 +27,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let calls: usize = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(200_000);
     let device = cpu_device();
-    let mut models = vec![
+    let mut models: Vec<(String, NetPruner)> = vec![
         (
             "mlp-81-256-256-81".to_string(),
             SavedModel::Mlp(Box::new(MlpConfig::new().init(&device)), MlpConfig::new()),
@@ -35,16 +36,21 @@ fn main() {
             "cnn-4x32".to_string(),
             SavedModel::Cnn(Box::new(CnnConfig::new().init(&device)), CnnConfig::new()),
         ),
-    ];
+    ]
+    .into_iter()
+    .map(|(name, m)| (name.clone(), NetPruner::from_model(&m, name)))
+    .collect();
     if let Some(dir) = args.get(1) {
-        let (m, _) = SavedModel::load(Path::new(dir)).expect("model loads");
-        models.insert(0, (dir.clone(), m));
+        let pruner = match dir.strip_prefix("nnq:") {
+            Some(d) => NetPruner::load_quantized(Path::new(d)),
+            None => NetPruner::load(Path::new(dir)),
+        };
+        models.insert(0, (dir.clone(), pruner.expect("model loads")));
     }
     let positions = random_game_positions(8, 5);
     let boards: Vec<_> = positions.iter().map(|p| p.board()).collect();
     let mut out = [0f32; NN];
-    for (name, model) in &models {
-        let pruner = NetPruner::from_model(model, name.clone());
+    for (name, pruner) in &models {
         let n = if name.starts_with("cnn") {
             calls / 50
         } else {
@@ -69,8 +75,7 @@ fn main() {
         );
     }
     let Some(batches) = args.get(3) else { return };
-    let (name, model) = &models[0];
-    let pruner = NetPruner::from_model(model, name.clone());
+    let (name, pruner) = &models[0];
     let inputs: Vec<NetInput<'_>> = positions
         .iter()
         .zip(&boards)

@@ -21,8 +21,9 @@ use crate::util::output::{FileKind, file_target, write_file};
 
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
-    /// A model directory (e.g. `models/default`), `random` / `rules` for the baselines, or
-    /// `oracle` (rates the recorded move best: the best curve any ranking can draw).
+    /// A model directory (e.g. `models/default`), `nnq:DIR` for a CNN evaluated with 8-bit
+    /// integer convolutions, `random` / `rules` for the baselines, or `oracle` (rates the
+    /// recorded move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
     #[arg(long, required_unless_present = "redraw")]
     pub model: Vec<String>,
@@ -201,7 +202,10 @@ pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScore
         "random" => Box::new(Owned(RandomBaseline { seed })),
         "rules" => Box::new(Owned(RuleBaseline { seed })),
         "oracle" => Box::new(OracleBaseline),
-        dir => Box::new(NetPruner::load(Path::new(dir))?),
+        name => match name.strip_prefix("nnq:") {
+            Some(dir) => Box::new(NetPruner::load_quantized(Path::new(dir))?),
+            None => Box::new(NetPruner::load(Path::new(name))?),
+        },
     })
 }
 

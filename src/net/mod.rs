@@ -6,6 +6,7 @@
 //! - [`model`]: a trained model on disk (`config.json`, `model.bpk`, `train_log.csv`).
 //! - [`train`]: the seeded, checkpointed, early-stopping training loop.
 //! - [`plain`]: the burn-free batch-1 evaluators the search calls.
+//! - [`quant`]: the CNN evaluator with 8-bit integer convolutions (faster, same on every CPU).
 //! - [`speed`]: training throughput, FLOPs per example and the machine's FMA peak.
 //! - [`curve`]: the pruning error-rate curve and top-k accuracy.
 //! - [`baselines`]: uniform-random and rule rankings for the same curve.
@@ -20,6 +21,7 @@ pub mod mlp;
 pub mod model;
 pub mod plain;
 pub mod pruner;
+pub mod quant;
 pub mod speed;
 pub mod synthetic;
 pub mod train;

@@ -16,16 +16,18 @@ use burn::prelude::*;
 /// Reusable buffers for forward passes (one per thread).
 #[derive(Debug, Default, Clone)]
 pub struct Scratch {
-    a: Vec<f32>,
-    b: Vec<f32>,
-    c: Vec<f32>,
-    d: Vec<f32>,
+    pub(super) a: Vec<f32>,
+    pub(super) b: Vec<f32>,
+    pub(super) c: Vec<f32>,
+    pub(super) d: Vec<f32>,
     /// The padded interior points of the boards of the last batch.
-    points: Vec<usize>,
+    pub(super) points: Vec<usize>,
+    /// The 8-bit evaluator's quantized activations and their per-board scales.
+    pub(super) quant: super::quant::QuantActs,
 }
 
 impl Scratch {
-    fn ensure(&mut self, len: usize) {
+    pub(super) fn ensure(&mut self, len: usize) {
         for v in [&mut self.a, &mut self.b, &mut self.c] {
             if v.len() < len {
                 v.resize(len, 0.0);
@@ -104,14 +106,14 @@ impl Dense {
 /// Whether the wide SIMD paths may run (cached by std after the first call).
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn has_avx2_fma() -> bool {
+pub(super) fn has_avx2_fma() -> bool {
     std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
 /// AVX-512F, unless `AKUSHU_NO_AVX512` is set (to compare the kernels, or where the wider
 /// unit lowers the clock).
 #[cfg(target_arch = "x86_64")]
-fn has_avx512() -> bool {
+pub(super) fn has_avx512() -> bool {
     static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OK.get_or_init(|| {
         std::arch::is_x86_feature_detected!("avx512f")
@@ -169,17 +171,17 @@ impl PlainMlp {
 
 /// Padded plane width: the 9x9 board with a one-point zero border (11x11), so every 3x3 tap
 /// is a constant offset from the centre point and needs no edge test.
-const P: usize = N + 2;
-const PP: usize = P * P;
+pub(super) const P: usize = N + 2;
+pub(super) const PP: usize = P * P;
 
 /// Board point `i` (0..81) in padded coordinates.
 #[inline]
-const fn padded(i: usize) -> usize {
+pub(super) const fn padded(i: usize) -> usize {
     (i / N + 1) * P + i % N + 1
 }
 
 /// The 81 board points in padded coordinates, in board order.
-const INTERIOR: [usize; NN] = {
+pub(super) const INTERIOR: [usize; NN] = {
     let mut a = [0; NN];
     let mut i = 0;
     while i < NN {
@@ -191,7 +193,7 @@ const INTERIOR: [usize; NN] = {
 
 /// Zeroes the border points of a channels-last padded buffer with `c` channels. Borders are
 /// never written by a convolution, but a buffer may have held another layout before.
-fn zero_border(buf: &mut [f32], c: usize) {
+pub(super) fn zero_border(buf: &mut [f32], c: usize) {
     // Row 0 and the left border point of row 1 are contiguous, then each right/left border
     // pair (row r, col 10 and row r + 1, col 0), then the last row's lead-in and row 10.
     buf[..(P + 1) * c].fill(0.0);
@@ -204,7 +206,7 @@ fn zero_border(buf: &mut [f32], c: usize) {
 
 /// What a convolution does with its sums before storing them.
 #[derive(Debug, Clone, Copy)]
-enum Epilogue<'a> {
+pub(super) enum Epilogue<'a> {
     /// Store as is.
     Linear,
     /// Store `max(sum, 0)`.
@@ -221,16 +223,16 @@ enum Epilogue<'a> {
 /// multiply-added into a whole row of output sums, and the convolution is `k * k` shifted
 /// matrix-vector products with no im2col copy and no horizontal sums.
 #[derive(Debug, Clone)]
-struct Conv {
-    cin: usize,
-    cout: usize,
+pub(super) struct Conv {
+    pub(super) cin: usize,
+    pub(super) cout: usize,
     /// `[tap][in][out]`.
-    weight: Vec<f32>,
-    bias: Vec<f32>,
+    pub(super) weight: Vec<f32>,
+    pub(super) bias: Vec<f32>,
     /// Padded-point offset of each tap from the window's top-left corner.
-    taps: Vec<usize>,
+    pub(super) taps: Vec<usize>,
     /// Padded-point distance from a window's centre back to its top-left corner.
-    back: usize,
+    pub(super) back: usize,
 }
 
 impl Conv {
@@ -250,7 +252,7 @@ impl Conv {
     }
 
     /// From weights in burn's `[out][in][ky][kx]` order.
-    fn from_raw(cin: usize, cout: usize, k: usize, raw: &[f32], bias: Vec<f32>) -> Conv {
+    pub(super) fn from_raw(cin: usize, cout: usize, k: usize, raw: &[f32], bias: Vec<f32>) -> Conv {
         assert_eq!(raw.len(), cout * cin * k * k);
         assert_eq!(bias.len(), cout);
         let mut weight = vec![0.0; raw.len()];
@@ -274,7 +276,13 @@ impl Conv {
 
     /// `out = epilogue(conv(input))` on the padded points `points` (the 81 interior points of
     /// one board, or of several boards stacked `PP` points apart); borders are untouched.
-    fn forward(&self, input: &[f32], out: &mut [f32], epi: Epilogue<'_>, points: &[usize]) {
+    pub(super) fn forward(
+        &self,
+        input: &[f32],
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
         let boards = points.last().map_or(0, |&q| q / PP + 1);
         assert!(input.len() >= boards * PP * self.cin && out.len() >= boards * PP * self.cout);
         if let Epilogue::AddRelu(skip) = epi {
@@ -572,10 +580,10 @@ impl Conv {
 /// The CNN without burn.
 #[derive(Debug, Clone)]
 pub struct PlainCnn {
-    stem: Conv,
-    blocks: Vec<(Conv, Conv)>,
-    head: Conv,
-    channels: usize,
+    pub(super) stem: Conv,
+    pub(super) blocks: Vec<(Conv, Conv)>,
+    pub(super) head: Conv,
+    pub(super) channels: usize,
 }
 
 impl PlainCnn {
@@ -600,12 +608,11 @@ impl PlainCnn {
         self.logits_batch(planes, 1, scratch, out);
     }
 
-    /// Move logits of `n` positions at once: `planes` holds `n` inputs one after another
-    /// (`n * 14 * 81` values), `out` receives `n * 81` logits. The boards are stacked in one
-    /// buffer and every convolution runs over all `n * 81` points in one pass, so its weights
-    /// are loaded once per group of points rather than once per position.
-    pub fn logits_batch(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
-        assert!(planes.len() >= n * CNN_PLANES * NN && out.len() >= n * NN);
+    /// Sizes `scratch` for `n` boards, writes the input planes channels-last and padded into
+    /// `scratch.d`, zeroes the activation buffers' borders and lists the boards' interior
+    /// points in `scratch.points`: the setup every forward pass of the tower shares.
+    pub(super) fn prepare(&self, planes: &[f32], n: usize, scratch: &mut Scratch) {
+        assert!(planes.len() >= n * CNN_PLANES * NN);
         let c = self.channels;
         scratch.ensure(n * PP * c.max(CNN_PLANES));
         if scratch.d.len() < n * PP * CNN_PLANES {
@@ -616,14 +623,7 @@ impl PlainCnn {
                 .flat_map(|b| INTERIOR.iter().map(move |&q| b * PP + q))
                 .collect();
         }
-        let Scratch {
-            a,
-            b,
-            c: t,
-            d: x,
-            points,
-        } = scratch;
-        // The input planes, channels-last and padded, into `x`.
+        let x = &mut scratch.d;
         x[..n * PP * CNN_PLANES].fill(0.0);
         for (board, input) in planes.chunks_exact(CNN_PLANES * NN).take(n).enumerate() {
             let xb = &mut x[board * PP * CNN_PLANES..];
@@ -633,11 +633,28 @@ impl PlainCnn {
                 }
             }
         }
-        for buf in [&mut *a, &mut *b, &mut *t] {
+        for buf in [&mut scratch.a, &mut scratch.b, &mut scratch.c] {
             for board in buf.chunks_exact_mut(PP * c).take(n) {
                 zero_border(board, c);
             }
         }
+    }
+
+    /// Move logits of `n` positions at once: `planes` holds `n` inputs one after another
+    /// (`n * 14 * 81` values), `out` receives `n * 81` logits. The boards are stacked in one
+    /// buffer and every convolution runs over all `n * 81` points in one pass, so its weights
+    /// are loaded once per group of points rather than once per position.
+    pub fn logits_batch(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
+        assert!(out.len() >= n * NN);
+        self.prepare(planes, n, scratch);
+        let Scratch {
+            a,
+            b,
+            c: t,
+            d: x,
+            points,
+            ..
+        } = scratch;
         // `b` holds the tower's running activation, `t` the block's middle, `a` its output.
         self.stem.forward(x, b, Epilogue::Relu, points);
         for (c1, c2) in &self.blocks {

@@ -7,6 +7,7 @@ use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
 use super::mlp::MlpLoss;
 use super::model::SavedModel;
 use super::plain::{PlainCnn, PlainMlp, Scratch, masked_softmax_badness};
+use super::quant::QuantCnn;
 use crate::dataset::Position;
 use crate::prune::{PruneContext, Pruner};
 use crate::rules::{Board, NN};
@@ -17,6 +18,8 @@ use std::path::Path;
 enum PlainNet {
     Mlp(PlainMlp, MlpEncoding, MlpLoss),
     Cnn(PlainCnn),
+    /// The CNN with 8-bit integer convolutions.
+    QuantCnn(QuantCnn),
 }
 
 /// Per-thread buffers: the encoded input and the forward pass's intermediates.
@@ -51,6 +54,23 @@ impl NetPruner {
             &model,
             format!("nn:{}", dir.display()),
         ))
+    }
+
+    /// Loads a CNN to be evaluated with 8-bit integer convolutions ([`QuantCnn`]), named
+    /// `nnq:DIR`; an MLP directory is refused (only the CNN's tower is quantized).
+    pub fn load_quantized(dir: &Path) -> anyhow::Result<NetPruner> {
+        let (model, _) = SavedModel::load(dir)
+            .map_err(|e| anyhow::anyhow!("loading model {}: {e}", dir.display()))?;
+        let SavedModel::Cnn(m, _) = &model else {
+            anyhow::bail!(
+                "model {}: 8-bit evaluation (nnq) needs a CNN, this is an MLP",
+                dir.display()
+            );
+        };
+        Ok(NetPruner {
+            name: format!("nnq:{}", dir.display()),
+            net: PlainNet::QuantCnn(QuantCnn::from_plain(&PlainCnn::from_burn(m))),
+        })
     }
 
     /// Same as [`load`](Self::load) with the network layer's typed error.
@@ -91,6 +111,10 @@ impl NetPruner {
                     cnn_planes(inp, input);
                     m.forward(input, &inp.legal_mask(), scratch, out);
                 }
+                PlainNet::QuantCnn(m) => {
+                    cnn_planes(inp, input);
+                    m.forward(input, &inp.legal_mask(), scratch, out);
+                }
             }
         })
     }
@@ -103,12 +127,12 @@ impl NetPruner {
     /// [`rate`](Self::rate) on each position.
     pub fn rate_batch(&self, inputs: &[NetInput<'_>], out: &mut [[f32; NN]]) {
         assert_eq!(inputs.len(), out.len(), "one output row per input");
-        let PlainNet::Cnn(m) = &self.net else {
+        if matches!(self.net, PlainNet::Mlp(..)) {
             for (inp, o) in inputs.iter().zip(out.iter_mut()) {
                 self.rate(inp, o);
             }
             return;
-        };
+        }
         let n = inputs.len();
         BUFFERS.with(|b| {
             let Buffers { input, scratch } = &mut *b.borrow_mut();
@@ -120,7 +144,11 @@ impl NetPruner {
                 cnn_planes(inp, planes);
             }
             let mut logits = vec![0f32; n * NN];
-            m.logits_batch(&input[..n * per], n, scratch, &mut logits);
+            match &self.net {
+                PlainNet::Cnn(m) => m.logits_batch(&input[..n * per], n, scratch, &mut logits),
+                PlainNet::QuantCnn(m) => m.logits_batch(&input[..n * per], n, scratch, &mut logits),
+                PlainNet::Mlp(..) => unreachable!("handled above"),
+            }
             for ((inp, o), row) in inputs.iter().zip(out.iter_mut()).zip(logits.chunks(NN)) {
                 o.copy_from_slice(row);
                 masked_softmax_badness(&inp.legal_mask(), o);

@@ -8,6 +8,7 @@
 //! | `random` | seed (default 0)    | [`RandomPruner`]: the control arm            |
 //! | `rule`   | —                   | [`RulePruner`]: self-atari, own eye, edges   |
 //! | `nn`     | model dir (default `models/default`) | [`NetPruner`]: the trained network |
+//! | `nnq`    | CNN model dir       | the same network with 8-bit integer convolutions (faster) |
 //! | `kakeme` | —                   | [`KakemePruner`]: regions nobody can live in (paper C in `docs/papers.md`) |
 
 use std::collections::HashMap;
@@ -23,24 +24,51 @@ use crate::prune::rules::RulePruner;
 use crate::prune::{NoPruner, Pruner};
 
 /// The kinds [`make_pruner`] knows, for error messages and `--help` texts.
-pub const KINDS: &[&str] = &["none", "random", "rule", "nn", "kakeme"];
+pub const KINDS: &[&str] = &["none", "random", "rule", "nn", "nnq", "kakeme"];
 
 /// The model a bare `nn` pruner loads.
 pub const DEFAULT_MODEL: &str = "models/default";
 
 /// Loads each model directory once per process: a tournament builds an engine per game, and
 /// every one of them shares the same read-only network.
-fn load_network(dir: &Path) -> anyhow::Result<Arc<dyn Pruner>> {
-    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Arc<NetPruner>>>> = OnceLock::new();
+/// Where a model directory named in a spec is: as given where that exists (relative to the
+/// working directory), else a relative name found beside the program or up to three
+/// folders above it (`target/release/akushu` finds the checkout's `models/`), so that a GUI
+/// that starts `akushu gtp` in another folder still finds the shipped networks.
+pub fn resolve_model_dir(dir: &Path) -> PathBuf {
+    if dir.exists() || dir.is_absolute() {
+        return dir.to_path_buf();
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return dir.to_path_buf();
+    };
+    exe.ancestors()
+        .skip(1)
+        .take(4)
+        .map(|folder| folder.join(dir))
+        .find(|candidate| candidate.join("config.json").is_file())
+        .unwrap_or_else(|| dir.to_path_buf())
+}
+
+/// `quantized`: the 8-bit evaluation of the same weights (`nnq`), cached apart.
+fn load_network(dir: &Path, quantized: bool) -> anyhow::Result<Arc<dyn Pruner>> {
+    type Loaded = HashMap<(PathBuf, bool), Arc<NetPruner>>;
+    static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
     let mut cache = LOADED
         .get_or_init(Default::default)
         .lock()
         .expect("model cache poisoned");
-    if let Some(net) = cache.get(dir) {
+    let key = (dir.to_path_buf(), quantized);
+    if let Some(net) = cache.get(&key) {
         return Ok(net.clone());
     }
-    let net = Arc::new(NetPruner::load(dir)?);
-    cache.insert(dir.to_path_buf(), net.clone());
+    let found = resolve_model_dir(dir);
+    let net = Arc::new(if quantized {
+        NetPruner::load_quantized(&found)?
+    } else {
+        NetPruner::load(&found)?
+    });
+    cache.insert(key, net.clone());
     Ok(net)
 }
 
@@ -70,7 +98,12 @@ pub fn make_pruner(kind: &str, arg: Option<&str>) -> anyhow::Result<Arc<dyn Prun
             no_arg(kind)?;
             Ok(Arc::new(RulePruner::default()))
         }
-        "nn" => load_network(Path::new(arg.unwrap_or(DEFAULT_MODEL))),
+        "nn" => load_network(Path::new(arg.unwrap_or(DEFAULT_MODEL)), false),
+        "nnq" => {
+            let dir =
+                arg.context("pruner `nnq` needs a CNN model directory, e.g. nnq:models/cnn")?;
+            load_network(Path::new(dir), true)
+        }
         "kakeme" => {
             no_arg(kind)?;
             Ok(Arc::new(KakemePruner::new(KakemeConfig::default())))

@@ -1,0 +1,814 @@
+//! The CNN with 8-bit integer convolutions ([`QuantCnn`]): the same trained network as
+//! [`PlainCnn`], its residual tower run on 8-bit activations and weights.
+//!
+//! Why: in the strong engine the network's forward pass is about a third of the search
+//! time, and at batch 1 the float kernel already runs at about two thirds of a core's FMA
+//! peak. An 8-bit product is four times narrower than a float one: AVX-512 VNNI's
+//! `vpdpbusd` multiplies 64 byte pairs and adds them in fours to 16 integer sums in one
+//! instruction; AVX2's `vpmaddwd` does 16 pairs of 16-bit values.
+//!
+//! How: every convolution of the tower (the stem and both convolutions of each block)
+//!
+//! 1. quantizes its input per board: the input is non-negative (ReLU outputs, 0/1 planes),
+//!    so one step is `max / 255` and each value becomes the nearest whole number of steps
+//!    (`0..=255`; the 0/1 input planes come out exact);
+//! 2. multiplies by weights quantized once at load time, per output channel, to
+//!    `-127..=127` steps of `max |w| / 127`, and sums in 32-bit integers;
+//! 3. scales the sum back to a float, adds the bias and applies ReLU or the residual
+//!    connection in float, as [`PlainCnn`] does.
+//!
+//! The 1x1 move head stays in float. Integer sums are exact whatever their order, and the
+//! float steps around them are the same operations in the same order in every kernel, so the
+//! VNNI, AVX2 and portable kernels give the same logits to the bit: a seeded search plays the
+//! same game on any x86-64 machine. The logits differ from the float network's by the
+//! rounding to 8 bits; `docs/notes-net.md` ("8-bit evaluation") gives the measured accuracy
+//! and speed.
+
+use super::encode::CNN_PLANES;
+use super::plain::{Conv, Epilogue, INTERIOR, PP, PlainCnn, Scratch, masked_softmax_badness};
+use crate::rules::NN;
+
+/// Quantized activations of one batch and each board's step size (one per thread, inside
+/// [`Scratch`]).
+#[derive(Debug, Default, Clone)]
+pub struct QuantActs {
+    /// `[board][121][cpad]` steps, for the portable and VNNI kernels.
+    bytes: Vec<u8>,
+    /// The same steps as 16-bit values, for the AVX2 kernel (`vpmaddwd` takes 16-bit pairs).
+    words: Vec<u16>,
+    /// Per board: the float value of one step.
+    scales: Vec<f32>,
+}
+
+/// Which integer kernel runs the convolutions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Vnni,
+}
+
+/// The fastest kernel this CPU runs (`AKUSHU_NO_AVX512` rules out the VNNI one).
+fn best_kernel() -> Kernel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| {
+            if super::plain::has_avx512()
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni")
+            {
+                Kernel::Vnni
+            } else if std::arch::is_x86_feature_detected!("avx2") {
+                Kernel::Avx2
+            } else {
+                Kernel::Portable
+            }
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Kernel::Portable
+}
+
+/// `c` rounded up to a multiple of 4 (VNNI sums four input channels per lane).
+const fn padded_channels(c: usize) -> usize {
+    c.div_ceil(4) * 4
+}
+
+/// Quantizes the `c` channels of every interior point of `n` boards (`src`: channels-last,
+/// padded, `c` values a point) into `acts` with `cpad` channels a point, in the layout
+/// `kernel` reads; borders and the padding channels are zero. The SIMD versions compute the
+/// same steps as the scalar one (the largest value is the same in any order; `cvtps2dq`
+/// rounds half to even like `round_ties_even`), so every kernel sees the same integers.
+fn quantize(src: &[f32], c: usize, cpad: usize, n: usize, kernel: Kernel, acts: &mut QuantActs) {
+    let len = n * PP * cpad;
+    acts.scales.resize(n, 0.0);
+    #[cfg(target_arch = "x86_64")]
+    let wide = kernel == Kernel::Avx2;
+    #[cfg(not(target_arch = "x86_64"))]
+    let wide = false;
+    if wide {
+        acts.words.clear();
+        acts.words.resize(len, 0);
+    } else {
+        acts.bytes.clear();
+        acts.bytes.resize(len, 0);
+    }
+    for board in 0..n {
+        let s = &src[board * PP * c..(board + 1) * PP * c];
+        let (bytes, words) = if wide {
+            (
+                &mut [][..],
+                &mut acts.words[board * PP * cpad..(board + 1) * PP * cpad],
+            )
+        } else {
+            (
+                &mut acts.bytes[board * PP * cpad..(board + 1) * PP * cpad],
+                &mut [][..],
+            )
+        };
+        acts.scales[board] = match kernel {
+            // SAFETY: these kernels are chosen only where the CPU has the features; slices
+            // hold 121 points of `c` (source) and `cpad` (destination) values.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni if c.is_multiple_of(16) && c == cpad => unsafe {
+                quantize_board_avx512(s, c, bytes)
+            },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 if c.is_multiple_of(16) && c == cpad => unsafe {
+                quantize_board_avx2(s, c, words)
+            },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 | Kernel::Vnni => unsafe {
+                quantize_board_sse41(s, c, cpad, bytes, words)
+            },
+            _ => quantize_board(s, c, cpad, bytes, words),
+        };
+    }
+}
+
+/// The step size and its inverse for activations whose largest value is `max` (0 if all are
+/// zero: every step is then 0).
+#[inline(always)]
+fn step_for(max: f32) -> (f32, f32) {
+    if max > 0.0 {
+        (max / 255.0, 255.0 / max)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// One board, any CPU: writes `bytes` (or `words` where `bytes` is empty); returns the step.
+#[inline(always)]
+fn quantize_board(s: &[f32], c: usize, cpad: usize, bytes: &mut [u8], words: &mut [u16]) -> f32 {
+    let max = INTERIOR
+        .iter()
+        .flat_map(|&q| &s[q * c..(q + 1) * c])
+        .fold(0.0f32, |m, &v| if v > m { v } else { m });
+    let (scale, inv) = step_for(max);
+    for &q in &INTERIOR {
+        let from = &s[q * c..(q + 1) * c];
+        let at = q * cpad;
+        let step = |v: f32| (v * inv).round_ties_even().clamp(0.0, 255.0) as u8;
+        if bytes.is_empty() {
+            for (d, &v) in words[at..at + c].iter_mut().zip(from) {
+                *d = u16::from(step(v));
+            }
+        } else {
+            for (d, &v) in bytes[at..at + c].iter_mut().zip(from) {
+                *d = step(v);
+            }
+        }
+    }
+    scale
+}
+
+/// [`quantize_board`] compiled with SSE4.1, whose `roundss` rounds half to even in one
+/// instruction (without it `round_ties_even` is a library call).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse4.1")]
+unsafe fn quantize_board_sse41(
+    s: &[f32],
+    c: usize,
+    cpad: usize,
+    bytes: &mut [u8],
+    words: &mut [u16],
+) -> f32 {
+    quantize_board(s, c, cpad, bytes, words)
+}
+
+/// One board of `c` (a multiple of 16) channels into bytes, sixteen values an instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn quantize_board_avx512(s: &[f32], c: usize, bytes: &mut [u8]) -> f32 {
+    use std::arch::x86_64::*;
+    assert!(s.len() >= PP * c && bytes.len() >= PP * c);
+    // SAFETY (all pointer reads and writes): every interior point's `c` values lie inside
+    // `s` and `bytes` (asserted above).
+    let mut m = _mm512_setzero_ps();
+    for &q in &INTERIOR {
+        for j in (0..c).step_by(16) {
+            m = _mm512_max_ps(m, unsafe { _mm512_loadu_ps(s.as_ptr().add(q * c + j)) });
+        }
+    }
+    let (scale, inv) = step_for(_mm512_reduce_max_ps(m));
+    let (inv, lo, hi) = (
+        _mm512_set1_ps(inv),
+        _mm512_setzero_si512(),
+        _mm512_set1_epi32(255),
+    );
+    for &q in &INTERIOR {
+        for j in (0..c).step_by(16) {
+            let x = _mm512_mul_ps(unsafe { _mm512_loadu_ps(s.as_ptr().add(q * c + j)) }, inv);
+            let i = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(x), lo), hi);
+            unsafe {
+                _mm_storeu_si128(
+                    bytes.as_mut_ptr().add(q * c + j) as *mut __m128i,
+                    _mm512_cvtepi32_epi8(i),
+                )
+            };
+        }
+    }
+    scale
+}
+
+/// One board of `c` (a multiple of 16) channels into 16-bit words, eight values an
+/// instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn quantize_board_avx2(s: &[f32], c: usize, words: &mut [u16]) -> f32 {
+    use std::arch::x86_64::*;
+    assert!(s.len() >= PP * c && words.len() >= PP * c);
+    // SAFETY (all pointer reads and writes): as in `quantize_board_avx512`.
+    let mut m = _mm256_setzero_ps();
+    for &q in &INTERIOR {
+        for j in (0..c).step_by(8) {
+            m = _mm256_max_ps(m, unsafe { _mm256_loadu_ps(s.as_ptr().add(q * c + j)) });
+        }
+    }
+    let mut lanes = [0f32; 8];
+    unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), m) };
+    let max = lanes.iter().fold(0.0f32, |m, &v| if v > m { v } else { m });
+    let (scale, inv) = step_for(max);
+    let (inv, lo, hi) = (
+        _mm256_set1_ps(inv),
+        _mm256_setzero_si256(),
+        _mm256_set1_epi32(255),
+    );
+    let steps = |at: usize| {
+        let x = _mm256_mul_ps(unsafe { _mm256_loadu_ps(s.as_ptr().add(at)) }, inv);
+        _mm256_min_epi32(_mm256_max_epi32(_mm256_cvtps_epi32(x), lo), hi)
+    };
+    for &q in &INTERIOR {
+        for j in (0..c).step_by(16) {
+            let at = q * c + j;
+            // packus interleaves 128-bit lanes: [a0-3 b0-3 a4-7 b4-7]; the permute restores
+            // the order.
+            let packed = _mm256_packus_epi32(steps(at), steps(at + 8));
+            let ordered = _mm256_permute4x64_epi64(packed, 0b11_01_10_00);
+            unsafe { _mm256_storeu_si256(words.as_mut_ptr().add(at) as *mut __m256i, ordered) };
+        }
+    }
+    scale
+}
+
+/// The float step after an integer sum: `sum * (step * wscale) + bias`, then the epilogue.
+/// Every kernel does exactly these operations (no fused multiply-add), so all agree to the
+/// bit; `if y > 0 { y } else { 0 }` is what `maxps(y, 0)` computes.
+#[inline(always)]
+fn finish_one(sum: i32, step: f32, wscale: f32, bias: f32, epi: Epilogue<'_>, at: usize) -> f32 {
+    let y = sum as f32 * (step * wscale) + bias;
+    let z = match epi {
+        Epilogue::Linear => return y,
+        Epilogue::Relu => y,
+        Epilogue::AddRelu(skip) => y + skip[at],
+    };
+    if z > 0.0 { z } else { 0.0 }
+}
+
+/// One quantized `k x k` convolution (same geometry as [`Conv`]).
+#[derive(Debug, Clone)]
+struct QConv {
+    cin: usize,
+    cout: usize,
+    /// Input channels rounded up to a multiple of 4.
+    cpad: usize,
+    /// `[tap][cpad / 4][out][4]`: for each tap and group of four input channels, one row of
+    /// four bytes per output channel (the operand layout of `vpdpbusd`).
+    w4: Vec<i8>,
+    /// `[tap][cpad / 2][out][2]` as 16-bit values (the operand layout of `vpmaddwd`).
+    w2: Vec<i16>,
+    /// Per output channel: the float value of one weight step.
+    wscale: Vec<f32>,
+    bias: Vec<f32>,
+    taps: Vec<usize>,
+    back: usize,
+}
+
+impl QConv {
+    fn from_conv(c: &Conv) -> QConv {
+        let (cin, cout, k2) = (c.cin, c.cout, c.taps.len());
+        let cpad = padded_channels(cin);
+        let w = |t: usize, i: usize, o: usize| c.weight[(t * cin + i) * cout + o];
+        let wscale: Vec<f32> = (0..cout)
+            .map(|o| {
+                let max = (0..k2)
+                    .flat_map(|t| (0..cin).map(move |i| (t, i)))
+                    .map(|(t, i)| w(t, i, o).abs())
+                    .fold(0.0f32, f32::max);
+                if max > 0.0 { max / 127.0 } else { 1.0 }
+            })
+            .collect();
+        let mut w4 = vec![0i8; k2 * cpad * cout];
+        let mut w2 = vec![0i16; k2 * cpad * cout];
+        for t in 0..k2 {
+            for i in 0..cin {
+                for o in 0..cout {
+                    let q = (w(t, i, o) / wscale[o])
+                        .round_ties_even()
+                        .clamp(-127.0, 127.0) as i8;
+                    w4[((t * cpad / 4 + i / 4) * cout + o) * 4 + i % 4] = q;
+                    w2[((t * cpad / 2 + i / 2) * cout + o) * 2 + i % 2] = i16::from(q);
+                }
+            }
+        }
+        QConv {
+            cin,
+            cout,
+            cpad,
+            w4,
+            w2,
+            wscale,
+            bias: c.bias.clone(),
+            taps: c.taps.clone(),
+            back: c.back,
+        }
+    }
+
+    /// Quantizes `input` (float, `cin` channels a point) and writes
+    /// `epilogue(conv(input))` at `points` of `out` (`cout` channels a point).
+    #[allow(clippy::too_many_arguments)]
+    fn forward(
+        &self,
+        input: &[f32],
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+        acts: &mut QuantActs,
+        kernel: Kernel,
+    ) {
+        let boards = points.last().map_or(0, |&q| q / PP + 1);
+        assert!(input.len() >= boards * PP * self.cin && out.len() >= boards * PP * self.cout);
+        if let Epilogue::AddRelu(skip) = epi {
+            assert!(skip.len() >= boards * PP * self.cout);
+        }
+        assert!(
+            points
+                .iter()
+                .all(|&q| q % PP >= self.back && q % PP + self.back < PP)
+        );
+        let kernel = self.usable(kernel);
+        quantize(input, self.cin, self.cpad, boards, kernel, acts);
+        match kernel {
+            Kernel::Portable => self.forward_portable(acts, out, epi, points),
+            // SAFETY: `usable` returns these only where the CPU has the features (the kernel
+            // came from `best_kernel`, or a test checked them); lengths asserted above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.forward_avx2(acts, out, epi, points) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni => unsafe { self.forward_vnni(acts, out, epi, points) },
+        }
+    }
+
+    /// `kernel`, or a narrower one where this layer's output channels do not fill its
+    /// registers (VNNI needs a multiple of 16, AVX2 of 8).
+    fn usable(&self, kernel: Kernel) -> Kernel {
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni if self.cout.is_multiple_of(16) => Kernel::Vnni,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni | Kernel::Avx2 if self.cout.is_multiple_of(8) => Kernel::Avx2,
+            _ => Kernel::Portable,
+        }
+    }
+
+    /// Any CPU: one point at a time, zero activations skipped.
+    fn forward_portable(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
+        let (cpad, cout) = (self.cpad, self.cout);
+        let mut sums = vec![0i32; cout];
+        for &q in points {
+            sums.fill(0);
+            let corner = q - self.back;
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let at = corner + tap;
+                let x = &acts.bytes[at * cpad..(at + 1) * cpad];
+                for (i, &xv) in x.iter().enumerate() {
+                    if xv == 0 {
+                        continue;
+                    }
+                    let row = &self.w4[(t * cpad / 4 + i / 4) * cout * 4..];
+                    for (o, s) in sums.iter_mut().enumerate() {
+                        *s += i32::from(xv) * i32::from(row[o * 4 + i % 4]);
+                    }
+                }
+            }
+            let step = acts.scales[q / PP];
+            for (o, &s) in sums.iter().enumerate() {
+                let at = q * cout + o;
+                out[at] = finish_one(s, step, self.wscale[o], self.bias[o], epi, at);
+            }
+        }
+    }
+
+    /// AVX2: `vpmaddwd` on pairs of input channels, output channels in chunks of up to 32
+    /// (four 8-lane registers), two points per pass.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn forward_avx2(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
+        let mut o0 = 0;
+        while o0 < self.cout {
+            // SAFETY (all four): AVX2 present (caller), chunk inside `cout`.
+            o0 += match (self.cout - o0) / 8 {
+                1 => unsafe { self.chunk_avx2::<1>(acts, out, epi, o0, points) },
+                2 => unsafe { self.chunk_avx2::<2>(acts, out, epi, o0, points) },
+                3 => unsafe { self.chunk_avx2::<3>(acts, out, epi, o0, points) },
+                _ => unsafe { self.chunk_avx2::<4>(acts, out, epi, o0, points) },
+            };
+        }
+    }
+
+    /// Output channels `o0..o0 + 8 * V` of every point; returns `8 * V`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn chunk_avx2<const V: usize>(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        o0: usize,
+        points: &[usize],
+    ) -> usize {
+        use std::arch::x86_64::*;
+        const R: usize = 2;
+        let (cpad, cout) = (self.cpad, self.cout);
+        let pairs = cpad / 2;
+        let n = points.len();
+        // SAFETY (pointer arithmetic below): every window point of every listed point lies in
+        // its board's padded square (asserted by `forward`), and `quantize` sized `words` to
+        // `boards * 121 * cpad`; weight reads stay within `[tap][pair][o0..o0 + 8V][2]`.
+        let x = acts.words.as_ptr();
+        let wbase = unsafe { self.w2.as_ptr().add(o0 * 2) };
+        let mut k = 0;
+        while k < n {
+            let q: [usize; R] = std::array::from_fn(|r| points[(k + r).min(n - 1)]);
+            let mut acc = [[_mm256_setzero_si256(); V]; R];
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let xr: [*const u16; R] =
+                    std::array::from_fn(|r| unsafe { x.add((q[r] - self.back + tap) * cpad) });
+                let wt = unsafe { wbase.add(t * pairs * cout * 2) };
+                for p in 0..pairs {
+                    let w = unsafe { wt.add(p * cout * 2) };
+                    let wv: [__m256i; V] = std::array::from_fn(|v| unsafe {
+                        _mm256_loadu_si256(w.add(16 * v) as *const __m256i)
+                    });
+                    for r in 0..R {
+                        let pair = unsafe { (xr[r].add(2 * p) as *const i32).read_unaligned() };
+                        let b = _mm256_set1_epi32(pair);
+                        for v in 0..V {
+                            acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(b, wv[v]));
+                        }
+                    }
+                }
+            }
+            for r in 0..R.min(n - k) {
+                let step = _mm256_set1_ps(acts.scales[q[r] / PP]);
+                for (v, &sum) in acc[r].iter().enumerate() {
+                    let o = o0 + 8 * v;
+                    let at = q[r] * cout + o;
+                    let ws = unsafe { _mm256_loadu_ps(self.wscale.as_ptr().add(o)) };
+                    let bias = unsafe { _mm256_loadu_ps(self.bias.as_ptr().add(o)) };
+                    let y = _mm256_add_ps(
+                        _mm256_mul_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(step, ws)),
+                        bias,
+                    );
+                    let z = match epi {
+                        Epilogue::Linear => y,
+                        Epilogue::Relu => _mm256_max_ps(y, _mm256_setzero_ps()),
+                        Epilogue::AddRelu(skip) => _mm256_max_ps(
+                            _mm256_add_ps(y, unsafe { _mm256_loadu_ps(skip.as_ptr().add(at)) }),
+                            _mm256_setzero_ps(),
+                        ),
+                    };
+                    unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(at), z) };
+                }
+            }
+            k += R;
+        }
+        8 * V
+    }
+
+    /// AVX-512 VNNI: `vpdpbusd` on groups of four input channels, output channels in chunks
+    /// of 16 or 32, four points per pass.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn forward_vnni(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
+        let mut o0 = 0;
+        while o0 < self.cout {
+            // SAFETY (both): VNNI present (caller), chunk inside `cout`.
+            o0 += if self.cout - o0 >= 32 {
+                unsafe { self.chunk_vnni::<2>(acts, out, epi, o0, points) }
+            } else {
+                unsafe { self.chunk_vnni::<1>(acts, out, epi, o0, points) }
+            };
+        }
+    }
+
+    /// Output channels `o0..o0 + 16 * V` of every point; returns `16 * V`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn chunk_vnni<const V: usize>(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        o0: usize,
+        points: &[usize],
+    ) -> usize {
+        use std::arch::x86_64::*;
+        const R: usize = 4;
+        let (cpad, cout) = (self.cpad, self.cout);
+        let groups = cpad / 4;
+        let n = points.len();
+        // SAFETY (pointer arithmetic below): as in `chunk_avx2`, with `bytes` sized by
+        // `quantize` and weight reads within `[tap][group][o0..o0 + 16V][4]`.
+        let x = acts.bytes.as_ptr();
+        let wbase = unsafe { self.w4.as_ptr().add(o0 * 4) };
+        let mut k = 0;
+        while k < n {
+            let q: [usize; R] = std::array::from_fn(|r| points[(k + r).min(n - 1)]);
+            let mut acc = [[_mm512_setzero_si512(); V]; R];
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let xr: [*const u8; R] =
+                    std::array::from_fn(|r| unsafe { x.add((q[r] - self.back + tap) * cpad) });
+                let wt = unsafe { wbase.add(t * groups * cout * 4) };
+                for g in 0..groups {
+                    let w = unsafe { wt.add(g * cout * 4) };
+                    let wv: [__m512i; V] = std::array::from_fn(|v| unsafe {
+                        _mm512_loadu_si512(w.add(64 * v) as *const __m512i)
+                    });
+                    for r in 0..R {
+                        let four = unsafe { (xr[r].add(4 * g) as *const i32).read_unaligned() };
+                        let b = _mm512_set1_epi32(four);
+                        for v in 0..V {
+                            acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], b, wv[v]);
+                        }
+                    }
+                }
+            }
+            for r in 0..R.min(n - k) {
+                let step = _mm512_set1_ps(acts.scales[q[r] / PP]);
+                for (v, &sum) in acc[r].iter().enumerate() {
+                    let o = o0 + 16 * v;
+                    let at = q[r] * cout + o;
+                    let ws = unsafe { _mm512_loadu_ps(self.wscale.as_ptr().add(o)) };
+                    let bias = unsafe { _mm512_loadu_ps(self.bias.as_ptr().add(o)) };
+                    let y = _mm512_add_ps(
+                        _mm512_mul_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(step, ws)),
+                        bias,
+                    );
+                    let z = match epi {
+                        Epilogue::Linear => y,
+                        Epilogue::Relu => _mm512_max_ps(y, _mm512_setzero_ps()),
+                        Epilogue::AddRelu(skip) => _mm512_max_ps(
+                            _mm512_add_ps(y, unsafe { _mm512_loadu_ps(skip.as_ptr().add(at)) }),
+                            _mm512_setzero_ps(),
+                        ),
+                    };
+                    unsafe { _mm512_storeu_ps(out.as_mut_ptr().add(at), z) };
+                }
+            }
+            k += R;
+        }
+        16 * V
+    }
+}
+
+/// A trained CNN evaluated with 8-bit integer convolutions (see the module doc).
+#[derive(Debug, Clone)]
+pub struct QuantCnn {
+    /// The float network: input packing and the move head.
+    plain: PlainCnn,
+    stem: QConv,
+    blocks: Vec<(QConv, QConv)>,
+}
+
+impl QuantCnn {
+    /// Quantizes the tower's weights of a float network.
+    pub fn from_plain(plain: &PlainCnn) -> QuantCnn {
+        QuantCnn {
+            stem: QConv::from_conv(&plain.stem),
+            blocks: plain
+                .blocks
+                .iter()
+                .map(|(a, b)| (QConv::from_conv(a), QConv::from_conv(b)))
+                .collect(),
+            plain: plain.clone(),
+        }
+    }
+
+    /// Move logits of one position (planes as [`PlainCnn::logits`] takes them).
+    pub fn logits(&self, planes: &[f32], scratch: &mut Scratch, out: &mut [f32; NN]) {
+        self.logits_batch(planes, 1, scratch, out);
+    }
+
+    /// Move logits of `n` positions (as [`PlainCnn::logits_batch`]); each board has its own
+    /// activation steps, so a position gets the same logits alone or in a batch.
+    pub fn logits_batch(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
+        self.logits_with(best_kernel(), planes, n, scratch, out);
+    }
+
+    fn logits_with(
+        &self,
+        kernel: Kernel,
+        planes: &[f32],
+        n: usize,
+        scratch: &mut Scratch,
+        out: &mut [f32],
+    ) {
+        assert!(out.len() >= n * NN);
+        self.plain.prepare(planes, n, scratch);
+        let Scratch {
+            a,
+            b,
+            c: t,
+            d: x,
+            points,
+            quant,
+        } = scratch;
+        // As in `PlainCnn::logits_batch`: `b` the running activation, `t` the block's middle.
+        self.stem
+            .forward(x, b, Epilogue::Relu, points, quant, kernel);
+        for (c1, c2) in &self.blocks {
+            c1.forward(b, t, Epilogue::Relu, points, quant, kernel);
+            c2.forward(t, a, Epilogue::AddRelu(b), points, quant, kernel);
+            std::mem::swap(a, b);
+        }
+        self.plain.head.forward(b, a, Epilogue::Linear, points);
+        let hc = self.plain.head.cout;
+        for (o, &q) in out.iter_mut().zip(points.iter()) {
+            *o = a[q * hc];
+        }
+    }
+
+    /// Badness `1 - p` with `p` the softmax over legal points; illegal points get 1.
+    pub fn forward(
+        &self,
+        planes: &[f32],
+        legal: &[bool; NN],
+        scratch: &mut Scratch,
+        out: &mut [f32; NN],
+    ) {
+        self.logits(planes, scratch, out);
+        masked_softmax_badness(legal, out);
+    }
+}
+
+// The input planes' width must be what `quantize` pads (a compile-time reminder if the
+// encoding grows).
+const _: () = assert!(padded_channels(CNN_PLANES) >= CNN_PLANES);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::cnn::CnnConfig;
+    use crate::net::encode::{NetInput, cnn_planes};
+
+    /// Every kernel this CPU has, the portable one first.
+    fn kernels() -> Vec<Kernel> {
+        #[allow(unused_mut)]
+        let mut k = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                k.push(Kernel::Avx2);
+            }
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni")
+            {
+                k.push(Kernel::Vnni);
+            }
+        }
+        k
+    }
+
+    /// Planes of `n` positions of a seeded random game.
+    fn planes(n: usize, seed: u64) -> Vec<f32> {
+        let positions = crate::net::synthetic::random_game_positions(2, seed);
+        let mut planes = vec![0f32; n * CNN_PLANES * NN];
+        for (pos, row) in positions
+            .iter()
+            .step_by(5)
+            .cycle()
+            .zip(planes.chunks_mut(CNN_PLANES * NN))
+        {
+            cnn_planes(&NetInput::from_position(pos, &pos.board()), row);
+        }
+        planes
+    }
+
+    #[test]
+    fn every_kernel_gives_the_same_logits_to_the_bit() {
+        for (blocks, channels) in [(2, 32), (1, 48), (1, 64), (1, 12)] {
+            let m = CnnConfig::new()
+                .with_blocks(blocks)
+                .with_channels(channels)
+                .init(&crate::net::cpu_device());
+            let q = QuantCnn::from_plain(&PlainCnn::from_burn(&m));
+            let n = 6;
+            let input = planes(n, 11);
+            let mut want = vec![0f32; n * NN];
+            q.logits_with(
+                Kernel::Portable,
+                &input,
+                n,
+                &mut Scratch::default(),
+                &mut want,
+            );
+            for k in kernels() {
+                let mut got = vec![0f32; n * NN];
+                q.logits_with(k, &input, n, &mut Scratch::default(), &mut got);
+                let same = got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(
+                    same,
+                    "{blocks}x{channels}: {k:?} differs from the portable kernel"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_gives_each_position_its_own_logits_exactly() {
+        let m = CnnConfig::new()
+            .with_blocks(2)
+            .with_channels(32)
+            .init(&crate::net::cpu_device());
+        let q = QuantCnn::from_plain(&PlainCnn::from_burn(&m));
+        let n = 5;
+        let input = planes(n, 12);
+        let mut batch = vec![0f32; n * NN];
+        q.logits_batch(&input, n, &mut Scratch::default(), &mut batch);
+        let mut scratch = Scratch::default();
+        for (i, row) in input.chunks(CNN_PLANES * NN).enumerate() {
+            let mut one = [0f32; NN];
+            q.logits(row, &mut scratch, &mut one);
+            assert_eq!(&one[..], &batch[i * NN..(i + 1) * NN], "position {i}");
+        }
+    }
+
+    #[test]
+    fn quantized_logits_stay_close_to_the_float_network() {
+        let m = CnnConfig::new()
+            .with_blocks(3)
+            .with_channels(32)
+            .init(&crate::net::cpu_device());
+        let plain = PlainCnn::from_burn(&m);
+        let q = QuantCnn::from_plain(&plain);
+        let n = 8;
+        let input = planes(n, 13);
+        let (mut f, mut g) = (vec![0f32; n * NN], vec![0f32; n * NN]);
+        plain.logits_batch(&input, n, &mut Scratch::default(), &mut f);
+        q.logits_batch(&input, n, &mut Scratch::default(), &mut g);
+        let spread = f.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let worst = f
+            .iter()
+            .zip(&g)
+            .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+        assert!(spread > 0.0);
+        assert!(
+            worst <= 0.05 * spread,
+            "worst difference {worst} against logits up to {spread}"
+        );
+        assert!(f != g, "8-bit rounding must show somewhere");
+    }
+
+    #[test]
+    fn quantize_rounds_to_the_nearest_step_and_zeroes_the_padding() {
+        let c = 3;
+        let mut src = vec![0f32; PP * c];
+        let q = INTERIOR[40];
+        src[q * c..q * c + c].copy_from_slice(&[2.0, 1.0, 0.004]);
+        let mut acts = QuantActs::default();
+        quantize(&src, c, 4, 1, Kernel::Portable, &mut acts);
+        assert_eq!(acts.scales[0], 2.0 / 255.0);
+        // 1.0 is 127.5 steps: ties go to even; 0.004 is 0.51 of a step.
+        assert_eq!(&acts.bytes[q * 4..q * 4 + 4], &[255, 128, 1, 0]);
+        assert_eq!(
+            acts.bytes.iter().map(|&b| u32::from(b)).sum::<u32>(),
+            255 + 128 + 1
+        );
+    }
+}
