@@ -796,6 +796,36 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_network_ranks_moves_as_its_float_pass_does() {
+        use crate::net::model::SavedModel;
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-human-5x32-gpu2");
+        let (SavedModel::Cnn(m, _), _) = SavedModel::load(&dir).unwrap() else {
+            panic!("{} is a CNN", dir.display());
+        };
+        let plain = PlainCnn::from_burn(&m);
+        let q = QuantCnn::from_plain(&plain);
+        let n = 40;
+        let input = planes(n, 14);
+        let (mut f, mut g) = (vec![0f32; n * NN], vec![0f32; n * NN]);
+        plain.logits_batch(&input, n, &mut Scratch::default(), &mut f);
+        q.logits_batch(&input, n, &mut Scratch::default(), &mut g);
+        let best = |v: &[f32]| (0..NN).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
+        let same = (0..n)
+            .filter(|&i| best(&f[i * NN..(i + 1) * NN]) == best(&g[i * NN..(i + 1) * NN]))
+            .count();
+        assert!(
+            same >= n * 9 / 10,
+            "same best move in {same} of {n} positions"
+        );
+        let worst = f
+            .iter()
+            .zip(&g)
+            .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+        assert!(worst < 0.5, "largest logit difference {worst}");
+    }
+
+    #[test]
     fn quantize_rounds_to_the_nearest_step_and_zeroes_the_padding() {
         let c = 3;
         let mut src = vec![0f32; PP * c];

@@ -129,8 +129,27 @@ mod tests {
         let e = make_pruner("nn", Some("no/such/model")).err().unwrap();
         assert!(format!("{e:#}").contains("no/such/model"), "{e:#}");
         assert!(make_pruner("kakeme", None).is_ok());
+        let e = make_pruner("nnq", Some("models/mlp-paper")).err().unwrap();
+        assert!(format!("{e:#}").contains("needs a CNN"), "{e:#}");
+        let e = make_pruner("nnq", None).err().unwrap();
+        assert!(format!("{e:#}").contains("model directory"), "{e:#}");
         let e = make_pruner("bogus", None).err().unwrap();
         assert!(e.to_string().contains("bogus"));
         assert!(make_pruner("rule", Some("1")).is_err());
+    }
+
+    #[test]
+    fn a_model_directory_is_found_where_it_is_named_first() {
+        // Present relative to the working directory (the crate root under `cargo test`):
+        // used as named.
+        let dir = Path::new("models/cnn");
+        assert!(dir.is_dir());
+        assert_eq!(resolve_model_dir(dir), dir);
+        // Absent everywhere: named as given, so the load error names it.
+        let missing = Path::new("no/such/model");
+        assert_eq!(resolve_model_dir(missing), missing);
+        // Absolute paths are never searched for.
+        let abs = std::env::current_dir().unwrap().join("models/cnn");
+        assert_eq!(resolve_model_dir(&abs), abs);
     }
 }
