@@ -142,6 +142,48 @@ fn resume_after_a_killed_run_counts_no_game_twice() {
 }
 
 #[test]
+fn resuming_a_finished_match_changes_no_file() {
+    let out = temp_dir("finished");
+    let cfg = config(4, 5);
+    run_match(&cfg, &out, false).unwrap();
+    let files = |dir: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut all: Vec<_> = walk(dir)
+            .into_iter()
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap();
+                (p, bytes)
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    let before = files(&out);
+    assert!(before.iter().any(|(p, _)| p.ends_with("match.toml")));
+    let mut again = cfg.clone();
+    again.jobs = 2; // how many games run at once is not part of the match
+    run_match(&again, &out, false).unwrap();
+    assert!(
+        files(&out) == before,
+        "a resume with nothing to play rewrote a file"
+    );
+    std::fs::remove_dir_all(out).unwrap();
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
 fn resume_refuses_a_different_match() {
     let dir = temp_dir("different");
     run_match(&config(2, 1), &dir, false).unwrap();

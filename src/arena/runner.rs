@@ -452,7 +452,6 @@ pub fn run_match(
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     crate::util::output::mark_dir(out, "match")
         .with_context(|| format!("marking {}", out.display()))?;
-    dir.write_header(&header)?;
 
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     for row in dir.read_rows()? {
@@ -490,6 +489,11 @@ pub fn run_match(
     }
     if !pending.is_empty() {
         check_players(config)?;
+    }
+    // A resume that plays nothing leaves a finished folder's record as it is (its command
+    // line stays the one that played the games).
+    if old_header.is_none() || !pending.is_empty() {
+        dir.write_header(&header)?;
     }
 
     let bar = progress_bar(pending.len() as u64, show_progress);
