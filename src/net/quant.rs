@@ -24,7 +24,6 @@
 //! rounding to 8 bits; `docs/notes-net.md` ("8-bit evaluation") gives the measured accuracy
 //! and speed.
 
-use super::encode::CNN_PLANES;
 use super::plain::{Conv, Epilogue, INTERIOR, PP, PlainCnn, Scratch, masked_softmax_badness};
 use crate::rules::NN;
 
@@ -673,14 +672,11 @@ impl QuantCnn {
     }
 }
 
-// The input planes' width must be what `quantize` pads (a compile-time reminder if the
-// encoding grows).
-const _: () = assert!(padded_channels(CNN_PLANES) >= CNN_PLANES);
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::cnn::CnnConfig;
+    use crate::net::encode::CNN_PLANES;
     use crate::net::encode::{NetInput, cnn_planes};
 
     /// Every kernel this CPU has, the portable one first.
