@@ -21,7 +21,7 @@ Examples:
   akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --out data/paper --result-known
   akushu train --data data/paper --model cnn --out models/my-cnn
   akushu eval --model models/default --data data/paper --png curve.png
-  akushu gtp --engine strong:threads=2                   # for GoGui, Sabaki, Lizzie
+  akushu gtp --engine strong2:threads=2                  # for GoGui, Sabaki, Lizzie
   akushu match --black strong --white uct --games 10 --out runs/try
   akushu experiment run experiments/tree_pruning.toml --quick";
 
@@ -44,7 +44,8 @@ pub enum Command {
     /// Play Go over GTP on stdin/stdout with an engine spec.
     #[command(after_help = "\
 Examples:
-  akushu gtp --engine strong:threads=2          # the strongest engine, two threads
+  akushu gtp                                    # strong2, the strongest engine, one thread
+  akushu gtp --engine strong2:threads=2         # the same on two threads sharing one tree
   akushu gtp --engine \"uct:sims=10000,prune=nn:41@0,prune_count=board\"   # the paper's
   akushu gtp --engine random                    # a quick opponent for testing a GUI")]
     Gtp(gtp::GtpArgs),
@@ -74,7 +75,7 @@ Examples:
       --games 100 --out runs/tree41
   akushu match --black strong --white \"gtp:gnugo --mode gtp --level 10\" --alternate \\
       --games 20 --out runs/gnugo
-  akushu match --black strong:threads=2 --white strong --time-per-move 0.5 --jobs 1 \\
+  akushu match --black strong2 --white strong --time-per-move 0.5 --jobs 2 \\
       --games 20 --out runs/equal-time
   akushu match merge runs/a runs/b --out runs/all")]
     Match(match_cmd::MatchCommand),
