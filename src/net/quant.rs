@@ -501,7 +501,7 @@ impl QConv {
     }
 
     /// AVX-512 VNNI: `vpdpbusd` on groups of four input channels, output channels in chunks
-    /// of 16 or 32, four points per pass.
+    /// of 16 or 32, nine points per pass (a board's 81 points are nine whole passes).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn forward_vnni(
@@ -534,7 +534,7 @@ impl QConv {
         points: &[usize],
     ) -> usize {
         use std::arch::x86_64::*;
-        const R: usize = 4;
+        const R: usize = 9;
         let (cpad, cout) = (self.cpad, self.cout);
         let groups = cpad / 4;
         let n = points.len();

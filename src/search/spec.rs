@@ -76,7 +76,7 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
     },
     EngineKind {
         name: "strong2",
-        doc: "`strong` with the network evaluated by 8-bit integer convolutions (`nnq`, `STRONG2_PRESET`): the same prior and pruner, about 2.7 times faster per call; keys given change the preset.",
+        doc: "`strong` with the network evaluated by 8-bit integer convolutions (`nnq`, `STRONG2_PRESET`): the same prior and pruner, about 2.9 times faster per call; keys given change the preset.",
         build: build_preset,
         resolved: |spec| Ok(serde_json::to_string_pretty(&parse_preset(spec)?)?),
         canonical: canonical_preset,
