@@ -22,6 +22,24 @@ enum PlainNet {
     QuantCnn(QuantCnn),
 }
 
+impl PlainNet {
+    /// Move logits of `n` positions' CNN planes, by whichever CNN evaluator this is.
+    fn cnn_logits(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
+        match self {
+            PlainNet::Cnn(m) => m.logits_batch(planes, n, scratch, out),
+            PlainNet::QuantCnn(m) => m.logits_batch(planes, n, scratch, out),
+            PlainNet::Mlp(..) => unreachable!("an MLP has no CNN planes"),
+        }
+    }
+}
+
+/// Reads a saved model, naming its directory in the error.
+fn read_model(dir: &Path) -> anyhow::Result<SavedModel> {
+    let (model, _) = SavedModel::load(dir)
+        .map_err(|e| anyhow::anyhow!("loading model {}: {e}", dir.display()))?;
+    Ok(model)
+}
+
 /// Per-thread buffers: the encoded input and the forward pass's intermediates.
 struct Buffers {
     input: Vec<f32>,
@@ -48,10 +66,8 @@ pub struct NetPruner {
 impl NetPruner {
     /// Loads `dir/config.json` + `dir/model.bpk` (e.g. `models/default`).
     pub fn load(dir: &Path) -> anyhow::Result<NetPruner> {
-        let (model, _) = SavedModel::load(dir)
-            .map_err(|e| anyhow::anyhow!("loading model {}: {e}", dir.display()))?;
         Ok(NetPruner::from_model(
-            &model,
+            &read_model(dir)?,
             format!("nn:{}", dir.display()),
         ))
     }
@@ -59,8 +75,7 @@ impl NetPruner {
     /// Loads a CNN to be evaluated with 8-bit integer convolutions ([`QuantCnn`]), named
     /// `nnq:DIR`; an MLP directory is refused (only the CNN's tower is quantized).
     pub fn load_quantized(dir: &Path) -> anyhow::Result<NetPruner> {
-        let (model, _) = SavedModel::load(dir)
-            .map_err(|e| anyhow::anyhow!("loading model {}: {e}", dir.display()))?;
+        let model = read_model(dir)?;
         let SavedModel::Cnn(m, _) = &model else {
             anyhow::bail!(
                 "model {}: 8-bit evaluation (nnq) needs a CNN, this is an MLP",
@@ -107,13 +122,10 @@ impl NetPruner {
                     m.logits(&input[..enc.width()], scratch, out);
                     masked_softmax_badness(&inp.legal_mask(), out);
                 }
-                PlainNet::Cnn(m) => {
+                cnn => {
                     cnn_planes(inp, input);
-                    m.forward(input, &inp.legal_mask(), scratch, out);
-                }
-                PlainNet::QuantCnn(m) => {
-                    cnn_planes(inp, input);
-                    m.forward(input, &inp.legal_mask(), scratch, out);
+                    cnn.cnn_logits(input, 1, scratch, out);
+                    masked_softmax_badness(&inp.legal_mask(), out);
                 }
             }
         })
@@ -144,11 +156,8 @@ impl NetPruner {
                 cnn_planes(inp, planes);
             }
             let mut logits = vec![0f32; n * NN];
-            match &self.net {
-                PlainNet::Cnn(m) => m.logits_batch(&input[..n * per], n, scratch, &mut logits),
-                PlainNet::QuantCnn(m) => m.logits_batch(&input[..n * per], n, scratch, &mut logits),
-                PlainNet::Mlp(..) => unreachable!("handled above"),
-            }
+            self.net
+                .cnn_logits(&input[..n * per], n, scratch, &mut logits);
             for ((inp, o), row) in inputs.iter().zip(out.iter_mut()).zip(logits.chunks(NN)) {
                 o.copy_from_slice(row);
                 masked_softmax_badness(&inp.legal_mask(), o);

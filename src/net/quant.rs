@@ -24,7 +24,7 @@
 //! rounding to 8 bits; `docs/notes-net.md` ("8-bit evaluation") gives the measured accuracy
 //! and speed.
 
-use super::plain::{Conv, Epilogue, INTERIOR, PP, PlainCnn, Scratch, masked_softmax_badness};
+use super::plain::{Conv, Epilogue, INTERIOR, PP, PlainCnn, Scratch};
 use crate::rules::NN;
 
 /// Quantized activations of one batch and each board's step size (one per thread, inside
@@ -657,18 +657,6 @@ impl QuantCnn {
         for (o, &q) in out.iter_mut().zip(points.iter()) {
             *o = a[q * hc];
         }
-    }
-
-    /// Badness `1 - p` with `p` the softmax over legal points; illegal points get 1.
-    pub fn forward(
-        &self,
-        planes: &[f32],
-        legal: &[bool; NN],
-        scratch: &mut Scratch,
-        out: &mut [f32; NN],
-    ) {
-        self.logits(planes, scratch, out);
-        masked_softmax_badness(legal, out);
     }
 }
 

@@ -61,24 +61,24 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
     EngineKind {
         name: "uct",
         doc: "UCT tree search (the paper's engine) with tree, soft and playout pruning.",
-        build: build_uct,
-        resolved: |spec| Ok(serde_json::to_string_pretty(&parse_uct(spec)?)?),
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
         canonical: |spec| Ok(parse_uct(spec)?.to_string()),
         keys: || key_docs(UCT_KEYS, &UctDraft::from(UctConfig::default())),
     },
     EngineKind {
         name: "strong",
         doc: "The tuned UCT engine: `uct` with the keys of `STRONG_PRESET` (heavy playouts, RAVE, priors, network prior and pruning, tree-parallel threads, safe passes); keys given change the preset.",
-        build: build_preset,
-        resolved: |spec| Ok(serde_json::to_string_pretty(&parse_preset(spec)?)?),
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
         canonical: canonical_preset,
         keys: || key_docs(UCT_KEYS, &UctDraft::from(strong_config())),
     },
     EngineKind {
         name: "strong2",
         doc: "`strong` with the network evaluated by 8-bit integer convolutions (`nnq`, `STRONG2_PRESET`): the same prior and pruner, about 2.9 times faster per call; keys given change the preset.",
-        build: build_preset,
-        resolved: |spec| Ok(serde_json::to_string_pretty(&parse_preset(spec)?)?),
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
         canonical: canonical_preset,
         keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong2"))),
     },
@@ -169,23 +169,23 @@ pub fn canonical_spec(spec: &str) -> anyhow::Result<String> {
     (engine_kind(spec)?.canonical)(spec)
 }
 
-fn build_uct(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
-    let cfg = parse_uct(spec)?;
+/// Builds an engine of any UCT kind (`uct` or a preset), named by its spec.
+fn build_uct_kind(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
+    let cfg = parse_uct_kind(spec)?;
     let e = UctEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
     Ok(Box::new(e.with_name(spec)))
 }
 
-/// The model directories an engine spec loads (`nn` pruners and `policy=nn:...`), so that
-/// a match folder can record which weights played. Empty for specs without networks (and for
-/// specs that do not parse: those fail elsewhere with a better message).
+/// The resolved config of a spec of any UCT kind, as pretty JSON.
+fn resolved_uct_kind(spec: &str) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(&parse_uct_kind(spec)?)?)
+}
+
+/// The model directories an engine spec loads (`nn`/`nnq` pruners and `policy=nn:...`), so
+/// that a match folder can record which weights played. Empty for specs without networks
+/// (and for specs that do not parse: those fail elsewhere with a better message).
 pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
-    let spec = spec.trim();
-    let parsed = match split_kind(spec).0 {
-        "uct" => parse_uct(spec),
-        kind if preset(kind).is_some() => parse_preset(spec),
-        _ => return Vec::new(),
-    };
-    let Ok(c) = parsed else {
+    let Ok(c) = parse_uct_kind(spec.trim()) else {
         return Vec::new();
     };
     let pruners = [
@@ -1048,12 +1048,6 @@ pub fn parse_preset(spec: &str) -> anyhow::Result<UctConfig> {
         bail!("engine spec `{spec}`: `{kind}` is not a UCT preset");
     };
     parse_uct_from(kind, parse_uct(p)?, spec)
-}
-
-fn build_preset(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
-    let cfg = parse_preset(spec)?;
-    let e = UctEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
-    Ok(Box::new(e.with_name(spec)))
 }
 
 fn canonical_preset(spec: &str) -> anyhow::Result<String> {
