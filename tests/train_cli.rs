@@ -115,6 +115,43 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
         source,
         "source untouched"
     );
+    // A smaller CNN grows into a deeper, wider run with its logits: it starts where the
+    // source ended, not where a random network starts.
+    let grow = |name: &str, blocks: &str, channels: &str| {
+        akushu(&[
+            "train",
+            "--synthetic-games",
+            "30",
+            "--out",
+            &work.join(name).display().to_string(),
+            "--quiet",
+            "--threads",
+            "1",
+            "--model",
+            "cnn",
+            "--blocks",
+            blocks,
+            "--channels",
+            channels,
+            "--epochs",
+            "1",
+            "--batch-size",
+            "64",
+            "--init-from",
+            &out,
+        ])
+    };
+    let (ok, text) = grow("grown", "2", "12");
+    assert!(ok, "{text}");
+    let grown = work.join("grown").display().to_string();
+    assert!(
+        first_loss(&grown) < first_loss(&out),
+        "a grown network starts from the trained one: {} vs {}",
+        first_loss(&grown),
+        first_loss(&out)
+    );
+    let (ok, text) = grow("narrow", "1", "4");
+    assert!(!ok && text.contains("smaller"), "{text}");
     let (ok, text) = akushu(&[
         "train",
         "--synthetic-games",
@@ -123,9 +160,7 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
         &work.join("bad").display().to_string(),
         "--quiet",
         "--model",
-        "cnn",
-        "--blocks",
-        "2",
+        "mlp",
         "--init-from",
         &out,
     ]);

@@ -47,8 +47,10 @@ pub struct TrainArgs {
     /// `cuda[:N]` in a build with `--features cuda`.
     #[arg(long, default_value = "cpu")]
     pub device: crate::net::DeviceChoice,
-    /// Start from this model directory's weights (same network shape) instead of a random
-    /// initialisation: trains a shipped model further into a new `--out`, leaving it as it was.
+    /// Start from this model directory's weights instead of a random initialisation: trains
+    /// a shipped model further into a new `--out`, leaving it as it was. Same network shape,
+    /// or (CNNs) a smaller one, grown into this run's blocks and channels with the same
+    /// logits: new channels and blocks start cut off from the output (`src/net/grow.rs`).
     #[arg(long, conflicts_with = "resume")]
     pub init_from: Option<PathBuf>,
     /// Pause at the first checkpoint after this many minutes (resume later with `--resume`;

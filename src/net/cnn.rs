@@ -60,6 +60,16 @@ impl CnnConfig {
 }
 
 impl Cnn {
+    /// A network from its layers (the activation carries no weights).
+    pub fn from_parts(stem: Conv2d, blocks: Vec<ResBlock>, head: Conv2d) -> Cnn {
+        Cnn {
+            stem,
+            blocks,
+            head,
+            activation: Relu::new(),
+        }
+    }
+
     /// Move logits: `[batch, planes, 9, 9] -> [batch, 81]` (higher = more likely good).
     pub fn forward(&self, input: Tensor<4>) -> Tensor<2> {
         let [batch, _, _, _] = input.dims();

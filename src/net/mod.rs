@@ -3,6 +3,7 @@
 //! - [`encode`]: what the networks see (paper cells, one-hot planes, CNN feature planes) and
 //!   the 8 symmetries.
 //! - [`mlp`] (the paper's network) and [`cnn`] (ours): burn modules with their configs.
+//! - [`grow`]: a trained CNN grown into a wider, deeper one with the same logits.
 //! - [`model`]: a trained model on disk (`config.json`, `model.bpk`, `train_log.csv`).
 //! - [`train`]: the seeded, checkpointed, early-stopping training loop.
 //! - [`plain`]: the burn-free batch-1 evaluators the search calls.
@@ -17,6 +18,7 @@ pub mod cnn;
 pub mod curve;
 pub mod data;
 pub mod encode;
+pub mod grow;
 pub mod mlp;
 pub mod model;
 pub mod plain;

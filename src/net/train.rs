@@ -302,7 +302,7 @@ pub fn train(
             }
             NetKind::Cnn => {
                 let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
-                let model = initial_weights(model, config, options)?;
+                let model = initial_cnn_weights(model, config, options)?;
                 run(config, model, &CnnTask, train, validation, out, options)
             }
         }
@@ -333,6 +333,33 @@ fn initial_weights<M: Module>(
         });
     }
     load_weights(model, &weights_path(dir))
+}
+
+/// [`initial_weights`] for a CNN, which may also start from a smaller CNN: `init_from`'s
+/// network is grown into this run's shape with the same logits ([`super::grow`]).
+fn initial_cnn_weights(
+    model: Cnn,
+    config: &TrainConfig,
+    options: &TrainOptions,
+) -> Result<Cnn, NetError> {
+    let Some(dir) = config.init_from.as_ref().filter(|_| !options.resume) else {
+        return Ok(model);
+    };
+    let dir = Path::new(dir);
+    let source = TrainConfig::from_file(&config_path(dir))?;
+    if source.model != NetKind::Cnn || source.cnn == config.cnn {
+        return initial_weights(model, config, options);
+    }
+    let small = load_weights(
+        source.cnn.init(&model.stem.weight.device()),
+        &weights_path(dir),
+    )?;
+    super::grow::grow_cnn(&small, &source.cnn, model, &config.cnn).map_err(|message| {
+        NetError::Config {
+            path: config_path(dir),
+            message: format!("--init-from: {message}"),
+        }
+    })
 }
 
 /// Burn's random initialisers draw from one process-wide generator: seed it and initialise
