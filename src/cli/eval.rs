@@ -256,7 +256,8 @@ fn model_labels(names: &[String]) -> Vec<String> {
 }
 
 /// The curve CSV of the `index`-th model: `base` itself for the first, `STEM-LABEL.EXT`
-/// beside it for the others (a label's `/` becomes `_`).
+/// beside it for the others (a label's `/`, `\` and `:` become `_`: `nnq:models/x` must not
+/// put a colon into a file name, which Windows and many tools refuse).
 fn csv_path_for(base: &Path, index: usize, label: &str) -> PathBuf {
     if index == 0 {
         return base.to_path_buf();
@@ -266,7 +267,7 @@ fn csv_path_for(base: &Path, index: usize, label: &str) -> PathBuf {
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
-    base.with_file_name(format!("{stem}-{}{ext}", label.replace(['/', '\\'], "_")))
+    base.with_file_name(format!("{stem}-{}{ext}", label.replace(['/', '\\', ':'], "_")))
 }
 
 fn write_curve(path: &Path, c: &Curve, args: &EvalArgs) -> anyhow::Result<()> {
@@ -524,5 +525,7 @@ mod tests {
         );
         let p = csv_path_for(Path::new("out/curve.csv"), 1, "a/cnn");
         assert_eq!(p, Path::new("out/curve-a_cnn.csv"));
+        let p = csv_path_for(Path::new("out/curve.csv"), 1, "nnq:models/cnn");
+        assert_eq!(p, Path::new("out/curve-nnq_models_cnn.csv"));
     }
 }
