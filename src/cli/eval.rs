@@ -267,7 +267,10 @@ fn csv_path_for(base: &Path, index: usize, label: &str) -> PathBuf {
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
         .unwrap_or_default();
-    base.with_file_name(format!("{stem}-{}{ext}", label.replace(['/', '\\', ':'], "_")))
+    base.with_file_name(format!(
+        "{stem}-{}{ext}",
+        label.replace(['/', '\\', ':'], "_")
+    ))
 }
 
 fn write_curve(path: &Path, c: &Curve, args: &EvalArgs) -> anyhow::Result<()> {
