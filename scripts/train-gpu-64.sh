@@ -18,15 +18,7 @@ cd "$(dirname "$0")/.."
 A=${AKUSHU:-./target/release/akushu}
 SHARED=${1:-../shared/data}
 DEVICE=${2:-gpu}
-F="--min-moves 20 --no-handicap --result-known --exclude-bots"
-if [ ! -f data/paper/manifest.json ]; then
-    $A dataset build --sgf $SHARED/ogs9x9.tar.xz --index $SHARED/ogs9x9_index.csv.xz $F \
-        --min-rank 1d --rank-scope either --out data/paper --quiet
-fi
-if [ ! -f data/human-id/manifest.json ]; then
-    $A dataset build --sgf $SHARED/ogs9x9.tar.xz --index $SHARED/ogs9x9_index.csv.xz $F \
-        --split-by id --hold-out data/paper --out data/human-id --quiet
-fi
+. scripts/datasets.sh
 # name blocks seed positions: one epoch over a seeded sample of the human training split,
 # batch 1,024, peak learning rate 1e-3 after 50 warm-up steps, cosine to 2%.
 grow() {

@@ -10,15 +10,7 @@ set -eu
 cd "$(dirname "$0")/.."
 A=${AKUSHU:-./target/release/akushu}
 SHARED=${1:-../shared/data}
-F="--min-moves 20 --no-handicap --result-known --exclude-bots"
-if [ ! -f data/paper/manifest.json ]; then
-    $A dataset build --sgf $SHARED/ogs9x9.tar.xz --index $SHARED/ogs9x9_index.csv.xz $F \
-        --min-rank 1d --rank-scope either --out data/paper --quiet
-fi
-if [ ! -f data/human-id/manifest.json ]; then
-    $A dataset build --sgf $SHARED/ogs9x9.tar.xz --index $SHARED/ogs9x9_index.csv.xz $F \
-        --split-by id --hold-out data/paper --out data/human-id --quiet
-fi
+. scripts/datasets.sh
 NET="--data data/human-id --device gpu --model cnn --blocks 5 --channels 32 --epochs 1 \
      --batch-size 1024 --lr-schedule cosine --max-validation 20000 --quiet"
 # Leg 1: 2,467,216 sampled positions (what 80% of the time left filled at the measured

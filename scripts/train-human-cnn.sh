@@ -12,16 +12,7 @@ A=./target/release/akushu
 OUT=models/cnn-human-5x32
 SHARED=../shared/data
 cargo build --release --bin akushu
-if [ ! -f data/paper/manifest.json ]; then
-    $A dataset build --sgf $SHARED/ogs9x9.tar.xz --index $SHARED/ogs9x9_index.csv.xz \
-        --min-moves 20 --no-handicap --result-known --exclude-bots --min-rank 1d \
-        --rank-scope either --out data/paper --quiet
-fi
-if [ ! -f data/human-id/manifest.json ]; then
-    $A dataset build --sgf $SHARED/ogs9x9.tar.xz --index $SHARED/ogs9x9_index.csv.xz \
-        --min-moves 20 --no-handicap --result-known --exclude-bots \
-        --split-by id --hold-out data/paper --out data/human-id --quiet
-fi
+. scripts/datasets.sh
 if [ -f $OUT/checkpoint/state.json ]; then
     $A train --data data/human-id --out $OUT --resume --quiet "$@"
 elif [ -f $OUT/model.bpk ]; then

@@ -73,51 +73,8 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
 
     // A shipped model trains further into a new directory, from its own weights.
     let source = std::fs::read(work.join("m/model.bpk")).unwrap();
-    let further = work.join("further").display().to_string();
-    let (ok, text) = akushu(&[
-        "train",
-        "--synthetic-games",
-        "30",
-        "--out",
-        &further,
-        "--quiet",
-        "--threads",
-        "1",
-        "--model",
-        "cnn",
-        "--blocks",
-        "1",
-        "--channels",
-        "8",
-        "--epochs",
-        "1",
-        "--batch-size",
-        "64",
-        "--init-from",
-        &out,
-    ]);
-    assert!(ok, "{text}");
-    let first_loss = |dir: &str| -> f64 {
-        let log = std::fs::read_to_string(PathBuf::from(dir).join("train_log.csv")).unwrap();
-        let row = log.lines().nth(1).unwrap().to_string();
-        row.split(',').nth(4).unwrap().parse().unwrap()
-    };
-    assert!(
-        first_loss(&further) < first_loss(&out),
-        "starting from trained weights: {} vs {}",
-        first_loss(&further),
-        first_loss(&out)
-    );
-    let saved = std::fs::read_to_string(work.join("further/config.json")).unwrap();
-    assert!(saved.contains("\"init_from\""), "{saved}");
-    assert_eq!(
-        std::fs::read(work.join("m/model.bpk")).unwrap(),
-        source,
-        "source untouched"
-    );
-    // A smaller CNN grows into a deeper, wider run with its logits: it starts where the
-    // source ended, not where a random network starts.
-    let grow = |name: &str, blocks: &str, channels: &str| {
+    // A run that starts from `out`'s weights, in `name`, with this CNN shape.
+    let init_from = |name: &str, blocks: &str, channels: &str| {
         akushu(&[
             "train",
             "--synthetic-games",
@@ -141,7 +98,30 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
             &out,
         ])
     };
-    let (ok, text) = grow("grown", "2", "12");
+    let further = work.join("further").display().to_string();
+    let (ok, text) = init_from("further", "1", "8");
+    assert!(ok, "{text}");
+    let first_loss = |dir: &str| -> f64 {
+        let log = std::fs::read_to_string(PathBuf::from(dir).join("train_log.csv")).unwrap();
+        let row = log.lines().nth(1).unwrap().to_string();
+        row.split(',').nth(4).unwrap().parse().unwrap()
+    };
+    assert!(
+        first_loss(&further) < first_loss(&out),
+        "starting from trained weights: {} vs {}",
+        first_loss(&further),
+        first_loss(&out)
+    );
+    let saved = std::fs::read_to_string(work.join("further/config.json")).unwrap();
+    assert!(saved.contains("\"init_from\""), "{saved}");
+    assert_eq!(
+        std::fs::read(work.join("m/model.bpk")).unwrap(),
+        source,
+        "source untouched"
+    );
+    // A smaller CNN grows into a deeper, wider run with its logits: it starts where the
+    // source ended, not where a random network starts.
+    let (ok, text) = init_from("grown", "2", "12");
     assert!(ok, "{text}");
     let grown = work.join("grown").display().to_string();
     assert!(
@@ -150,7 +130,7 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
         first_loss(&grown),
         first_loss(&out)
     );
-    let (ok, text) = grow("narrow", "1", "4");
+    let (ok, text) = init_from("narrow", "1", "4");
     assert!(!ok && text.contains("smaller"), "{text}");
     let (ok, text) = akushu(&[
         "train",

@@ -317,11 +317,10 @@ fn initial_weights<M: Module>(
     config: &TrainConfig,
     options: &TrainOptions,
 ) -> Result<M, NetError> {
-    let Some(dir) = config.init_from.as_ref().filter(|_| !options.resume) else {
+    let Some((dir, source)) = init_source(config, options)? else {
         return Ok(model);
     };
-    let dir = Path::new(dir);
-    let source = TrainConfig::from_file(&config_path(dir))?;
+    let dir = dir.as_path();
     let shape = |c: &TrainConfig| match c.model {
         NetKind::Mlp => serde_json::to_string(&c.mlp),
         NetKind::Cnn => serde_json::to_string(&c.cnn),
@@ -335,6 +334,22 @@ fn initial_weights<M: Module>(
     load_weights(model, &weights_path(dir))
 }
 
+/// The model directory a fresh run starts from (`--init-from`) and its config; `None` for a
+/// random start or a resumed run (which takes its weights from the checkpoint).
+fn init_source(
+    config: &TrainConfig,
+    options: &TrainOptions,
+) -> Result<Option<(PathBuf, TrainConfig)>, NetError> {
+    match config.init_from.as_ref().filter(|_| !options.resume) {
+        None => Ok(None),
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            let source = TrainConfig::from_file(&config_path(&dir))?;
+            Ok(Some((dir, source)))
+        }
+    }
+}
+
 /// [`initial_weights`] for a CNN, which may also start from a smaller CNN: `init_from`'s
 /// network is grown into this run's shape with the same logits ([`super::grow`]).
 fn initial_cnn_weights(
@@ -342,11 +357,10 @@ fn initial_cnn_weights(
     config: &TrainConfig,
     options: &TrainOptions,
 ) -> Result<Cnn, NetError> {
-    let Some(dir) = config.init_from.as_ref().filter(|_| !options.resume) else {
+    let Some((dir, source)) = init_source(config, options)? else {
         return Ok(model);
     };
-    let dir = Path::new(dir);
-    let source = TrainConfig::from_file(&config_path(dir))?;
+    let dir = dir.as_path();
     if source.model != NetKind::Cnn || source.cnn == config.cnn {
         return initial_weights(model, config, options);
     }
