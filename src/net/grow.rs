@@ -16,6 +16,7 @@
 //! training opens the new capacity at once; the logits only start to move when it does.
 
 use super::cnn::{Cnn, CnnConfig};
+use super::plain::float_values;
 use burn::module::Param;
 use burn::nn::conv::Conv2d;
 use burn::prelude::*;
@@ -69,7 +70,7 @@ fn graft(mut dst: Conv2d, src: &Conv2d) -> Conv2d {
     let [src_out, src_in, kh, kw] = src.weight.dims();
     let [_, dst_in, _, _] = dst.weight.dims();
     let taps = kh * kw;
-    let old = values(&src.weight.val());
+    let old = float_values(src.weight.val());
     dst.weight = rewrite(dst.weight, |w| {
         for o in 0..src_out {
             for i in 0..dst_in {
@@ -85,7 +86,7 @@ fn graft(mut dst: Conv2d, src: &Conv2d) -> Conv2d {
         }
     });
     if let (Some(bias), Some(old_bias)) = (dst.bias.take(), src.bias.as_ref()) {
-        let old = values(&old_bias.val());
+        let old = float_values(old_bias.val());
         dst.bias = Some(rewrite(bias, |b| b[..old.len()].copy_from_slice(&old)));
     }
     dst
@@ -98,20 +99,13 @@ fn zeroed(mut conv: Conv2d) -> Conv2d {
     conv
 }
 
-fn values<const D: usize>(t: &Tensor<D>) -> Vec<f32> {
-    t.to_data()
-        .convert::<f32>()
-        .try_to_vec::<f32>()
-        .expect("a float tensor converts to f32")
-}
-
 /// `param` with its values edited by `edit`, keeping its id and whether it trains.
 fn rewrite<const D: usize>(
     param: Param<Tensor<D>>,
     edit: impl FnOnce(&mut [f32]),
 ) -> Param<Tensor<D>> {
     param.map(|t| {
-        let mut v = values(&t);
+        let mut v = float_values(t.clone());
         edit(&mut v);
         let trains = t.is_require_grad();
         Tensor::from_data(TensorData::new(v, t.shape()), &t.device()).set_require_grad(trains)
@@ -139,10 +133,10 @@ mod tests {
         let small = seeded_init(1, &device, |d| small_cfg.init(d));
         let big = seeded_init(2, &device, |d| big_cfg.init(d));
         let x = random_input(&device);
-        let before = values(&big.forward(x.clone()));
+        let before = float_values(big.forward(x.clone()));
         let grown = grow_cnn(&small, &small_cfg, big, &big_cfg).unwrap();
-        let want = values(&small.forward(x.clone()));
-        let got = values(&grown.forward(x));
+        let want = float_values(small.forward(x.clone()));
+        let got = float_values(grown.forward(x));
         // The random target computes something else; the grown one, the small one's logits.
         assert!(want.iter().zip(&before).any(|(a, b)| (a - b).abs() > 1e-2));
         for (a, b) in want.iter().zip(&got) {

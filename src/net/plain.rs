@@ -37,11 +37,15 @@ impl Scratch {
 }
 
 fn tensor_values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
-    p.val()
-        .into_data()
+    float_values(p.val())
+}
+
+/// A float tensor's values as `f32`, row-major (burn's order).
+pub(crate) fn float_values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data()
         .convert::<f32>()
         .try_to_vec::<f32>()
-        .expect("float parameters convert to f32")
+        .expect("float tensors convert to f32")
 }
 
 /// One dense layer: `out = in · W + b`, `W` stored `[inputs][outputs]` like burn's `Linear`.

@@ -317,15 +317,25 @@ fn initial_weights<M: Module>(
     config: &TrainConfig,
     options: &TrainOptions,
 ) -> Result<M, NetError> {
-    let Some((dir, source)) = init_source(config, options)? else {
-        return Ok(model);
-    };
-    let dir = dir.as_path();
+    match init_source(config, options)? {
+        None => Ok(model),
+        Some((dir, source)) => load_same_shape(model, config, &dir, &source),
+    }
+}
+
+/// `dir`'s weights (its config is `source`) loaded into `model`, after checking that they
+/// are the same network as this run's.
+fn load_same_shape<M: Module>(
+    model: M,
+    config: &TrainConfig,
+    dir: &Path,
+    source: &TrainConfig,
+) -> Result<M, NetError> {
     let shape = |c: &TrainConfig| match c.model {
         NetKind::Mlp => serde_json::to_string(&c.mlp),
         NetKind::Cnn => serde_json::to_string(&c.cnn),
     };
-    if source.model != config.model || shape(&source).ok() != shape(config).ok() {
+    if source.model != config.model || shape(source).ok() != shape(config).ok() {
         return Err(NetError::Config {
             path: config_path(dir),
             message: "--init-from: that model has another network shape than this run".into(),
@@ -360,17 +370,16 @@ fn initial_cnn_weights(
     let Some((dir, source)) = init_source(config, options)? else {
         return Ok(model);
     };
-    let dir = dir.as_path();
     if source.model != NetKind::Cnn || source.cnn == config.cnn {
-        return initial_weights(model, config, options);
+        return load_same_shape(model, config, &dir, &source);
     }
     let small = load_weights(
         source.cnn.init(&model.stem.weight.device()),
-        &weights_path(dir),
+        &weights_path(&dir),
     )?;
     super::grow::grow_cnn(&small, &source.cnn, model, &config.cnn).map_err(|message| {
         NetError::Config {
-            path: config_path(dir),
+            path: config_path(&dir),
             message: format!("--init-from: {message}"),
         }
     })
@@ -859,11 +868,7 @@ pub fn validate<M: Module, T: Task<M>>(
 /// curve): `1 - softmax` over the legal points with illegal points at 1 for softmax-trained
 /// networks, `sigmoid` of the logit for the paper's BCE network. Row-major, 81 per position.
 pub fn badness_scores(higher_is_better: bool, logits: Tensor<2>, illegal: &[bool]) -> Vec<f32> {
-    let mut v = logits
-        .into_data()
-        .convert::<f32>()
-        .try_to_vec::<f32>()
-        .expect("f32 logits");
+    let mut v = super::plain::float_values(logits);
     for (row, ill) in v.chunks_mut(NN).zip(illegal.chunks(NN)) {
         let row: &mut [f32; NN] = row.try_into().expect("81 logits per position");
         if higher_is_better {
