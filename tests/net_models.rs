@@ -406,3 +406,62 @@ fn batched_burn_curve_matches_the_plain_evaluator() {
     assert!(moved(&burn.legal, &plain.legal) * 100 <= burn.n);
     assert!((burn.top_k(1) - plain.top_k(1)).abs() < 0.01);
 }
+
+#[test]
+fn symmetry_averaged_ratings_are_the_mean_of_the_eight_views_and_turn_with_the_board() {
+    use akushu::net::encode::{sym_point, sym_position};
+    let (_, v) = data();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn");
+    let single = NetPruner::load(&shipped).unwrap();
+    let averaged = NetPruner::load(&shipped)
+        .unwrap()
+        .with_symmetries()
+        .unwrap();
+    assert!(averaged.name().starts_with("sym8:nn:"));
+    let rate = |p: &NetPruner, pos: &Position| {
+        let board = pos.board();
+        let mut out = [0f32; NN];
+        p.rate(&NetInput::from_position(pos, &board), &mut out);
+        out
+    };
+    let mut views_differ = false;
+    for pos in v.iter().step_by(7).take(12) {
+        let avg = rate(&averaged, pos);
+        // the mean of the single network's badness over the 8 turned positions, read back
+        let mut mean = [0f32; NN];
+        for sym in 0..8u8 {
+            let turned = rate(&single, &sym_position(pos, sym));
+            for (p, m) in mean.iter_mut().enumerate() {
+                *m += turned[sym_point(sym, p as u8) as usize] / 8.0;
+            }
+            views_differ |= sym > 0 && turned != rate(&single, pos);
+        }
+        for p in 0..NN {
+            assert!(
+                (avg[p] - mean[p]).abs() < 1e-5,
+                "point {p}: {} vs {}",
+                avg[p],
+                mean[p]
+            );
+        }
+        // the averaged network is exactly equivariant: a turned board, turned ratings
+        for sym in 1..8u8 {
+            let turned = rate(&averaged, &sym_position(pos, sym));
+            for (p, a) in avg.iter().enumerate() {
+                let q = sym_point(sym, p as u8) as usize;
+                assert!((turned[q] - a).abs() < 1e-5, "sym {sym} point {p}");
+            }
+        }
+    }
+    assert!(
+        views_differ,
+        "the single network rated every turned board alike"
+    );
+    // an MLP has no planes to turn
+    let mlp = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mlp-paper");
+    let err = NetPruner::load(&mlp)
+        .unwrap()
+        .with_symmetries()
+        .unwrap_err();
+    assert!(err.to_string().contains("needs a CNN"), "{err}");
+}

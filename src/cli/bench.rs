@@ -103,7 +103,8 @@ pub struct PlayoutBenchArgs {
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
     /// Playout policy: the paper's uniform one, or the search's heavy one (`heavy`, and
-    /// `ladders` = heavy with ladder reading, as in the strong engine).
+    /// `ladders` = heavy with ladder reading, as in the strong engine; `semeai` = that and
+    /// two-liberty fights).
     #[arg(long, value_enum, default_value_t = BenchPolicy::Uniform)]
     pub policy: BenchPolicy,
 }
@@ -114,6 +115,7 @@ pub enum BenchPolicy {
     Uniform,
     Heavy,
     Ladders,
+    Semeai,
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
@@ -318,7 +320,8 @@ pub fn playouts_until(
     let mut tally = PlayoutTally::default();
     let empty = Board::new();
     let heavy = HeavyConfig {
-        ladders: policy == BenchPolicy::Ladders,
+        ladders: matches!(policy, BenchPolicy::Ladders | BenchPolicy::Semeai),
+        semeai: policy == BenchPolicy::Semeai,
         ..HeavyConfig::default()
     };
     loop {
@@ -331,7 +334,7 @@ pub fn playouts_until(
             let mut b = empty;
             let r = match policy {
                 BenchPolicy::Uniform => one_playout(&mut b, &mut Uniform, rng, config),
-                BenchPolicy::Heavy | BenchPolicy::Ladders => {
+                BenchPolicy::Heavy | BenchPolicy::Ladders | BenchPolicy::Semeai => {
                     one_playout(&mut b, &mut Heavy::new(heavy, [None, None]), rng, config)
                 }
             };
@@ -500,7 +503,11 @@ mod playout_bench_tests {
             .tally
             .checksum
         };
-        for policy in [BenchPolicy::Heavy, BenchPolicy::Ladders] {
+        for policy in [
+            BenchPolicy::Heavy,
+            BenchPolicy::Ladders,
+            BenchPolicy::Semeai,
+        ] {
             assert_eq!(run(policy, 3), run(policy, 3), "{policy:?}");
             assert_ne!(run(policy, 3), run(policy, 4), "{policy:?}");
             assert_ne!(run(policy, 3), run(BenchPolicy::Uniform, 3), "{policy:?}");

@@ -22,7 +22,9 @@ use crate::util::output::{FileKind, file_target, write_file};
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
     /// A model directory (e.g. `models/default`), `nnq:DIR` for a CNN evaluated with 8-bit
-    /// integer convolutions, `random` / `rules` for the baselines, or `oracle` (rates the
+    /// integer convolutions, `sym8:DIR` / `sym8:nnq:DIR` for a CNN whose probabilities are
+    /// averaged over the 8 board symmetries (8 times the cost), `random` / `rules` for the
+    /// baselines, or `oracle` (rates the
     /// recorded move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
     #[arg(long, required_unless_present = "redraw")]
@@ -99,8 +101,9 @@ impl EvalArgs {
         v.extend(self.data.iter().cloned());
         // A model directory's own files are inputs; results may go beside them (the shipped
         // models keep their eval CSVs and plots there).
-        for dir in self.model.iter().filter(|m| !is_baseline(m)) {
-            let dir = Path::new(dir);
+        for name in self.model.iter().filter(|m| !is_baseline(m)) {
+            let name = name.strip_prefix("sym8:").unwrap_or(name);
+            let dir = Path::new(name.strip_prefix("nnq:").unwrap_or(name));
             v.push(crate::net::model::config_path(dir));
             let weights = crate::net::model::weights_path(dir);
             v.push(crate::net::model::checksum_path(&weights));
@@ -202,11 +205,19 @@ pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScore
         "random" => Box::new(Owned(RandomBaseline { seed })),
         "rules" => Box::new(Owned(RuleBaseline { seed })),
         "oracle" => Box::new(OracleBaseline),
-        name => match name.strip_prefix("nnq:") {
-            Some(dir) => Box::new(NetPruner::load_quantized(Path::new(dir))?),
-            None => Box::new(NetPruner::load(Path::new(name))?),
+        name => match name.strip_prefix("sym8:") {
+            Some(inner) => Box::new(load_network(inner)?.with_symmetries()?),
+            None => Box::new(load_network(name)?),
         },
     })
+}
+
+/// A network scorer: `nnq:DIR` (8-bit convolutions) or a model directory.
+fn load_network(name: &str) -> anyhow::Result<NetPruner> {
+    match name.strip_prefix("nnq:") {
+        Some(dir) => NetPruner::load_quantized(Path::new(dir)),
+        None => NetPruner::load(Path::new(name)),
+    }
 }
 
 fn is_baseline(name: &str) -> bool {

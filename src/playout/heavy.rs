@@ -17,6 +17,13 @@
 //! extension that a ladder catches is no escape, and after it (same probability) an atari
 //! that catches an opponent chain next to the last moves in a ladder is played.
 //!
+//! With [`HeavyConfig::semeai`], rule 1 goes on (same probability) to chains of two
+//! liberties next to the last moves, as Pachi's moggy does ([`two_liberty_moves`]): the
+//! mover gives atari to an opponent chain with two liberties that cannot simply extend out
+//! of it, and for an own chain with two liberties gains liberties or takes one from a
+//! neighbouring opponent chain with two. One-ply atari rules see a capturing race only once
+//! a chain is in atari, by which time the side to move has already lost it.
+//!
 //! Any proposed move that leaves a chain of two or more stones in atari without capturing
 //! (a self-atari) is refused with probability [`HeavyConfig::p_reject_self_atari`] (heuristic
 //! moves) or [`HeavyConfig::p_reject_random_self_atari`] (random moves; lower, so that
@@ -51,6 +58,10 @@ pub struct HeavyConfig {
     /// after captures and escapes, and the priors count both. Off by default so that the
     /// committed strong-engine runs without ladder reading replay as they were played.
     pub ladders: bool,
+    /// Play two-liberty fights ([`two_liberty_moves`]) after captures and atari escapes:
+    /// capturing races (semeai) that one-ply atari rules lose. Off by default so that the
+    /// committed runs without it replay as they were played.
+    pub semeai: bool,
 }
 
 impl Default for HeavyConfig {
@@ -62,6 +73,7 @@ impl Default for HeavyConfig {
             p_reject_self_atari: 0.9,
             p_reject_random_self_atari: 0.5,
             ladders: false,
+            semeai: false,
         }
     }
 }
@@ -136,6 +148,15 @@ impl PlayoutPolicy for Heavy {
             // chase the opponent's two-liberty chains near the last moves into a ladder
             let mut cand = [0u8; NN];
             let n = write_points(super::ladder::ladder_ataris(board, color, area), &mut cand);
+            found = self.try_candidates(board, color, &mut cand[..n], rng);
+        }
+        if found.is_none()
+            && self.config.semeai
+            && area != 0
+            && rng.unit() < self.config.p_atari as f64
+        {
+            let mut cand = [0u8; NN];
+            let n = two_liberty_moves(board, color, area, &mut cand);
             found = self.try_candidates(board, color, &mut cand[..n], rng);
         }
         if found.is_none() && in_atari != 0 && rng.unit() < self.config.p_global_atari as f64 {
@@ -287,6 +308,64 @@ fn atari_moves_among(
         }
     }
     write_points(moves & BOARD, out)
+}
+
+/// Two-liberty fight moves for `color` around the chains with a stone in `area` (moggy's
+/// "2lib" check): for an opponent chain with two liberties, the ataris of
+/// [`safe_ataris`]; for an own chain with two liberties, its liberties where extending
+/// gives three liberties or more, and the safe ataris on every neighbouring opponent chain
+/// with two liberties (in a capturing race, taking a liberty from the opponent is as good
+/// as gaining one). Writes them (without duplicates) into `out`; returns how many.
+pub fn two_liberty_moves(board: &Board, color: Color, area: Bits, out: &mut [u8; NN]) -> usize {
+    // a chain with two liberties has at most eight pseudo-liberties: the cheap first filter
+    let chains = board.low_liberty_chains(8) & board.chain_reps(area & stones_of_both(board));
+    let mut moves: Bits = 0;
+    for r in BitIter(chains) {
+        let q = Point::new(r);
+        let (chain, next_to) = board.chain_and_neighbours(q);
+        let libs = next_to & board.empty_bits();
+        if libs.count_ones() != 2 {
+            continue;
+        }
+        if board.color_at(q) != Some(color) {
+            moves |= safe_ataris(board, color, libs);
+            continue;
+        }
+        for l in BitIter(libs) {
+            if liberties_after(board, color, Point::new(l)).0.count_ones() >= 3 {
+                moves |= bit(l);
+            }
+        }
+        let around = next_to & !chain & board.stones(color.opponent());
+        for r in board.each_chain(around) {
+            let their = board.chain_liberties(r);
+            if their.count_ones() == 2 {
+                moves |= safe_ataris(board, color, their);
+            }
+        }
+    }
+    write_points(moves & BOARD, out)
+}
+
+/// The points of `libs` (the two liberties of an opponent chain) where `color` gives atari
+/// without putting its own stone in atari (unless it captures), and after which the chain
+/// cannot extend at its other liberty to three liberties or more: an atari the opponent
+/// simply runs from only strengthens it.
+fn safe_ataris(board: &Board, color: Color, libs: Bits) -> Bits {
+    let mut m = 0;
+    for l in BitIter(libs) {
+        let at = Point::new(l);
+        let (own, captures) = liberties_after(board, color, at);
+        if own.count_ones() < 2 && !captures {
+            continue;
+        }
+        let other = Point::new((libs & !bit(l)).trailing_zeros() as usize);
+        let escape = liberties_after(board, color.opponent(), other).0 & !bit(l);
+        if escape.count_ones() < 3 {
+            m |= bit(l);
+        }
+    }
+    m
 }
 
 /// Writes the points of `points` into `out` in index order; returns how many.
@@ -457,6 +536,87 @@ pub(crate) mod tests {
             let mut rng = FastRng::new(seed);
             assert_eq!(h.choose(&mut board, Color::Black, &mut rng), Some(pt("E5")));
         }
+    }
+
+    /// A corner capturing race: white A3-B3-C3-C2-C1 (liberties A2, D1) against black
+    /// B2-B1 (liberties A2, A1); black's outer wall has many liberties.
+    const CORNER_SEMEAI: &str = ".........\n\
+         .........\n\
+         .........\n\
+         .........\n\
+         .........\n\
+         XXXX.....\n\
+         OOOX.....\n\
+         .XOX.....\n\
+         .XO......";
+
+    fn two_lib_moves_of(board: &Board, color: Color, area: Bits) -> Vec<Point> {
+        let mut out = [0u8; NN];
+        let n = two_liberty_moves(board, color, area, &mut out);
+        out[..n].iter().map(|&i| Point::new(i as usize)).collect()
+    }
+
+    #[test]
+    fn two_liberty_moves_win_the_capturing_race() {
+        let b = Board::from_diagram(CORNER_SEMEAI).unwrap();
+        assert_eq!(b.liberty_count(pt("C1")), 2);
+        assert_eq!(b.liberty_count(pt("B1")), 2);
+        // Black ataris from outside (D1); A2 would put its own chain in atari, and no
+        // extension gains it a third liberty.
+        assert_eq!(two_lib_moves_of(&b, Color::Black, BOARD), vec![pt("D1")]);
+        // White ataris at A2 (A1 would be a self-atari; D1 gives only two liberties).
+        assert_eq!(two_lib_moves_of(&b, Color::White, BOARD), vec![pt("A2")]);
+        // only chains with a stone in the area count
+        assert!(two_lib_moves_of(&b, Color::Black, bit(pt("J9").index())).is_empty());
+    }
+
+    #[test]
+    fn two_liberty_moves_skip_ataris_the_chain_runs_from() {
+        // White D4-D3 has liberties E3 and D2. Black E3 lets white extend to D2 with four
+        // liberties; black D2 leaves E3, a one-liberty extension: only D2 is offered.
+        // White's own answer is the extension to D2.
+        let b = Board::from_diagram(
+            ".........\n\
+             .........\n\
+             .........\n\
+             .........\n\
+             ...X.....\n\
+             ..XOX....\n\
+             ..XO.X...\n\
+             .........\n\
+             .........",
+        )
+        .unwrap();
+        let area = AREA3[pt("D3").index()];
+        assert_eq!(two_lib_moves_of(&b, Color::Black, area), vec![pt("D2")]);
+        assert_eq!(two_lib_moves_of(&b, Color::White, area), vec![pt("D2")]);
+    }
+
+    #[test]
+    fn with_semeai_the_playout_takes_the_race() {
+        let b = Board::from_diagram(CORNER_SEMEAI).unwrap();
+        // no 3x3 shapes: D1 matches one, and the test is about the race rule alone
+        let one_ply = HeavyConfig {
+            p_atari: 1.0,
+            p_pattern: 0.0,
+            ..HeavyConfig::default()
+        };
+        let racing = HeavyConfig {
+            semeai: true,
+            ..one_ply
+        };
+        let first = |cfg: HeavyConfig, seed: u64| {
+            let mut board = b;
+            let mut h = Heavy::new(cfg, [Some(pt("C1")), None]);
+            h.choose(&mut board, Color::Black, &mut FastRng::new(seed))
+        };
+        for seed in 0..20 {
+            assert_eq!(first(racing, seed), Some(pt("D1")), "seed {seed}");
+        }
+        let other = (0..20)
+            .filter(|&seed| first(one_ply, seed) != Some(pt("D1")))
+            .count();
+        assert!(other > 0, "without the rule black found D1 every time");
     }
 
     #[test]

@@ -786,6 +786,16 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         },
         get: |d| some(d.config.heavy.ladders),
     },
+    Key {
+        name: "semeai",
+        value: ValueType::Bool,
+        doc: "Heavy playouts play two-liberty fights (capturing races) after atari moves.",
+        set: |d, v| {
+            d.config.heavy.semeai = v.boolean();
+            Ok(())
+        },
+        get: |d| some(d.config.heavy.semeai),
+    },
 ];
 
 /// Every key of `flat:` specs, in the order they are printed.
@@ -1182,6 +1192,13 @@ mod tests {
         );
         assert_eq!(parse_uct("uct").unwrap(), UctConfig::default());
         assert!(!UctConfig::default().heavy.ladders);
+        assert!(!UctConfig::default().heavy.semeai);
+        assert!(
+            parse_uct("uct:playout=heavy,semeai=true")
+                .unwrap()
+                .heavy
+                .semeai
+        );
         assert!(
             parse_uct("uct:playout=heavy,ladders=true")
                 .unwrap()
@@ -1299,7 +1316,7 @@ mod tests {
          safe_pass=true,resign_visits=500,\
          max_nodes=5000,playout_moves=300,prune=nn:models/cnn:65@0,prune_count=board,keep=3,\
          cache=128,max_seconds=0.25,time_safety=0.5,rave=3500,priors=true,policy=nn:models/mlp-planes,\
-         policy_weight=50,playout=heavy,ladders=true",
+         policy_weight=50,playout=heavy,ladders=true,semeai=true",
         "uct:playout_prune=random:3:0.6,playout_eval=move,soft=nn:20:41@1",
         "uct:widen=nn:models/cnn:4:20:1.5",
         "uct:playout_prune=nn:0.6",
