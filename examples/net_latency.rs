@@ -2,7 +2,8 @@
 //! wall-clock figures) stays meaningful on a shared, overloaded machine.
 //!
 //! Run: `cargo run --release --example net_latency -- [MODEL_DIR] [CALLS] [BATCH,...]`;
-//! `nnq:MODEL_DIR` times a CNN's 8-bit evaluation.
+//! `nnq:MODEL_DIR` times a CNN's 8-bit evaluation, `sym8:...` (or `sym4:`, `sym2:`) its
+//! average over the symmetries.
 //! With batch sizes (e.g. `1,8,32`), the model is also timed through
 //! `NetPruner::rate_batch`, as CPU time per position.
 
@@ -15,7 +16,6 @@ use akushu::net::{NetPruner, cpu_device};
 use akushu::prune::{PruneContext, Pruner};
 use akushu::rules::NN;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Instant;
 
 /// This process's user+system CPU seconds (getrusage: microsecond resolution).
@@ -41,11 +41,8 @@ fn main() {
     .map(|(name, m)| (name.clone(), NetPruner::from_model(&m, name)))
     .collect();
     if let Some(dir) = args.get(1) {
-        let pruner = match dir.strip_prefix("nnq:") {
-            Some(d) => NetPruner::load_quantized(Path::new(d)),
-            None => NetPruner::load(Path::new(dir)),
-        };
-        models.insert(0, (dir.clone(), pruner.expect("model loads")));
+        let pruner = NetPruner::load_named(dir).expect("model loads");
+        models.insert(0, (dir.clone(), pruner));
     }
     let positions = random_game_positions(8, 5);
     let boards: Vec<_> = positions.iter().map(|p| p.board()).collect();

@@ -408,16 +408,11 @@ fn batched_burn_curve_matches_the_plain_evaluator() {
 }
 
 #[test]
-fn symmetry_averaged_ratings_are_the_mean_of_the_eight_views_and_turn_with_the_board() {
+fn symmetry_averaged_ratings_are_the_mean_of_the_views_and_turn_with_the_board() {
     use akushu::net::encode::{sym_point, sym_position};
     let (_, v) = data();
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn");
     let single = NetPruner::load(&shipped).unwrap();
-    let averaged = NetPruner::load(&shipped)
-        .unwrap()
-        .with_symmetries()
-        .unwrap();
-    assert!(averaged.name().starts_with("sym8:nn:"));
     let rate = |p: &NetPruner, pos: &Position| {
         let board = pos.board();
         let mut out = [0f32; NN];
@@ -425,31 +420,35 @@ fn symmetry_averaged_ratings_are_the_mean_of_the_eight_views_and_turn_with_the_b
         out
     };
     let mut views_differ = false;
-    for pos in v.iter().step_by(7).take(12) {
-        let avg = rate(&averaged, pos);
-        // the mean of the single network's badness over the 8 turned positions, read back
-        let mut mean = [0f32; NN];
-        for sym in 0..8u8 {
-            let turned = rate(&single, &sym_position(pos, sym));
-            for (p, m) in mean.iter_mut().enumerate() {
-                *m += turned[sym_point(sym, p as u8) as usize] / 8.0;
+    // 4 views (identity, both flips, half turn) and all 8; each set is closed under composition
+    for views in [4u8, 8] {
+        let spec = format!("sym{views}:{}", shipped.display());
+        let averaged = NetPruner::load_named(&spec).unwrap();
+        assert_eq!(
+            averaged.name(),
+            format!("sym{views}:nn:{}", shipped.display())
+        );
+        for pos in v.iter().step_by(7).take(12) {
+            let avg = rate(&averaged, pos);
+            // the mean of the single network's badness over the turned positions, read back
+            let mut mean = [0f32; NN];
+            for sym in 0..views {
+                let turned = rate(&single, &sym_position(pos, sym));
+                for (p, m) in mean.iter_mut().enumerate() {
+                    *m += turned[sym_point(sym, p as u8) as usize] / views as f32;
+                }
+                views_differ |= sym > 0 && turned != rate(&single, pos);
             }
-            views_differ |= sym > 0 && turned != rate(&single, pos);
-        }
-        for p in 0..NN {
-            assert!(
-                (avg[p] - mean[p]).abs() < 1e-5,
-                "point {p}: {} vs {}",
-                avg[p],
-                mean[p]
-            );
-        }
-        // the averaged network is exactly equivariant: a turned board, turned ratings
-        for sym in 1..8u8 {
-            let turned = rate(&averaged, &sym_position(pos, sym));
-            for (p, a) in avg.iter().enumerate() {
-                let q = sym_point(sym, p as u8) as usize;
-                assert!((turned[q] - a).abs() < 1e-5, "sym {sym} point {p}");
+            for (p, (a, m)) in avg.iter().zip(mean).enumerate() {
+                assert!((a - m).abs() < 1e-5, "sym{views} point {p}: {a} vs {m}");
+            }
+            // the average is exactly equivariant: a turned board, turned ratings
+            for sym in 1..views {
+                let turned = rate(&averaged, &sym_position(pos, sym));
+                for (p, a) in avg.iter().enumerate() {
+                    let q = sym_point(sym, p as u8) as usize;
+                    assert!((turned[q] - a).abs() < 1e-5, "sym{views}: {sym} point {p}");
+                }
             }
         }
     }
@@ -457,11 +456,12 @@ fn symmetry_averaged_ratings_are_the_mean_of_the_eight_views_and_turn_with_the_b
         views_differ,
         "the single network rated every turned board alike"
     );
+    assert!(single.clone().with_symmetries(3).is_err());
     // an MLP has no planes to turn
     let mlp = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mlp-paper");
     let err = NetPruner::load(&mlp)
         .unwrap()
-        .with_symmetries()
+        .with_symmetries(8)
         .unwrap_err();
     assert!(err.to_string().contains("needs a CNN"), "{err}");
 }

@@ -23,7 +23,8 @@ use crate::util::output::{FileKind, file_target, write_file};
 pub struct EvalArgs {
     /// A model directory (e.g. `models/default`), `nnq:DIR` for a CNN evaluated with 8-bit
     /// integer convolutions, `sym8:DIR` / `sym8:nnq:DIR` for a CNN whose probabilities are
-    /// averaged over the 8 board symmetries (8 times the cost), `random` / `rules` for the
+    /// averaged over the 8 board symmetries (8 times the cost; `sym4:` and `sym2:` over the
+    /// first 4 or 2), `random` / `rules` for the
     /// baselines, or `oracle` (rates the
     /// recorded move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
@@ -102,7 +103,10 @@ impl EvalArgs {
         // A model directory's own files are inputs; results may go beside them (the shipped
         // models keep their eval CSVs and plots there).
         for name in self.model.iter().filter(|m| !is_baseline(m)) {
-            let name = name.strip_prefix("sym8:").unwrap_or(name);
+            let name = ["sym2:", "sym4:", "sym8:"]
+                .iter()
+                .find_map(|p| name.strip_prefix(p))
+                .unwrap_or(name);
             let dir = Path::new(name.strip_prefix("nnq:").unwrap_or(name));
             v.push(crate::net::model::config_path(dir));
             let weights = crate::net::model::weights_path(dir);
@@ -205,19 +209,8 @@ pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScore
         "random" => Box::new(Owned(RandomBaseline { seed })),
         "rules" => Box::new(Owned(RuleBaseline { seed })),
         "oracle" => Box::new(OracleBaseline),
-        name => match name.strip_prefix("sym8:") {
-            Some(inner) => Box::new(load_network(inner)?.with_symmetries()?),
-            None => Box::new(load_network(name)?),
-        },
+        name => Box::new(NetPruner::load_named(name)?),
     })
-}
-
-/// A network scorer: `nnq:DIR` (8-bit convolutions) or a model directory.
-fn load_network(name: &str) -> anyhow::Result<NetPruner> {
-    match name.strip_prefix("nnq:") {
-        Some(dir) => NetPruner::load_quantized(Path::new(dir)),
-        None => NetPruner::load(Path::new(name)),
-    }
 }
 
 fn is_baseline(name: &str) -> bool {

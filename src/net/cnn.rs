@@ -71,7 +71,18 @@ impl Cnn {
     }
 
     /// Move logits: `[batch, planes, 9, 9] -> [batch, 81]` (higher = more likely good).
+    /// On burn's CPU backend the convolutions run as whole-batch products
+    /// ([`super::boardconv`]); elsewhere as burn's `Conv2d`. Same function either way.
     pub fn forward(&self, input: Tensor<4>) -> Tensor<2> {
+        if super::boardconv::uses_board_conv(&input.device()) {
+            self.forward_board(input)
+        } else {
+            self.forward_conv2d(input)
+        }
+    }
+
+    /// [`forward`](Self::forward) through burn's `Conv2d` (any backend).
+    pub fn forward_conv2d(&self, input: Tensor<4>) -> Tensor<2> {
         let [batch, _, _, _] = input.dims();
         let mut x = self.activation.forward(self.stem.forward(input)); // [batch, c, 9, 9]
         for b in &self.blocks {
@@ -79,6 +90,29 @@ impl Cnn {
             x = self.activation.forward(x + b.conv2.forward(y)); // [batch, c, 9, 9]
         }
         self.head.forward(x).reshape([batch, crate::rules::NN]) // [batch, 81]
+    }
+
+    /// [`forward`](Self::forward) with activations `[batch, 81, channels]` and the 3x3
+    /// convolutions as [`super::boardconv::board_conv3`] (burn's CPU backend only).
+    pub fn forward_board(&self, input: Tensor<4>) -> Tensor<2> {
+        use crate::rules::NN;
+        let [batch, planes, _, _] = input.dims();
+        let conv = |c: &Conv2d, x: Tensor<3>| {
+            let bias = c.bias.as_ref().expect("the CNN's convolutions have biases");
+            super::boardconv::board_conv3(x, c.weight.val(), bias.val())
+        };
+        let x = input.reshape([batch, planes, NN]).swap_dims(1, 2); // [batch, 81, planes]
+        let mut x = self.activation.forward(conv(&self.stem, x)); // [batch, 81, c]
+        for b in &self.blocks {
+            let y = self.activation.forward(conv(&b.conv1, x.clone()));
+            x = self.activation.forward(x + conv(&b.conv2, y)); // [batch, 81, c]
+        }
+        // the 1x1 head: one dot product per point
+        let [_, _, c] = x.dims();
+        let w = self.head.weight.val().reshape([c, 1]);
+        let bias = self.head.bias.as_ref().expect("the head has a bias").val();
+        let logits = x.reshape([batch * NN, c]).matmul(w).reshape([batch, NN]);
+        logits + bias.reshape([1, 1]) // [batch, 81]
     }
 }
 

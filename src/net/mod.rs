@@ -14,6 +14,7 @@
 //! - [`pruner`]: [`NetPruner`], the [`Pruner`](crate::prune::Pruner) backed by a saved model.
 
 pub mod baselines;
+pub mod boardconv;
 pub mod cnn;
 pub mod curve;
 pub mod data;

@@ -61,9 +61,10 @@ thread_local! {
 pub struct NetPruner {
     name: String,
     net: PlainNet,
-    /// Average the CNN's move probabilities over the 8 board symmetries
-    /// ([`with_symmetries`](Self::with_symmetries)).
-    all_symmetries: bool,
+    /// Average the CNN's move probabilities over this many board symmetries, the first ones
+    /// of [`sym_point`]'s numbering (1 = the position as it stands;
+    /// [`with_symmetries`](Self::with_symmetries)).
+    views: u8,
 }
 
 impl NetPruner {
@@ -88,8 +89,24 @@ impl NetPruner {
         Ok(NetPruner {
             name: format!("nnq:{}", dir.display()),
             net: PlainNet::QuantCnn(QuantCnn::from_plain(&PlainCnn::from_burn(m))),
-            all_symmetries: false,
+            views: 1,
         })
+    }
+
+    /// Loads a network named as `eval --model` names one: `DIR`, `nnq:DIR` (8-bit
+    /// convolutions, [`load_quantized`](Self::load_quantized)), or either behind `symN:`
+    /// (N = 2, 4 or 8: probabilities averaged over N symmetries,
+    /// [`with_symmetries`](Self::with_symmetries)).
+    pub fn load_named(name: &str) -> anyhow::Result<NetPruner> {
+        for views in SYMMETRY_VIEWS {
+            if let Some(inner) = name.strip_prefix(&format!("sym{views}:")) {
+                return NetPruner::load_named(inner)?.with_symmetries(views);
+            }
+        }
+        match name.strip_prefix("nnq:") {
+            Some(dir) => NetPruner::load_quantized(Path::new(dir)),
+            None => NetPruner::load(Path::new(name)),
+        }
     }
 
     /// Same as [`load`](Self::load) with the network layer's typed error.
@@ -112,23 +129,29 @@ impl NetPruner {
         NetPruner {
             name,
             net,
-            all_symmetries: false,
+            views: 1,
         }
     }
 
-    /// This CNN evaluated on all 8 symmetric views of each position, its move probabilities
-    /// averaged (test-time augmentation, as AlphaGo's evaluation did): a better predictor
-    /// for 8 times the cost. Named `sym8:` + its name; an MLP is refused (its inputs have no
-    /// planes to turn).
-    pub fn with_symmetries(self) -> anyhow::Result<NetPruner> {
+    /// This CNN evaluated on `views` symmetric views of each position (2, 4 or 8: the first
+    /// of [`sym_point`]'s symmetries, 4 = the identity, both flips and the half turn), its
+    /// move probabilities averaged (test-time augmentation, as AlphaGo's evaluation did): a
+    /// better predictor for `views` times the cost. Named `symN:` + its name; an MLP is
+    /// refused (its inputs have no planes to turn).
+    pub fn with_symmetries(self, views: u8) -> anyhow::Result<NetPruner> {
+        anyhow::ensure!(
+            SYMMETRY_VIEWS.contains(&views),
+            "{}: symmetry averaging takes 2, 4 or 8 views, not {views}",
+            self.name
+        );
         anyhow::ensure!(
             !matches!(self.net, PlainNet::Mlp(..)),
-            "{}: symmetry averaging (sym8) needs a CNN, this is an MLP",
+            "{}: symmetry averaging (sym{views}) needs a CNN, this is an MLP",
             self.name
         );
         Ok(NetPruner {
-            name: format!("sym8:{}", self.name),
-            all_symmetries: true,
+            name: format!("sym{views}:{}", self.name),
+            views,
             ..self
         })
     }
@@ -147,9 +170,10 @@ impl NetPruner {
                     m.logits(&input[..enc.width()], scratch, out);
                     masked_softmax_badness(&inp.legal_mask(), out);
                 }
-                cnn if self.all_symmetries => {
+                cnn if self.views > 1 => {
                     cnn_planes(inp, input);
-                    symmetric_badness(cnn, input, &inp.legal_mask(), scratch, out);
+                    let views = self.views as usize;
+                    symmetric_badness(cnn, views, input, &inp.legal_mask(), scratch, out);
                 }
                 cnn => {
                     cnn_planes(inp, input);
@@ -169,7 +193,7 @@ impl NetPruner {
     /// [`rate`](Self::rate) on each position.
     pub fn rate_batch(&self, inputs: &[NetInput<'_>], out: &mut [[f32; NN]]) {
         assert_eq!(inputs.len(), out.len(), "one output row per input");
-        if matches!(self.net, PlainNet::Mlp(..)) || self.all_symmetries {
+        if matches!(self.net, PlainNet::Mlp(..)) || self.views > 1 {
             for (inp, o) in inputs.iter().zip(out.iter_mut()) {
                 self.rate(inp, o);
             }
@@ -196,42 +220,50 @@ impl NetPruner {
     }
 }
 
-/// Badness from the CNN's probabilities averaged over the 8 symmetric views of one
-/// position: `planes` (the position's CNN planes, `CNN_PLANES * NN` at the front of a buffer
-/// long enough for 9 such blocks) is turned 8 ways, the 8 views go through the network as
+/// The symmetry-view counts [`NetPruner::with_symmetries`] takes.
+const SYMMETRY_VIEWS: [u8; 3] = [2, 4, 8];
+
+/// Badness from the CNN's probabilities averaged over `views` symmetric views of one
+/// position: `planes` (the position's CNN planes, `CNN_PLANES * NN` at the front; grown to
+/// hold the views after them) is turned `views` ways, the views go through the network as
 /// one batch, and each view's logits are read back at the original points before its
 /// legal-point softmax.
 fn symmetric_badness(
     net: &PlainNet,
+    views: usize,
     planes: &mut Vec<f32>,
     legal: &[bool; NN],
     scratch: &mut Scratch,
     out: &mut [f32; NN],
 ) {
-    const VIEWS: usize = 8;
     let per = CNN_PLANES * NN;
-    if planes.len() < (VIEWS + 1) * per {
-        planes.resize((VIEWS + 1) * per, 0.0);
+    if planes.len() < (views + 1) * per {
+        planes.resize((views + 1) * per, 0.0);
     }
-    let (original, views) = planes.split_at_mut(per);
-    for (sym, view) in views.chunks_mut(per).take(VIEWS).enumerate() {
+    let (original, turned) = planes.split_at_mut(per);
+    for (sym, view) in turned.chunks_mut(per).take(views).enumerate() {
         for (from, to) in original.chunks(NN).zip(view.chunks_mut(NN)) {
             for (p, &v) in from.iter().enumerate() {
                 to[sym_point(sym as u8, p as u8) as usize] = v;
             }
         }
     }
-    let mut logits = [0f32; VIEWS * NN];
-    net.cnn_logits(&views[..VIEWS * per], VIEWS, scratch, &mut logits);
+    let mut logits = [0f32; 8 * NN];
+    net.cnn_logits(
+        &turned[..views * per],
+        views,
+        scratch,
+        &mut logits[..views * NN],
+    );
     out.fill(0.0);
-    for (sym, row) in logits.chunks(NN).enumerate() {
+    for (sym, row) in logits[..views * NN].chunks(NN).enumerate() {
         let mut back = [0f32; NN];
         for (p, b) in back.iter_mut().enumerate() {
             *b = row[sym_point(sym as u8, p as u8) as usize];
         }
         masked_softmax_badness(legal, &mut back);
         for (o, b) in out.iter_mut().zip(back) {
-            *o += b / VIEWS as f32;
+            *o += b / views as f32;
         }
     }
 }
