@@ -1,15 +1,15 @@
 //! A 3x3 "same" convolution over 9x9 boards for burn's CPU backend, forward and backward
-//! each as one matrix product over the whole batch.
+//! as matrix products over several examples at once.
 //!
 //! burn-flex convolves one example at a time (a product with 81 rows per example) and
 //! computes the weight gradient as a convolution with 9 output points, so its products are
-//! too thin for the wide AVX-512 kernels: the 6x64 trainer stopped near 490 examples/s on
-//! 2 cores (`docs/notes-net.md`, "Training at scale"). Here activations are kept as
+//! too thin for the wide AVX-512 kernels: the 6x64 trainer stopped near 400-450 examples/s
+//! on 2 cores (`docs/notes-net.md`, "Training at scale"). Here activations are kept as
 //! `[batch, 81, channels]` (point-major, so an im2col row is nine copies of `channels`
-//! contiguous floats) and
+//! contiguous floats) and, for every [`CHUNK`] examples (`rows` = 81 per example),
 //!
-//! - forward: `out[B*81, c_out] = cols[B*81, 9*c_in] x W[9*c_in, c_out] + bias`,
-//! - weight gradient: `dW = cols^T x grad` (inner dimension B*81: one wide product),
+//! - forward: `out[rows, c_out] = cols[rows, 9*c_in] x W[9*c_in, c_out] + bias`,
+//! - weight gradient: `dW += cols^T x grad` (inner dimension `rows`),
 //! - input gradient: `dcols = grad x W^T`, scattered back onto the points (col2im),
 //! - bias gradient: the column sums of `grad`,
 //!
@@ -84,6 +84,7 @@ fn values(t: &FlexTensor) -> std::borrow::Cow<'_, [f32]> {
     }
 }
 
+/// A contiguous flex tensor of `shape` holding `values`.
 fn flex(values: Vec<f32>, shape: &[usize]) -> FlexTensor {
     FlexTensor::from_data(TensorData::new(values, shape.to_vec()))
 }
