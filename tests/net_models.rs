@@ -457,6 +457,14 @@ fn symmetry_averaged_ratings_are_the_mean_of_the_views_and_turn_with_the_board()
         "the single network rated every turned board alike"
     );
     assert!(single.clone().with_symmetries(3).is_err());
+    for name in [
+        "models/x",
+        "nnq:models/x",
+        "sym2:models/x",
+        "sym8:nnq:models/x",
+    ] {
+        assert_eq!(NetPruner::model_dir(name), Path::new("models/x"), "{name}");
+    }
     // an MLP has no planes to turn
     let mlp = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mlp-paper");
     let err = NetPruner::load(&mlp)

@@ -103,11 +103,7 @@ impl EvalArgs {
         // A model directory's own files are inputs; results may go beside them (the shipped
         // models keep their eval CSVs and plots there).
         for name in self.model.iter().filter(|m| !is_baseline(m)) {
-            let name = ["sym2:", "sym4:", "sym8:"]
-                .iter()
-                .find_map(|p| name.strip_prefix(p))
-                .unwrap_or(name);
-            let dir = Path::new(name.strip_prefix("nnq:").unwrap_or(name));
+            let dir = NetPruner::model_dir(name);
             v.push(crate::net::model::config_path(dir));
             let weights = crate::net::model::weights_path(dir);
             v.push(crate::net::model::checksum_path(&weights));

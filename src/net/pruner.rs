@@ -109,6 +109,16 @@ impl NetPruner {
         }
     }
 
+    /// The model directory a [`load_named`](Self::load_named) name reads (its `symN:` and
+    /// `nnq:` prefixes dropped).
+    pub fn model_dir(name: &str) -> &Path {
+        let name = SYMMETRY_VIEWS
+            .iter()
+            .find_map(|v| name.strip_prefix(&format!("sym{v}:")))
+            .unwrap_or(name);
+        Path::new(name.strip_prefix("nnq:").unwrap_or(name))
+    }
+
     /// Same as [`load`](Self::load) with the network layer's typed error.
     pub fn try_load(dir: &Path) -> Result<NetPruner, NetError> {
         let (model, _) = SavedModel::load(dir)?;
@@ -189,7 +199,7 @@ impl NetPruner {
     /// Badness of every point of each of `inputs`, in one call: the CNN runs all positions
     /// through each convolution together ([`PlainCnn::logits_batch`]); the MLPs, whose
     /// weights are read once per row anyway, and the symmetry-averaged CNN (already a batch
-    /// of 8 per position) go position by position. Same values as
+    /// of its views per position) go position by position. Same values as
     /// [`rate`](Self::rate) on each position.
     pub fn rate_batch(&self, inputs: &[NetInput<'_>], out: &mut [[f32; NN]]) {
         assert_eq!(inputs.len(), out.len(), "one output row per input");
