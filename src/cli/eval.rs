@@ -24,9 +24,8 @@ pub struct EvalArgs {
     /// A model directory (e.g. `models/default`), `nnq:DIR` for a CNN evaluated with 8-bit
     /// integer convolutions, `sym8:DIR` / `sym8:nnq:DIR` for a CNN whose probabilities are
     /// averaged over the 8 board symmetries (8 times the cost; `sym4:` and `sym2:` over the
-    /// first 4 or 2), `random` / `rules` for the
-    /// baselines, or `oracle` (rates the
-    /// recorded move best: the best curve any ranking can draw).
+    /// first 4 or 2), `random` / `rules` for the baselines, or `oracle` (rates the recorded
+    /// move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
     #[arg(long, required_unless_present = "redraw")]
     pub model: Vec<String>,

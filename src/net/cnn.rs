@@ -71,8 +71,8 @@ impl Cnn {
     }
 
     /// Move logits: `[batch, planes, 9, 9] -> [batch, 81]` (higher = more likely good).
-    /// On burn's CPU backend the convolutions run as whole-batch products
-    /// ([`super::boardconv`]); elsewhere as burn's `Conv2d`. Same function either way.
+    /// On burn's CPU backend the convolutions run as matrix products over a few examples at
+    /// a time ([`super::boardconv`]); elsewhere as burn's `Conv2d`. Same function either way.
     pub fn forward(&self, input: Tensor<4>) -> Tensor<2> {
         if super::boardconv::uses_board_conv(&input.device()) {
             self.forward_board(input)
