@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use akushu::arena::GameRecord;
 use akushu::arena::record::read_csv;
 
+mod common;
+
 /// Two arms, 8 games each with alternating colours: enough for 4 shards of 2 games.
 const EXPERIMENT: &str = r#"
 name = "tiny"
@@ -69,11 +71,7 @@ fn tools_present(test: &str, tools: &[&str]) -> bool {
 }
 
 fn skip_or_fail(test: &str, why: &str) {
-    let fix = "sh scripts/slurm-local.sh install";
-    if std::env::var_os("AKUSHU_REQUIRE_CLUSTER").is_some() {
-        panic!("{test}: {why}, and AKUSHU_REQUIRE_CLUSTER is set ({fix})");
-    }
-    eprintln!("skipping {test}: {why} ({fix})");
+    common::skip_or_fail("CLUSTER", test, why, "sh scripts/slurm-local.sh install");
 }
 
 /// Runs a command in `dir`, with `SLURM_CONF` when given; returns its output whatever the
@@ -232,6 +230,7 @@ fn assert_merge_names_missing(
 }
 
 #[test]
+#[ignore = "needs Slurm and GNU parallel (sh scripts/slurm-local.sh install): cargo test --release -- --ignored"]
 fn gnu_parallel_shards_equal_one_machine_and_a_lost_shard_is_replayed() {
     if !tools_present("the GNU parallel test", &["parallel"]) {
         return;
@@ -350,6 +349,7 @@ fn submitted(printed: &str) -> Vec<(String, String)> {
 }
 
 #[test]
+#[ignore = "needs Slurm and GNU parallel (sh scripts/slurm-local.sh install): cargo test --release -- --ignored"]
 fn slurm_array_jobs_equal_one_machine_and_a_cancelled_shard_is_resubmitted() {
     let test = "the Slurm test";
     if !tools_present(

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 /// The whole Node run (npm ci included) must finish within this.
 const LIMIT: Duration = Duration::from_secs(300);
 
@@ -65,12 +67,15 @@ fn run(mut cmd: Command, what: &str, start: Instant) {
 }
 
 #[test]
+#[ignore = "needs Node.js and npm (sh scripts/install-node.sh): cargo test --release -- --ignored"]
 fn sabaki_gtp_client_drives_analysis_handicap_and_sgf() {
     if !(available("node") && available("npm")) {
-        if std::env::var("AKUSHU_REQUIRE_NODE").as_deref() == Ok("1") {
-            panic!("node or npm is missing and AKUSHU_REQUIRE_NODE=1 is set");
-        }
-        eprintln!("skipping: node or npm not found (set AKUSHU_REQUIRE_NODE=1 to require them)");
+        common::skip_or_fail(
+            "NODE",
+            "sabaki_gtp_client_drives_analysis_handicap_and_sgf",
+            "node or npm not found",
+            "sh scripts/install-node.sh",
+        );
         return;
     }
     let start = Instant::now();

@@ -829,3 +829,69 @@ fn endless_gtp_lines_and_a_closed_stderr_are_survived() {
     assert_eq!(rows, 3, "header and two games");
     fs::remove_dir_all(w).unwrap();
 }
+
+/// A split file whose checksum is right but whose record holds a stone without liberties
+/// is refused by name (file and record), not by a panic, in every command that reads it.
+#[test]
+fn a_checksummed_record_with_a_dead_stone_is_refused_by_name() {
+    use akushu::dataset::format::{SplitWriter, split_path};
+    use akushu::dataset::{NO_POINT, Position, Split};
+    let w = work("deadstone");
+    let ds = w.join("ds");
+    let r = dataset_build(&[&fixtures()], &ds);
+    assert!(r.ok(), "{}", r.stderr);
+    // A black stone in the corner with white on both its liberties.
+    let mut cells = [0u8; 81];
+    cells[0] = 1;
+    cells[1] = 2;
+    cells[9] = 2;
+    let bad = Position {
+        cells,
+        to_move: 1,
+        played: 40,
+        move_number: 3,
+        last_moves: [9, 1, NO_POINT, NO_POINT],
+        ko: NO_POINT,
+        winner: 1,
+        black_rank: 0,
+        white_rank: 0,
+        game: 0,
+    };
+    for split in [Split::Train, Split::Validation, Split::Test] {
+        let mut writer = SplitWriter::create(&ds, split).unwrap();
+        writer.push(&bad).unwrap();
+        writer.finish(1).unwrap();
+    }
+    let file = s(&split_path(&ds, Split::Test));
+    for args in [
+        vec![
+            "eval",
+            "--model",
+            "rules",
+            "--data",
+            &s(&ds),
+            "--split",
+            "test",
+        ],
+        vec![
+            "dataset",
+            "show",
+            &s(&ds),
+            "--split",
+            "test",
+            "--index",
+            "0",
+        ],
+    ] {
+        let r = akushu_in(&args, "", 60);
+        assert!(r.refused(), "{args:?}: {} {}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains(&file)
+                && r.stderr.contains("record 0")
+                && r.stderr.contains("no liberties"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    fs::remove_dir_all(w).unwrap();
+}

@@ -17,6 +17,7 @@ use akushu::dataset::format::{SplitWriter, read_split};
 use akushu::dataset::{MappedSplit, Position, Split};
 use akushu::endgame::Problem;
 use akushu::gtp::GtpServer;
+use akushu::rules::Color;
 use akushu::search::spec::build_engine;
 use akushu::sgf::{ParseConfig, Superko, parse_records};
 use akushu::util::rng::FastRng;
@@ -526,11 +527,26 @@ fn sample_split(dir: &Path) -> Vec<u8> {
     let mut w = SplitWriter::create(dir, Split::Train).unwrap();
     let mut rng = FastRng::new(5);
     for g in 0..3u32 {
+        // Random games, so that every record holds a legal position.
+        let mut board = akushu::rules::Board::new();
         for m in 0..6u16 {
-            let mut cells = [0u8; 81];
-            for c in cells.iter_mut() {
-                *c = rng.below(3) as u8;
+            let color = if m % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            for _ in 0..7 {
+                let cand = board.candidates(color, akushu::rules::BOARD);
+                if let Some(&i) = cand
+                    .as_slice()
+                    .get(rng.below(cand.len().max(1) as u32) as usize)
+                {
+                    board
+                        .play(color, akushu::rules::Point::new(i as usize))
+                        .unwrap();
+                }
             }
+            let cells = *board.cells();
             let played = (0..81).find(|&i| cells[i] == 0).unwrap_or(81) as u8;
             let p = Position {
                 cells,
@@ -572,14 +588,16 @@ fn mutated_split_files_never_panic_or_hang() {
             &[b"\xff\xff\xff\xff", b"\x00\x00\x00\x00", b"AKD"],
         );
         std::fs::write(&path, &bytes).unwrap();
+        // Whatever decodes must rebuild its board: `decode` checks the stones.
         if let Ok(ps) = read_split(&d, Split::Train) {
             for p in ps {
                 let _ = p.target();
+                let _ = p.board();
             }
         }
         if let Ok(m) = MappedSplit::open(&d, Split::Train) {
-            for p in m.iter().take(64) {
-                let _ = p;
+            for p in m.iter().take(64).flatten() {
+                let _ = p.board();
             }
             let _ = m.get(rng.below(m.len() as u32 + 2) as usize);
         }

@@ -315,3 +315,44 @@ fn masked_policy_plays_what_it_chooses() {
     }
     assert!(fallbacks > 100, "the fallback ran only {fallbacks} times");
 }
+
+/// `Board::is_legal` (the fast check the tree and the playouts use) against the full check
+/// built from the naive rules: the point is empty, the move is not suicide, and it does not
+/// recreate the position before the opponent's last move (a simple-ko retake), on every
+/// empty point of random positions, for the side to move.
+#[test]
+fn is_legal_agrees_with_the_naive_rules_and_the_ko_repetition() {
+    let (mut checked, mut kos) = (0, 0);
+    for game in 0..50u64 {
+        let mut rng = FastRng::for_stream(31, game);
+        let mut board = Board::new();
+        let mut before_last = *board.cells();
+        let mut color = Color::Black;
+        for _ in 0..160 {
+            for p in Point::all() {
+                let full = board.cells()[p.index()] == 0
+                    && naive_play(board.cells(), color as u8, p.index())
+                        .is_some_and(|next| next != before_last);
+                assert_eq!(
+                    board.is_legal(color, p),
+                    full,
+                    "game {game}: {color:?} at {p}\n{board}"
+                );
+                checked += 1;
+            }
+            kos += usize::from(board.ko_point().is_some());
+            before_last = *board.cells();
+            match board.random_move(color, akushu::rules::BOARD, &mut rng) {
+                Some(p) => {
+                    board.play(color, p).unwrap();
+                }
+                None => break,
+            }
+            color = color.opponent();
+        }
+    }
+    assert!(
+        checked > 200_000 && kos > 10,
+        "{checked} points, {kos} ko positions"
+    );
+}

@@ -265,11 +265,27 @@ fn tree_parallel_threads_share_one_tree_and_find_the_save() {
     }
 }
 
+/// One thread runs without virtual loss whatever the parallel mode, so `parallel=tree` and
+/// `parallel=root` are the same search. Virtual loss would change it (the tree test
+/// `virtual_loss_changes_a_one_thread_search` shows it does), so an engine that turned it on
+/// for one tree-parallel thread fails here.
 #[test]
 fn one_thread_is_the_same_search_in_both_parallel_modes() {
     let spec = "uct:sims=600,playout=heavy,rave=3500,priors=true,c=0";
     let tree = format!("{spec},parallel=tree");
     assert_eq!(self_play(spec, 5, 8), self_play(&tree, 5, 8));
+    // Every root statistic, not only the moves chosen: a search with virtual loss mostly
+    // picks the same moves but not with the same visits. With c > 0, where UCB reads the
+    // parent's count that virtual loss raises by the visit in flight.
+    let root = |spec: &str| {
+        let mut e = UctEngine::new(parse_uct(spec).unwrap(), 5).unwrap();
+        e.new_game(6.5);
+        e.analyze(Color::Black)
+            .iter()
+            .map(|s| (s.mv, s.visits, s.wins.to_bits()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(root("uct:sims=800"), root("uct:sims=800,parallel=tree"));
 }
 
 #[test]

@@ -283,6 +283,40 @@ pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
     out
 }
 
+/// Refuses to resume games recorded before engines gave their networks the last moves (the
+/// `history` key absent from the recorded engine) with an engine that now gives them to a
+/// network that reads them: the new games would come from another engine than the old.
+fn check_history(old: &Header, path: &Path) -> anyhow::Result<()> {
+    for (spec, recorded) in &old.engines {
+        if recorded.contains("\"history\"") {
+            continue;
+        }
+        let Ok(config) = crate::search::spec::parse_uct_kind(spec) else {
+            continue;
+        };
+        if !config.history {
+            continue;
+        }
+        for dir in crate::search::spec::model_dirs(spec) {
+            let found = crate::search::pruners::resolve_model_dir(&dir);
+            let Ok(net) = crate::net::NetPruner::load(&found) else {
+                continue;
+            };
+            if crate::prune::Pruner::reads_history(&net) {
+                bail!(
+                    "{}: `{spec}` played these games giving its network {} no last moves (the \
+                     build that recorded them had no `history` key); today the spec gives them, \
+                     so resuming would mix two engines. Replay it as recorded with \
+                     `history=false` added to the spec, in a new --out folder",
+                    path.display(),
+                    dir.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Refuses to resume a folder whose recorded models have other weights now.
 fn check_models(old: &Header, new: &Header, path: &Path) -> anyhow::Result<()> {
     for (dir, was) in &old.models {
@@ -444,6 +478,7 @@ pub fn run_match(
     let mut header = Header::new(config);
     if let Some(old) = &old_header {
         check_models(old, &header, &dir.header())?;
+        check_history(old, &dir.header())?;
         // Keep what the first run recorded for models no longer readable.
         for (k, v) in &old.models {
             header.models.entry(k.clone()).or_insert_with(|| v.clone());

@@ -21,7 +21,7 @@ Examples:
   akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --out data/paper --result-known
   akushu train --data data/paper --model cnn --out models/my-cnn
   akushu eval --model models/default --data data/paper --png curve.png
-  akushu gtp --engine strong2:threads=2                  # for GoGui, Sabaki, Lizzie
+  akushu gtp --engine strong3:threads=2                  # for GoGui, Sabaki, Lizzie
   akushu match --black strong --white uct --games 10 --out runs/try
   akushu experiment run experiments/tree_pruning.toml --quick";
 
@@ -44,8 +44,8 @@ pub enum Command {
     /// Play Go over GTP on stdin/stdout with an engine spec.
     #[command(after_help = "\
 Examples:
-  akushu gtp                                    # strong2, the strongest engine, one thread
-  akushu gtp --engine strong2:threads=2         # the same on two threads sharing one tree
+  akushu gtp                                    # strong3, the strongest engine, one thread
+  akushu gtp --engine strong3:threads=2         # the same on two threads sharing one tree
   akushu gtp --engine \"uct:sims=10000,prune=nn:41@0,prune_count=board\"   # the paper's
   akushu gtp --engine random                    # a quick opponent for testing a GUI")]
     Gtp(gtp::GtpArgs),

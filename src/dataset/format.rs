@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::record::{NO_POINT, Position, Split};
-use crate::rules::{NN, PASS_INDEX};
+use crate::rules::{Board, CellsError, NN, PASS_INDEX};
 
 /// File magic of a split file.
 pub const MAGIC: &[u8; 8] = b"AKUSHUDS";
@@ -101,8 +101,11 @@ pub enum DatasetError {
     BadRecord {
         path: PathBuf,
         index: u64,
-        reason: String,
+        #[source]
+        reason: RecordError,
     },
+    #[error("{path}: record {index} asked for, the split holds {len}")]
+    OutOfRange { path: PathBuf, index: u64, len: u64 },
     #[error("{path}: manifest: {reason}")]
     Manifest { path: PathBuf, reason: String },
 }
@@ -145,21 +148,45 @@ pub fn encode(p: &Position) -> [u8; RECORD_SIZE] {
     r
 }
 
-/// Decodes one record, checking every field's range.
-pub fn decode(r: &[u8]) -> Result<Position, String> {
+/// Why one record does not decode ([`decode`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RecordError {
+    #[error("record has {0} bytes, expected {RECORD_SIZE}")]
+    Size(usize),
+    #[error("padding bits of the last cell byte are set")]
+    Padding,
+    #[error("to_move {0} (expected 1 or 2)")]
+    ToMove(u8),
+    #[error("played {0} (expected a point or 81 = pass)")]
+    Played(u8),
+    #[error("played point {0} is occupied")]
+    PlayedOccupied(u8),
+    #[error("ko {0} (expected a point or 255 = none)")]
+    Ko(u8),
+    #[error("last_moves {0:?} (each a point, 81 = pass or 255 = none)")]
+    LastMoves([u8; 4]),
+    #[error("winner {0} (expected 0, 1 or 2)")]
+    Winner(u8),
+    #[error("stones: {0}")]
+    Stones(#[from] CellsError),
+}
+
+/// Decodes one record, checking every field's range and that the stones form a position
+/// (every chain has a liberty), so [`Position::board`] cannot fail on what it returns.
+pub fn decode(r: &[u8]) -> Result<Position, RecordError> {
     if r.len() != RECORD_SIZE {
-        return Err(format!("record has {} bytes", r.len()));
+        return Err(RecordError::Size(r.len()));
     }
     let mut cells = [0u8; NN];
     for (i, cell) in cells.iter_mut().enumerate() {
         let v = (r[i / 4] >> (2 * (i % 4))) & 3;
         if v == 3 {
-            return Err(format!("cell {i} holds 3"));
+            return Err(CellsError::BadCell { index: i, value: v }.into());
         }
         *cell = v;
     }
     if r[20] >> 2 != 0 {
-        return Err("padding bits of the last cell byte are set".into());
+        return Err(RecordError::Padding);
     }
     let p = Position {
         cells,
@@ -174,26 +201,27 @@ pub fn decode(r: &[u8]) -> Result<Position, String> {
         game: u32::from_le_bytes([r[36], r[37], r[38], r[39]]),
     };
     if !(1..=2).contains(&p.to_move) {
-        return Err(format!("to_move {}", p.to_move));
+        return Err(RecordError::ToMove(p.to_move));
     }
     if p.played as usize > PASS_INDEX {
-        return Err(format!("played {}", p.played));
+        return Err(RecordError::Played(p.played));
     }
     if (p.played as usize) < NN && p.cells[p.played as usize] != 0 {
-        return Err(format!("played point {} is occupied", p.played));
+        return Err(RecordError::PlayedOccupied(p.played));
     }
     if p.ko != NO_POINT && p.ko as usize >= NN {
-        return Err(format!("ko {}", p.ko));
+        return Err(RecordError::Ko(p.ko));
     }
     if p.last_moves
         .iter()
         .any(|&m| m != NO_POINT && m as usize > PASS_INDEX)
     {
-        return Err(format!("last_moves {:?}", p.last_moves));
+        return Err(RecordError::LastMoves(p.last_moves));
     }
     if p.winner > 2 {
-        return Err(format!("winner {}", p.winner));
+        return Err(RecordError::Winner(p.winner));
     }
+    Board::from_cells(&p.cells, [0, 0])?;
     Ok(p)
 }
 
@@ -481,10 +509,10 @@ impl MappedSplit {
     /// Record `i`, decoded and range-checked.
     pub fn get(&self, i: usize) -> Result<Position, DatasetError> {
         if i >= self.len() {
-            return Err(DatasetError::BadRecord {
+            return Err(DatasetError::OutOfRange {
                 path: self.path.clone(),
                 index: i as u64,
-                reason: format!("index out of range (split holds {})", self.len()),
+                len: self.len() as u64,
             });
         }
         decode(self.raw(i)).map_err(|reason| DatasetError::BadRecord {
@@ -506,8 +534,11 @@ mod tests {
 
     fn sample(i: u32) -> Position {
         let mut cells = [0u8; NN];
+        // Lone stones on every fourth point: a legal position (decode checks liberties).
         for (k, c) in cells.iter_mut().enumerate() {
-            *c = ((k as u32 * 7 + i) % 3) as u8;
+            if k as u32 % 4 == i % 4 {
+                *c = 1 + ((k as u32 + i) % 2) as u8;
+            }
         }
         cells[40] = 0;
         Position {
@@ -529,6 +560,21 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    #[test]
+    fn a_stone_without_liberties_is_a_typed_error() {
+        let mut p = sample(1);
+        p.cells = [0; NN];
+        p.cells[0] = 1;
+        p.cells[1] = 2;
+        p.cells[9] = 2;
+        assert_eq!(
+            decode(&encode(&p)),
+            Err(RecordError::Stones(CellsError::NoLiberties(
+                crate::rules::Point::new(0)
+            )))
+        );
     }
 
     #[test]

@@ -68,7 +68,8 @@ impl Position {
     /// Rebuilds the board (chains, liberties, hash) from the cells. The ko point is not part
     /// of it: check `ko` before playing.
     pub fn board(&self) -> Board {
-        Board::from_cells(&self.cells, [0, 0]).expect("stored positions are legal")
+        // Positions come from replayed games or from `decode`, which checks the stones.
+        Board::from_cells(&self.cells, [0, 0]).expect("a position's stones have liberties")
     }
 
     /// The paper's target vector: 0 at the played point, 1 everywhere else.

@@ -319,6 +319,10 @@ impl Pruner for KakemePruner {
         }
     }
 
+    fn reads_history(&self) -> bool {
+        false
+    }
+
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         out.fill(0.0);
         let b = ctx.board;

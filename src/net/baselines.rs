@@ -36,6 +36,9 @@ impl Pruner for RandomBaseline {
     fn name(&self) -> String {
         format!("random:{}", self.seed)
     }
+    fn reads_history(&self) -> bool {
+        true
+    }
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         let mut rng = position_rng(self.seed, ctx);
         for v in out.iter_mut() {
@@ -65,6 +68,9 @@ fn line(p: Point) -> usize {
 impl Pruner for RuleBaseline {
     fn name(&self) -> String {
         format!("rules:{}", self.seed)
+    }
+    fn reads_history(&self) -> bool {
+        true
     }
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         let mut rng = position_rng(self.seed, ctx);

@@ -1,14 +1,14 @@
 //! The pruning error-rate curve (paper A in `docs/papers.md`, their Fig. 2) and top-k accuracy.
 //!
 //! For each evaluation position the points are sorted worst first by a scorer's badness
-//! (ties broken by flat index, as [`worst_first`](crate::prune::worst_first) does); pruning
+//! ([`cmp_worst_first`]: ties broken by the lower flat index); pruning
 //! `x` removes the first `x`. An error is a position whose played move is among them.
 //! Two forms: the paper's ranks all 81 points; the honest one ranks only the legal moves
 //! (occupied points are trivially bad, so ranking them inflates the curve).
 
 use crate::dataset::Position;
 use crate::net::encode::{NetInput, recent_moves};
-use crate::prune::{PruneContext, Pruner};
+use crate::prune::{PruneContext, Pruner, cmp_worst_first};
 use crate::rules::{Board, NN};
 use rayon::prelude::*;
 
@@ -39,12 +39,12 @@ impl Default for Curve {
     }
 }
 
-/// Position of `played` in the worst-first order of `scores` over the points `keep` accepts.
+/// Position of `played` in the worst-first order of `scores` ([`cmp_worst_first`]) over the
+/// points `keep` accepts.
 fn worst_rank(scores: &[f32; NN], played: usize, keep: impl Fn(usize) -> bool) -> usize {
-    let s = scores[played];
     (0..NN)
         .filter(|&q| q != played && keep(q))
-        .filter(|&q| scores[q] > s || (scores[q] == s && q < played))
+        .filter(|&q| cmp_worst_first(scores, q, played) == std::cmp::Ordering::Less)
         .count()
 }
 

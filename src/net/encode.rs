@@ -5,7 +5,7 @@
 //! ([`PruneContext`]) can produce, so training and play encode positions the same way.
 
 use crate::dataset::{NO_POINT, Position};
-use crate::prune::PruneContext;
+use crate::prune::{PruneContext, recent_from_last};
 use crate::rules::{Board, Color, Move, N, NN, Point};
 use serde::{Deserialize, Serialize};
 
@@ -188,12 +188,8 @@ pub fn sym_position(pos: &Position, sym: u8) -> Position {
 
 /// The recent-move list a search would pass for `pos` (oldest first, newest last).
 pub fn recent_moves(pos: &Position) -> Vec<Move> {
-    pos.last_moves
-        .iter()
-        .rev()
-        .filter(|&&m| m != NO_POINT)
-        .filter_map(|&m| Move::from_index(m as usize).ok())
-        .collect()
+    let mut buf = [Move::Pass; 2];
+    recent_from_last([pos.last_moves[0], pos.last_moves[1]], &mut buf).to_vec()
 }
 
 #[cfg(test)]

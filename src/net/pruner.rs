@@ -282,6 +282,13 @@ impl Pruner for NetPruner {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn reads_history(&self) -> bool {
+        // The CNN's planes 10 and 11 (and the planes MLP's copy of them) hold the last moves.
+        !matches!(
+            self.net,
+            PlainNet::Mlp(_, MlpEncoding::Paper | MlpEncoding::OneHot, _)
+        )
+    }
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         self.rate(&NetInput::from_context(ctx), out);
     }

@@ -686,6 +686,32 @@ mod tests {
         k
     }
 
+    /// `AKUSHU_REQUIRE_SIMD=avx2,avx512,vnni` (any of them; `.ci/run` names what its CPU's
+    /// flags in /proc/cpuinfo show): each kernel named must be the one this build detects,
+    /// so the kernel tests above cannot skip it silently on a machine that has it.
+    #[test]
+    fn the_simd_kernels_required_are_detected() {
+        let Ok(list) = std::env::var("AKUSHU_REQUIRE_SIMD") else {
+            eprintln!("AKUSHU_REQUIRE_SIMD unset: kernels found {:?}", kernels());
+            return;
+        };
+        let found = kernels();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let ok = match name {
+                "avx2" => found.contains(&Kernel::Avx2) && crate::net::plain::has_avx2_fma(),
+                "avx512" => crate::net::plain::has_avx512(),
+                "vnni" => found.contains(&Kernel::Vnni),
+                other => {
+                    panic!("AKUSHU_REQUIRE_SIMD: unknown kernel `{other}` (avx2, avx512, vnni)")
+                }
+            };
+            assert!(
+                ok,
+                "AKUSHU_REQUIRE_SIMD names {name}, which this build does not detect"
+            );
+        }
+    }
+
     /// Planes of `n` positions of a seeded random game.
     fn planes(n: usize, seed: u64) -> Vec<f32> {
         let positions = crate::net::synthetic::random_game_positions(2, seed);

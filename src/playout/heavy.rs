@@ -205,7 +205,7 @@ fn stones_of_both(board: &Board) -> Bits {
 /// Legal for `color` and not its own eye (the light playout's candidate rule).
 #[inline]
 pub fn playable(board: &Board, color: Color, p: Point) -> bool {
-    board.is_legal(color, p) && !board.is_eye(color, p)
+    board.is_candidate(color, p)
 }
 
 /// Liberties `color`'s chain at the empty point `p` would have after playing there, and

@@ -25,6 +25,9 @@ impl Pruner for RandomPruner {
     fn name(&self) -> String {
         format!("random:{}", self.seed)
     }
+    fn reads_history(&self) -> bool {
+        false
+    }
 
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         let ko = ctx.board.ko_point().map_or(NN as u64, |p| p.index() as u64);

@@ -62,6 +62,9 @@ impl Pruner for RulePruner {
     fn name(&self) -> String {
         "rule".into()
     }
+    fn reads_history(&self) -> bool {
+        false
+    }
 
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         let w = &self.weights;

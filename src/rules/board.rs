@@ -73,6 +73,17 @@ impl Color {
     }
 }
 
+/// Why 81 cells are not a position ([`Board::from_cells`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum CellsError {
+    #[error("cell {index} holds {value}, expected 0, 1 or 2")]
+    BadCell { index: usize, value: u8 },
+    #[error("the chain at {0} has no liberties")]
+    NoLiberties(Point),
+    #[error("the chain at {0} touches its liberties more than 255 times")]
+    PseudoLiberties(Point),
+}
+
 /// Why a move may not be played. The game layer adds superko.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum IllegalMove {
@@ -153,6 +164,37 @@ const EDGE_FLAG: [Bits; NN] = {
 #[inline(never)]
 fn occupied_panic(p: Point) -> ! {
     panic!("play_legal called on the occupied point {p}")
+}
+
+/// A list of candidate moves ([`Board::candidates`]): flat indices, increasing.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidates {
+    points: [u8; NN],
+    len: usize,
+}
+
+impl Candidates {
+    /// The candidates as flat indices.
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        &self.points[..self.len]
+    }
+
+    /// The candidates in a buffer the caller may reorder.
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.points[..self.len]
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// A 9x9 position. `Copy`: the search and playouts clone it freely (784 bytes).
@@ -566,6 +608,29 @@ impl Board {
         self.cells[i] == 0 && self.ko != i as u8 && !self.is_suicide(c, i)
     }
 
+    /// Whether `p` is a candidate move for `c`: legal and not filling one of `c`'s own eyes.
+    /// The one rule the tree's children, the playouts and the pruning masks share.
+    #[inline]
+    pub fn is_candidate(&self, c: Color, p: Point) -> bool {
+        !self.is_eye(c, p) && self.is_legal(c, p)
+    }
+
+    /// The candidate moves of `c` ([`is_candidate`](Self::is_candidate)) among the empty
+    /// points in `allowed`, as flat indices in increasing order.
+    pub fn candidates(&self, c: Color, allowed: Bits) -> Candidates {
+        let mut out = Candidates {
+            points: [0; NN],
+            len: 0,
+        };
+        for i in BitIter(self.empty_bits() & allowed) {
+            if self.is_candidate(c, Point::new(i)) {
+                out.points[out.len] = i as u8;
+                out.len += 1;
+            }
+        }
+        out
+    }
+
     /// Would a stone of `c` on the empty point `i` have no liberties and capture nothing?
     #[inline]
     fn is_suicide(&self, c: Color, i: usize) -> bool {
@@ -865,7 +930,8 @@ impl Board {
     fn merge(&mut self, a: usize, b: usize) -> usize {
         debug_assert!(a < NN && b < NN, "merge of chains {a} and {b}: not points");
         // SAFETY: callers pass chain representatives, which are stones on the board, so
-        // points (< NN); the debug check above catches a caller that breaks this in tests.
+        // points (< NN). The debug check above catches a caller that breaks this in the
+        // suite's debug-assertion run (`.ci/run`).
         unsafe { std::hint::assert_unchecked(a < NN && b < NN) };
         let (big, small) = if self.chain_size[a] >= self.chain_size[b] {
             (a, b)
@@ -974,14 +1040,14 @@ impl Board {
                 cells[p.index()] = v;
             }
         }
-        let rebuilt = Board::from_cells(&cells, self.captures)?;
+        let rebuilt = Board::from_cells(&cells, self.captures).map_err(|e| e.to_string())?;
         *self = rebuilt;
         Ok(())
     }
 
     /// Builds a board from the paper's 81-cell encoding, computing chains, liberties, hash and
     /// the empty list from scratch. Fails when a chain has no liberty.
-    pub fn from_cells(cells: &[u8; NN], captures: [u32; 2]) -> Result<Board, String> {
+    pub fn from_cells(cells: &[u8; NN], captures: [u32; 2]) -> Result<Board, CellsError> {
         let mut b = Board::new();
         b.captures = captures;
         b.n_empty = 0;
@@ -996,7 +1062,7 @@ impl Board {
                     b.stones[v as usize - 1] |= bit(i);
                     b.hash ^= ZOBRIST[v as usize - 1][i];
                 }
-                v => return Err(format!("cell {i} holds {v}, expected 0, 1 or 2")),
+                value => return Err(CellsError::BadCell { index: i, value }),
             }
         }
         let empty = b.empty_bits();
@@ -1009,7 +1075,7 @@ impl Board {
                 let rep = chain.trailing_zeros() as usize;
                 let libs = super::tables::grow(chain) & empty;
                 if libs == 0 {
-                    return Err(format!("chain at {} has no liberties", Point::new(rep)));
+                    return Err(CellsError::NoLiberties(Point::new(rep)));
                 }
                 let mut prev = rep;
                 for s in BitIter(chain) {
@@ -1024,7 +1090,7 @@ impl Board {
                     .map(|s| (b.nbr[s] & NBR_EMPTY) as u32)
                     .sum::<u32>()
                     .try_into()
-                    .map_err(|_| "pseudo-liberty count above 255".to_string())?;
+                    .map_err(|_| CellsError::PseudoLiberties(Point::new(rep)))?;
             }
         }
         Ok(b)
@@ -1065,7 +1131,7 @@ impl Board {
         if row != 9 {
             return Err(format!("diagram has {row} rows, expected 9"));
         }
-        Board::from_cells(&cells, [0, 0])
+        Board::from_cells(&cells, [0, 0]).map_err(|e| e.to_string())
     }
 
     // ----- playouts ------------------------------------------------------------------------
@@ -1152,7 +1218,7 @@ impl Board {
     /// Recomputes everything from the cells and compares it with the incremental state.
     /// Returns a description of the first difference. Used by the property tests.
     pub fn check_invariants(&self) -> Result<(), String> {
-        let fresh = Board::from_cells(self.cells(), self.captures)?;
+        let fresh = Board::from_cells(self.cells(), self.captures).map_err(|e| e.to_string())?;
         if fresh.hash != self.hash {
             return Err("hash differs from recomputation".into());
         }

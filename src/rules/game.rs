@@ -1,7 +1,7 @@
 //! The game layer above [`Board`]: side to move, history, positional superko, passes (two in
 //! a row end the game), komi, undo and final scoring.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use super::board::{Board, Color, IllegalMove};
 use super::coord::Move;
@@ -32,8 +32,10 @@ pub struct Game {
     moves: Vec<(Color, Move)>,
     /// Board before each move, for undo.
     snapshots: Vec<Board>,
-    /// Hashes of every position seen (positional superko).
-    seen: HashSet<u64>,
+    /// How often each position (by hash) occurs in the game so far (positional superko).
+    /// Counted, not just present: with superko off a position may occur twice, and undoing
+    /// one occurrence must not forget the other.
+    seen: HashMap<u64, u32>,
     /// Consecutive passes at the end of `moves`.
     passes: u8,
     /// Whether positional superko is enforced (on by default).
@@ -48,8 +50,7 @@ impl Game {
 
     /// A game starting from a set-up position (handicap stones, problems).
     pub fn from_board(board: Board, to_move: Color, komi: f32) -> Game {
-        let mut seen = HashSet::new();
-        seen.insert(board.hash());
+        let seen = HashMap::from([(board.hash(), 1)]);
         Game {
             board,
             initial: board,
@@ -112,7 +113,7 @@ impl Game {
         if self.superko {
             let mut after = self.board;
             after.play_legal(c, p);
-            if self.seen.contains(&after.hash()) {
+            if self.seen.contains_key(&after.hash()) {
                 return Err(IllegalMove::Superko(p));
             }
         }
@@ -136,7 +137,7 @@ impl Game {
             }
             Move::Play(p) => {
                 self.board.play_legal(c, p);
-                self.seen.insert(self.board.hash());
+                *self.seen.entry(self.board.hash()).or_insert(0) += 1;
                 self.passes = 0;
             }
         }
@@ -151,8 +152,14 @@ impl Game {
             return false;
         };
         if let Move::Play(_) = m {
-            // Only remove the hash if no other occurrence remains (it cannot: superko).
-            self.seen.remove(&self.board.hash());
+            // One occurrence goes; the position stays seen while another remains.
+            let hash = self.board.hash();
+            if let Some(n) = self.seen.get_mut(&hash) {
+                *n -= 1;
+                if *n == 0 {
+                    self.seen.remove(&hash);
+                }
+            }
         }
         self.board = before;
         self.to_move = c;
@@ -187,5 +194,33 @@ impl Game {
         } else {
             "0".to_string()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Point;
+
+    /// A position repeated while superko is off, then one occurrence undone: the other
+    /// still counts once superko is on.
+    #[test]
+    fn undo_keeps_a_position_seen_while_another_occurrence_remains() {
+        let start = Board::from_diagram(
+            ".XO......\nXO.O.....\n.XO......\n.........\n.........\n.........\n.........\n.........\n.........",
+        )
+        .unwrap();
+        let mut g = Game::from_board(start, Color::Black, 6.5);
+        g.set_superko(false);
+        g.play_as(Color::Black, Move::Play(Point::new(11))).unwrap(); // takes the ko
+        g.play_as(Color::White, Move::Pass).unwrap();
+        g.play_as(Color::White, Move::Play(Point::new(10))).unwrap(); // retakes: the start again
+        assert_eq!(g.board().cells(), start.cells());
+        assert!(g.undo());
+        g.set_superko(true);
+        assert_eq!(
+            g.check(Color::White, Move::Play(Point::new(10))),
+            Err(IllegalMove::Superko(Point::new(10)))
+        );
     }
 }

@@ -10,7 +10,7 @@ pub mod game;
 pub mod score;
 pub mod tables;
 
-pub use board::{Board, Color, IllegalMove};
+pub use board::{Board, Candidates, CellsError, Color, IllegalMove};
 pub use coord::{CoordError, Move, N, NN, NO_POINT, PASS_INDEX, Point};
 pub use game::{Game, Scoring};
 pub use tables::{BOARD, BitIter, Bits, bit};

@@ -9,6 +9,7 @@
 //! | `rule`   | —                   | [`RulePruner`]: self-atari, own eye, edges   |
 //! | `nn`     | model dir (default `models/default`) | [`NetPruner`]: the trained network |
 //! | `nnq`    | CNN model dir       | the same network with 8-bit integer convolutions (faster) |
+//! | `sym2`, `sym4`, `sym8` | CNN (`DIR` or `nnq:DIR`) | the CNN's probabilities averaged over 2, 4 or 8 board symmetries |
 //! | `kakeme` | —                   | [`KakemePruner`]: regions nobody can live in (paper C in `docs/papers.md`) |
 
 use std::collections::HashMap;
@@ -24,7 +25,9 @@ use crate::prune::rules::RulePruner;
 use crate::prune::{NoPruner, Pruner};
 
 /// The kinds [`make_pruner`] knows, for error messages and `--help` texts.
-pub const KINDS: &[&str] = &["none", "random", "rule", "nn", "nnq", "kakeme"];
+pub const KINDS: &[&str] = &[
+    "none", "random", "rule", "nn", "nnq", "sym2", "sym4", "sym8", "kakeme",
+];
 
 /// The model a bare `nn` pruner loads.
 pub const DEFAULT_MODEL: &str = "models/default";
@@ -51,7 +54,7 @@ pub fn resolve_model_dir(dir: &Path) -> PathBuf {
 }
 
 /// `quantized`: the 8-bit evaluation of the same weights (`nnq`), cached apart.
-fn load_network(dir: &Path, quantized: bool) -> anyhow::Result<Arc<dyn Pruner>> {
+fn load_network(dir: &Path, quantized: bool) -> anyhow::Result<Arc<NetPruner>> {
     type Loaded = HashMap<(PathBuf, bool), Arc<NetPruner>>;
     static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
     let mut cache = LOADED
@@ -98,11 +101,29 @@ pub fn make_pruner(kind: &str, arg: Option<&str>) -> anyhow::Result<Arc<dyn Prun
             no_arg(kind)?;
             Ok(Arc::new(RulePruner::default()))
         }
-        "nn" => load_network(Path::new(arg.unwrap_or(DEFAULT_MODEL)), false),
+        "nn" => Ok(load_network(
+            Path::new(arg.unwrap_or(DEFAULT_MODEL)),
+            false,
+        )?),
         "nnq" => {
             let dir =
                 arg.context("pruner `nnq` needs a CNN model directory, e.g. nnq:models/cnn")?;
-            load_network(Path::new(dir), true)
+            Ok(load_network(Path::new(dir), true)?)
+        }
+        "sym2" | "sym4" | "sym8" => {
+            let name = arg.with_context(|| {
+                format!("pruner `{kind}` needs a CNN, e.g. {kind}:nnq:models/cnn")
+            })?;
+            let views = kind[3..]
+                .parse::<u8>()
+                .expect("sym kinds end in their view count");
+            let (quantized, dir) = match name.strip_prefix("nnq:") {
+                Some(dir) => (true, dir),
+                None => (false, name),
+            };
+            let net = load_network(Path::new(dir), quantized)?;
+            let net = NetPruner::clone(&net).with_symmetries(views)?;
+            Ok(Arc::new(net))
         }
         "kakeme" => {
             no_arg(kind)?;

@@ -2,18 +2,20 @@
 //! candidates), soft pruning (negative priors) and playout pruning (forbid the worst share of
 //! the empty points), the last in two evaluation modes.
 //!
-//! Everything here works with any `Arc<dyn Pruner>`: the rule-based and random pruners today,
-//! the network tomorrow. Pruners are called only through [`PrunerSlot`], which caches their
-//! scores by position (stones hash + side to move + ko point), so a position the search
+//! Everything here works with any `Arc<dyn Pruner>`. Pruners are called only through
+//! [`PrunerSlot`], which gives them the position's last two moves (the history a network's
+//! planes were trained on) and caches their scores by position (stones hash, side to move,
+//! ko point, and the last two moves for a pruner that reads them), so a position the search
 //! meets again (a tree leaf that gets several playouts, a reused subtree) costs one lookup.
 
 use std::sync::Arc;
 
 use crate::playout::PlayoutPolicy;
-use crate::prune::{PruneContext, Pruner};
+pub use crate::prune::sort_worst_first;
+use crate::prune::{LastMoves, PruneContext, Pruner, cmp_worst_first, recent_from_last};
 use crate::rules::tables::{ZOBRIST_KO, ZOBRIST_WHITE_TO_MOVE};
-use crate::rules::{BOARD, BitIter, Bits, Board, Color, NN, Point, bit};
-use crate::util::rng::FastRng;
+use crate::rules::{BOARD, BitIter, Bits, Board, Color, Move, NN, Point, bit};
+use crate::util::rng::{FastRng, mix64};
 
 /// What `x` counts in tree pruning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -53,9 +55,18 @@ pub fn position_key(board: &Board, to_move: Color) -> u64 {
     k | 1
 }
 
+/// [`position_key`] with the last two moves mixed in: the key of a pruner that reads them.
+#[inline]
+pub fn history_key(board: &Board, to_move: Color, last: LastMoves) -> u64 {
+    let moves = 0x1157_0000 | (last[0] as u64) << 8 | last[1] as u64;
+    (position_key(board, to_move) ^ mix64(moves)) | 1
+}
+
 /// A pruner with a direct-mapped cache of its scores (allocated on first use).
 pub struct PrunerSlot {
     pub pruner: Arc<dyn Pruner>,
+    /// Whether the pruner reads the last moves, so that they belong in the cache key.
+    reads_history: bool,
     entries: usize,
     keys: Vec<u64>,
     scores: Vec<[f32; NN]>,
@@ -69,6 +80,7 @@ impl PrunerSlot {
     /// `entries` is rounded up to a power of two (at least 1).
     pub fn new(pruner: Arc<dyn Pruner>, entries: usize) -> PrunerSlot {
         PrunerSlot {
+            reads_history: pruner.reads_history(),
             pruner,
             entries: entries.max(1).next_power_of_two(),
             keys: Vec::new(),
@@ -78,50 +90,72 @@ impl PrunerSlot {
         }
     }
 
-    /// The pruner's scores for `board` with `to_move` to play, from the cache when present.
-    pub fn scores(&mut self, board: &Board, to_move: Color) -> &[f32; NN] {
+    /// The cache key of `board` with `to_move` to play after `last`.
+    #[inline]
+    pub fn key(&self, board: &Board, to_move: Color, last: LastMoves) -> u64 {
+        if self.reads_history {
+            history_key(board, to_move, last)
+        } else {
+            position_key(board, to_move)
+        }
+    }
+
+    /// The pruner's scores for `board` with `to_move` to play after the moves `last`, from
+    /// the cache when present.
+    pub fn scores(&mut self, board: &Board, to_move: Color, last: LastMoves) -> &[f32; NN] {
         if self.keys.is_empty() {
             self.keys = vec![0; self.entries];
             self.scores = vec![[0.0; NN]; self.entries];
         }
-        let key = position_key(board, to_move);
+        let key = self.key(board, to_move, last);
         let slot = (key >> 7) as usize & (self.entries - 1);
         if self.keys[slot] == key {
             self.hits += 1;
         } else {
-            let ctx = PruneContext {
-                board,
-                to_move,
-                recent: &[],
-            };
-            self.pruner.badness(&ctx, &mut self.scores[slot]);
+            rate(&*self.pruner, board, to_move, last, &mut self.scores[slot]);
             self.keys[slot] = key;
             self.evals += 1;
         }
         &self.scores[slot]
     }
 
+    /// The cached scores of `board` with `to_move` to play after `last`, if the cache holds
+    /// them (what the search rated, for tests and diagnostics; counts nothing).
+    pub fn cached(&self, board: &Board, to_move: Color, last: LastMoves) -> Option<&[f32; NN]> {
+        let key = self.key(board, to_move, last);
+        let slot = (key >> 7) as usize & (self.entries - 1);
+        (self.keys.get(slot) == Some(&key)).then(|| &self.scores[slot])
+    }
+
     /// Scores without the cache (playout pruning every move).
-    pub fn scores_uncached(&mut self, board: &Board, to_move: Color, out: &mut [f32; NN]) {
-        let ctx = PruneContext {
-            board,
-            to_move,
-            recent: &[],
-        };
-        self.pruner.badness(&ctx, out);
+    pub fn scores_uncached(
+        &mut self,
+        board: &Board,
+        to_move: Color,
+        last: LastMoves,
+        out: &mut [f32; NN],
+    ) {
+        rate(&*self.pruner, board, to_move, last, out);
         self.evals += 1;
     }
 }
 
-/// Sorts `points` (flat indices) from worst to best by `scores`, ties by index: the one
-/// deterministic ranking every pruning mode uses.
-#[inline]
-pub fn sort_worst_first(points: &mut [u8], scores: &[f32; NN]) {
-    points.sort_unstable_by(|&a, &b| {
-        scores[b as usize]
-            .total_cmp(&scores[a as usize])
-            .then(a.cmp(&b))
-    });
+/// `pruner`'s scores for `board` with `to_move` to play after `last`: the one way the search
+/// (and GTP's view of it) builds a pruner's context.
+pub fn rate(
+    pruner: &dyn Pruner,
+    board: &Board,
+    to_move: Color,
+    last: LastMoves,
+    out: &mut [f32; NN],
+) {
+    let mut buf = [Move::Pass; 2];
+    let ctx = PruneContext {
+        board,
+        to_move,
+        recent: recent_from_last(last, &mut buf),
+    };
+    pruner.badness(&ctx, out);
 }
 
 /// How many of `n` candidates tree pruning drops for `x`, never leaving fewer than
@@ -163,11 +197,8 @@ pub fn worst_share_mask(board: &Board, scores: &[f32; NN], share: f32) -> Bits {
     }
     // Only the set of the k worst matters, not their order: a linear-time selection.
     if k < n {
-        pts[..n].select_nth_unstable_by(k, |&a, &b| {
-            scores[b as usize]
-                .total_cmp(&scores[a as usize])
-                .then(a.cmp(&b))
-        });
+        pts[..n]
+            .select_nth_unstable_by(k, |&a, &b| cmp_worst_first(scores, a as usize, b as usize));
     }
     pts[..k].iter().fold(0, |m, &p| m | bit(p as usize))
 }
@@ -195,7 +226,7 @@ pub fn masked_move(
     while cand != 0 {
         let i = nth_set_bit(cand, rng.below(cand.count_ones()));
         let p = Point::new(i);
-        if !board.is_eye(color, p) && board.is_legal(color, p) {
+        if board.is_candidate(color, p) {
             return Some(p);
         }
         cand &= !bit(i);
@@ -237,18 +268,22 @@ impl PlayoutPolicy for LeafMasked {
 
 /// Playout policy for [`PlayoutEval::Move`]: asks the pruner before every move and forbids
 /// the worst `share` of the current empty points (falling back to every point when nothing
-/// allowed is playable).
+/// allowed is playable). It keeps the playout's own last two moves, so the pruner sees the
+/// history a game would give it.
 pub struct EveryMove<'a> {
     pub slot: &'a mut PrunerSlot,
     pub share: f32,
+    last: LastMoves,
     scores: [f32; NN],
 }
 
 impl<'a> EveryMove<'a> {
-    pub fn new(slot: &'a mut PrunerSlot, share: f32) -> EveryMove<'a> {
+    /// `last`: the moves before the playout's first position.
+    pub fn new(slot: &'a mut PrunerSlot, share: f32, last: LastMoves) -> EveryMove<'a> {
         EveryMove {
             slot,
             share,
+            last,
             scores: [0.0; NN],
         }
     }
@@ -256,16 +291,22 @@ impl<'a> EveryMove<'a> {
 
 impl PlayoutPolicy for EveryMove<'_> {
     fn choose(&mut self, board: &mut Board, color: Color, rng: &mut FastRng) -> Option<Point> {
-        self.slot.scores_uncached(board, color, &mut self.scores);
+        self.slot
+            .scores_uncached(board, color, self.last, &mut self.scores);
         let forbidden = worst_share_mask(board, &self.scores, self.share);
-        masked_move(board, color, BOARD & !forbidden, rng)
+        let chosen = masked_move(board, color, BOARD & !forbidden, rng);
+        let code = chosen.map_or(Move::Pass, Move::Play).index() as u8;
+        self.last = [code, self.last[0]];
+        chosen
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prune::NO_LAST_MOVES;
     use crate::prune::rules::RulePruner;
+    use crate::rules::PASS_INDEX;
 
     #[test]
     fn nth_set_bit_walks_both_halves() {
@@ -322,15 +363,86 @@ mod tests {
         assert_eq!(m & bit(1), 0);
     }
 
+    /// Writes what it was given into its scores: the ko point, then the recent moves.
+    struct Echo {
+        history: bool,
+    }
+
+    impl Pruner for Echo {
+        fn name(&self) -> String {
+            "echo".into()
+        }
+        fn reads_history(&self) -> bool {
+            self.history
+        }
+        fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
+            out.fill(-1.0);
+            out[0] = ctx.board.ko_point().map_or(-1.0, |p| p.index() as f32);
+            if self.history {
+                for (o, m) in out[1..].iter_mut().zip(ctx.recent) {
+                    *o = m.index() as f32;
+                }
+            }
+        }
+    }
+
+    /// A simple ko: black has just taken at C8, so white may not retake at B8 at once.
+    fn ko_board() -> Board {
+        let mut b = Board::from_diagram(
+            ".XO......\nXO.O.....\n.XO......\n.........\n.........\n.........\n.........\n.........\n.........",
+        )
+        .unwrap();
+        b.play(Color::Black, Point::new(11)).unwrap();
+        b
+    }
+
+    #[test]
+    fn cache_tells_ko_points_apart() {
+        let ko = ko_board();
+        assert_eq!(ko.ko_point(), Some(Point::new(10)));
+        let same_stones = Board::from_cells(ko.cells(), [0, 0]).unwrap();
+        assert_eq!(same_stones.ko_point(), None);
+        assert_eq!(same_stones.hash(), ko.hash());
+        let mut slot = PrunerSlot::new(Arc::new(Echo { history: false }), 1);
+        assert_eq!(slot.scores(&ko, Color::White, NO_LAST_MOVES)[0], 10.0);
+        // One cache entry: the position without the ko must miss and be rated again.
+        assert_eq!(
+            slot.scores(&same_stones, Color::White, NO_LAST_MOVES)[0],
+            -1.0
+        );
+        assert_eq!((slot.evals, slot.hits), (2, 0));
+    }
+
+    #[test]
+    fn cache_keys_by_last_moves_only_for_pruners_that_read_them() {
+        let b = ko_board();
+        let (one, other) = ([11, 10], [11, PASS_INDEX as u8]);
+        let mut reader = PrunerSlot::new(Arc::new(Echo { history: true }), 1);
+        let s = *reader.scores(&b, Color::White, one);
+        // Oldest first in the context: 10 (B8) then 11 (C8).
+        assert_eq!(s[1..3], [10.0, 11.0]);
+        let s = *reader.scores(&b, Color::White, other);
+        assert_eq!(s[1..3], [81.0, 11.0]);
+        assert_eq!(reader.scores(&b, Color::White, NO_LAST_MOVES)[1], -1.0);
+        assert_eq!(reader.evals, 3);
+        assert!(reader.cached(&b, Color::White, NO_LAST_MOVES).is_some());
+        assert!(reader.cached(&b, Color::White, one).is_none());
+        // A pruner that ignores history shares one entry across histories.
+        let mut blind = PrunerSlot::new(Arc::new(Echo { history: false }), 1);
+        blind.scores(&b, Color::White, one);
+        blind.scores(&b, Color::White, other);
+        assert_eq!((blind.evals, blind.hits), (1, 1));
+    }
+
     #[test]
     fn cache_hits_same_position_and_separates_colours() {
         let mut slot = PrunerSlot::new(Arc::new(RulePruner::default()), 16);
         let b = Board::new();
-        let a = *slot.scores(&b, Color::Black);
-        let again = *slot.scores(&b, Color::Black);
+        let a = *slot.scores(&b, Color::Black, NO_LAST_MOVES);
+        let again = *slot.scores(&b, Color::Black, NO_LAST_MOVES);
         assert_eq!(a, again);
         assert_eq!((slot.evals, slot.hits), (1, 1));
-        slot.scores(&b, Color::White);
+        slot.scores(&b, Color::White, NO_LAST_MOVES);
         assert_eq!(slot.evals, 2);
         assert_ne!(
             position_key(&b, Color::Black),

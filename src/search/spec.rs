@@ -83,6 +83,14 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
         keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong2"))),
     },
     EngineKind {
+        name: "strong3",
+        doc: "`strong2` whose networks see the last two moves before each position, as in training and `eval` (`STRONG3_PRESET`: `history=true`); keys given change the preset.",
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
+        canonical: canonical_preset,
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong3"))),
+    },
+    EngineKind {
         name: "flat",
         doc: "Flat Monte-Carlo with UCB at the root, no tree (\"Moskit\").",
         build: |spec, seed| {
@@ -681,6 +689,16 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         },
     },
     Key {
+        name: "history",
+        value: ValueType::Bool,
+        doc: "Give the networks the last two moves before each position they rate (the last-move planes training filled); off, they see none, as `strong` and `strong2` do.",
+        set: |d, v| {
+            d.config.history = v.boolean();
+            Ok(())
+        },
+        get: |d| some(d.config.history),
+    },
+    Key {
         name: "cache",
         value: ValueType::Whole { lo: 0, hi: 1 << 20 },
         doc: "Entries of each pruner's score cache (324 bytes each).",
@@ -1019,18 +1037,31 @@ pub fn parse_uct(spec: &str) -> anyhow::Result<UctConfig> {
 /// and passes that never lose by the count. `strong` specs set keys on top of these.
 pub const STRONG_PRESET: &str = "uct:c=0,parallel=tree,safe_pass=true,\
     prune=nn:models/cnn-human-5x32-gpu2:65@1,prune_count=board,rave=3500,priors=true,\
-    policy=nn:models/cnn-human-5x32-gpu2,playout=heavy,ladders=true,expand=3";
+    policy=nn:models/cnn-human-5x32-gpu2,playout=heavy,ladders=true,expand=3,history=false";
 
 /// The `strong2` preset: `strong` with both networks evaluated by 8-bit integer
 /// convolutions (`nnq`, see `net::quant`), which cost about a third of the float pass.
+///
+/// Both presets were recorded when the search gave its networks no last moves, so they pin
+/// `history=false` and their games replay; `strong3` is `strong2` with the history.
 pub const STRONG2_PRESET: &str = "uct:c=0,parallel=tree,safe_pass=true,\
     prune=nnq:models/cnn-human-5x32-gpu2:65@1,prune_count=board,rave=3500,priors=true,\
-    policy=nnq:models/cnn-human-5x32-gpu2,playout=heavy,ladders=true,expand=3";
+    policy=nnq:models/cnn-human-5x32-gpu2,playout=heavy,ladders=true,expand=3,history=false";
+
+/// The `strong3` preset: `strong2` whose networks see the last two moves, as they did in
+/// training and in `eval`.
+pub const STRONG3_PRESET: &str = "uct:c=0,parallel=tree,safe_pass=true,\
+    prune=nnq:models/cnn-human-5x32-gpu2:65@1,prune_count=board,rave=3500,priors=true,\
+    policy=nnq:models/cnn-human-5x32-gpu2,playout=heavy,ladders=true,expand=3,history=true";
 
 /// The UCT presets by kind word. A preset never changes once specs that name it are
 /// recorded (match folders, experiment files): a better one gets a new word, as new weights
 /// get a new model directory.
-pub const UCT_PRESETS: &[(&str, &str)] = &[("strong", STRONG_PRESET), ("strong2", STRONG2_PRESET)];
+pub const UCT_PRESETS: &[(&str, &str)] = &[
+    ("strong", STRONG_PRESET),
+    ("strong2", STRONG2_PRESET),
+    ("strong3", STRONG3_PRESET),
+];
 
 /// The preset `uct` spec of a kind word, if it names a preset.
 fn preset(kind: &str) -> Option<&'static str> {
@@ -1315,7 +1346,7 @@ mod tests {
         "uct:sims=2000,expand=5,c=0,threads=2,parallel=tree,reuse=false,resign=0.05,pass=false,\
          safe_pass=true,resign_visits=500,\
          max_nodes=5000,playout_moves=300,prune=nn:models/cnn:65@0,prune_count=board,keep=3,\
-         cache=128,max_seconds=0.25,time_safety=0.5,rave=3500,priors=true,policy=nn:models/mlp-planes,\
+         history=false,cache=128,max_seconds=0.25,time_safety=0.5,rave=3500,priors=true,policy=nn:models/mlp-planes,\
          policy_weight=50,playout=heavy,ladders=true,semeai=true",
         "uct:playout_prune=random:3:0.6,playout_eval=move,soft=nn:20:41@1",
         "uct:widen=nn:models/cnn:4:20:1.5",

@@ -31,7 +31,8 @@ use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize};
 use crate::analysis::TerritoryPlayout;
 use crate::playout::heavy::{Heavy, HeavyConfig};
 use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
-use crate::rules::{BitIter, Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
+use crate::prune::{LastMoves, NO_LAST_MOVES, cmp_best_first, last_point};
+use crate::rules::{Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
 use crate::util::rng::FastRng;
 
 use super::pruning::{
@@ -234,6 +235,10 @@ pub struct Settings {
     pub policy: Option<PolicyPrior>,
     /// Progressive widening, if any.
     pub widen: Option<Widening>,
+    /// Give the pruners the last two moves before each position they rate (a CNN's
+    /// last-move planes, as training filled them); off, they see none (the presets
+    /// recorded before this setting existed).
+    pub history: bool,
 }
 
 /// Progressive widening: candidates ranked best first by a pruner; selection opens the
@@ -301,9 +306,8 @@ pub struct Tree {
     /// Moves allowed at the root (the game layer's superko check); only applied when the
     /// root is expanded.
     root_allowed: Bits,
-    /// The last two moves before the root (most recent first; `PASS_INDEX` = pass or none),
-    /// for heavy playouts and priors.
-    root_last: [u8; 2],
+    /// The last two moves before the root, for heavy playouts, priors and the pruners.
+    root_last: LastMoves,
     /// Whether descents add a virtual loss (several threads share the tree).
     virtual_loss: bool,
 }
@@ -320,7 +324,7 @@ impl Tree {
             root_to_move: Color::Black,
             root_passes: 0,
             root_allowed: crate::rules::BOARD,
-            root_last: [PASS_INDEX as u8; 2],
+            root_last: NO_LAST_MOVES,
             virtual_loss: shared,
         };
         t.reset(Board::new(), Color::Black, 0);
@@ -351,10 +355,10 @@ impl Tree {
         self.root_allowed = allowed;
     }
 
-    /// Tells the tree the last two moves before the root (most recent first), which heavy
-    /// playouts and priors answer.
-    pub fn set_root_last(&mut self, last: [Option<Point>; 2]) {
-        self.root_last = last.map(|p| p.map_or(PASS_INDEX as u8, |p| p.index() as u8));
+    /// Tells the tree the last two moves before the root, which heavy playouts, priors and
+    /// the pruners answer.
+    pub fn set_root_last(&mut self, last: LastMoves) {
+        self.root_last = last;
     }
 
     /// Moves the root to the child reached by `mv` (tree reuse), keeping its subtree, or
@@ -494,10 +498,10 @@ impl Worker {
         }
     }
 
-    /// The last two moves before the current leaf (most recent first): the moves of the
-    /// path's nodes, then the root's history.
-    fn last_moves(&self, tree: &Tree) -> [Option<Point>; 2] {
-        let mut out = [None; 2];
+    /// The last two moves before the current leaf (newest first): the moves of the path's
+    /// nodes, then the root's history.
+    fn last_moves(&self, tree: &Tree) -> LastMoves {
+        let mut out = NO_LAST_MOVES;
         let from_path = self
             .path
             .iter()
@@ -505,9 +509,25 @@ impl Worker {
             .rev()
             .map(|&i| tree.nodes[i as usize].mv() as u8);
         for (slot, mv) in out.iter_mut().zip(from_path.chain(tree.root_last)) {
-            *slot = ((mv as usize) < NN).then(|| Point::new(mv as usize));
+            *slot = mv;
         }
         out
+    }
+
+    /// The last two board moves before the current leaf (`None` = a pass or no move), as
+    /// heavy playouts and priors read them.
+    fn last_points(&self, tree: &Tree) -> [Option<Point>; 2] {
+        self.last_moves(tree).map(last_point)
+    }
+
+    /// The history the pruners get for the current leaf: its last moves, or none when the
+    /// settings turn history off.
+    fn pruner_last(&self, tree: &Tree) -> LastMoves {
+        if tree.settings.history {
+            self.last_moves(tree)
+        } else {
+            NO_LAST_MOVES
+        }
     }
 
     /// Runs simulations on `tree` while `budget` lasts and `deadline` (checked every 64) has
@@ -722,20 +742,14 @@ impl Worker {
             Err(EXPANDING) => return false,
             Err(_) => return true,
         }
-        let mut cand = [0u8; NN];
-        let mut n = 0;
         let allowed = if node == 0 {
             tree.root_allowed
         } else {
             crate::rules::BOARD
         };
-        for i in BitIter(board.empty_bits() & allowed) {
-            let p = Point::new(i);
-            if board.is_legal(color, p) && !board.is_eye(color, p) {
-                cand[n] = i as u8;
-                n += 1;
-            }
-        }
+        let candidates = board.candidates(color, allowed);
+        let cand = candidates.as_slice();
+        let n = cand.len();
         // The budget check comes before the pruners run, so a full tree costs no evaluations.
         let cap = tree.settings.max_nodes.max(NN + 2).min(tree.nodes.len());
         if tree.len.load(Relaxed) + n + 1 > cap {
@@ -743,10 +757,11 @@ impl Worker {
             return false;
         }
         let s = tree.settings;
+        let net_last = self.pruner_last(tree);
         let mut dropped: Bits = 0;
         if let Some(tp) = s.prune.filter(|tp| depth >= tp.depth) {
             let drop = drop_count(n, tp.x, s.prune_count, s.keep_min);
-            let scores = self.slots[tp.slot].scores(board, color);
+            let scores = self.slots[tp.slot].scores(board, color, net_last);
             dropped = worst_mask(&cand[..n], scores, drop);
         }
         let mut soft: Bits = 0;
@@ -760,7 +775,7 @@ impl Worker {
                     m += 1;
                 }
             }
-            let scores = self.slots[sp.slot].scores(board, color);
+            let scores = self.slots[sp.slot].scores(board, color, net_last);
             // `prune_count` counts soft pruning's x as it counts tree pruning's; no minimum is
             // kept unpenalised (keep_min 0), so `legal` penalises min(x, m) as it always did.
             // Counting x of the legal moves penalises every move once fewer than x are
@@ -770,7 +785,7 @@ impl Worker {
             soft_visits = sp.visits;
         }
         let heuristics = if s.priors {
-            let last = self.last_moves(tree);
+            let last = self.last_points(tree);
             Some(super::priors::heuristic_priors(
                 board,
                 color,
@@ -781,17 +796,23 @@ impl Worker {
         } else {
             None
         };
-        let policy = s
-            .policy
-            .map(|pp| (pp.weight, *self.slots[pp.slot].scores(board, color)));
+        let policy = s.policy.map(|pp| {
+            (
+                pp.weight,
+                *self.slots[pp.slot].scores(board, color, net_last),
+            )
+        });
         // Widening ranks the candidates best first, so the open ones are a prefix of the
         // block; the other settings' per-candidate values travel with them (`order`).
         let mut order: [u8; NN] = std::array::from_fn(|k| k as u8);
         if let Some(w) = s.widen {
-            let scores = *self.slots[w.slot].scores(board, color);
+            let scores = *self.slots[w.slot].scores(board, color, net_last);
             order[..n].sort_by(|&a, &b| {
-                let (a, b) = (cand[a as usize] as usize, cand[b as usize] as usize);
-                scores[a].total_cmp(&scores[b]).then(a.cmp(&b))
+                cmp_best_first(
+                    &scores,
+                    cand[a as usize] as usize,
+                    cand[b as usize] as usize,
+                )
             });
         }
         let count = n - (dropped & crate::rules::BOARD).count_ones() as usize + 1;
@@ -829,7 +850,8 @@ impl Worker {
     fn playout(&mut self, tree: &Tree, board: &mut Board, color: Color) -> f32 {
         let settings = &tree.settings;
         let cfg = settings.playout;
-        let last = self.last_moves(tree);
+        let last = self.last_points(tree);
+        let net_last = self.pruner_last(tree);
         let trace = (settings.rave > 0.0).then_some(&mut self.trace);
         let rng = &mut self.rng;
         let result = match settings.playout_prune {
@@ -852,7 +874,16 @@ impl Worker {
                     let slot = &mut self.slots[pp.slot];
                     let mut allowed = [0; 2];
                     for c in [Color::Black, Color::White] {
-                        let scores = slot.scores(board, c);
+                        // The side not to move rates the leaf as if the mover had passed:
+                        // the history a game reaching it with that side to move would have.
+                        let c_last = if c == color {
+                            net_last
+                        } else if settings.history {
+                            [PASS_INDEX as u8, net_last[0]]
+                        } else {
+                            NO_LAST_MOVES
+                        };
+                        let scores = slot.scores(board, c, c_last);
                         allowed[c.idx()] =
                             crate::rules::BOARD & !worst_share_mask(board, scores, pp.share);
                     }
@@ -860,7 +891,7 @@ impl Worker {
                     run_traced(board, color, &mut policy, rng, &cfg, trace)
                 }
                 PlayoutEval::Move => {
-                    let mut policy = EveryMove::new(&mut self.slots[pp.slot], pp.share);
+                    let mut policy = EveryMove::new(&mut self.slots[pp.slot], pp.share, net_last);
                     run_traced(board, color, &mut policy, rng, &cfg, trace)
                 }
             },
@@ -929,6 +960,7 @@ mod tests {
             heavy: HeavyConfig::default(),
             policy: None,
             widen: None,
+            history: true,
         };
         let slots = vec![PrunerSlot::new(Arc::new(RulePruner::default()), 64)];
         (
@@ -1048,6 +1080,31 @@ mod tests {
         t
     }
 
+    /// Every node's move, visits and wins, in arena order.
+    fn fingerprint(t: &Tree) -> Vec<(usize, u32, u32)> {
+        t.nodes[..t.node_count()]
+            .iter()
+            .map(|n| (n.mv(), n.visits(), n.wins().to_bits()))
+            .collect()
+    }
+
+    /// Virtual loss changes even a one-thread search: a node's count includes the visit
+    /// in flight while its child is chosen, so UCB's parent count is one higher. The engine
+    /// therefore runs one thread without it in both parallel modes, and
+    /// `one_thread_is_the_same_search_in_both_parallel_modes` (tests/search_engine.rs),
+    /// which would fail if a one-thread `parallel=tree` engine turned it on, has teeth.
+    #[test]
+    fn virtual_loss_changes_a_one_thread_search() {
+        let grow = |virtual_loss: bool| {
+            let (mut t, mut w) = worker(None, None);
+            t.virtual_loss = virtual_loss;
+            w.search(&t, &SimBudget::new(3000), None);
+            assert_eq!(t.root().visits(), 3000);
+            fingerprint(&t)
+        };
+        assert_ne!(grow(false), grow(true));
+    }
+
     #[test]
     fn shared_tree_counts_every_simulation_once() {
         let t = shared_search(4, 4000, None);
@@ -1135,7 +1192,7 @@ mod tests {
         // The root's block is ranked best first by the pruner (pass last), and selection
         // only visited the open prefix and the pass.
         let kids = t.root_children();
-        let scores = *worker.slots[0].scores(&Board::new(), Color::Black);
+        let scores = *worker.slots[0].scores(&Board::new(), Color::Black, NO_LAST_MOVES);
         let ranked: Vec<f32> = kids[..kids.len() - 1]
             .iter()
             .map(|c| scores[c.mv()])

@@ -24,12 +24,13 @@ use crate::util::rng::FastRng;
 use super::clock::{Clock, TimeControl};
 use super::engine::{Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView};
 use super::pruners::make_pruner;
-use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask};
+use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, rate, worst_mask};
 pub use super::tree::PlayoutKind;
 use super::tree::{
     PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, Widening,
     Worker,
 };
+use crate::prune::{LastMoves, NO_LAST_MOVES, last_move_code};
 
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -161,6 +162,10 @@ pub struct UctConfig {
     pub max_seconds: f64,
     /// Seconds every clock budget keeps back for the controller's and the transport's lag.
     pub time_safety: f64,
+    /// Give the networks the last two moves before each position (the planes training
+    /// filled). The presets recorded before this key existed (`strong`, `strong2`) set it
+    /// off, so their recorded games replay.
+    pub history: bool,
 }
 
 impl Default for UctConfig {
@@ -193,6 +198,7 @@ impl Default for UctConfig {
             policy_weight: 100.0,
             max_seconds: 0.0,
             time_safety: super::clock::DEFAULT_SAFETY,
+            history: true,
         }
     }
 }
@@ -307,6 +313,7 @@ impl UctEngine {
             heavy: config.heavy,
             policy,
             widen,
+            history: config.history,
         };
         let view_pruner = prune
             .map(|p| (p.slot, p.x))
@@ -375,10 +382,13 @@ impl UctEngine {
             .min(2) as u8
     }
 
-    /// The last two board moves of the game, most recent first (`None` = pass or no move).
-    fn last_two_moves(&self) -> [Option<Point>; 2] {
-        let mut it = self.game.moves().iter().rev().map(|(_, m)| m.point());
-        [it.next().flatten(), it.next().flatten()]
+    /// The last two moves of the game, newest first.
+    fn last_two_moves(&self) -> LastMoves {
+        let mut out = NO_LAST_MOVES;
+        for (slot, (_, m)) in out.iter_mut().zip(self.game.moves().iter().rev()) {
+            *slot = last_move_code(*m);
+        }
+        out
     }
 
     /// Root moves the game layer allows (superko included).
@@ -773,21 +783,15 @@ impl Engine for UctEngine {
         let (pruner, x) = self.view_pruner.as_ref()?;
         let board = self.game.board();
         let mut scores = [0f32; NN];
-        pruner.badness(
-            &crate::prune::PruneContext {
-                board,
-                to_move: color,
-                recent: &[],
-            },
-            &mut scores,
-        );
-        let cand: Vec<u8> = crate::rules::BitIter(board.empty_bits() & BOARD)
-            .filter(|&i| {
-                let p = Point::new(i);
-                board.is_legal(color, p) && !board.is_eye(color, p)
-            })
-            .map(|i| i as u8)
-            .collect();
+        // The history the search gives the pruner at its root.
+        let last = if self.config.history {
+            self.last_two_moves()
+        } else {
+            NO_LAST_MOVES
+        };
+        rate(&**pruner, board, color, last, &mut scores);
+        let candidates = board.candidates(color, BOARD);
+        let cand = candidates.as_slice();
         let drop = drop_count(
             cand.len(),
             *x,
@@ -797,7 +801,154 @@ impl Engine for UctEngine {
         Some(PrunerView {
             name: pruner.name(),
             scores,
-            pruned: worst_mask(&cand, &scores, drop),
+            pruned: worst_mask(cand, &scores, drop),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Position;
+    use crate::net::NetPruner;
+    use crate::net::curve::PositionScorer;
+    use crate::net::data::sgf_positions;
+    use crate::net::encode::NetInput;
+    use crate::prune::PruneContext;
+
+    /// `uct` with `sims` simulations, expansion at the first visit, a cache of `cache`
+    /// entries and tree pruning of the 3 worst moves from the root by `pruner`.
+    fn pruning_engine(pruner: &str, sims: u32, cache: usize, history: bool) -> UctEngine {
+        let config = UctConfig {
+            sims,
+            expand: 1,
+            cache,
+            history,
+            prune: Some(TreePrune {
+                pruner: pruner.into(),
+                x: 3,
+                depth: 0,
+            }),
+            ..UctConfig::default()
+        };
+        UctEngine::new(config, 5).unwrap()
+    }
+
+    /// Two recorded games (one with passes) as `eval` reads them: dataset positions with
+    /// their last moves and ko points.
+    fn recorded_positions() -> Vec<Position> {
+        let files =
+            ["ogs_style.sgf", "passes.sgf"].map(|f| format!("tests/fixtures/sgf/{f}").into());
+        let (positions, skipped) = sgf_positions(&files);
+        assert_eq!(skipped, 0);
+        positions
+    }
+
+    /// For each network kind the search can use, the pruner spec and the name `eval --model`
+    /// takes for the same network.
+    const NETWORKS: [(&str, &str); 5] = [
+        (
+            "nn:models/cnn-human-5x32-gpu2",
+            "models/cnn-human-5x32-gpu2",
+        ),
+        (
+            "nnq:models/cnn-human-5x32-gpu2",
+            "nnq:models/cnn-human-5x32-gpu2",
+        ),
+        (
+            "sym2:nnq:models/cnn-human-5x32-gpu2",
+            "sym2:nnq:models/cnn-human-5x32-gpu2",
+        ),
+        ("nn:models/mlp-planes", "models/mlp-planes"),
+        ("nn:models/default", "models/default"),
+    ];
+
+    /// Searches every position of the recorded games and checks what the tree's pruner
+    /// rated at the root, and at the child the game went on to, against `eval`'s scores
+    /// for the same position and history.
+    #[test]
+    fn the_search_rates_positions_as_eval_does_for_every_network_kind() {
+        let positions = recorded_positions();
+        for (spec_name, eval_name) in NETWORKS {
+            let eval_net = NetPruner::load_named(eval_name).unwrap();
+            // A cache large enough that no later position evicts the one checked.
+            let mut engine = pruning_engine(spec_name, 400, 1 << 18, true);
+            let (mut roots, mut children) = (0, 0);
+            let mut over = None;
+            for (k, pos) in positions.iter().enumerate() {
+                if k == 0 || positions[k - 1].game != pos.game {
+                    engine.new_game(6.5);
+                }
+                if pos.last_moves[..2] == [PASS_INDEX as u8; 2] || over == Some(pos.game) {
+                    // Two passes ended the game (the record plays on): nothing to search.
+                    over = Some(pos.game);
+                    continue;
+                }
+                let board = pos.board();
+                // The search keys by the game's board, which carries the ko point.
+                let root = *engine.game.board();
+                assert_eq!(root.cells(), board.cells(), "{spec_name}: {k}");
+                engine.analyze(pos.color());
+                let slot = &engine.workers[0].slots[0];
+                let mut want = [0f32; NN];
+                eval_net.score(pos, &board, &mut want);
+                let last = [pos.last_moves[0], pos.last_moves[1]];
+                let got = slot.cached(&root, pos.color(), last);
+                assert_eq!(got, Some(&want), "{spec_name}: root of position {k}");
+                roots += 1;
+                let mv = Move::from_index(pos.played as usize).unwrap();
+                if let Some(next) = positions.get(k + 1).filter(|n| n.game == pos.game) {
+                    let mut child = root;
+                    if let Some(p) = mv.point() {
+                        child.play(pos.color(), p).unwrap();
+                    }
+                    let next_last = [next.last_moves[0], next.last_moves[1]];
+                    if let Some(got) = slot.cached(&child, next.color(), next_last) {
+                        eval_net.score(next, &next.board(), &mut want);
+                        assert_eq!(got, &want, "{spec_name}: child of position {k}");
+                        children += 1;
+                    }
+                }
+                engine.play(pos.color(), mv).unwrap();
+            }
+            assert!(roots > 12, "{roots} of {}", positions.len());
+            assert!(
+                children * 3 > roots,
+                "{spec_name}: {children} children of {roots} checked"
+            );
+        }
+    }
+
+    /// `history=false` (the recorded presets) gives the networks no last moves, as before.
+    #[test]
+    fn history_off_rates_without_last_moves() {
+        let positions = recorded_positions();
+        let pos = &positions[3];
+        let mut engine = pruning_engine("nnq:models/cnn-human-5x32-gpu2", 20, 4096, false);
+        for p in &positions[..3] {
+            engine
+                .play(p.color(), Move::from_index(p.played as usize).unwrap())
+                .unwrap();
+        }
+        engine.analyze(pos.color());
+        let board = pos.board();
+        let net = NetPruner::load_named("nnq:models/cnn-human-5x32-gpu2").unwrap();
+        let mut blind = [0f32; NN];
+        net.rate(
+            &NetInput::from_context(&PruneContext {
+                board: &board,
+                to_move: pos.color(),
+                recent: &[],
+            }),
+            &mut blind,
+        );
+        let slot = &engine.workers[0].slots[0];
+        assert_eq!(
+            slot.cached(&board, pos.color(), NO_LAST_MOVES),
+            Some(&blind)
+        );
+        let mut seen = [0f32; NN];
+        net.score(pos, &board, &mut seen);
+        assert_ne!(seen, blind, "the last moves change this network's scores");
     }
 }

@@ -1,6 +1,38 @@
 //! Helpers shared by the integration tests.
+//!
+//! Every test that needs something outside the crate (the shared game records, GNU Go,
+//! Slurm, Node) reads one switch, `AKUSHU_REQUIRE_<WHAT>`, through [`required`]: set, the
+//! thing's absence fails the test; unset, the test says why and skips.
+
+// Each test binary uses its own part of these helpers.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
+
+/// Whether `AKUSHU_REQUIRE_<what>` is on: `1`, `true` or `yes` (any case) turn it on;
+/// unset, empty, `0`, `false` or `no` leave it off. Any other value fails the test that
+/// reads it, so a misspelt switch cannot pass as off.
+pub fn required(what: &str) -> bool {
+    let name = format!("AKUSHU_REQUIRE_{what}");
+    match std::env::var(&name) {
+        Err(std::env::VarError::NotPresent) => false,
+        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" => true,
+            "" | "0" | "false" | "no" => false,
+            other => panic!("{name}={other}: expected 1, true or yes (on), 0, false or no (off)"),
+        },
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+/// A test's way out when `why` keeps it from running: a failure naming `fix` when
+/// `AKUSHU_REQUIRE_<what>` is on, else a note on stderr (the caller then returns).
+pub fn skip_or_fail(what: &str, test: &str, why: &str, fix: &str) {
+    if required(what) {
+        panic!("{test}: {why}, and AKUSHU_REQUIRE_{what} is on ({fix})");
+    }
+    eprintln!("skipping {test}: {why} ({fix}; AKUSHU_REQUIRE_{what}=1 makes this a failure)");
+}
 
 /// A file of the shared game records beside the checkout (`../shared/data/NAME`), or `None`
 /// (with a note) when it is absent; with `AKUSHU_REQUIRE_DATA` set, absence is a failure.
@@ -11,9 +43,11 @@ pub fn shared_data(name: &str) -> Option<PathBuf> {
     if p.exists() {
         return Some(p);
     }
-    if std::env::var_os("AKUSHU_REQUIRE_DATA").is_some() {
-        panic!("{} is missing and AKUSHU_REQUIRE_DATA is set", p.display());
-    }
-    eprintln!("skipping: {} not found", p.display());
+    skip_or_fail(
+        "DATA",
+        "this test",
+        &format!("{} not found", p.display()),
+        "the shared game records belong beside the checkout",
+    );
     None
 }
