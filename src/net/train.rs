@@ -467,87 +467,117 @@ fn batch_positions(
         .collect()
 }
 
-fn run<M, T>(
-    config: &TrainConfig,
-    mut model: M,
-    task: &T,
-    train: &[Position],
-    validation: &[Position],
-    out: &Path,
-    options: &TrainOptions,
-) -> Result<TrainSummary, NetError>
-where
-    M: Module,
-    T: Task<M>,
-{
-    if train.is_empty() || validation.is_empty() {
-        return Err(NetError::Data(
-            "training and validation sets must not be empty".into(),
-        ));
-    }
-    let ckpt = checkpoint_dir(out);
-    std::fs::create_dir_all(&ckpt).map_err(io_err(&ckpt))?;
-    let device = options.device.clone();
-    let ad = device.clone().autodiff();
-    let mut optim = AdamConfig::new().init();
-    let state_path = ckpt.join("state.json");
-    let mut state = TrainState {
-        train_positions: train.len(),
-        validation_positions: validation.len(),
+/// A fresh run's state, model and optimiser, or the checkpoint's when `resume` finds one
+/// (refused when it was made on data of other sizes).
+fn start_or_resume<M: Module>(
+    model: M,
+    train: usize,
+    validation: usize,
+    ckpt: &Path,
+    resume: bool,
+) -> Result<(TrainState, M, ModuleOptimizer), NetError> {
+    let optim = AdamConfig::new().init();
+    let fresh = TrainState {
+        train_positions: train,
+        validation_positions: validation,
         ..TrainState::default()
     };
-    if options.resume && state_path.exists() {
-        let text = std::fs::read_to_string(&state_path).map_err(io_err(&state_path))?;
-        let saved: TrainState = serde_json::from_str(&text).map_err(|e| NetError::Config {
-            path: state_path.clone(),
-            message: e.to_string(),
-        })?;
-        check_same_data(&saved, train.len(), validation.len(), &state_path)?;
-        state = saved;
-        model = load_weights(model, &ckpt.join("model.bpk"))?;
-        let op = ckpt.join("optimizer.bpk");
-        optim = optim.load(&op).map_err(|e| NetError::Weights {
-            path: op.clone(),
-            message: format!("{e:?}"),
-        })?;
-        crate::errln!(
-            "resuming after step {} (epoch {})",
-            state.step,
-            state.epochs_done + 1
-        );
+    let state_path = ckpt.join("state.json");
+    if !(resume && state_path.exists()) {
+        return Ok((fresh, model, optim));
     }
-    state.train_positions = train.len();
-    state.validation_positions = validation.len();
-    let cfg_path = config_path(out);
-    write_atomic(&cfg_path, config.to_json().as_bytes()).map_err(io_err(&cfg_path))?;
+    let text = std::fs::read_to_string(&state_path).map_err(io_err(&state_path))?;
+    let mut state: TrainState = serde_json::from_str(&text).map_err(|e| NetError::Config {
+        path: state_path.clone(),
+        message: e.to_string(),
+    })?;
+    check_same_data(&state, train, validation, &state_path)?;
+    let model = load_weights(model, &ckpt.join("model.bpk"))?;
+    let op = ckpt.join("optimizer.bpk");
+    let optim = optim.load(&op).map_err(|e| NetError::Weights {
+        path: op.clone(),
+        message: format!("{e:?}"),
+    })?;
+    crate::errln!(
+        "resuming after step {} (epoch {})",
+        state.step,
+        state.epochs_done + 1
+    );
+    state.train_positions = train;
+    state.validation_positions = validation;
+    Ok((state, model, optim))
+}
 
-    let bs = config.batch_size.max(1);
-    let steps_per_epoch = train.len().div_ceil(bs) as u64;
-    let total_steps = steps_per_epoch * config.epochs as u64;
-    let validate_every = match config.validate_every {
-        0 => steps_per_epoch,
-        n => n.min(steps_per_epoch),
-    };
-    let shards = data_parallel_shards(&device);
-    let started = Instant::now();
-    let bar = progress_bar(options.progress, total_steps * bs as u64);
-    bar.set_position(state.step * bs as u64);
-    let mut paused = false;
-    let (mut loss_sum, mut loss_n) = (0.0f64, 0usize);
-    let mut interval_start = Instant::now();
-    let mut interval_cpu = crate::util::cpu_seconds();
-    let mut interval_examples = 0u64;
-    let mut lr = config.learning_rate;
+/// Training loss and throughput since the last validation.
+struct Interval {
+    loss_sum: f64,
+    loss_n: usize,
+    examples: u64,
+    start: Instant,
+    cpu: Option<f64>,
+}
 
-    while state.step < total_steps && !state.stopped_early {
-        let epoch = (state.step / steps_per_epoch) as usize + 1;
+impl Interval {
+    fn start() -> Interval {
+        Interval {
+            loss_sum: 0.0,
+            loss_n: 0,
+            examples: 0,
+            start: Instant::now(),
+            cpu: crate::util::cpu_seconds(),
+        }
+    }
+
+    fn mean_loss(&self) -> f64 {
+        self.loss_sum / self.loss_n.max(1) as f64
+    }
+}
+
+/// One training run's fixed parts: what it trains on, how, and its step plan.
+struct Run<'a, T> {
+    config: &'a TrainConfig,
+    task: &'a T,
+    train: &'a [Position],
+    validation: &'a [Position],
+    out: &'a Path,
+    device: Device,
+    /// The autodiff device the steps run on.
+    ad: Device,
+    shards: usize,
+    batch: usize,
+    steps_per_epoch: u64,
+    total_steps: u64,
+    validate_every: u64,
+    bar: indicatif::ProgressBar,
+}
+
+impl<T> Run<'_, T> {
+    /// The epoch (from 1) that step `step` belongs to.
+    fn epoch_of(&self, step: u64) -> usize {
+        (step / self.steps_per_epoch) as usize + 1
+    }
+
+    /// Runs the steps from `state.step` to the next validation or the end of the epoch, the
+    /// loader encoding batches ahead on its own thread; returns the trained model.
+    fn steps<M: Module>(
+        &self,
+        model: M,
+        optim: &mut ModuleOptimizer,
+        state: &mut TrainState,
+        interval: &mut Interval,
+        lr: &mut f64,
+    ) -> Result<M, NetError>
+    where
+        T: Task<M>,
+    {
+        let (config, task, train) = (self.config, self.task, self.train);
+        let epoch = self.epoch_of(state.step);
         let order = epoch_order(config.seed, epoch, train.len());
-        let first = (state.step % steps_per_epoch) as usize;
-        let epoch_end = epoch as u64 * steps_per_epoch;
-        let next_check = |step: u64| (step / validate_every + 1) * validate_every;
-        let stop_at = next_check(state.step).min(epoch_end);
+        let first = (state.step % self.steps_per_epoch) as usize;
+        let epoch_end = epoch as u64 * self.steps_per_epoch;
+        let next_check = (state.step / self.validate_every + 1) * self.validate_every;
+        let stop_at = next_check.min(epoch_end);
         let first_step = state.step;
-        // The loader encodes batches ahead of the step on its own thread.
         let (tx, rx) = std::sync::mpsc::sync_channel::<Encoded>(4);
         // The model moves into the scope and back out (the step consumes and returns it).
         let (trained, result) = std::thread::scope(|scope| -> (M, Result<(), NetError>) {
@@ -563,8 +593,8 @@ where
                 }
             });
             for enc in rx.iter() {
-                lr = learning_rate(config, state.step, total_steps);
-                let (value, grads) = gradients(task, &model, &enc, shards, &ad);
+                *lr = learning_rate(config, state.step, self.total_steps);
+                let (value, grads) = gradients(task, &model, &enc, self.shards, &self.ad);
                 if !value.is_finite() {
                     let message = format!(
                         "training diverged: loss {value} at step {} (lower --lr?)",
@@ -572,49 +602,63 @@ where
                     );
                     return (model, Err(NetError::Data(message)));
                 }
-                model = optim.step(lr, model, grads);
-                loss_sum += value * enc.rows as f64;
-                loss_n += enc.rows;
-                interval_examples += enc.rows as u64;
+                model = optim.step(*lr, model, grads);
+                interval.loss_sum += value * enc.rows as f64;
+                interval.loss_n += enc.rows;
+                interval.examples += enc.rows as u64;
                 state.step += 1;
-                bar.inc(enc.rows as u64);
-                bar.set_message(format!(
+                self.bar.inc(enc.rows as u64);
+                self.bar.set_message(format!(
                     "epoch {epoch}/{} loss {:.4} lr {lr:.2e}",
                     config.epochs,
-                    loss_sum / loss_n.max(1) as f64
+                    interval.mean_loss()
                 ));
             }
             (model, Ok(()))
         });
-        model = trained;
         result?;
         if state.step == epoch_end {
             state.epochs_done = epoch;
         }
-        // Validation and checkpoint.
-        let seconds = interval_start.elapsed().as_secs_f64();
-        let cpu = match (interval_cpu, crate::util::cpu_seconds()) {
+        Ok(trained)
+    }
+
+    /// Validates `model` after the steps of `interval` (which ended in `epoch`), logs the
+    /// row, keeps the best weights and decides on early stopping.
+    fn validate_and_log<M: Module>(
+        &self,
+        model: &M,
+        epoch: usize,
+        lr: f64,
+        interval: &Interval,
+        state: &mut TrainState,
+    ) -> Result<(), NetError>
+    where
+        T: Task<M>,
+    {
+        let config = self.config;
+        let seconds = interval.start.elapsed().as_secs_f64();
+        let cpu = match (interval.cpu, crate::util::cpu_seconds()) {
             (Some(a), Some(b)) => (b - a) / seconds.max(1e-9),
             _ => f64::NAN,
         };
-        let valid = model.valid();
-        let (vloss, curve) = validate(&valid, task, validation, &device);
+        let (vloss, curve) = validate(model, self.task, self.validation, &self.device);
         let row = EpochLog {
             epoch,
             step: state.step,
-            examples: state.step * bs as u64,
+            examples: state.step * self.batch as u64,
             learning_rate: lr,
-            train_loss: loss_sum / loss_n.max(1) as f64,
+            train_loss: interval.mean_loss(),
             validation_loss: vloss,
             validation_top1: curve.top_k(1),
             validation_top5: curve.top_k(5),
             validation_top10: curve.top_k(10),
             validation_error_at_30: curve.error_all(30),
             seconds,
-            examples_per_second: interval_examples as f64 / seconds.max(1e-9),
+            examples_per_second: interval.examples as f64 / seconds.max(1e-9),
             cpu_per_wall: cpu,
         };
-        bar.suspend(|| {
+        self.bar.suspend(|| {
             crate::errln!(
                 "step {} (epoch {epoch}): train loss {:.5}, validation loss {:.5}, top1/5/10 {:.3}/{:.3}/{:.3}, error@30 {:.3}, {:.0} ex/s, cpu/wall {:.2}",
                 row.step,
@@ -634,12 +678,12 @@ where
             state.best_epoch = epoch;
             state.best_step = state.step;
             state.validations_without_improvement = 0;
-            save_weights(&valid, &weights_path(out))?;
+            save_weights(model, &weights_path(self.out))?;
         } else {
             state.validations_without_improvement += 1;
         }
         if state.validations_without_improvement >= config.patience.max(1) {
-            bar.suspend(|| {
+            self.bar.suspend(|| {
                 crate::errln!(
                     "early stop: no better validation loss for {} validations",
                     config.patience
@@ -647,10 +691,66 @@ where
             });
             state.stopped_early = true;
         }
+        Ok(())
+    }
+}
+
+fn run<M, T>(
+    config: &TrainConfig,
+    model: M,
+    task: &T,
+    train: &[Position],
+    validation: &[Position],
+    out: &Path,
+    options: &TrainOptions,
+) -> Result<TrainSummary, NetError>
+where
+    M: Module,
+    T: Task<M>,
+{
+    if train.is_empty() || validation.is_empty() {
+        return Err(NetError::Data(
+            "training and validation sets must not be empty".into(),
+        ));
+    }
+    let ckpt = checkpoint_dir(out);
+    std::fs::create_dir_all(&ckpt).map_err(io_err(&ckpt))?;
+    let (mut state, mut model, mut optim) =
+        start_or_resume(model, train.len(), validation.len(), &ckpt, options.resume)?;
+    let cfg_path = config_path(out);
+    write_atomic(&cfg_path, config.to_json().as_bytes()).map_err(io_err(&cfg_path))?;
+
+    let batch = config.batch_size.max(1);
+    let steps_per_epoch = train.len().div_ceil(batch) as u64;
+    let total_steps = steps_per_epoch * config.epochs as u64;
+    let run = Run {
+        config,
+        task,
+        train,
+        validation,
+        out,
+        device: options.device.clone(),
+        ad: options.device.clone().autodiff(),
+        shards: data_parallel_shards(&options.device),
+        batch,
+        steps_per_epoch,
+        total_steps,
+        validate_every: match config.validate_every {
+            0 => steps_per_epoch,
+            n => n.min(steps_per_epoch),
+        },
+        bar: progress_bar(options.progress, total_steps * batch as u64),
+    };
+    run.bar.set_position(state.step * batch as u64);
+    let started = Instant::now();
+    let mut paused = false;
+    let mut lr = config.learning_rate;
+    while state.step < total_steps && !state.stopped_early {
+        let epoch = run.epoch_of(state.step);
+        let mut interval = Interval::start();
+        model = run.steps(model, &mut optim, &mut state, &mut interval, &mut lr)?;
+        run.validate_and_log(&model.valid(), epoch, lr, &interval, &mut state)?;
         save_checkpoint(&model, &optim, &state, out)?;
-        (loss_sum, loss_n, interval_examples) = (0.0, 0, 0);
-        interval_start = Instant::now();
-        interval_cpu = crate::util::cpu_seconds();
         if state.step < total_steps
             && !state.stopped_early
             && options
@@ -661,7 +761,7 @@ where
             break;
         }
     }
-    bar.finish_and_clear();
+    run.bar.finish_and_clear();
     Ok(TrainSummary {
         epochs_run: state.epochs_done,
         steps: state.step,
