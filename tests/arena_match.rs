@@ -261,6 +261,62 @@ fn resume_refuses_games_played_without_the_networks_last_moves() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// `sprt` stops a match at the game that decides, whatever `jobs`; the summary records the
+/// decision; a decided folder resumed with more games plays none.
+#[test]
+fn a_sequential_test_stops_the_match_where_it_decides() {
+    let sprt = akushu::arena::sprt::Sprt::parse("elo0=0,elo1=100").unwrap();
+    let c = |games, jobs| MatchConfig {
+        black: "uct:sims=200".into(),
+        alternate: true,
+        sprt: Some(sprt),
+        jobs,
+        ..config(games, 3)
+    };
+    let one = temp_dir("sprt-one");
+    let out = run_match(&c(60, 1), &one, false).unwrap();
+    // 200 simulations nearly always beat the random mover: each win adds
+    // ln(p1 / 0.5) = 0.247 to the LLR, so about 12 games cross ln(0.95 / 0.05) = 2.944.
+    let state = sprt.run(out.rows.iter().map(arena::runner::a_score));
+    assert_eq!(state.decision, akushu::arena::sprt::Decision::H1);
+    assert_eq!(
+        state.games,
+        out.rows.len(),
+        "one at a time: nothing past the decision"
+    );
+    assert!((12..20).contains(&state.games), "{state:?}");
+    let decided = format!("after {} games", state.games);
+    let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("**H1 accepted**") && summary.contains(&decided),
+        "{summary}"
+    );
+    let again = run_match(&c(100, 1), &one, false).unwrap();
+    assert_eq!((again.played_now, again.rows.len()), (0, state.games));
+    // Two at a time: the same deciding game, at most the game in flight beside it more.
+    let two = temp_dir("sprt-two");
+    let out = run_match(&c(60, 2), &two, false).unwrap();
+    assert!(
+        (state.games..=state.games + 1).contains(&out.rows.len()),
+        "{}",
+        out.rows.len()
+    );
+    let summary = std::fs::read_to_string(two.join("summary.md")).unwrap();
+    assert!(summary.contains(&decided), "{summary}");
+    // A test needs the whole match in one folder.
+    let sharded = MatchConfig {
+        shard: Some("0/2".parse().unwrap()),
+        ..c(60, 1)
+    };
+    let err = run_match(&sharded, &temp_dir("sprt-shard"), false)
+        .err()
+        .expect("refused");
+    assert!(format!("{err:#}").contains("shard"), "{err:#}");
+    for d in [one, two] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
 /// Runs 2 games of `random` (black) against a fake GTP engine (white).
 fn against_fake(mode: &str) -> Vec<GameRecord> {
     let dir = temp_dir(&format!("fake-{mode}"));

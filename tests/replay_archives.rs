@@ -166,7 +166,7 @@ fn ten_thousand_ogs_games_replay() {
 
 /// All 220,304 OGS records: exactly the 7 known illegal ones fail (about 20 s of CPU).
 #[test]
-#[ignore]
+#[ignore = "reads the whole OGS archive (about 20 s): cargo test --release -- --ignored"]
 fn whole_ogs_archive_replays_except_the_seven_illegal_games() {
     let Some(path) = shared_data("ogs9x9.tar.xz") else {
         return;

@@ -384,6 +384,7 @@ impl ExperimentFile {
                 x: spec.x,
                 series: spec.series.clone(),
                 config: MatchConfig {
+                    sprt: None,
                     black,
                     white,
                     games,

@@ -10,6 +10,7 @@
 //!   per move, overhead;
 //! - [`experiment`]: experiment files (`experiments/*.toml`) and running their arms;
 //! - [`runner`]: plans, runs, resumes, shards and merges matches;
+//! - [`sprt`]: the sequential test that stops a match once its games decide;
 //! - [`cluster`]: an experiment's shards as Slurm array jobs and GNU parallel tasks.
 
 pub mod cluster;
@@ -19,6 +20,7 @@ pub mod player;
 pub mod record;
 pub mod referee;
 pub mod runner;
+pub mod sprt;
 pub mod summary;
 
 /// The random mover lives with the other engines; matches name it `random`.

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use anyhow::{Context, bail};
@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::player::{GtpTimeouts, build_player};
 use super::record::{GameRecord, read_csv, write_csv};
 use super::referee::{GameRules, GameSetup, MatchClock, PlayedGame, play_game};
+use super::sprt::{Decision, Sprt, SprtState};
 use super::summary::{MatchSummary, summarize};
 use crate::search::TimeControl;
 use crate::util::fsio::write_atomic;
@@ -87,6 +88,9 @@ pub struct MatchConfig {
     /// The clock both players play under (none: each engine thinks as its spec says).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<TimeSpec>,
+    /// Stop once a sequential test decides (`games` is then the most played).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<Sprt>,
 }
 
 /// A match clock as written in `match.toml`.
@@ -139,17 +143,20 @@ impl Default for MatchConfig {
             jobs: 1,
             shard: None,
             time: None,
+            sprt: None,
         }
     }
 }
 
 impl MatchConfig {
     /// The same match: equal in everything that decides which games are played and how
-    /// (`jobs` and the number of games may change between runs of one folder).
+    /// (`jobs`, the number of games and the sequential test, which only say when to stop,
+    /// may change between runs of one folder).
     pub fn same_match(&self, other: &MatchConfig) -> bool {
         let norm = |c: &MatchConfig| MatchConfig {
             jobs: 0,
             games: 0,
+            sprt: None,
             ..c.clone()
         };
         norm(self) == norm(other)
@@ -174,7 +181,24 @@ impl MatchConfig {
         if let Some(t) = &self.time {
             t.clock()?;
         }
+        if let Some(s) = &self.sprt {
+            s.validate()?;
+            if self.shard.is_some() {
+                bail!(
+                    "a sequential test (--sprt) needs every game of the match in one folder: \
+                     it cannot run on a shard"
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// The sequential test over the games in `rows` (if the match has one): A's results in
+    /// game order from game 1, up to the first game not finished yet.
+    pub fn sprt_state(&self, rows: &BTreeMap<u32, GameRecord>) -> Option<SprtState> {
+        let sprt = self.sprt?;
+        let scores = (1..=self.games).map_while(|g| rows.get(&g)).map(a_score);
+        Some(sprt.run(scores))
     }
 
     /// The seed of game `game`.
@@ -266,6 +290,17 @@ impl Header {
             engines,
             models: model_checksums(config),
         }
+    }
+}
+
+/// Player A's score in one game: 1 for a win, 0.5 for a draw, 0 for a loss.
+pub fn a_score(r: &GameRecord) -> f64 {
+    if r.winner == "draw" {
+        0.5
+    } else if (r.winner == "B") == (r.black_player == "A") {
+        1.0
+    } else {
+        0.0
     }
 }
 
@@ -418,6 +453,11 @@ impl ResultsDir {
             header.config.max_moves,
             summary
         );
+        let by_game: BTreeMap<u32, GameRecord> = rows.iter().map(|r| (r.game, r.clone())).collect();
+        let text = match (header.config.sprt, header.config.sprt_state(&by_game)) {
+            (Some(sprt), Some(state)) => format!("{text}\n{}\n", sprt.describe(&state)),
+            _ => text,
+        };
         write_atomic(&self.summary(), text.as_bytes())
             .with_context(|| format!("writing {}", self.summary().display()))?;
         Ok(summary)
@@ -509,11 +549,21 @@ pub fn run_match(
         }
         rows.insert(row.game, row);
     }
-    let pending: Vec<u32> = config
-        .planned_games()
-        .into_iter()
-        .filter(|g| !rows.contains_key(g))
-        .collect();
+    // A match whose sequential test has decided plays nothing more.
+    let decided = |rows: &BTreeMap<u32, GameRecord>| {
+        config
+            .sprt_state(rows)
+            .is_some_and(|s| s.decision != Decision::Undecided)
+    };
+    let pending: Vec<u32> = if decided(&rows) {
+        Vec::new()
+    } else {
+        config
+            .planned_games()
+            .into_iter()
+            .filter(|g| !rows.contains_key(g))
+            .collect()
+    };
     if !rows.is_empty() {
         crate::errln!(
             "resuming {}: {} games already finished, {} to play",
@@ -533,15 +583,36 @@ pub fn run_match(
 
     let bar = progress_bar(pending.len() as u64, show_progress);
     let next = AtomicUsize::new(0);
+    // Set once the sequential test decides: no further game starts.
+    let stop = AtomicBool::new(false);
     let rules = config.rules();
     let played_now = pending.len();
+    let (ticket_tx, ticket_rx) = mpsc::channel::<()>();
+    let ticket_rx = std::sync::Mutex::new(ticket_rx);
     let write_result: anyhow::Result<()> = std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<PlayedGame>();
-        for _ in 0..config.jobs.min(pending.len().max(1)) {
+        let jobs = config.jobs.min(pending.len().max(1));
+        // Under a sequential test a game starts only with a ticket, and this thread hands one
+        // back per game it has recorded (none once the test decides): at most `jobs` games
+        // run past the deciding one's result, so one job plays none.
+        let mut tickets = config.sprt.is_some().then_some(ticket_tx);
+        if let Some(t) = &tickets {
+            for _ in 0..jobs {
+                let _ = t.send(());
+            }
+        }
+        for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, pending) = (&next, &pending);
+            let (next, pending, stop, ticket_rx) = (&next, &pending, &stop, &ticket_rx);
+            let ticketed = config.sprt.is_some();
             scope.spawn(move || {
                 loop {
+                    if ticketed && ticket_rx.lock().map_or(true, |r| r.recv().is_err()) {
+                        break;
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&game) = pending.get(i) else { break };
                     let played = play_game(&config.game_setup(game), rules, config.timeouts);
@@ -573,6 +644,14 @@ pub fn run_match(
                 .count();
             bar.set_message(format!("A wins {a_wins}/{}", all.len()));
             bar.inc(1);
+            if decided(&rows) {
+                if !stop.swap(true, Ordering::Relaxed) {
+                    bar.println("the sequential test has decided: no further game starts");
+                }
+                tickets = None;
+            } else if let Some(t) = &tickets {
+                let _ = t.send(());
+            }
         }
         Ok(())
     });

@@ -332,6 +332,7 @@ mod tests {
             jobs: 1,
             shard: None,
             time: Some(crate::arena::TimeSpec::per_move(0.5)),
+            sprt: None,
         };
         for alternate in [true, false] {
             let arm = MatchConfig {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use crate::arena::sprt::Sprt;
 use crate::arena::{self, GtpTimeouts, MatchConfig, Shard, TimeSpec};
 
 /// `akushu match --black SPEC --white SPEC --games N --out DIR` or `akushu match merge`.
@@ -89,9 +90,20 @@ pub struct MatchArgs {
     /// Play only share i of n (0-based): games g with (g-1) % n == i.
     #[arg(long)]
     pub shard: Option<Shard>,
+    /// Stop as soon as a sequential probability ratio test on A's results decides
+    /// (`elo0=0,elo1=35,alpha=0.05,beta=0.05`; alpha and beta default to 0.05): H1 "A is
+    /// better than elo0" against H0 "A is not elo1 better". `--games` is then the most played;
+    /// the summary records the LLR, the bounds and the decision.
+    #[arg(long, value_name = "elo0=E0,elo1=E1[,alpha=A,beta=B]", value_parser = sprt_arg)]
+    pub sprt: Option<Sprt>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// clap parser for `--sprt`.
+fn sprt_arg(text: &str) -> Result<Sprt, String> {
+    Sprt::parse(text).map_err(|e| format!("{e:#}"))
 }
 
 /// clap parser for `--games`.
@@ -127,6 +139,7 @@ impl MatchArgs {
                     grace: self.time_grace,
                     ..t
                 }),
+            sprt: self.sprt,
         }
     }
 }

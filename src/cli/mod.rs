@@ -77,6 +77,8 @@ Examples:
       --games 20 --out runs/gnugo
   akushu match --black strong2 --white strong --time-per-move 0.5 --jobs 2 \\
       --games 20 --out runs/equal-time
+  akushu match --black strong3 --white strong2 --time-per-move 0.25 --alternate \\
+      --games 800 --sprt elo0=0,elo1=35 --out runs/sprt   # stops once decided
   akushu match merge runs/a runs/b --out runs/all")]
     Match(match_cmd::MatchCommand),
     /// Run the paper's experiments from `experiments/*.toml` files.
