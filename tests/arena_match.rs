@@ -486,3 +486,42 @@ fn plays_gnugo_when_installed() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `akushu rate` over the committed match folders: a table anchored on GNU Go level 10,
+/// with the engines that played it rated against it.
+#[test]
+fn rate_prints_ratings_anchored_on_gnugo_for_the_committed_runs() {
+    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("report/runs");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .arg("rate")
+        .arg(&runs)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let anchor = text
+        .lines()
+        .find(|l| l.contains("gtp:gnugo --mode gtp --level 10"))
+        .expect("GNU Go level 10 is in the committed runs");
+    assert!(anchor.contains("| 0 | reference |"), "{anchor}");
+    // strong:sims=2000 won 175 of 200 against it: clearly above, with an interval.
+    let strong = text
+        .lines()
+        .find(|l| l.starts_with("| `strong:sims=2000 ["))
+        .expect("strong at 2,000 simulations played GNU Go");
+    let cells: Vec<&str> = strong.split('|').map(str::trim).collect();
+    let elo: f64 = cells[2].parse().unwrap();
+    assert!((250.0..450.0).contains(&elo), "{strong}");
+    assert!(cells[3].starts_with('[') && cells[5] == "0.875", "{strong}");
+    let err = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["rate", "tests/fixtures/sgf"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(!err.status.success());
+    assert!(String::from_utf8_lossy(&err.stderr).contains("no match folders"));
+}

@@ -11,12 +11,14 @@
 //! - [`experiment`]: experiment files (`experiments/*.toml`) and running their arms;
 //! - [`runner`]: plans, runs, resumes, shards and merges matches;
 //! - [`sprt`]: the sequential test that stops a match once its games decide;
+//! - [`rating`]: Bradley-Terry ratings of every player in a set of match folders;
 //! - [`cluster`]: an experiment's shards as Slurm array jobs and GNU parallel tasks.
 
 pub mod cluster;
 pub mod experiment;
 pub mod gtp;
 pub mod player;
+pub mod rating;
 pub mod record;
 pub mod referee;
 pub mod runner;

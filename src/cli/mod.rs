@@ -10,6 +10,7 @@ pub mod eval;
 pub mod experiment;
 pub mod gtp;
 pub mod match_cmd;
+pub mod rate;
 pub mod reproduce;
 pub mod train;
 pub mod yose;
@@ -81,6 +82,13 @@ Examples:
       --games 800 --sprt elo0=0,elo1=35 --out runs/sprt   # stops once decided
   akushu match merge runs/a runs/b --out runs/all")]
     Match(match_cmd::MatchCommand),
+    /// Ratings of every player in match folders: Bradley-Terry (logistic Elo) with 95%
+    /// intervals, anchored on GNU Go 3.8 level 10 = 0.
+    #[command(after_help = "\
+Examples:
+  akushu rate report/runs                       # every committed match folder
+  akushu rate report/runs/strong_gnugo runs/my-match")]
+    Rate(rate::RateArgs),
     /// Run the paper's experiments from `experiments/*.toml` files.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
@@ -105,6 +113,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Match(cmd) => match_cmd::run(cmd),
+        Command::Rate(args) => rate::run(args),
         Command::Experiment(cmd) => experiment::run(cmd),
         Command::Reproduce(args) => reproduce::run(args),
     }

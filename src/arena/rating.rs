@@ -1,0 +1,456 @@
+//! Ratings from match folders: one Bradley-Terry model (logistic Elo, as BayesElo fits)
+//! over every game of every folder given, with 95% intervals, anchored on GNU Go 3.8
+//! level 10 = 0.
+//!
+//! A player is identified by what decides its play: the canonical engine spec (a GTP
+//! command as written), the checksums of the model directories it loads (recorded in each
+//! folder's `match.toml`), the clock the match gave it, and, for a UCT engine recorded before
+//! engines gave their networks the last moves, `history=false`. The same spec under another
+//! clock, or with other weights, is another player.
+//!
+//! The fit maximises the likelihood of the results with Hunter's MM iteration, after adding
+//! one virtual drawn game to every pair of players that met (BayesElo's prior), so a player
+//! that won every game still gets a finite rating. Intervals come from the inverse Fisher
+//! information with the anchor held fixed: each is the player's uncertainty relative to the
+//! anchor. Players not linked to the anchor by any chain of games are rated against the
+//! most-played player of their own group, and the table says so.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::record::GameRecord;
+use super::runner::{Header, ResultsDir};
+
+/// Elo points per natural-log unit of the odds.
+const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+
+/// Every game of the match folders found, as results between identified players.
+#[derive(Debug, Default, Clone)]
+pub struct Results {
+    /// Player names, in first-seen order.
+    pub players: Vec<String>,
+    /// For each ordered pair (i < j): games and i's score against j.
+    pub pairs: BTreeMap<(usize, usize), (f64, f64)>,
+    /// Match folders read.
+    pub folders: usize,
+    /// Games counted.
+    pub games: usize,
+}
+
+impl Results {
+    fn player(&mut self, name: String) -> usize {
+        match self.players.iter().position(|p| *p == name) {
+            Some(i) => i,
+            None => {
+                self.players.push(name);
+                self.players.len() - 1
+            }
+        }
+    }
+
+    /// Adds one game: `score` is `a`'s (1 win, 0.5 draw, 0 loss).
+    pub fn add(&mut self, a: usize, b: usize, score: f64) {
+        let (key, s) = if a < b {
+            ((a, b), score)
+        } else {
+            ((b, a), 1.0 - score)
+        };
+        let e = self.pairs.entry(key).or_insert((0.0, 0.0));
+        e.0 += 1.0;
+        e.1 += s;
+        self.games += 1;
+    }
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rating {
+    pub player: String,
+    pub elo: f64,
+    /// Half-width of the 95% interval (relative to the reference), 0 for the reference.
+    pub margin: f64,
+    pub games: f64,
+    /// Share of its games won (draws half).
+    pub score: f64,
+    /// The player its rating is relative to (the anchor, or its group's reference).
+    pub reference: String,
+}
+
+/// The match folders under `roots` (each root itself or any folder below it holding a
+/// `match.toml`), in path order.
+pub fn match_folders(roots: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = BTreeSet::new();
+    let mut stack: Vec<PathBuf> = roots.to_vec();
+    while let Some(dir) = stack.pop() {
+        if !dir.is_dir() {
+            anyhow::bail!("{} is not a folder", dir.display());
+        }
+        if dir.join("match.toml").is_file() {
+            out.insert(dir.clone());
+        }
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?
+        {
+            let entry = entry.with_context(|| format!("reading {}", dir.display()))?;
+            // Symbolic links are not followed: a link loop cannot make the walk endless.
+            if entry.file_type()?.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// The identity of the player with `spec` in the match recorded by `header`.
+pub fn player_id(spec: &str, header: &Header) -> String {
+    let canonical = crate::search::spec::canonical_spec(spec).unwrap_or_else(|_| spec.to_string());
+    let mut id = canonical;
+    let uct = crate::search::spec::parse_uct_kind(spec).ok();
+    let recorded = header.engines.get(spec);
+    let dirs = crate::search::spec::model_dirs(spec);
+    if let (Some(config), Some(recorded)) = (&uct, recorded)
+        && config.history
+        && !recorded.contains("\"history\"")
+        && !dirs.is_empty()
+    {
+        id.push_str(" [history=false]");
+    }
+    for dir in dirs {
+        if let Some(sum) = header.models.get(&dir.display().to_string()) {
+            // `fnv1a64:0123...`: the digits after the algorithm's name tell weights apart.
+            let digits = sum.rsplit(':').next().unwrap_or(sum);
+            id.push_str(&format!(
+                " [{} {}]",
+                dir.display(),
+                &digits[..digits.len().min(8)]
+            ));
+        }
+    }
+    let clock = match &header.config.time {
+        Some(t) => format!("clock {}", t.system),
+        None => "no clock".to_string(),
+    };
+    format!("{id} ({clock})")
+}
+
+/// Player A's score in `r` (1 win, 0.5 draw, 0 loss).
+fn a_score(r: &GameRecord) -> f64 {
+    super::runner::a_score(r)
+}
+
+/// Reads every game of `folders`.
+pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
+    let mut results = Results::default();
+    for dir in folders {
+        let rd = ResultsDir::new(dir);
+        let Some(header) = rd.read_header()? else {
+            continue;
+        };
+        let a = results.player(player_id(&header.config.black, &header));
+        let b = results.player(player_id(&header.config.white, &header));
+        let rows = rd.read_rows()?;
+        if a == b {
+            // A player against itself says nothing about its rating.
+            continue;
+        }
+        for r in &rows {
+            results.add(a, b, a_score(r));
+        }
+        results.folders += 1;
+    }
+    Ok(results)
+}
+
+/// Whether `player` is GNU Go at level 10, the anchor.
+pub fn is_anchor(player: &str) -> bool {
+    player.contains("gnugo") && player.contains("--level 10")
+}
+
+/// Fits the ratings; `prior` virtual drawn games are added to every pair that met.
+pub fn fit(results: &Results, prior: f64) -> Vec<Rating> {
+    let n = results.players.len();
+    // Games and scores with the prior, both directions.
+    let mut games = vec![vec![0.0; n]; n];
+    let mut score = vec![0.0; n];
+    let mut real_games = vec![0.0; n];
+    let mut real_score = vec![0.0; n];
+    for (&(i, j), &(g, s)) in &results.pairs {
+        games[i][j] += g + prior;
+        games[j][i] += g + prior;
+        score[i] += s + prior / 2.0;
+        score[j] += g - s + prior / 2.0;
+        real_games[i] += g;
+        real_games[j] += g;
+        real_score[i] += s;
+        real_score[j] += g - s;
+    }
+    let groups = connected_groups(n, &games);
+    let mut out = Vec::new();
+    for group in groups {
+        let reference = group
+            .iter()
+            .copied()
+            .find(|&i| is_anchor(&results.players[i]))
+            .unwrap_or_else(|| {
+                *group
+                    .iter()
+                    .max_by(|&&a, &&b| real_games[a].total_cmp(&real_games[b]).then(b.cmp(&a)))
+                    .expect("groups are not empty")
+            });
+        let strength = mm_fit(&group, &games, &score);
+        let base = strength[&reference].ln();
+        let margins = margins(&group, reference, &games, &strength);
+        for &i in &group {
+            out.push(Rating {
+                player: results.players[i].clone(),
+                elo: (strength[&i].ln() - base) * ELO_PER_NAT,
+                margin: margins.get(&i).copied().unwrap_or(0.0),
+                games: real_games[i],
+                score: real_score[i] / real_games[i].max(1.0),
+                reference: results.players[reference].clone(),
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        a.reference
+            .cmp(&b.reference)
+            .then(b.elo.total_cmp(&a.elo))
+            .then(a.player.cmp(&b.player))
+    });
+    out
+}
+
+/// The players linked by games, each group in increasing index order.
+fn connected_groups(n: usize, games: &[Vec<f64>]) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; n];
+    let mut groups = Vec::new();
+    for start in 0..n {
+        if seen[start] {
+            continue;
+        }
+        let mut group = vec![start];
+        seen[start] = true;
+        let mut k = 0;
+        while k < group.len() {
+            let i = group[k];
+            for j in 0..n {
+                if !seen[j] && games[i][j] > 0.0 {
+                    seen[j] = true;
+                    group.push(j);
+                }
+            }
+            k += 1;
+        }
+        group.sort_unstable();
+        groups.push(group);
+    }
+    groups
+}
+
+/// Hunter's MM iteration for Bradley-Terry strengths (gamma) within one group.
+fn mm_fit(group: &[usize], games: &[Vec<f64>], score: &[f64]) -> BTreeMap<usize, f64> {
+    let mut gamma: BTreeMap<usize, f64> = group.iter().map(|&i| (i, 1.0)).collect();
+    for _ in 0..20_000 {
+        let mut change = 0f64;
+        let mut next = BTreeMap::new();
+        for &i in group {
+            let denom: f64 = group
+                .iter()
+                .filter(|&&j| j != i && games[i][j] > 0.0)
+                .map(|&j| games[i][j] / (gamma[&i] + gamma[&j]))
+                .sum();
+            let g = if denom > 0.0 { score[i] / denom } else { 1.0 };
+            next.insert(i, g.max(1e-300));
+        }
+        // Fix the scale (the model only sees ratios): geometric mean 1.
+        let mean = next.values().map(|g: &f64| g.ln()).sum::<f64>() / group.len() as f64;
+        for (i, g) in next.iter_mut() {
+            *g = (g.ln() - mean).exp();
+            change = change.max((g.ln() - gamma[i].ln()).abs());
+        }
+        gamma = next;
+        if change < 1e-10 {
+            break;
+        }
+    }
+    gamma
+}
+
+/// 95% interval half-widths (Elo) of every player of `group` relative to `reference`, from
+/// the inverse of the Fisher information with the reference's rating held fixed.
+fn margins(
+    group: &[usize],
+    reference: usize,
+    games: &[Vec<f64>],
+    gamma: &BTreeMap<usize, f64>,
+) -> BTreeMap<usize, f64> {
+    let free: Vec<usize> = group.iter().copied().filter(|&i| i != reference).collect();
+    let m = free.len();
+    let mut info = vec![vec![0.0; m]; m];
+    for (a, &i) in free.iter().enumerate() {
+        for &j in group {
+            if j == i || games[i][j] == 0.0 {
+                continue;
+            }
+            let p = gamma[&i] / (gamma[&i] + gamma[&j]);
+            let w = games[i][j] * p * (1.0 - p);
+            info[a][a] += w;
+            if let Some(b) = free.iter().position(|&f| f == j) {
+                info[a][b] -= w;
+            }
+        }
+    }
+    let Some(inverse) = invert(info) else {
+        return BTreeMap::new();
+    };
+    free.iter()
+        .enumerate()
+        .map(|(a, &i)| (i, 1.96 * inverse[a][a].max(0.0).sqrt() * ELO_PER_NAT))
+        .collect()
+}
+
+/// The inverse of a symmetric positive-definite matrix by Gauss-Jordan elimination with
+/// partial pivoting, or `None` when it is singular.
+fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
+    let n = a.len();
+    let mut inv: Vec<Vec<f64>> = (0..n)
+        .map(|i| (0..n).map(|j| f64::from(u8::from(i == j))).collect())
+        .collect();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        inv.swap(col, pivot);
+        let d = a[col][col];
+        for k in 0..n {
+            a[col][k] /= d;
+            inv[col][k] /= d;
+        }
+        for row in 0..n {
+            if row != col {
+                let f = a[row][col];
+                if f != 0.0 {
+                    for k in 0..n {
+                        a[row][k] -= f * a[col][k];
+                        inv[row][k] -= f * inv[col][k];
+                    }
+                }
+            }
+        }
+    }
+    Some(inv)
+}
+
+/// The ratings table as Markdown.
+pub fn table(ratings: &[Rating], results: &Results) -> String {
+    let mut out = format!(
+        "Ratings of {} players from {} games in {} match folders (Bradley-Terry, logistic Elo; \
+         one virtual draw per pair that met; 95% intervals relative to the reference)\n\n\
+         | player | Elo | 95% interval | games | score | relative to |\n|---|---|---|---|---|---|\n",
+        results.players.len(),
+        results.games,
+        results.folders
+    );
+    for r in ratings {
+        let interval = if r.player == r.reference {
+            "reference".to_string()
+        } else {
+            format!("[{:.0}, {:.0}]", r.elo - r.margin, r.elo + r.margin)
+        };
+        let reference = if is_anchor(&r.reference) {
+            "GNU Go 3.8 level 10 = 0".to_string()
+        } else {
+            format!("`{}` (not linked to GNU Go level 10)", r.reference)
+        };
+        out.push_str(&format!(
+            "| `{}` | {:.0} | {interval} | {:.0} | {:.3} | {reference} |\n",
+            r.player, r.elo, r.games, r.score
+        ));
+    }
+    out
+}
+
+/// Reads the folders under `roots`, fits and returns (results, ratings).
+pub fn rate(roots: &[PathBuf]) -> anyhow::Result<(Results, Vec<Rating>)> {
+    let folders = match_folders(roots)?;
+    anyhow::ensure!(
+        !folders.is_empty(),
+        "no match folders (with a match.toml) under {}",
+        roots
+            .iter()
+            .map(|p: &PathBuf| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let results = read(&folders)?;
+    let ratings = fit(&results, 1.0);
+    Ok((results, ratings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::sprt::expected_score;
+    use crate::util::rng::FastRng;
+
+    /// Players of known Elo (an anchor named as GNU Go at level 10 among them) play
+    /// seeded games; the fit recovers each within its interval, and a player nobody links
+    /// to the anchor is rated against its own group.
+    #[test]
+    fn recovers_known_strengths_within_the_intervals() {
+        let truth = [0.0, 150.0, -100.0, 300.0];
+        let mut r = Results::default();
+        let names = ["gtp:gnugo --mode gtp --level 10", "a", "b", "c"];
+        let ids: Vec<usize> = names.iter().map(|n| r.player(n.to_string())).collect();
+        let mut rng = FastRng::new(9);
+        for (i, j) in [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (0, 3)] {
+            let p = expected_score(truth[i] - truth[j]);
+            for _ in 0..400 {
+                r.add(ids[i], ids[j], f64::from(u8::from(rng.unit() < p)));
+            }
+        }
+        let lone = r.player("d".into());
+        let other = r.player("e".into());
+        for _ in 0..10 {
+            r.add(lone, other, 1.0);
+        }
+        let ratings = fit(&r, 1.0);
+        let get = |name: &str| ratings.iter().find(|x| x.player == name).unwrap().clone();
+        assert_eq!(get(names[0]).elo, 0.0);
+        assert_eq!(get(names[0]).margin, 0.0);
+        for (k, name) in names.iter().enumerate().skip(1) {
+            let x = get(name);
+            assert!(
+                (x.elo - truth[k]).abs() <= x.margin,
+                "{name}: {} ± {} against {}",
+                x.elo,
+                x.margin,
+                truth[k]
+            );
+            assert!(x.margin > 10.0 && x.margin < 80.0, "{name}: {}", x.margin);
+            assert!(is_anchor(&x.reference));
+        }
+        // 10 wins and the prior's draw: a finite gap, rated within their own group.
+        let (d, e) = (get("d"), get("e"));
+        let gap = d.elo - e.elo;
+        assert!(gap.is_finite() && gap > 100.0, "{d:?} {e:?}");
+        assert!(!is_anchor(&d.reference) && d.reference == e.reference);
+        assert_eq!(d.games, 10.0);
+    }
+
+    #[test]
+    fn inverse_of_a_small_matrix() {
+        let inv = invert(vec![vec![4.0, 1.0], vec![1.0, 3.0]]).unwrap();
+        let want = [[3.0 / 11.0, -1.0 / 11.0], [-1.0 / 11.0, 4.0 / 11.0]];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!((inv[i][j] - want[i][j]).abs() < 1e-12);
+            }
+        }
+        assert!(invert(vec![vec![1.0, 1.0], vec![1.0, 1.0]]).is_none());
+    }
+}
