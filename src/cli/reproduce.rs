@@ -193,7 +193,8 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     crate::util::output::mark_dir(&args.out, REPORT_KIND)
         .with_context(|| format!("marking {}", args.out.display()))?;
     let plots = write_plots(&results, &args.out);
-    let text = render(&info, &results, &plots);
+    let mut text = render(&info, &results, &plots);
+    text.push_str(&ratings_section(&runs));
     let path = args.out.join("REPORT.md");
     crate::util::fsio::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
@@ -264,6 +265,19 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
         rel.push(".");
     }
     rel
+}
+
+/// The report's ratings section: `akushu rate` over the results folder, or why there is none.
+fn ratings_section(runs: &std::path::Path) -> String {
+    let body = match crate::arena::rating::rate(&[runs.to_path_buf()]) {
+        Ok((results, ratings)) => crate::arena::rating::table(&ratings, &results),
+        Err(e) => format!("No ratings: {e:#}\n"),
+    };
+    format!(
+        "\n## Ratings\n\nEvery player of every match folder in `{}`, from `akushu rate {}`.\n\n{body}",
+        runs.display(),
+        runs.display()
+    )
 }
 
 #[cfg(test)]
