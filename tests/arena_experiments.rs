@@ -422,3 +422,36 @@ compare = [{compare}]
     assert_eq!(alone.len(), 1, "{alone:?}");
     std::fs::remove_dir_all(out).unwrap();
 }
+
+/// The help's cluster example for a quick plan works as written: without `--shards` an arm
+/// of 10 games gets 10 shards, not the default 16 it cannot fill; an explicit count too
+/// large for an arm is still refused.
+#[test]
+fn a_quick_cluster_plan_fits_its_shards_to_the_smallest_arm() {
+    let scripts = std::env::temp_dir().join(format!("akushu-quick-plan-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scripts);
+    let file = experiments_dir().join("soft_pruning.toml");
+    let plan = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_akushu"))
+            .args(["experiment", "plan"])
+            .arg(&file)
+            .args(["--parallel", "--quick", "--scripts"])
+            .arg(&scripts)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = plan(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tasks = std::fs::read_to_string(scripts.join("parallel-tasks.txt")).unwrap();
+    assert_eq!(tasks.lines().count(), 10, "{tasks}");
+    let _ = std::fs::remove_dir_all(&scripts);
+    let out = plan(&["--shards", "16"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exceeds the 10 games"));
+    let _ = std::fs::remove_dir_all(&scripts);
+}

@@ -192,3 +192,42 @@ fn bench_train_writes_throughput_next_to_the_fma_peak() {
     assert!((field("mflop_per_example") - 6.0 * 2.0 * 81.0 * 16.0 * 1e-6).abs() < 1e-9);
     std::fs::remove_dir_all(work).unwrap();
 }
+
+/// A config file may leave out fields, `model` included, when `--model` names the network;
+/// without either the error names the missing field.
+#[test]
+fn a_partial_config_file_takes_the_model_from_the_command_line() {
+    let dir = temp("partial-config");
+    let cfg = dir.join("my.toml");
+    std::fs::write(&cfg, "epochs = 1\nbatch_size = 64\n").unwrap();
+    let out = dir.join("m");
+    let (cfg_s, out_s) = (cfg.display().to_string(), out.display().to_string());
+    let (ok, text) = akushu(&[
+        "train",
+        "--config",
+        &cfg_s,
+        "--model",
+        "mlp",
+        "--synthetic-games",
+        "6",
+        "--out",
+        &out_s,
+    ]);
+    assert!(ok, "{text}");
+    let saved = std::fs::read_to_string(out.join("config.json")).unwrap();
+    assert!(
+        saved.contains("\"model\": \"mlp\"") && saved.contains("\"batch_size\": 64"),
+        "{saved}"
+    );
+    let (ok, text) = akushu(&[
+        "train",
+        "--config",
+        &cfg_s,
+        "--synthetic-games",
+        "6",
+        "--out",
+        &dir.join("n").display().to_string(),
+    ]);
+    assert!(!ok && text.contains("field `model` is missing"), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

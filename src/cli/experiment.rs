@@ -53,9 +53,10 @@ pub struct PlanArgs {
     /// Folder for the scripts and the jobs' logs (default `OUT/NAME/cluster`).
     #[arg(long)]
     pub scripts: Option<PathBuf>,
-    /// Shards per arm (array tasks per arm).
-    #[arg(long, default_value_t = 16)]
-    pub shards: u32,
+    /// Shards per arm (array tasks per arm); by default 16, or the games of the smallest arm
+    /// when it has fewer (so `--quick` plans work as they are).
+    #[arg(long)]
+    pub shards: Option<u32>,
     /// Slurm partition; repeat for several (the job runs in the first that has room).
     #[arg(long)]
     pub partition: Vec<String>,
@@ -129,13 +130,15 @@ fn write_cluster_scripts(args: &PlanArgs, file: &experiment::ExperimentFile) -> 
         Some(path) => absolute(path)?,
         None => std::env::current_exe().context("finding this program's path")?,
     };
+    let arms = file.arms(args.quick)?;
+    let fewest = arms.iter().map(|a| a.config.games).min().unwrap_or(1);
     let plan = ClusterPlan {
         experiment: absolute(&args.file)?,
         name: file.name.clone(),
         quick: args.quick,
-        arms: file.arms(args.quick)?,
+        shards: args.shards.unwrap_or(DEFAULT_SHARDS.min(fewest.max(1))),
+        arms,
         runs,
-        shards: args.shards,
         akushu,
         workdir: absolute(std::path::Path::new("."))?,
         scripts: scripts.clone(),
@@ -195,6 +198,9 @@ pub fn default_runs(quick: bool) -> PathBuf {
         "report/runs"
     })
 }
+
+/// Shards per arm when `--shards` is not given (fewer when an arm has fewer games).
+const DEFAULT_SHARDS: u32 = 16;
 
 pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
     match cmd {

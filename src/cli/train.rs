@@ -26,8 +26,9 @@ pub struct TrainArgs {
     /// Train on this many synthetic random games instead of a dataset (smoke runs).
     #[arg(long, value_parser = crate::util::num::synthetic_games_arg)]
     pub synthetic_games: Option<usize>,
-    /// Which network (required for a new run; a resumed run reads it from `OUT/config.json`).
-    #[arg(long, value_enum, required_unless_present = "resume")]
+    /// Which network (required for a new run unless its `--config` file names one; a resumed
+    /// run reads it from `OUT/config.json`).
+    #[arg(long, value_enum, required_unless_present_any = ["resume", "config"])]
     pub model: Option<NetKind>,
     /// A config file (JSON, or TOML by extension); flags below override it.
     #[arg(long)]
@@ -143,13 +144,20 @@ fn resolve(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
     if args.resume {
         return resume_config(args);
     }
-    let model = args.model.context("--model is required")?;
+    // The file's fields, then the flags: a file without `model` takes `--model`.
     let base = match &args.config {
-        Some(path) => TrainConfig::from_file(path)?,
-        None => TrainConfig::new(model).with_augment(model == NetKind::Cnn),
+        Some(path) => TrainConfig::from_file_or(path, args.model)?,
+        None => {
+            let model = args
+                .model
+                .context("--model is required (or a --config file that names the model)")?;
+            TrainConfig::new(model).with_augment(model == NetKind::Cnn)
+        }
     };
     let mut c = apply_flags(base, args);
-    c.model = model;
+    if let Some(model) = args.model {
+        c.model = model;
+    }
     Ok(c)
 }
 

@@ -97,8 +97,14 @@ impl TrainConfig {
     }
 
     /// Reads a config file: `.toml` as TOML, anything else as JSON. Missing fields take
-    /// their defaults.
+    /// their defaults; the file must name its `model`.
     pub fn from_file(path: &Path) -> Result<TrainConfig, NetError> {
+        TrainConfig::from_file_or(path, None)
+    }
+
+    /// [`from_file`](Self::from_file), where a file without `model` takes `model` (the
+    /// command line's `--model`) and every other missing field its default for that network.
+    pub fn from_file_or(path: &Path, model: Option<NetKind>) -> Result<TrainConfig, NetError> {
         let text = std::fs::read_to_string(path).map_err(|source| NetError::Io {
             path: path.into(),
             source,
@@ -112,8 +118,18 @@ impl TrainConfig {
         } else {
             serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?
         };
-        let kind: NetKind = serde_json::from_value(given.get("model").cloned().unwrap_or_default())
-            .map_err(|e| bad(format!("field `model`: {e}")))?;
+        let kind: NetKind = match (given.get("model"), model) {
+            (Some(v), _) if !v.is_null() => {
+                serde_json::from_value(v.clone()).map_err(|e| bad(format!("field `model`: {e}")))?
+            }
+            (_, Some(model)) => model,
+            (_, None) => {
+                return Err(bad(
+                    "field `model` is missing: name the network (mlp or cnn) in the file or with --model"
+                        .into(),
+                ));
+            }
+        };
         // Start from the defaults so files written before a field existed still load.
         let mut merged = serde_json::to_value(TrainConfig::new(kind)).expect("configs serialise");
         merge(&mut merged, given);
