@@ -562,6 +562,9 @@ fn printsgf_parses_back_and_round_trips_through_loadsgf() {
 
     let dir = std::env::temp_dir().join(format!("akushu-printsgf-{}", std::process::id()));
     let file = dir.join("sub/game.sgf");
+    // printsgf writes into a folder that exists; it creates none.
+    assert!(reply(&mut s, &format!("printsgf {}", file.display())).starts_with("? printsgf"));
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     assert_eq!(
         reply(&mut s, &format!("printsgf {}", file.display())),
         "=\n\n"

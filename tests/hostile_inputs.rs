@@ -895,3 +895,57 @@ fn a_checksummed_record_with_a_dead_stone_is_refused_by_name() {
     }
     fs::remove_dir_all(w).unwrap();
 }
+
+/// GTP `printsgf FILE` follows the output rule: another file, a symbolic link, a FIFO and a
+/// missing folder are refused and left as they were; a new file, and then akushu's own
+/// file, are written.
+#[test]
+fn printsgf_replaces_only_its_own_files() {
+    let w = work("printsgf");
+    let notes = w.join("notes.txt");
+    fs::write(&notes, "keep\n").unwrap();
+    std::os::unix::fs::symlink(&notes, w.join("link.sgf")).unwrap();
+    let fifo = w.join("f");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let ok = w.join("ok.sgf");
+    let script = format!(
+        "play b e5\nprintsgf {}\nprintsgf {}\nprintsgf {}\nprintsgf {}\nprintsgf {}\nprintsgf {}\n",
+        s(&notes),
+        s(&w.join("link.sgf")),
+        s(&fifo),
+        s(&w.join("no/such/x.sgf")),
+        s(&ok),
+        s(&ok)
+    );
+    let r = akushu_in(&["gtp", "--engine", "random"], &script, 20);
+    assert!(r.ok(), "{}", r.stderr);
+    let answers: Vec<&str> = r
+        .stdout
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .collect();
+    assert_eq!(answers.len(), 7, "{}", r.stdout);
+    for a in &answers[1..5] {
+        assert!(a.starts_with("? printsgf"), "{a}");
+    }
+    assert_eq!(answers[5..], ["=", "="], "{}", r.stdout);
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "keep\n");
+    assert!(
+        fs::symlink_metadata(w.join("link.sgf"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(!w.join("no").exists(), "no folder is created");
+    assert!(fs::read_to_string(&ok).unwrap().contains(";B[ee]"));
+    fs::remove_dir_all(w).unwrap();
+}

@@ -174,11 +174,40 @@ pub fn to_sgf(game: &Game) -> String {
     sgf
 }
 
-/// Writes `game`'s SGF to `path` atomically (a reader never sees half a file).
+/// The SGF files akushu writes, for the output rule: only a file that begins this way is
+/// replaced.
+pub const SGF_FILE: crate::util::output::FileKind = crate::util::output::FileKind {
+    name: "game record (SGF)",
+    signature: b"(;GM[1]FF[4]CA[UTF-8]AP[akushu:",
+    mark: None,
+};
+
+/// Writes `game`'s SGF to `path` atomically (a reader never sees half a file), under the
+/// output rule: a new file in an existing folder, or an SGF file akushu wrote. Anything else
+/// is refused with the file left as it was: another file, a symbolic link, a missing folder
+/// (nothing is created but the file), and a FIFO or device, which a GTP session must not
+/// block on.
 pub fn write_sgf(path: &str, game: &Game) -> Result<(), String> {
+    use crate::util::output::{FileTarget, file_target};
+    let file = Path::new(path);
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(format!(
+            "printsgf: folder `{}` does not exist",
+            dir.display()
+        ));
+    }
+    let target = match file_target(file, SGF_FILE, false, &[]) {
+        Ok(FileTarget::Replace(target)) => target,
+        Ok(FileTarget::Stream(_)) => {
+            return Err(format!("printsgf: `{path}` is not a regular file"));
+        }
+        Err(e) => return Err(format!("printsgf: {e}")),
+    };
     let mut text = to_sgf(game);
     text.push('\n');
-    crate::util::fsio::write_atomic(Path::new(path), text.as_bytes())
+    crate::util::fsio::write_atomic(&target, text.as_bytes())
         .map_err(|e| format!("printsgf: cannot write `{path}`: {e}"))
 }
 
