@@ -254,6 +254,14 @@ fn analyze_commands_show_pruner_scores_and_pruned_points() {
     let marks = pruned.lines().find(|l| l.starts_with("MARK")).unwrap();
     assert_eq!(marks.split_whitespace().count() - 1, 41, "{pruned}");
     assert!(marks.contains("A9") && !marks.contains("E5"));
+    assert!(pruned.contains("rule prunes 41 points"), "{pruned}");
+    // Pruning from depth 1 leaves the root whole, and the text says so.
+    let mut deep = server("uct:sims=20,prune=rule:41@1");
+    let (pruned, _) = deep.handle_line("akushu-pruned b").unwrap();
+    assert!(
+        pruned.contains("prunes from depth 1: nothing at the root"),
+        "{pruned}"
+    );
 }
 
 #[test]

@@ -19,7 +19,7 @@ pub mod yose;
 const EXAMPLES: &str = "\
 Examples:
   akushu reproduce --quick                               # the whole pipeline, few games
-  akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --out data/paper --result-known
+  akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --out data/ogs-all --result-known   # every record
   akushu train --data data/paper --model cnn --out models/my-cnn
   akushu eval --model models/default --data data/paper --png curve.png
   akushu gtp --engine strong3:threads=2                  # for GoGui, Sabaki, Lizzie
@@ -74,10 +74,11 @@ Examples:
 Examples:
   akushu match --black \"uct:sims=10000,prune=nn:41@0,prune_count=board\" --white uct \\
       --games 100 --out runs/tree41
-  akushu match --black strong --white \"gtp:gnugo --mode gtp --level 10\" --alternate \\
+  akushu match --black strong --alternate \\
+      --white \"gtp:gnugo --mode gtp --level 10 --chinese-rules --capture-all-dead\" \\
       --games 20 --out runs/gnugo
-  akushu match --black strong2 --white strong --time-per-move 0.5 --jobs 2 \\
-      --games 20 --out runs/equal-time
+  akushu match --black strong2:sims=1000000 --white strong:sims=1000000 \\
+      --time-per-move 0.5 --jobs 2 --games 20 --out runs/equal-time   # the clock stops both
   akushu match --black strong3 --white strong2 --time-per-move 0.25 --alternate \\
       --games 800 --sprt elo0=0,elo1=35 --out runs/sprt   # stops once decided
   akushu match merge runs/a runs/b --out runs/all")]

@@ -491,12 +491,21 @@ impl GtpServer {
                     .filter(|&i| view.pruned & bit(i) != 0)
                     .map(|i| Point::new(i).to_gtp())
                     .collect();
-                Ok(format!(
-                    "TEXT {} prunes {} points\nMARK {}",
-                    view.name,
-                    pts.len(),
-                    pts.join(" ")
-                ))
+                // Pruning from depth 1 or deeper leaves the root whole: say so, so the marks
+                // are not read as moves the search does not consider now.
+                let text = if view.depth == 0 {
+                    format!("{} prunes {} points", view.name, pts.len())
+                } else {
+                    format!(
+                        "{} prunes from depth {}: nothing at the root; marked, the {} points it \
+                         drops where this position is a node at depth {} or deeper",
+                        view.name,
+                        view.depth,
+                        pts.len(),
+                        view.depth
+                    )
+                };
+                Ok(format!("TEXT {text}\nMARK {}", pts.join(" ")))
             }
             "fixed_handicap" => {
                 let n: usize = parse(arg(args, 0, "number of stones")?, "number of stones")?;

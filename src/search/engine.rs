@@ -31,8 +31,11 @@ pub struct PrunerView {
     pub name: String,
     /// Badness per point (higher is worse); occupied points' scores mean nothing.
     pub scores: [f32; NN],
-    /// The points tree pruning would drop at the root of this position.
+    /// The points tree pruning drops at a node of this position at or below `depth`.
     pub pruned: Bits,
+    /// The first depth tree pruning applies at (0 = the root; soft and playout pruning
+    /// views say 0).
+    pub depth: u32,
 }
 
 /// One candidate move of a live analysis (GTP `lz-analyze`, `kata-analyze`).

@@ -242,7 +242,7 @@ pub struct UctEngine {
     /// One per thread.
     workers: Vec<Worker>,
     /// The pruner shown by GTP analyze commands (tree, else soft, else playout pruner).
-    view_pruner: Option<(Arc<dyn Pruner>, usize)>,
+    view_pruner: Option<(Arc<dyn Pruner>, usize, u32)>,
     /// Each colour's clock (GTP `time_settings` and `time_left`; counted down by the engine
     /// itself between reports).
     clocks: [Clock; 2],
@@ -316,10 +316,10 @@ impl UctEngine {
             history: config.history,
         };
         let view_pruner = prune
-            .map(|p| (p.slot, p.x))
-            .or(soft.map(|s| (s.slot, s.x)))
-            .or(playout_prune.map(|p| (p.slot, 0)))
-            .map(|(slot, x)| (pruners[slot].clone(), x));
+            .map(|p| (p.slot, p.x, p.depth))
+            .or(soft.map(|s| (s.slot, s.x, s.depth)))
+            .or(playout_prune.map(|p| (p.slot, 0, 0)))
+            .map(|(slot, x, depth)| (pruners[slot].clone(), x, depth));
         let threads = config.threads.max(1);
         let trees = match config.parallel {
             Parallel::Root => (0..threads).map(|_| Tree::new(settings, false)).collect(),
@@ -780,7 +780,7 @@ impl Engine for UctEngine {
     }
 
     fn pruner_view(&self, color: Color) -> Option<PrunerView> {
-        let (pruner, x) = self.view_pruner.as_ref()?;
+        let (pruner, x, depth) = self.view_pruner.as_ref()?;
         let board = self.game.board();
         let mut scores = [0f32; NN];
         // The history the search gives the pruner at its root.
@@ -802,6 +802,7 @@ impl Engine for UctEngine {
             name: pruner.name(),
             scores,
             pruned: worst_mask(cand, &scores, drop),
+            depth: *depth,
         })
     }
 }
