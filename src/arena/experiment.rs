@@ -49,6 +49,10 @@ pub struct Settings {
     /// --time-per-move`): arms compared at equal time. None: each spec's own budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_per_move_s: Option<f64>,
+    /// Stop each arm once a sequential test on A's results decides (as `match --sprt`:
+    /// `"elo0=0,elo1=35"`); `games` is then the most an arm plays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<String>,
 }
 
 impl Settings {
@@ -70,6 +74,7 @@ impl Default for Settings {
             genmove_timeout_s: m.timeouts.genmove_s,
             command_timeout_s: m.timeouts.command_s,
             time_per_move_s: None,
+            sprt: None,
         }
     }
 }
@@ -364,6 +369,12 @@ impl ExperimentFile {
         } else {
             s.games
         };
+        let sprt = s
+            .sprt
+            .as_deref()
+            .map(super::sprt::Sprt::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("experiment {}: [match] sprt: {e:#}", self.name))?;
         let mut arms = Vec::new();
         for spec in specs {
             let mut v = vars.clone();
@@ -384,7 +395,7 @@ impl ExperimentFile {
                 x: spec.x,
                 series: spec.series.clone(),
                 config: MatchConfig {
-                    sprt: None,
+                    sprt,
                     black,
                     white,
                     games,
@@ -871,6 +882,23 @@ vars = { sims = 50 }
         let loop_vars = BTreeMap::from([("a".to_string(), "{a}x".to_string())]);
         assert!(substitute("{a}", &loop_vars).is_err());
         assert!(toml::from_str::<ExperimentFile>("name='a'\ntitle='b'\ngamez=3").is_err());
+    }
+
+    /// `sprt` under `[match]` reaches every arm's match; a bad one names the experiment.
+    #[test]
+    fn a_sequential_test_in_the_file_reaches_every_arm() {
+        let text = "name = 'gate'\ntitle = 'g'\n[match]\ngames = 400\nsprt = 'elo0=0,elo1=35'\n\
+                    [players]\nblack = 'uct:sims=50'\nwhite = 'random'\n[[arm]]\nlabel = 'a'\n";
+        let f = parse(text, "gate.toml").unwrap();
+        let arms = f.arms(false).unwrap();
+        let sprt = arms[0].config.sprt.expect("the arm carries the test");
+        assert_eq!((sprt.elo0, sprt.elo1, sprt.alpha), (0.0, 35.0, 0.05));
+        let bad = parse(&text.replace("elo1=35", "elo1=-5"), "gate.toml").unwrap();
+        let e = format!("{:#}", bad.arms(false).unwrap_err());
+        assert!(
+            e.contains("experiment gate") && e.contains("must be below"),
+            "{e}"
+        );
     }
 
     /// A `games.csv` row of `black` vs `white` lasting `wall` seconds.
