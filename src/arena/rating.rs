@@ -20,8 +20,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use super::record::GameRecord;
-use super::runner::{Header, ResultsDir};
+use super::runner::{Header, ResultsDir, a_score};
 
 /// Elo points per natural-log unit of the odds.
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
@@ -135,11 +134,6 @@ pub fn player_id(spec: &str, header: &Header) -> String {
     format!("{id} ({clock})")
 }
 
-/// Player A's score in `r` (1 win, 0.5 draw, 0 loss).
-fn a_score(r: &GameRecord) -> f64 {
-    super::runner::a_score(r)
-}
-
 /// Reads every game of `folders`.
 pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
     let mut results = Results::default();
@@ -150,12 +144,11 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
         };
         let a = results.player(player_id(&header.config.black, &header));
         let b = results.player(player_id(&header.config.white, &header));
-        let rows = rd.read_rows()?;
         if a == b {
             // A player against itself says nothing about its rating.
             continue;
         }
-        for r in &rows {
+        for r in &rd.read_rows()? {
             results.add(a, b, a_score(r));
         }
         results.folders += 1;

@@ -638,10 +638,7 @@ pub fn run_match(
             rows.insert(game, played.record);
             let all: Vec<GameRecord> = rows.values().cloned().collect();
             write_csv(&dir.csv(), &all)?;
-            let a_wins = all
-                .iter()
-                .filter(|r| (r.winner == "B") == (r.black_player == "A") && r.winner != "draw")
-                .count();
+            let a_wins = all.iter().filter(|r| a_score(r) == 1.0).count();
             bar.set_message(format!("A wins {a_wins}/{}", all.len()));
             bar.inc(1);
             if decided(&rows) {

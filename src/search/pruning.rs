@@ -12,7 +12,10 @@ use std::sync::Arc;
 
 use crate::playout::PlayoutPolicy;
 pub use crate::prune::sort_worst_first;
-use crate::prune::{LastMoves, PruneContext, Pruner, cmp_worst_first, recent_from_last};
+use crate::prune::{
+    LastMoves, NO_LAST_MOVES, PruneContext, Pruner, cmp_worst_first, last_move_code,
+    recent_from_last,
+};
 use crate::rules::tables::{ZOBRIST_KO, ZOBRIST_WHITE_TO_MOVE};
 use crate::rules::{BOARD, BitIter, Bits, Board, Color, Move, NN, Point, bit};
 use crate::util::rng::{FastRng, mix64};
@@ -138,6 +141,14 @@ impl PrunerSlot {
         rate(&*self.pruner, board, to_move, last, out);
         self.evals += 1;
     }
+}
+
+/// The last moves a pruner is given: `last`, or none where the engine's `history` setting
+/// is off (the presets recorded before it existed). The tree and GTP's view of the root both
+/// ask here, so they cannot disagree.
+#[inline]
+pub fn given_last(history: bool, last: LastMoves) -> LastMoves {
+    if history { last } else { NO_LAST_MOVES }
 }
 
 /// `pruner`'s scores for `board` with `to_move` to play after `last`: the one way the search
@@ -295,8 +306,10 @@ impl PlayoutPolicy for EveryMove<'_> {
             .scores_uncached(board, color, self.last, &mut self.scores);
         let forbidden = worst_share_mask(board, &self.scores, self.share);
         let chosen = masked_move(board, color, BOARD & !forbidden, rng);
-        let code = chosen.map_or(Move::Pass, Move::Play).index() as u8;
-        self.last = [code, self.last[0]];
+        self.last = [
+            last_move_code(chosen.map_or(Move::Pass, Move::Play)),
+            self.last[0],
+        ];
         chosen
     }
 }

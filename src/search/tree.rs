@@ -36,7 +36,7 @@ use crate::rules::{Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
 use crate::util::rng::FastRng;
 
 use super::pruning::{
-    EveryMove, LeafMasked, PlayoutEval, PruneCount, PrunerSlot, drop_count, worst_mask,
+    EveryMove, LeafMasked, PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, worst_mask,
     worst_share_mask,
 };
 
@@ -523,11 +523,7 @@ impl Worker {
     /// The history the pruners get for the current leaf: its last moves, or none when the
     /// settings turn history off.
     fn pruner_last(&self, tree: &Tree) -> LastMoves {
-        if tree.settings.history {
-            self.last_moves(tree)
-        } else {
-            NO_LAST_MOVES
-        }
+        given_last(tree.settings.history, self.last_moves(tree))
     }
 
     /// Runs simulations on `tree` while `budget` lasts and `deadline` (checked every 64) has

@@ -24,7 +24,9 @@ use crate::util::rng::FastRng;
 use super::clock::{Clock, TimeControl};
 use super::engine::{Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView};
 use super::pruners::make_pruner;
-use super::pruning::{PlayoutEval, PruneCount, PrunerSlot, drop_count, rate, worst_mask};
+use super::pruning::{
+    PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, rate, worst_mask,
+};
 pub use super::tree::PlayoutKind;
 use super::tree::{
     PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, Widening,
@@ -784,11 +786,7 @@ impl Engine for UctEngine {
         let board = self.game.board();
         let mut scores = [0f32; NN];
         // The history the search gives the pruner at its root.
-        let last = if self.config.history {
-            self.last_two_moves()
-        } else {
-            NO_LAST_MOVES
-        };
+        let last = given_last(self.config.history, self.last_two_moves());
         rate(&**pruner, board, color, last, &mut scores);
         let candidates = board.candidates(color, BOARD);
         let cand = candidates.as_slice();
