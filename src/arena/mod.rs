@@ -22,6 +22,8 @@ pub mod rating;
 pub mod record;
 pub mod referee;
 pub mod runner;
+pub mod selfplay;
+pub mod selfplay_run;
 pub mod sprt;
 pub mod summary;
 

@@ -161,13 +161,7 @@ pub struct SearchBenchRow {
     pub cache_hits: u64,
 }
 
-/// On-CPU time of the calling thread in seconds, from `/proc/thread-self/schedstat` (Linux);
-/// `None` where that file does not exist.
-pub fn thread_cpu_seconds() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(ns as f64 * 1e-9)
-}
+pub use crate::util::thread_cpu_seconds;
 
 /// Self-plays `args.moves` moves with each engine and writes the table.
 pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {

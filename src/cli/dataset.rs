@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use crate::dataset::build::{self, BuildConfig, Manifest, SplitBy};
 use crate::dataset::filter::RankScope;
+use crate::dataset::record::SearchTarget;
 use crate::dataset::{MappedSplit, NO_POINT, Position, Split};
 use crate::rules::{Move, N, NN};
 use crate::sgf::{Superko, rank_text};
@@ -33,6 +34,12 @@ pub struct BuildArgs {
     /// SGF inputs: files, folders (recursive), .tar/.tar.gz/.tar.xz archives, .sgfs files.
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub sgf: Vec<PathBuf>,
+    /// Self-play folders written by `akushu selfplay` (a run's shards, or several runs)
+    /// instead of SGF inputs: records with the search's visits, value and final ownership,
+    /// split by a seeded hash of each game's seed (--seed, --validation, --test,
+    /// --include-passes apply).
+    #[arg(long, num_args = 1.., value_name = "DIR", conflicts_with_all = ["sgf", "index", "config"])]
+    pub selfplay: Vec<PathBuf>,
     /// Output dataset directory, replaced atomically when the build completes: only an
     /// absent path, an empty directory or a dataset akushu built may be replaced.
     #[arg(long, value_name = "DIR")]
@@ -239,6 +246,9 @@ pub fn resolve_config(a: &BuildArgs) -> Result<BuildConfig> {
 }
 
 fn run_build(a: &BuildArgs) -> Result<()> {
+    if !a.selfplay.is_empty() {
+        return run_selfplay_build(a);
+    }
     let cfg = resolve_config(a)?;
     if cfg.inputs.is_empty() {
         bail!("dataset build: give SGF inputs with --sgf PATH... (or `inputs` in --config)");
@@ -265,6 +275,39 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     print_counts("errors", &m.errors);
     print_counts("filtered", &m.filtered);
     crate::outln!("elapsed: {:.1} s", m.elapsed_s);
+    crate::outln!("wrote {}", a.out.display());
+    Ok(())
+}
+
+/// `dataset build --selfplay DIR...`.
+fn run_selfplay_build(a: &BuildArgs) -> Result<()> {
+    use crate::arena::selfplay_run::{SelfplayDatasetConfig, build_dataset};
+    let defaults = BuildConfig::default();
+    let cfg = SelfplayDatasetConfig {
+        seed: a.seed.unwrap_or(defaults.seed),
+        validation_fraction: a.validation.unwrap_or(defaults.validation_fraction),
+        test_fraction: a.test.unwrap_or(defaults.test_fraction),
+        include_passes: a.include_passes,
+    };
+    crate::outln!(
+        "# akushu dataset build --selfplay ({} folder(s)) --out {}: seed {}, validation {}, test {}",
+        a.selfplay.len(),
+        a.out.display(),
+        cfg.seed,
+        cfg.validation_fraction,
+        cfg.test_fraction
+    );
+    let m = build_dataset(&a.selfplay, &cfg, &a.out, a.force)?;
+    crate::outln!(
+        "games: {} ({} found twice, taken once)",
+        m.games,
+        m.duplicates
+    );
+    crate::outln!("positions: {}", m.positions);
+    for (name, c) in &m.splits {
+        crate::outln!("  {name}: {} games, {} positions", c.games, c.positions);
+    }
+    crate::outln!("passes not stored: {}", m.passes_dropped);
     crate::outln!("wrote {}", a.out.display());
     Ok(())
 }
@@ -363,6 +406,55 @@ pub fn diagram(p: &Position) -> String {
     s
 }
 
+/// A self-play record's search: the root's visit shares per point (per mille), its value,
+/// and the game's final owners.
+pub fn search_diagram(t: &SearchTarget) -> String {
+    let shares = t.shares();
+    let mut s = format!(
+        "search: {} simulations, {} root visits, value {} for the side to move\n\
+         visits (per mille of the root's; pass {}):\n",
+        t.simulations,
+        t.total_visits(),
+        if t.value.is_nan() {
+            "none".to_string()
+        } else {
+            format!("{:.3}", t.value)
+        },
+        (shares[NN] * 1000.0).round()
+    );
+    for r in 0..N {
+        s.push_str("  ");
+        for c in 0..N {
+            let v = t.visits[r * N + c];
+            let cell = if v == 0 {
+                "   .".to_string()
+            } else {
+                format!("{:>4}", (shares[r * N + c] * 1000.0).round())
+            };
+            s.push_str(&cell);
+        }
+        s.push('\n');
+    }
+    match &t.ownership {
+        Some(own) => {
+            s.push_str(&format!(
+                "final owners (area margin for black {}):\n",
+                t.score
+            ));
+            for r in 0..N {
+                s.push_str("   ");
+                for c in 0..N {
+                    s.push(['.', 'X', 'O', '?'][own[r * N + c].min(3) as usize]);
+                    s.push(' ');
+                }
+                s.push('\n');
+            }
+        }
+        None => s.push_str("final owners: not counted (resigned or capped)\n"),
+    }
+    s
+}
+
 /// The paper's target as a 9x9 grid of 0/1.
 pub fn target_diagram(p: &Position) -> String {
     let t = p.target();
@@ -419,6 +511,9 @@ fn run_show(dir: &Path, split: Split, index: usize) -> Result<()> {
     );
     crate::outln!("board (* = the move played):");
     crate::out!("{}", diagram(&p));
+    if let Some(t) = &p.search {
+        crate::out!("{}", search_diagram(t));
+    }
     if (p.played as usize) < NN {
         crate::outln!("target (0 = the move played):");
         crate::out!("{}", target_diagram(&p));
@@ -428,14 +523,18 @@ fn run_show(dir: &Path, split: Split, index: usize) -> Result<()> {
     Ok(())
 }
 
-/// `id (source)` of game `g` from `games.csv`.
+/// `id (source), result R` of game `g` from `games.csv` (columns found by name: human and
+/// self-play datasets order them differently).
 fn game_row(dir: &Path, g: u32) -> Option<String> {
     let mut rd = csv::Reader::from_path(dir.join("games.csv")).ok()?;
+    let header = rd.headers().ok()?.clone();
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let (id, source, result) = (col("id")?, col("source")?, col("result")?);
     let row = rd.records().nth(g as usize)?.ok()?;
     Some(format!(
         "{} ({}), result {}",
-        row.get(2)?,
-        row.get(3)?,
-        row.get(8)?
+        row.get(id)?,
+        row.get(source)?,
+        row.get(result)?
     ))
 }

@@ -12,6 +12,7 @@ pub mod gtp;
 pub mod match_cmd;
 pub mod rate;
 pub mod reproduce;
+pub mod selfplay;
 pub mod train;
 pub mod yose;
 
@@ -83,6 +84,15 @@ Examples:
       --games 800 --sprt elo0=0,elo1=35 --out runs/sprt   # stops once decided
   akushu match merge runs/a runs/b --out runs/all")]
     Match(match_cmd::MatchCommand),
+    /// Self-play: an engine plays itself and writes training records (root visits, value,
+    /// result, final ownership) and SGF; resumable and shardable like `match`.
+    #[command(after_help = "\
+Examples:
+  akushu selfplay --engine strong3:sims=800 --games 200 --out runs/sp1
+  akushu selfplay --engine uct:sims=200 --games 20 --random-moves 4 --temperature-moves 10 --out runs/sp-quick
+  akushu selfplay --engine strong3:sims=800 --games 1000 --shard 0/4 --out runs/sp-s0
+  akushu dataset build --selfplay runs/sp1 --out data/sp1")]
+    Selfplay(selfplay::SelfplayArgs),
     /// Ratings of every player in match folders: Bradley-Terry (logistic Elo) with 95%
     /// intervals, anchored on GNU Go 3.8 level 10 = 0.
     #[command(after_help = "\
@@ -115,6 +125,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Eval(args) => eval::run(args),
         Command::Match(cmd) => match_cmd::run(cmd),
         Command::Rate(args) => rate::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
         Command::Experiment(cmd) => experiment::run(cmd),
         Command::Reproduce(args) => reproduce::run(args),
     }

@@ -66,6 +66,10 @@ pub struct BuildConfig {
     pub limit: usize,
     /// Keep the `skipped.csv` list of every skipped game (filters included).
     pub list_skipped: bool,
+    /// Self-play folders (`akushu selfplay`) the records came from, instead of SGF inputs:
+    /// version-2 records with the search's visits, value and the game's ownership.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub selfplay: Vec<PathBuf>,
 }
 
 impl Default for BuildConfig {
@@ -85,6 +89,7 @@ impl Default for BuildConfig {
             threads: 0,
             limit: 0,
             list_skipped: true,
+            selfplay: Vec::new(),
         }
     }
 }
@@ -295,6 +300,7 @@ fn encode_game(
             black_rank: rank_code(a.players.black_rank),
             white_rank: rank_code(a.players.white_rank),
             game,
+            search: None,
         };
         debug_assert!((p.played as usize) <= PASS_INDEX);
         out.extend_from_slice(&format::encode(&p));
@@ -392,7 +398,7 @@ pub const OUTPUT_KIND: &str = "dataset";
 
 /// Moves the finished temporary directory to `out`, replacing an earlier dataset there
 /// (already checked by [`check_output`]).
-fn commit_dir(tmp: &Path, out: &Path) -> Result<()> {
+pub fn commit_dir(tmp: &Path, out: &Path) -> Result<()> {
     if out.exists() {
         let old = sibling(out, "old");
         std::fs::rename(out, &old).with_context(|| format!("moving {} aside", out.display()))?;
@@ -428,7 +434,8 @@ pub fn check_output(cfg: &BuildConfig, out: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
-fn sibling(out: &Path, tag: &str) -> PathBuf {
+/// A name beside `out` for a temporary (`tag` = `tmp`) or set-aside (`old`) directory.
+pub fn sibling(out: &Path, tag: &str) -> PathBuf {
     let mut name = out
         .file_name()
         .map(|n| n.to_os_string())

@@ -28,6 +28,20 @@
 //! | 33..36 | reserved, zero                                                      |
 //! | 36..40 | `game` (`u32`), index into the manifest's `games.csv`               |
 //!
+//! Version 2 (self-play records, [`SearchTarget`]) keeps the header and the first 40 bytes
+//! and appends 200 bytes, for 240-byte records; readers take both versions, and a split
+//! holds one version throughout:
+//!
+//! | bytes    | version 2 field                                                     |
+//! |----------|---------------------------------------------------------------------|
+//! | 40..204  | root visits of the 81 points and pass (`u16` each)                  |
+//! | 204..208 | root value for the side to move (`f32`, NaN = none)                 |
+//! | 208..212 | simulations (`u32`)                                                 |
+//! | 212..233 | final owner of each point, 2 bits each as the cells (0 none, 1 black, 2 white) |
+//! | 233      | flags: bit 0 = ownership known                                      |
+//! | 234..236 | reserved, zero                                                      |
+//! | 236..240 | final area margin for black, komi included (`f32`, NaN = not counted) |
+//!
 //! Fixed-size records make a split memory-mappable ([`MappedSplit`]) and streamable
 //! ([`SplitReader`]); the checksum catches truncation and bit rot before training starts.
 //! Files are written inside a temporary directory that the builder renames into place, so
@@ -39,17 +53,30 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::record::{NO_POINT, Position, Split};
+use super::record::{NO_POINT, Position, SearchTarget, Split, VISIT_SLOTS};
 use crate::rules::{Board, CellsError, NN, PASS_INDEX};
 
 /// File magic of a split file.
 pub const MAGIC: &[u8; 8] = b"AKUSHUDS";
-/// Current format version; readers refuse other versions.
+/// Format version of human records (no search data); readers take it and [`VERSION_SEARCH`].
 pub const VERSION: u32 = 1;
+/// Format version of records with search data (self-play).
+pub const VERSION_SEARCH: u32 = 2;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
-/// Size of one record in bytes.
+/// Size of one version-1 record in bytes (the first bytes of every record).
 pub const RECORD_SIZE: usize = 40;
+/// Size of one version-2 record in bytes.
+pub const SEARCH_RECORD_SIZE: usize = 240;
+
+/// The record size of a format version.
+pub fn record_size(version: u32) -> usize {
+    if version == VERSION_SEARCH {
+        SEARCH_RECORD_SIZE
+    } else {
+        RECORD_SIZE
+    }
+}
 /// Name of the manifest inside a dataset directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -64,10 +91,16 @@ pub enum DatasetError {
     },
     #[error("{path}: not an akushu dataset file (bad magic)")]
     BadMagic { path: PathBuf },
-    #[error("{path}: format version {found} is not supported (this build reads version {VERSION})")]
+    #[error(
+        "{path}: format version {found} is not supported (this build reads versions {VERSION} and {VERSION_SEARCH})"
+    )]
     Version { path: PathBuf, found: u32 },
-    #[error("{path}: record size {found} bytes, expected {RECORD_SIZE}")]
-    RecordSize { path: PathBuf, found: u32 },
+    #[error("{path}: record size {found} bytes, expected {expected} for its version")]
+    RecordSize {
+        path: PathBuf,
+        found: u32,
+        expected: usize,
+    },
     #[error("{path}: header says split {found}, file name says {expected}")]
     WrongSplit {
         path: PathBuf,
@@ -148,11 +181,86 @@ pub fn encode(p: &Position) -> [u8; RECORD_SIZE] {
     r
 }
 
+/// Encodes `p` into one record of its version: 40 bytes, or 240 with its search data.
+pub fn encode_any(p: &Position) -> Vec<u8> {
+    let mut r = encode(p).to_vec();
+    if let Some(t) = &p.search {
+        r.extend_from_slice(&encode_search(t));
+    }
+    r
+}
+
+/// The 200 bytes a version-2 record appends for `t`.
+pub fn encode_search(t: &SearchTarget) -> [u8; SEARCH_RECORD_SIZE - RECORD_SIZE] {
+    let mut r = [0u8; SEARCH_RECORD_SIZE - RECORD_SIZE];
+    for (i, v) in t.visits.iter().enumerate() {
+        r[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
+    }
+    r[164..168].copy_from_slice(&t.value.to_le_bytes());
+    r[168..172].copy_from_slice(&t.simulations.to_le_bytes());
+    if let Some(own) = &t.ownership {
+        for (i, &c) in own.iter().enumerate() {
+            r[172 + i / 4] |= (c & 3) << (2 * (i % 4));
+        }
+        r[193] = 1;
+    }
+    r[196..200].copy_from_slice(&t.score.to_le_bytes());
+    r
+}
+
+/// Decodes the search part of a version-2 record (the bytes after the first 40).
+fn decode_search(r: &[u8]) -> Result<SearchTarget, RecordError> {
+    let mut visits = [0u16; VISIT_SLOTS];
+    for (i, v) in visits.iter_mut().enumerate() {
+        *v = u16::from_le_bytes([r[2 * i], r[2 * i + 1]]);
+    }
+    let f32_at = |i: usize| f32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+    let value = f32_at(164);
+    if !(value.is_nan() || (0.0..=1.0).contains(&value)) {
+        return Err(RecordError::Value(value));
+    }
+    let simulations = u32::from_le_bytes([r[168], r[169], r[170], r[171]]);
+    if r[193] > 1 || r[194] != 0 || r[195] != 0 {
+        return Err(RecordError::Flags(r[193]));
+    }
+    let ownership = if r[193] == 1 {
+        let mut own = [0u8; NN];
+        for (i, o) in own.iter_mut().enumerate() {
+            *o = (r[172 + i / 4] >> (2 * (i % 4))) & 3;
+            if *o == 3 {
+                return Err(RecordError::Owner(i));
+            }
+        }
+        Some(own)
+    } else {
+        None
+    };
+    let score = f32_at(196);
+    if score.is_infinite() {
+        return Err(RecordError::Score(score));
+    }
+    Ok(SearchTarget {
+        visits,
+        value,
+        simulations,
+        ownership,
+        score,
+    })
+}
+
 /// Why one record does not decode ([`decode`]).
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Error)]
 pub enum RecordError {
-    #[error("record has {0} bytes, expected {RECORD_SIZE}")]
+    #[error("record has {0} bytes, expected {RECORD_SIZE} or {SEARCH_RECORD_SIZE}")]
     Size(usize),
+    #[error("root value {0} (expected 0..=1 or NaN)")]
+    Value(f32),
+    #[error("flags byte {0} or its reserved neighbours are not valid")]
+    Flags(u8),
+    #[error("owner of point {0} is 3 (expected 0, 1 or 2)")]
+    Owner(usize),
+    #[error("score {0} is not finite")]
+    Score(f32),
     #[error("padding bits of the last cell byte are set")]
     Padding,
     #[error("to_move {0} (expected 1 or 2)")]
@@ -171,12 +279,18 @@ pub enum RecordError {
     Stones(#[from] CellsError),
 }
 
-/// Decodes one record, checking every field's range and that the stones form a position
-/// (every chain has a liberty), so [`Position::board`] cannot fail on what it returns.
+/// Decodes one record (either version, told by its length), checking every field's range
+/// and that the stones form a position (every chain has a liberty), so [`Position::board`]
+/// cannot fail on what it returns.
 pub fn decode(r: &[u8]) -> Result<Position, RecordError> {
-    if r.len() != RECORD_SIZE {
+    if r.len() != RECORD_SIZE && r.len() != SEARCH_RECORD_SIZE {
         return Err(RecordError::Size(r.len()));
     }
+    let search = if r.len() == SEARCH_RECORD_SIZE {
+        Some(Box::new(decode_search(&r[RECORD_SIZE..])?))
+    } else {
+        None
+    };
     let mut cells = [0u8; NN];
     for (i, cell) in cells.iter_mut().enumerate() {
         let v = (r[i / 4] >> (2 * (i % 4))) & 3;
@@ -199,6 +313,7 @@ pub fn decode(r: &[u8]) -> Result<Position, RecordError> {
         black_rank: r[31] as i8,
         white_rank: r[32] as i8,
         game: u32::from_le_bytes([r[36], r[37], r[38], r[39]]),
+        search,
     };
     if !(1..=2).contains(&p.to_move) {
         return Err(RecordError::ToMove(p.to_move));
@@ -236,11 +351,16 @@ pub struct Header {
 }
 
 impl Header {
+    /// Bytes per record in this split.
+    pub fn record_size(&self) -> usize {
+        record_size(self.version)
+    }
+
     fn to_bytes(self) -> [u8; HEADER_SIZE] {
         let mut h = [0u8; HEADER_SIZE];
         h[0..8].copy_from_slice(MAGIC);
         h[8..12].copy_from_slice(&self.version.to_le_bytes());
-        h[12..16].copy_from_slice(&(RECORD_SIZE as u32).to_le_bytes());
+        h[12..16].copy_from_slice(&(record_size(self.version) as u32).to_le_bytes());
         h[16..24].copy_from_slice(&self.count.to_le_bytes());
         h[24..28].copy_from_slice(&self.games.to_le_bytes());
         h[28..32].copy_from_slice(&self.crc.to_le_bytes());
@@ -256,17 +376,18 @@ impl Header {
         }
         let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
         let version = u32_at(8);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_SEARCH {
             return Err(DatasetError::Version {
                 path: path.to_path_buf(),
                 found: version,
             });
         }
-        let record_size = u32_at(12);
-        if record_size as usize != RECORD_SIZE {
+        let size = u32_at(12);
+        if size as usize != record_size(version) {
             return Err(DatasetError::RecordSize {
                 path: path.to_path_buf(),
-                found: record_size,
+                found: size,
+                expected: record_size(version),
             });
         }
         if h[32] != split_code(split) {
@@ -292,34 +413,59 @@ impl Header {
 pub struct SplitWriter {
     out: BufWriter<File>,
     split: Split,
+    version: u32,
     count: u64,
     crc: crc32fast::Hasher,
 }
 
 impl SplitWriter {
-    /// Creates `split`'s file in `dir` (normally the builder's temporary directory).
+    /// Creates `split`'s file of version-1 records in `dir` (normally the builder's
+    /// temporary directory).
     pub fn create(dir: &Path, split: Split) -> io::Result<SplitWriter> {
+        SplitWriter::create_version(dir, split, VERSION)
+    }
+
+    /// Creates `split`'s file for records of format `version` (1 or 2).
+    pub fn create_version(dir: &Path, split: Split, version: u32) -> io::Result<SplitWriter> {
         let path = split_path(dir, split);
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         out.write_all(&[0u8; HEADER_SIZE])?;
         Ok(SplitWriter {
             out,
             split,
+            version,
             count: 0,
             crc: crc32fast::Hasher::new(),
         })
     }
 
-    /// Appends one position.
+    /// Appends one position; it must be of the writer's version (search data exactly when
+    /// the version is 2).
     pub fn push(&mut self, p: &Position) -> io::Result<()> {
-        self.push_encoded(&encode(p))
+        if p.search.is_some() != (self.version == VERSION_SEARCH) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a position {} search data in a version-{} split",
+                    if p.search.is_some() {
+                        "with"
+                    } else {
+                        "without"
+                    },
+                    self.version
+                ),
+            ));
+        }
+        self.push_encoded(&encode_any(p))
     }
 
-    /// Appends records already encoded with [`encode`] (a multiple of [`RECORD_SIZE`] bytes).
+    /// Appends records already encoded with [`encode`] or [`encode_any`] (whole records of
+    /// the writer's version).
     pub fn push_encoded(&mut self, bytes: &[u8]) -> io::Result<()> {
-        debug_assert_eq!(bytes.len() % RECORD_SIZE, 0);
+        let size = record_size(self.version);
+        debug_assert_eq!(bytes.len() % size, 0);
         self.crc.update(bytes);
-        self.count += (bytes.len() / RECORD_SIZE) as u64;
+        self.count += (bytes.len() / size) as u64;
         self.out.write_all(bytes)
     }
 
@@ -331,7 +477,7 @@ impl SplitWriter {
     /// Writes the final header, flushes and syncs; returns the header.
     pub fn finish(self, games: u32) -> io::Result<Header> {
         let header = Header {
-            version: VERSION,
+            version: self.version,
             count: self.count,
             games,
             crc: self.crc.finalize(),
@@ -358,10 +504,10 @@ fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), Dat
         }
     })?;
     let header = Header::parse(&h, &path, split)?;
+    let size = header.record_size() as u64;
     let len = file.metadata().map_err(io_err(&path))?.len();
-    let found = len.saturating_sub(HEADER_SIZE as u64) / RECORD_SIZE as u64;
-    let expected_bytes =
-        (HEADER_SIZE as u64).saturating_add(header.count.saturating_mul(RECORD_SIZE as u64));
+    let found = len.saturating_sub(HEADER_SIZE as u64) / size;
+    let expected_bytes = (HEADER_SIZE as u64).saturating_add(header.count.saturating_mul(size));
     if len > expected_bytes {
         // Longer than promised is not a truncation: say what is wrong.
         return Err(DatasetError::ExtraBytes {
@@ -371,7 +517,7 @@ fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), Dat
             found_bytes: len,
         });
     }
-    if found != header.count || !(len - HEADER_SIZE as u64).is_multiple_of(RECORD_SIZE as u64) {
+    if found != header.count || !(len - HEADER_SIZE as u64).is_multiple_of(size) {
         return Err(DatasetError::Truncated {
             path,
             expected: header.count,
@@ -439,15 +585,16 @@ impl Iterator for SplitReader {
                 })
             });
         }
-        let mut r = [0u8; RECORD_SIZE];
-        if let Err(e) = self.input.read_exact(&mut r) {
+        let mut buf = [0u8; SEARCH_RECORD_SIZE];
+        let r = &mut buf[..self.header.record_size()];
+        if let Err(e) = self.input.read_exact(r) {
             self.done = true;
             return Some(Err(io_err(&self.path)(e)));
         }
-        self.crc.update(&r);
+        self.crc.update(r);
         let index = self.next;
         self.next += 1;
-        Some(decode(&r).map_err(|reason| {
+        Some(decode(r).map_err(|reason| {
             self.done = true;
             DatasetError::BadRecord {
                 path: self.path.clone(),
@@ -502,8 +649,9 @@ impl MappedSplit {
 
     /// The raw bytes of record `i`.
     pub fn raw(&self, i: usize) -> &[u8] {
-        let start = HEADER_SIZE + i * RECORD_SIZE;
-        &self.map[start..start + RECORD_SIZE]
+        let size = self.header.record_size();
+        let start = HEADER_SIZE + i * size;
+        &self.map[start..start + size]
     }
 
     /// Record `i`, decoded and range-checked.
@@ -552,6 +700,7 @@ mod tests {
             black_rank: -5,
             white_rank: i8::MIN,
             game: i * 1000,
+            search: None,
         }
     }
 

@@ -26,8 +26,65 @@ impl Split {
     }
 }
 
+/// Entries of a visit distribution: the 81 points, then pass.
+pub const VISIT_SLOTS: usize = NN + 1;
+
+/// What a search said at a self-play position and how its game ended (format version 2).
+/// Human records have none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchTarget {
+    /// Root visits of every point, then pass (index 81). Stored as `u16`: a search with more
+    /// visits at one move is scaled down so the largest count is 65,535 (the shares stay).
+    pub visits: [u16; VISIT_SLOTS],
+    /// The root's win rate for the side to move, 0..=1; NaN when the engine gave none.
+    pub value: f32,
+    /// Simulations the search ran.
+    pub simulations: u32,
+    /// Each point's owner at the end of the game under area scoring (0 none, 1 black,
+    /// 2 white); `None` when the game did not end by two passes (resigned or capped).
+    pub ownership: Option<[u8; NN]>,
+    /// The final area margin for black, komi included (NaN when not counted).
+    pub score: f32,
+}
+
+impl SearchTarget {
+    /// Total root visits.
+    pub fn total_visits(&self) -> u32 {
+        self.visits.iter().map(|&v| v as u32).sum()
+    }
+
+    /// The visit share of every slot (sums to 1; all 0 when the root had no visit).
+    pub fn shares(&self) -> [f32; VISIT_SLOTS] {
+        let total = self.total_visits();
+        let mut out = [0f32; VISIT_SLOTS];
+        if total > 0 {
+            for (o, &v) in out.iter_mut().zip(&self.visits) {
+                *o = v as f32 / total as f32;
+            }
+        }
+        out
+    }
+
+    /// Visit counts from a search's counts per slot, scaled down to fit `u16` when the
+    /// largest is above 65,535.
+    pub fn visits_from(counts: &[u32; VISIT_SLOTS]) -> [u16; VISIT_SLOTS] {
+        let max = counts.iter().copied().max().unwrap_or(0);
+        let mut out = [0u16; VISIT_SLOTS];
+        for (o, &c) in out.iter_mut().zip(counts) {
+            *o = if max <= u16::MAX as u32 {
+                c as u16
+            } else {
+                // Round to nearest, keeping every visited move at least 1.
+                let scaled = (c as u64 * u16::MAX as u64 + max as u64 / 2) / max as u64;
+                if c > 0 { scaled.max(1) as u16 } else { 0 }
+            };
+        }
+        out
+    }
+}
+
 /// A position before a move, and the move that was played there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Position {
     /// 0 empty, 1 black, 2 white, flat index `row * 9 + col` (row 0 at the top).
     pub cells: [u8; NN],
@@ -49,6 +106,9 @@ pub struct Position {
     pub white_rank: i8,
     /// Index of the game in the dataset's game table (the manifest lists ids and sources).
     pub game: u32,
+    /// The search's view and the game's end, for self-play records (boxed: human datasets,
+    /// millions of positions, carry only the pointer).
+    pub search: Option<Box<SearchTarget>>,
 }
 
 impl Position {

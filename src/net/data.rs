@@ -101,6 +101,7 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
                     black_rank: rec.black_rank.unwrap_or(i8::MIN),
                     white_rank: rec.white_rank.unwrap_or(i8::MIN),
                     game,
+                    search: None,
                 });
             });
             if ok.is_ok() {

@@ -169,14 +169,24 @@ pub fn sym_point(sym: u8, idx: u8) -> u8 {
     (r * N + c) as u8
 }
 
-/// The position seen through symmetry `sym` (stones, played move, last moves and ko moved).
+/// The position seen through symmetry `sym` (stones, played move, last moves, ko, and a
+/// self-play record's visits and ownership moved).
 pub fn sym_position(pos: &Position, sym: u8) -> Position {
+    let mut out = pos.clone();
     if sym == 0 {
-        return *pos;
+        return out;
     }
-    let mut out = *pos;
     for i in 0..NN {
         out.cells[sym_point(sym, i as u8) as usize] = pos.cells[i];
+    }
+    if let (Some(t), Some(src)) = (out.search.as_mut(), pos.search.as_ref()) {
+        for i in 0..NN {
+            let j = sym_point(sym, i as u8) as usize;
+            t.visits[j] = src.visits[i];
+            if let (Some(o), Some(s)) = (t.ownership.as_mut(), src.ownership.as_ref()) {
+                o[j] = s[i];
+            }
+        }
     }
     out.played = sym_point(sym, pos.played);
     out.ko = sym_point(sym, pos.ko);

@@ -41,6 +41,7 @@ pub fn random_game_positions(games: usize, seed: u64) -> Vec<Position> {
                 black_rank: i8::MIN,
                 white_rank: i8::MIN,
                 game: g as u32,
+                search: None,
             });
             board.play_legal(color, p);
             last = [p.index() as u8, last[0], last[1], last[2]];

@@ -266,7 +266,7 @@ pub fn sample(positions: Vec<Position>, max: usize, seed: u64) -> Vec<Position> 
     }
     let mut keep = idx[..max].to_vec();
     keep.sort_unstable();
-    keep.into_iter().map(|i| positions[i]).collect()
+    keep.into_iter().map(|i| positions[i].clone()).collect()
 }
 
 /// A rayon pool of `threads` workers (0 = one per core) for burn's CPU kernels.
@@ -461,7 +461,7 @@ fn batch_positions(
             if config.augment {
                 sym_position(&train[i], aug.below(8) as u8)
             } else {
-                train[i]
+                train[i].clone()
             }
         })
         .collect()
@@ -795,7 +795,7 @@ pub fn time_steps<M: Module, T: Task<M>>(
     let batches: Vec<Encoded> = (0..=steps)
         .map(|i| {
             let batch: Vec<Position> = (0..bs)
-                .map(|k| positions[(i * bs + k) % positions.len()])
+                .map(|k| positions[(i * bs + k) % positions.len()].clone())
                 .collect();
             task.encode(&batch)
         })

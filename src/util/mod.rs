@@ -25,6 +25,15 @@ pub fn cpu_seconds() -> Option<f64> {
     None
 }
 
+/// On-CPU time of the calling thread in seconds, from `/proc/thread-self/schedstat` (Linux);
+/// `None` where that file does not exist. A one-thread engine searches on its caller's
+/// thread, so this is its cost alone even while other games run beside it.
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 * 1e-9)
+}
+
 /// Tells glibc's allocator to keep freed memory instead of returning it to the kernel at
 /// once. Training allocates and frees tens of megabytes of activations every step; with the
 /// default thresholds each of those is a fresh `mmap` whose pages fault in again (measured:

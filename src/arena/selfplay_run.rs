@@ -1,0 +1,580 @@
+//! Self-play runs: plans the games (seeds, who plays whom, shard), plays the missing ones on
+//! `jobs` threads, and keeps the folder up to date after every game, so a run killed at any
+//! point (`kill -9` included) resumes with no game lost or counted twice.
+//!
+//! A self-play folder holds `selfplay.toml` (program, the full config, each engine's resolved
+//! settings and the checksum of every network it loads), `games.csv` (one row per finished
+//! game, rewritten atomically: the checkpoint), `sgf/game-NNNNN.sgf` and
+//! `records/game-NNNNN.akr` (the game's training records, format version 2 concatenated,
+//! their CRC-32 in the game's row). A game's files are written before its row, so a row
+//! always has its files.
+//!
+//! [`build_dataset`] turns one or more folders (a run's shards, or several runs) into a
+//! dataset that `train`, `eval` and `dataset stats/show` read like any other.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use super::runner::{ProgramInfo, Shard};
+use super::selfplay::{GamePlan, GameRules, SelfplayGame, SelfplayRow, play};
+use crate::dataset::build::{
+    BuildConfig, Manifest, OUTPUT_KIND, SplitBy, SplitCounts, assign_splits_by_id, commit_dir,
+    sibling,
+};
+use crate::dataset::format::{self, SEARCH_RECORD_SIZE, SplitWriter, VERSION_SEARCH};
+use crate::dataset::{Split, format::decode};
+use crate::util::fsio::{write_atomic, write_atomic_with};
+use crate::util::rng::FastRng;
+
+/// The output kind of a self-play folder (its marker file).
+pub const SELFPLAY_KIND: &str = "selfplay";
+/// Most games one run may plan.
+pub const MAX_GAMES: u32 = 1_000_000;
+
+/// Everything a self-play run depends on (`selfplay.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfplayConfig {
+    /// Engine specs. One spec plays both colours; with several, game g pairs them round
+    /// robin (black = pool[k / n], white = pool[k % n], k = (g - 1) mod n^2).
+    pub engines: Vec<String>,
+    /// Games in the whole run (all shards together).
+    pub games: u32,
+    /// Run seed: game g is seeded with stream g of it.
+    pub seed: u64,
+    /// How each game is played.
+    pub rules: GameRules,
+    /// Games played at the same time (threads); not part of what a resume must match.
+    pub jobs: usize,
+    /// This run's share of the games, if sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+impl SelfplayConfig {
+    /// Checks the config before any game is played.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.engines.is_empty() {
+            bail!("self-play needs at least one engine spec");
+        }
+        if self.games == 0 || self.games > MAX_GAMES {
+            bail!("games {} is not from 1 to {MAX_GAMES}", self.games);
+        }
+        if self.jobs == 0 || self.jobs > 256 {
+            bail!("jobs {} is not from 1 to 256", self.jobs);
+        }
+        self.rules.validate()
+    }
+
+    /// The seed of game `game`.
+    pub fn game_seed(&self, game: u32) -> u64 {
+        FastRng::for_stream(self.seed, game as u64).next_u64()
+    }
+
+    /// Who plays game `game` (1-based), with which seed.
+    pub fn plan(&self, game: u32) -> GamePlan {
+        let n = self.engines.len() as u32;
+        let k = (game - 1) % (n * n);
+        GamePlan {
+            game,
+            seed: self.game_seed(game),
+            black: self.engines[(k / n) as usize].clone(),
+            white: self.engines[(k % n) as usize].clone(),
+        }
+    }
+
+    /// The games this run plays.
+    pub fn planned_games(&self) -> Vec<u32> {
+        (1..=self.games)
+            .filter(|&g| self.shard.is_none_or(|s| s.owns(g)))
+            .collect()
+    }
+
+    /// Whether `other` plays the same games (only `jobs` and `games` may differ: more games
+    /// extend a run).
+    pub fn same_run(&self, other: &SelfplayConfig) -> bool {
+        self.engines == other.engines
+            && self.seed == other.seed
+            && self.rules == other.rules
+            && self.shard == other.shard
+    }
+}
+
+/// `selfplay.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub program: ProgramInfo,
+    pub selfplay: SelfplayConfig,
+    /// Each spec with every default filled in (JSON).
+    #[serde(default)]
+    pub engines: BTreeMap<String, String>,
+    /// The checksum of every model directory the engines load.
+    #[serde(default)]
+    pub models: BTreeMap<String, String>,
+}
+
+impl Header {
+    pub fn new(config: &SelfplayConfig) -> Header {
+        let mut engines = BTreeMap::new();
+        let mut models = BTreeMap::new();
+        for spec in &config.engines {
+            if let Ok(resolved) = crate::search::spec::resolved_config(spec) {
+                engines.insert(spec.clone(), resolved);
+            }
+            for dir in crate::search::spec::model_dirs(spec) {
+                if let Ok(sum) = crate::net::model::model_checksum(&dir) {
+                    models.insert(dir.display().to_string(), sum);
+                }
+            }
+        }
+        Header {
+            program: ProgramInfo::current(),
+            selfplay: config.clone(),
+            engines,
+            models,
+        }
+    }
+}
+
+/// The files of a self-play folder.
+pub struct SelfplayDir {
+    pub root: PathBuf,
+}
+
+impl SelfplayDir {
+    pub fn new(root: &Path) -> SelfplayDir {
+        SelfplayDir {
+            root: root.to_path_buf(),
+        }
+    }
+    pub fn header(&self) -> PathBuf {
+        self.root.join("selfplay.toml")
+    }
+    pub fn csv(&self) -> PathBuf {
+        self.root.join("games.csv")
+    }
+    pub fn sgf(&self, game: u32) -> PathBuf {
+        self.root.join("sgf").join(format!("game-{game:05}.sgf"))
+    }
+    pub fn records(&self, game: u32) -> PathBuf {
+        self.root
+            .join("records")
+            .join(format!("game-{game:05}.akr"))
+    }
+
+    pub fn read_header(&self) -> anyhow::Result<Option<Header>> {
+        let path = self.header();
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let header = toml::from_str(&text)
+            .with_context(|| format!("parsing {} (a self-play folder's record)", path.display()))?;
+        Ok(Some(header))
+    }
+
+    fn write_header(&self, header: &Header) -> anyhow::Result<()> {
+        let text = format!(
+            "# akushu self-play run: program and the full resolved configuration\n{}",
+            toml::to_string(header)?
+        );
+        write_atomic(&self.header(), text.as_bytes())
+            .with_context(|| format!("writing {}", self.header().display()))
+    }
+
+    /// The finished games, in game order.
+    pub fn read_rows(&self) -> anyhow::Result<Vec<SelfplayRow>> {
+        let path = self.csv();
+        if !path.exists() {
+            return Ok(Vec::new());
+        }
+        let mut reader =
+            csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+        let mut rows = Vec::new();
+        for (i, row) in reader.deserialize().enumerate() {
+            let row: SelfplayRow =
+                row.with_context(|| format!("{}: row {}", path.display(), i + 2))?;
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+
+    fn write_rows(&self, rows: &[SelfplayRow]) -> anyhow::Result<()> {
+        write_atomic_with(&self.csv(), |w| {
+            let mut c = csv::Writer::from_writer(w);
+            for r in rows {
+                c.serialize(r)?;
+            }
+            c.flush()
+        })
+        .with_context(|| format!("writing {}", self.csv().display()))
+    }
+
+    /// A finished game's records, checked against the CRC-32 in its row.
+    pub fn read_records(&self, row: &SelfplayRow) -> anyhow::Result<Vec<u8>> {
+        let path = self.records(row.game);
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let found = crc32fast::hash(&bytes);
+        if found != row.crc32 || bytes.len() != row.positions as usize * SEARCH_RECORD_SIZE {
+            bail!(
+                "{}: {} bytes with CRC-32 {found:08x}; games.csv says {} records with {:08x}: \
+                 the file is damaged",
+                path.display(),
+                bytes.len(),
+                row.positions,
+                row.crc32
+            );
+        }
+        Ok(bytes)
+    }
+}
+
+/// What a run did.
+pub struct SelfplayOutcome {
+    pub rows: Vec<SelfplayRow>,
+    /// Games played by this call (not counting those found finished).
+    pub played_now: usize,
+}
+
+/// Runs (or resumes) self-play into `out`.
+pub fn run_selfplay(
+    config: &SelfplayConfig,
+    out: &Path,
+    show_progress: bool,
+) -> anyhow::Result<SelfplayOutcome> {
+    config.validate()?;
+    let dir = SelfplayDir::new(out);
+    if out.exists() && !out.is_dir() {
+        bail!("{} exists and is not a folder", out.display());
+    }
+    let old = dir.read_header()?;
+    if old.is_none() && out.exists() && !crate::util::output::is_empty_dir(out)? {
+        bail!(
+            "{} is not empty but has no selfplay.toml: use a new --out folder",
+            out.display()
+        );
+    }
+    let header = Header::new(config);
+    if let Some(old) = &old {
+        if !old.selfplay.same_run(config) {
+            bail!(
+                "{} holds a different self-play run: resume only with the same engines, seed, \
+                 rules and shard (more games and other jobs are fine), or use a new --out folder",
+                dir.header().display()
+            );
+        }
+        for (model, sum) in &old.models {
+            if header.models.get(model).is_some_and(|now| now != sum) {
+                bail!(
+                    "{}: the network {model} has changed since the run started (checksum {sum}); \
+                     the new games would come from another engine: use a new --out folder",
+                    dir.header().display()
+                );
+            }
+        }
+    }
+    for sub in ["sgf", "records"] {
+        std::fs::create_dir_all(out.join(sub))
+            .with_context(|| format!("creating {}", out.join(sub).display()))?;
+    }
+    crate::util::output::mark_dir(out, SELFPLAY_KIND)
+        .with_context(|| format!("marking {}", out.display()))?;
+    let mut rows: BTreeMap<u32, SelfplayRow> = BTreeMap::new();
+    for row in dir.read_rows()? {
+        if config.shard.is_some_and(|s| !s.owns(row.game)) || row.game > config.games {
+            bail!(
+                "{}: game {} is not one of this run's {} games{}",
+                dir.csv().display(),
+                row.game,
+                config.games,
+                config
+                    .shard
+                    .map(|s| format!(" in shard {s}"))
+                    .unwrap_or_default()
+            );
+        }
+        rows.insert(row.game, row);
+    }
+    let pending: Vec<u32> = config
+        .planned_games()
+        .into_iter()
+        .filter(|g| !rows.contains_key(g))
+        .collect();
+    if !rows.is_empty() {
+        crate::errln!(
+            "resuming {}: {} games already finished, {} to play",
+            out.display(),
+            rows.len(),
+            pending.len()
+        );
+    }
+    if !pending.is_empty() || old.is_none() {
+        // Keep the first run's network checksums for models no longer readable.
+        let mut header = header;
+        if let Some(old) = &old {
+            for (k, v) in &old.models {
+                header.models.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        dir.write_header(&header)?;
+    }
+    if pending.is_empty() {
+        return Ok(SelfplayOutcome {
+            rows: rows.into_values().collect(),
+            played_now: 0,
+        });
+    }
+    // A spec that does not build fails now, not in every game.
+    play_check(config)?;
+
+    let bar = progress_bar(pending.len() as u64, show_progress);
+    let next = AtomicUsize::new(0);
+    let played_now = pending.len();
+    let result: anyhow::Result<()> = std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<anyhow::Result<SelfplayGame>>();
+        for _ in 0..config.jobs.min(pending.len()) {
+            let tx = tx.clone();
+            let (next, pending) = (&next, &pending);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&game) = pending.get(i) else { break };
+                    let played = play(&config.plan(game), &config.rules);
+                    let failed = played.is_err();
+                    if tx.send(played).is_err() || failed {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut positions: u64 = rows.values().map(|r| r.positions as u64).sum();
+        for played in rx {
+            let played = match played {
+                Ok(p) => p,
+                Err(e) => {
+                    // Stop handing out games; the finished ones are already on disk.
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    return Err(e);
+                }
+            };
+            let game = played.row.game;
+            for (path, bytes) in [
+                (dir.records(game), played.records.as_slice()),
+                (dir.sgf(game), played.sgf.as_bytes()),
+            ] {
+                write_atomic(&path, bytes)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
+            positions += played.row.positions as u64;
+            rows.insert(game, played.row);
+            let all: Vec<SelfplayRow> = rows.values().cloned().collect();
+            dir.write_rows(&all)?;
+            bar.set_message(format!("{positions} positions"));
+            bar.inc(1);
+        }
+        Ok(())
+    });
+    bar.finish_and_clear();
+    result?;
+    Ok(SelfplayOutcome {
+        rows: rows.into_values().collect(),
+        played_now,
+    })
+}
+
+/// Builds every spec once, so a typo or a missing network fails before the first game.
+fn play_check(config: &SelfplayConfig) -> anyhow::Result<()> {
+    for spec in &config.engines {
+        let mut e = crate::search::spec::build_engine(spec, 0)
+            .with_context(|| format!("self-play engine {spec:?}"))?;
+        if e.analyzer().is_none() {
+            bail!(
+                "self-play engine {spec:?} does not report its root visits: use a uct: spec \
+                 or a preset (strong, strong2, strong3)"
+            );
+        }
+    }
+    Ok(())
+}
+
+fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} self-play games, eta {eta} {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// How [`build_dataset`] splits and filters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelfplayDatasetConfig {
+    /// Seed of the split hash.
+    pub seed: u64,
+    pub validation_fraction: f64,
+    pub test_fraction: f64,
+    /// Keep positions where the engine passed (the 81 outputs have no pass).
+    pub include_passes: bool,
+}
+
+/// The split key of a self-play game: its seed, which names it across shards and runs.
+pub fn game_id(row: &SelfplayRow) -> String {
+    format!("selfplay-{:016x}", row.seed)
+}
+
+/// Turns the finished games of the self-play folders `dirs` into a dataset at `out`
+/// (version-2 records; splits by a seeded hash of each game's seed, so a game keeps its split
+/// when more games are added). A game found in two folders is taken once.
+pub fn build_dataset(
+    dirs: &[PathBuf],
+    cfg: &SelfplayDatasetConfig,
+    out: &Path,
+    force: bool,
+) -> anyhow::Result<Manifest> {
+    let start = std::time::Instant::now();
+    crate::util::output::check_dir_output(out, OUTPUT_KIND, force, dirs)?;
+    let mut games: Vec<(usize, SelfplayRow)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut duplicates = 0;
+    for (d, dir) in dirs.iter().enumerate() {
+        let sp = SelfplayDir::new(dir);
+        if sp.read_header()?.is_none() {
+            bail!(
+                "{}: not a self-play folder (no selfplay.toml)",
+                dir.display()
+            );
+        }
+        for row in sp.read_rows()? {
+            if seen.insert(row.seed) {
+                games.push((d, row));
+            } else {
+                duplicates += 1;
+            }
+        }
+    }
+    if games.is_empty() {
+        bail!("no finished self-play game in the given folders: nothing written");
+    }
+    let ids: Vec<String> = games.iter().map(|(_, r)| game_id(r)).collect();
+    let splits = assign_splits_by_id(
+        ids.iter().map(String::as_str),
+        cfg.validation_fraction,
+        cfg.test_fraction,
+        cfg.seed,
+    );
+    let tmp = sibling(out, "tmp");
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let result = (|| -> anyhow::Result<Manifest> {
+        crate::util::output::mark_dir(&tmp, OUTPUT_KIND)?;
+        let mut counts = BTreeMap::new();
+        let mut passes_dropped = 0u64;
+        for split in Split::ALL {
+            let mut w = SplitWriter::create_version(&tmp, split, VERSION_SEARCH)?;
+            let mut n_games = 0;
+            for (index, ((d, row), s)) in games.iter().zip(&splits).enumerate() {
+                if *s != split {
+                    continue;
+                }
+                n_games += 1;
+                let bytes = SelfplayDir::new(&dirs[*d]).read_records(row)?;
+                for rec in bytes.chunks(SEARCH_RECORD_SIZE) {
+                    let mut p = decode(rec).map_err(|e| {
+                        anyhow::anyhow!("{}: game {}: {e}", dirs[*d].display(), row.game)
+                    })?;
+                    if p.played as usize >= crate::rules::NN && !cfg.include_passes {
+                        passes_dropped += 1;
+                        continue;
+                    }
+                    p.game = index as u32;
+                    w.push(&p)?;
+                }
+            }
+            let h = w.finish(n_games)?;
+            counts.insert(
+                split.name().to_string(),
+                SplitCounts {
+                    games: n_games as u64,
+                    positions: h.count,
+                    crc32: h.crc,
+                },
+            );
+        }
+        write_atomic_with(&tmp.join("games.csv"), |w| {
+            let mut c = csv::Writer::from_writer(w);
+            c.write_record([
+                "game", "split", "id", "source", "moves", "result", "black", "white",
+            ])?;
+            for (i, ((d, row), s)) in games.iter().zip(&splits).enumerate() {
+                c.write_record([
+                    i.to_string(),
+                    s.name().to_string(),
+                    game_id(row),
+                    format!("{}#{}", dirs[*d].display(), row.game),
+                    row.moves.to_string(),
+                    row.result.clone(),
+                    row.black.clone(),
+                    row.white.clone(),
+                ])?;
+            }
+            c.flush()
+        })?;
+        let config = BuildConfig {
+            selfplay: dirs.to_vec(),
+            seed: cfg.seed,
+            split_by: SplitBy::Id,
+            validation_fraction: cfg.validation_fraction,
+            test_fraction: cfg.test_fraction,
+            include_passes: cfg.include_passes,
+            list_skipped: false,
+            ..BuildConfig::default()
+        };
+        let manifest = Manifest {
+            format_version: format::VERSION_SEARCH,
+            created_by: format!("akushu {}", env!("CARGO_PKG_VERSION")),
+            config,
+            records_read: games.len() as u64 + duplicates,
+            games_read: games.len() as u64 + duplicates,
+            duplicates,
+            games: games.len() as u64,
+            positions: counts.values().map(|c: &SplitCounts| c.positions).sum(),
+            passes_dropped,
+            splits: counts,
+            errors: BTreeMap::new(),
+            filtered: BTreeMap::new(),
+            skipped: Vec::new(),
+            games_file: "games.csv".into(),
+            elapsed_s: start.elapsed().as_secs_f64(),
+        };
+        write_atomic(
+            &tmp.join(format::MANIFEST_FILE),
+            serde_json::to_string_pretty(&manifest)?.as_bytes(),
+        )?;
+        Ok(manifest)
+    })();
+    match result {
+        Ok(manifest) => {
+            commit_dir(&tmp, out)?;
+            Ok(manifest)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Err(e)
+        }
+    }
+}

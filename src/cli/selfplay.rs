@@ -1,0 +1,95 @@
+//! `akushu selfplay`: an engine plays itself and writes training records with the search's
+//! visits, value and each game's outcome and ownership (see `src/arena/selfplay.rs`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::arena::Shard;
+use crate::arena::selfplay::GameRules;
+use crate::arena::selfplay_run::{MAX_GAMES, SelfplayConfig, run_selfplay};
+
+#[derive(Debug, Args)]
+pub struct SelfplayArgs {
+    /// Engine spec (a uct: spec or a preset); repeat for a pool that plays round robin.
+    #[arg(long = "engine", required = true, value_name = "SPEC")]
+    pub engines: Vec<String>,
+    /// Games in the whole run (all shards together; at most 1,000,000).
+    #[arg(long, default_value_t = 100, value_parser = games_arg)]
+    pub games: u32,
+    /// Run seed (each game's seed is derived from it and logged in games.csv).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output folder; rerunning with the same folder resumes.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Komi for white (-500 to 500).
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    pub komi: f32,
+    /// Move cap (1 to 10,000); a capped game is counted as it stands, without ownership.
+    #[arg(long, default_value_t = 243)]
+    pub max_moves: u32,
+    /// Opening moves drawn uniformly from the candidate moves, not recorded (0 to 81).
+    #[arg(long, default_value_t = 0)]
+    pub random_moves: u32,
+    /// Temperature of the visit-proportional draw for the first --temperature-moves searched
+    /// moves (0 = always the most visited move; at most 100).
+    #[arg(long, default_value_t = 1.0)]
+    pub temperature: f64,
+    /// Searched moves drawn with --temperature (after the random opening).
+    #[arg(long, default_value_t = 8)]
+    pub temperature_moves: u32,
+    /// Games played at once (default: all cores). Results do not depend on it.
+    #[arg(long, default_value_t = super::experiment::default_jobs(), value_parser = crate::util::num::jobs_arg)]
+    pub jobs: usize,
+    /// Play only share i of n (0-based): games g with (g-1) % n == i. `dataset build
+    /// --selfplay` takes the shard folders together.
+    #[arg(long)]
+    pub shard: Option<Shard>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// clap parser for `--games`.
+fn games_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("games", text, 1, MAX_GAMES)
+}
+
+impl SelfplayArgs {
+    /// The resolved run configuration.
+    pub fn config(&self) -> SelfplayConfig {
+        SelfplayConfig {
+            engines: self.engines.clone(),
+            games: self.games,
+            seed: self.seed,
+            rules: GameRules {
+                komi: self.komi,
+                max_moves: self.max_moves,
+                random_moves: self.random_moves,
+                temperature: self.temperature,
+                temperature_moves: self.temperature_moves,
+            },
+            jobs: self.jobs,
+            shard: self.shard,
+        }
+    }
+}
+
+pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
+    let config = args.config();
+    crate::outln!("# akushu selfplay --out {}", args.out.display());
+    crate::outln!("{}", toml::to_string(&config)?);
+    let started = std::time::Instant::now();
+    let outcome = run_selfplay(&config, &args.out, !args.quiet)?;
+    let positions: u64 = outcome.rows.iter().map(|r| r.positions as u64).sum();
+    let black = outcome.rows.iter().filter(|r| r.winner == "B").count();
+    crate::outln!(
+        "games finished: {} ({} played now in {:.1} s); positions: {positions}; black won {black}",
+        outcome.rows.len(),
+        outcome.played_now,
+        started.elapsed().as_secs_f64()
+    );
+    crate::outln!("wrote {}", args.out.display());
+    Ok(())
+}
