@@ -16,7 +16,7 @@ use crate::net::data::{read_split, synthetic_split};
 use crate::net::encode::MlpEncoding;
 use crate::net::mlp::MlpLoss;
 use crate::net::model::{LrSchedule, NetKind, TrainConfig, config_path, weights_path};
-use crate::net::train::{TrainOptions, sample, train};
+use crate::net::train::{TrainOptions, mix_in, sample, train};
 
 #[derive(Debug, Clone, Args)]
 pub struct TrainArgs {
@@ -110,9 +110,38 @@ pub struct TrainArgs {
     /// false for the MLP].
     #[arg(long)]
     pub augment: Option<bool>,
+    /// Override: the target, `played` (the move played) or `visits` (a self-play record's
+    /// root visits: soft cross-entropy, or for the MLP's BCE "bad = under --bad-share of the
+    /// visits"; records without visits fall back to the move played) [default: played].
+    #[arg(long, value_enum)]
+    pub target: Option<crate::net::model::Target>,
+    /// Override: with `--target visits`, the visit share under which the MLP's BCE target
+    /// calls a point bad (0 to 1) [default: 0.05].
+    #[arg(long, value_parser = share_arg)]
+    pub bad_share: Option<f64>,
+    /// Override: mix another dataset's train split into training as this share of the
+    /// examples, `DIR=SHARE` (repeat for more; shares under 1 in all) [default: none].
+    #[arg(long, value_name = "DIR=SHARE", value_parser = mix_arg)]
+    pub mix: Vec<crate::net::model::MixSource>,
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// clap parser for `--bad-share`.
+fn share_arg(text: &str) -> Result<f64, String> {
+    crate::util::num::parse_in("share", text, 0.0, 1.0)
+}
+
+/// clap parser for `--mix DIR=SHARE`.
+fn mix_arg(text: &str) -> Result<crate::net::model::MixSource, String> {
+    let (dir, share) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("--mix {text:?}: expected DIR=SHARE, e.g. data/paper=0.5"))?;
+    Ok(crate::net::model::MixSource {
+        data: dir.to_string(),
+        share: crate::util::num::parse_in("mix share", share, 0.0, 0.95)?,
+    })
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -241,6 +270,15 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     if let Some(v) = &args.init_from {
         c.init_from = Some(v.display().to_string());
     }
+    if let Some(v) = args.target {
+        c.target = v;
+    }
+    if let Some(v) = args.bad_share {
+        c.bad_share = v;
+    }
+    if !args.mix.is_empty() {
+        c.mix = args.mix.clone();
+    }
     c
 }
 
@@ -290,11 +328,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     }
     // The output rule (src/util/output.rs): a new run writes only into an absent or empty
     // directory, or one marked as an akushu model; never into what it reads.
-    let inputs: Vec<PathBuf> = [&args.data, &args.init_from, &args.config]
+    let mut inputs: Vec<PathBuf> = [&args.data, &args.init_from, &args.config]
         .into_iter()
         .flatten()
         .cloned()
         .collect();
+    inputs.extend(config.mix.iter().map(|m| PathBuf::from(&m.data)));
     if args.resume {
         crate::util::output::check_not_input(&args.out, &inputs)?;
     } else {
@@ -324,8 +363,21 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             (None, None) => anyhow::bail!("give --data DIR or --synthetic-games N"),
         })
     };
+    config
+        .validate()
+        .map_err(|e| anyhow::anyhow!("train: {e}"))?;
     let start = Instant::now();
-    let train_set = sample(load(Split::Train)?, config.max_train, config.seed);
+    let mut extras = Vec::new();
+    for m in &config.mix {
+        let positions = read_split(std::path::Path::new(&m.data), Split::Train)
+            .with_context(|| format!("--mix {}", m.data))?;
+        extras.push((positions, m.share));
+    }
+    let train_set = mix_in(
+        sample(load(Split::Train)?, config.max_train, config.seed),
+        extras,
+        config.seed,
+    );
     let valid_set = sample(
         load(Split::Validation)?,
         config.max_validation,

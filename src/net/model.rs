@@ -74,6 +74,39 @@ pub struct TrainConfig {
     /// (0 = at epoch ends only). Early stopping counts validations.
     #[config(default = 0)]
     pub validate_every: u64,
+    /// What the network learns from each position (self-play records carry visits; human
+    /// records only the move played, which `visits` falls back to).
+    #[config(default = "Target::Played")]
+    pub target: Target,
+    /// With `target = visits`, the bad-move (BCE) target of the paper's MLP: a point is bad
+    /// when it got under this share of the root's visits.
+    #[config(default = 0.05)]
+    pub bad_share: f64,
+    /// Other datasets mixed into the training split, each as a share of the training
+    /// examples (their validation splits are not used).
+    #[config(default = "Vec::new()")]
+    pub mix: Vec<MixSource>,
+}
+
+/// The training target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    /// The move played: cross-entropy on it (softmax), or the paper's 0/1 bad-move vector.
+    Played,
+    /// The search's root visits: soft cross-entropy on the visit shares (softmax), or
+    /// "bad = under `bad_share` of the visits" (the MLP's BCE).
+    Visits,
+}
+
+/// One dataset mixed into training ([`TrainConfig::mix`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixSource {
+    /// Dataset directory (its train split is read).
+    pub data: String,
+    /// Share of the training examples drawn from it (0 to 0.95; all shares below 1).
+    pub share: f64,
 }
 
 /// The learning-rate schedule of a training run.
@@ -152,6 +185,13 @@ impl TrainConfig {
         check("batch_size", self.batch_size, 1, 1 << 20)?;
         check("learning_rate", self.learning_rate, f64::MIN_POSITIVE, 10.0)?;
         check("final_lr_fraction", self.final_lr_fraction, 0.0, 1.0)?;
+        check("bad_share", self.bad_share, 0.0, 1.0)?;
+        for m in &self.mix {
+            check("mix.share", m.share, 0.0, 0.95)?;
+        }
+        if self.mix.iter().map(|m| m.share).sum::<f64>() >= 1.0 {
+            return Err("mix: the shares add up to 1 or more (the main dataset needs some)".into());
+        }
         Ok(())
     }
 

@@ -74,12 +74,17 @@ pub fn time_training(
         match config.model {
             NetKind::Cnn => {
                 let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
-                time_steps(config, model, &CnnTask, positions, steps, &options)
+                let task = CnnTask {
+                    target: config.target,
+                };
+                time_steps(config, model, &task, positions, steps, &options)
             }
             NetKind::Mlp => {
                 let task = MlpTask {
                     encoding: config.mlp.encoding,
                     loss: config.mlp.loss,
+                    target: config.target,
+                    bad_share: config.bad_share,
                 };
                 let model = seeded_init(config.seed, &ad, |d| config.mlp.init(d));
                 time_steps(config, model, &task, positions, steps, &options)

@@ -13,7 +13,7 @@ use super::curve::Curve;
 use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input, sym_position};
 use super::mlp::{Mlp, MlpLoss, bce_with_logits};
 use super::model::{
-    LrSchedule, NetKind, TrainConfig, config_path, load_weights, log_path, save_weights,
+    LrSchedule, NetKind, Target, TrainConfig, config_path, load_weights, log_path, save_weights,
     weights_path,
 };
 use crate::dataset::Position;
@@ -42,6 +42,10 @@ pub struct Encoded {
     /// The played move of each row (a pass counts as point 80: passes are not in datasets
     /// built by default).
     pub played: Vec<i64>,
+    /// With `target = visits`: each row's target distribution over the 81 points (the root's
+    /// visit shares without pass; one-hot on the played move for rows without visits);
+    /// empty otherwise.
+    pub soft: Vec<f32>,
 }
 
 /// What differs between the networks during training: how a batch becomes numbers, the
@@ -58,8 +62,16 @@ pub trait Task<M: Module>: Sync {
 }
 
 /// Fills `enc` with `batch`: each position's input row (written by `row`), its legality mask
-/// and its played move.
-fn encode_rows(batch: &[Position], enc: &mut Encoded, row: impl Fn(&NetInput<'_>, &mut [f32])) {
+/// and its played move, and with `visits` its target distribution.
+fn encode_rows(
+    batch: &[Position],
+    enc: &mut Encoded,
+    target: Target,
+    row: impl Fn(&NetInput<'_>, &mut [f32]),
+) {
+    if target == Target::Visits {
+        enc.soft = batch.iter().flat_map(visit_target).collect();
+    }
     let w = enc.width;
     enc.rows = batch.len();
     enc.input = vec![0f32; batch.len() * w];
@@ -74,16 +86,47 @@ fn encode_rows(batch: &[Position], enc: &mut Encoded, row: impl Fn(&NetInput<'_>
     }
 }
 
+/// The distribution a position's visits give the 81 points (pass left out, the rest
+/// renormalised); one-hot on the played point for a record without visits.
+pub fn visit_target(p: &Position) -> [f32; NN] {
+    let mut t = [0f32; NN];
+    let visits = p.search.as_ref().map(|s| &s.visits[..NN]);
+    let total: u32 = visits.map_or(0, |v| v.iter().map(|&x| x as u32).sum());
+    match visits {
+        Some(v) if total > 0 => {
+            for (o, &x) in t.iter_mut().zip(v) {
+                *o = x as f32 / total as f32;
+            }
+        }
+        _ => t[(p.played as usize).min(NN - 1)] = 1.0,
+    }
+    t
+}
+
 fn softmax_loss(logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
     let illegal = Tensor::from_data(TensorData::new(enc.illegal.clone(), [enc.rows, NN]), device); // [b, 81]
+    if !enc.soft.is_empty() {
+        let target = Tensor::from_data(TensorData::new(enc.soft.clone(), [enc.rows, NN]), device); // [b, 81]
+        return soft_softmax_loss(logits, illegal, target);
+    }
     let played = Tensor::from_data(TensorData::new(enc.played.clone(), [enc.rows, 1]), device); // [b, 1]
     masked_softmax_loss(logits, illegal, played)
+}
+
+/// Cross-entropy against target distributions over the legal points (the search's visit
+/// shares: AlphaZero's policy loss).
+fn soft_softmax_loss(logits: Tensor<2>, illegal: Tensor<2, Bool>, target: Tensor<2>) -> Tensor<1> {
+    let logp = burn::tensor::activation::log_softmax(logits.mask_fill(illegal, -1.0e9), 1); // [b, 81]
+    (logp * target).sum_dim(1).neg().mean() // [1]
 }
 
 /// The paper's MLP (BCE against 0 = played, 1 = every other point) or its softmax variant.
 pub struct MlpTask {
     pub encoding: MlpEncoding,
     pub loss: MlpLoss,
+    pub target: Target,
+    /// With `target = visits` and BCE: a point under this visit share is bad.
+    pub bad_share: f64,
 }
 
 impl Task<Mlp> for MlpTask {
@@ -92,7 +135,7 @@ impl Task<Mlp> for MlpTask {
             width: self.encoding.width(),
             ..Encoded::default()
         };
-        encode_rows(batch, &mut enc, |inp, row| {
+        encode_rows(batch, &mut enc, self.target, |inp, row| {
             mlp_input(self.encoding, inp, row)
         });
         enc
@@ -109,8 +152,18 @@ impl Task<Mlp> for MlpTask {
             MlpLoss::Softmax => softmax_loss(logits, enc, device),
             MlpLoss::Bce => {
                 let mut t = vec![1f32; enc.rows * NN];
-                for (row, &p) in t.chunks_mut(NN).zip(&enc.played) {
-                    row[p as usize] = 0.0;
+                if enc.soft.is_empty() {
+                    for (row, &p) in t.chunks_mut(NN).zip(&enc.played) {
+                        row[p as usize] = 0.0;
+                    }
+                } else {
+                    // The paper's target from the search: good where the root spent at least
+                    // `bad_share` of its visits (a one-hot row keeps its played move good).
+                    for (row, share) in t.iter_mut().zip(&enc.soft) {
+                        if f64::from(*share) >= self.bad_share {
+                            *row = 0.0;
+                        }
+                    }
                 }
                 let targets = Tensor::from_data(TensorData::new(t, [enc.rows, NN]), device); // [b, 81]
                 bce_with_logits(logits, targets)
@@ -123,7 +176,9 @@ impl Task<Mlp> for MlpTask {
 }
 
 /// The CNN with a softmax over legal points.
-pub struct CnnTask;
+pub struct CnnTask {
+    pub target: Target,
+}
 
 impl Task<Cnn> for CnnTask {
     fn encode(&self, batch: &[Position]) -> Encoded {
@@ -131,7 +186,7 @@ impl Task<Cnn> for CnnTask {
             width: CNN_PLANES * NN,
             ..Encoded::default()
         };
-        encode_rows(batch, &mut enc, cnn_planes);
+        encode_rows(batch, &mut enc, self.target, cnn_planes);
         enc
     }
     fn forward(&self, model: &Cnn, enc: &Encoded, device: &Device) -> Tensor<2> {
@@ -270,6 +325,34 @@ pub fn sample(positions: Vec<Position>, max: usize, seed: u64) -> Vec<Position> 
 }
 
 /// A rayon pool of `threads` workers (0 = one per core) for burn's CPU kernels.
+/// `main` with each extra dataset's positions mixed in as its share of the result: extra
+/// `i` brings `round(share_i / (1 - sum of shares) * main.len())` positions, a seeded sample
+/// (whole copies first when it needs more than it has). The order does not matter: every
+/// epoch shuffles.
+pub fn mix_in(
+    mut main: Vec<Position>,
+    extras: Vec<(Vec<Position>, f64)>,
+    seed: u64,
+) -> Vec<Position> {
+    let rest: f64 = 1.0 - extras.iter().map(|e| e.1).sum::<f64>();
+    let base = main.len() as f64;
+    for (k, (positions, share)) in extras.into_iter().enumerate() {
+        if positions.is_empty() || rest <= 0.0 {
+            continue;
+        }
+        let want = (share / rest * base).round() as usize;
+        let copies = want / positions.len();
+        for _ in 0..copies {
+            main.extend(positions.iter().cloned());
+        }
+        let left = want - copies * positions.len();
+        if left > 0 {
+            main.extend(sample(positions, left, seed ^ (0x6d69_7800 + k as u64)));
+        }
+    }
+    main
+}
+
 pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, NetError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -295,6 +378,8 @@ pub fn train(
                 let task = MlpTask {
                     encoding: config.mlp.encoding,
                     loss: config.mlp.loss,
+                    target: config.target,
+                    bad_share: config.bad_share,
                 };
                 let model = seeded_init(config.seed, &ad, |d| config.mlp.init(d));
                 let model = initial_weights(model, config, options)?;
@@ -303,7 +388,10 @@ pub fn train(
             NetKind::Cnn => {
                 let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
                 let model = initial_cnn_weights(model, config, options)?;
-                run(config, model, &CnnTask, train, validation, out, options)
+                let task = CnnTask {
+                    target: config.target,
+                };
+                run(config, model, &task, train, validation, out, options)
             }
         }
     })
@@ -843,6 +931,11 @@ fn split_rows(enc: &Encoded, n: usize) -> Vec<Encoded> {
                 rows: b - a,
                 illegal: enc.illegal[a * NN..b * NN].to_vec(),
                 played: enc.played[a..b].to_vec(),
+                soft: if enc.soft.is_empty() {
+                    Vec::new()
+                } else {
+                    enc.soft[a * NN..b * NN].to_vec()
+                },
             }
         })
         .collect()
@@ -1000,11 +1093,20 @@ pub fn network_curve(
                 &MlpTask {
                     encoding: cfg.encoding,
                     loss: cfg.loss,
+                    target: Target::Played,
+                    bad_share: 0.0,
                 },
                 chunk,
                 device,
             ),
-            super::SavedModel::Cnn(m, _) => validate(m.as_ref(), &CnnTask, chunk, device),
+            super::SavedModel::Cnn(m, _) => validate(
+                m.as_ref(),
+                &CnnTask {
+                    target: Target::Played,
+                },
+                chunk,
+                device,
+            ),
         };
         curve.merge(&c);
         on_chunk(chunk.len() as u64);
