@@ -20,7 +20,7 @@
 //! Higher layers build on these and never the other way round. The layers, lowest first
 //! (modules on one line do not use each other): [`util`]; [`rules`]; [`playout`], [`sgf`];
 //! [`dataset`], [`analysis`], [`prune`]; [`net`], [`endgame`]; [`search`]; [`gtp`],
-//! [`arena`]; [`report`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
+//! [`arena`]; [`report`]; [`generations`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
 //!
 //! ```
 //! use akushu::rules::{Game, Move};
@@ -34,6 +34,7 @@ pub mod arena;
 pub mod cli;
 pub mod dataset;
 pub mod endgame;
+pub mod generations;
 pub mod gtp;
 pub mod net;
 pub mod playout;

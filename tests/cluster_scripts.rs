@@ -464,3 +464,112 @@ fn slurm_array_jobs_equal_one_machine_and_a_cancelled_shard_is_resubmitted() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `akushu selfplay` options shared by the one-machine run and the plan.
+const SELFPLAY: &[&str] = &[
+    "selfplay",
+    "--engine",
+    "uct:sims=16,expand=2",
+    "--games",
+    "6",
+    "--seed",
+    "5",
+    "--random-moves",
+    "2",
+    "--max-moves",
+    "120",
+    "--quiet",
+];
+
+/// Self-play rows (timing aside) and records of `dirs` together, in game order.
+fn selfplay_games(dirs: &[PathBuf]) -> Vec<(akushu::arena::selfplay::SelfplayRow, Vec<u8>)> {
+    use akushu::arena::selfplay_run::SelfplayDir;
+    let mut all = Vec::new();
+    for dir in dirs {
+        let sp = SelfplayDir::new(dir);
+        for row in sp.read_rows().unwrap() {
+            let records = sp.read_records(&row).unwrap();
+            all.push((row.without_timing(), records));
+        }
+    }
+    all.sort_by_key(|(r, _)| r.game);
+    all
+}
+
+#[test]
+#[ignore = "needs Slurm and GNU parallel (sh scripts/slurm-local.sh install): cargo test --release -- --ignored"]
+fn selfplay_shards_on_slurm_and_gnu_parallel_equal_one_machine() {
+    let test = "the self-play cluster test";
+    if !tools_present(
+        test,
+        &[
+            "parallel",
+            "sbatch",
+            "squeue",
+            "slurmctld",
+            "slurmd",
+            "munged",
+        ],
+    ) {
+        return;
+    }
+    if !run(Path::new("."), None, "id", &["-u"])
+        .stdout
+        .starts_with(b"0\n")
+    {
+        skip_or_fail(
+            test,
+            "the local cluster's daemons run as root, and this is not root",
+        );
+        return;
+    }
+    let dir = temp_dir("selfplay");
+    let akushu = env!("CARGO_BIN_EXE_akushu");
+    let mut one_args = SELFPLAY.to_vec();
+    one_args.extend(["--jobs", "1", "--out", "one"]);
+    run_ok(&dir, None, akushu, &one_args);
+    let one = selfplay_games(&[dir.join("one")]);
+    assert_eq!(one.len(), 6);
+    let shard_dirs = |out: &str| -> Vec<PathBuf> {
+        (0..3)
+            .map(|i| dir.join(out).join(format!("shard-{i}")))
+            .collect()
+    };
+
+    // GNU parallel.
+    let mut plan_args = SELFPLAY.to_vec();
+    plan_args.extend(["--out", "par", "--plan", "par-jobs", "--shards", "3"]);
+    run_ok(&dir, None, akushu, &plan_args);
+    run_ok(
+        &dir,
+        None,
+        "sh",
+        &[dir.join("par-jobs/parallel.sh").to_str().unwrap()],
+    );
+    assert_eq!(selfplay_games(&shard_dirs("par")), one);
+
+    // Slurm: the array job's three tasks.
+    let cluster = match LocalSlurm::start(&dir) {
+        Ok(c) => c,
+        Err(why) => {
+            skip_or_fail(test, &format!("the local cluster did not start: {why}"));
+            return;
+        }
+    };
+    let conf = cluster.conf();
+    let mut plan_args = SELFPLAY.to_vec();
+    plan_args.extend(["--out", "slurm", "--plan", "slurm-jobs", "--shards", "3"]);
+    run_ok(&dir, None, akushu, &plan_args);
+    let sbatch = dir.join("slurm-jobs/selfplay.sbatch");
+    let id = run_ok(
+        &dir,
+        Some(&conf),
+        "sbatch",
+        &["--parsable", sbatch.to_str().unwrap()],
+    );
+    let id = id.trim().split(';').next().unwrap().to_string();
+    wait_for_jobs(&dir, &conf, &[&id]);
+    assert_eq!(selfplay_games(&shard_dirs("slurm")), one);
+    drop(cluster);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

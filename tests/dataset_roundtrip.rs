@@ -138,6 +138,7 @@ fn expected_positions(rec: &GameRecord, game: u32) -> Vec<Position> {
                 black_rank: rec.black_rank.unwrap_or(i8::MIN),
                 white_rank: rec.white_rank.unwrap_or(i8::MIN),
                 game,
+                search: None,
             });
         }
         g.play_as(c, m).unwrap();

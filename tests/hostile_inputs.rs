@@ -856,6 +856,7 @@ fn a_checksummed_record_with_a_dead_stone_is_refused_by_name() {
         black_rank: 0,
         white_rank: 0,
         game: 0,
+        search: None,
     };
     for split in [Split::Train, Split::Validation, Split::Test] {
         let mut writer = SplitWriter::create(&ds, split).unwrap();

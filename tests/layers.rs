@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["search"],
     &["gtp", "arena"],
     &["report"],
+    &["generations"],
     &["cli"],
 ];
 

@@ -559,6 +559,7 @@ fn sample_split(dir: &Path) -> Vec<u8> {
                 black_rank: 3,
                 white_rank: -2,
                 game: g,
+                search: None,
             };
             w.push(&p).unwrap();
         }

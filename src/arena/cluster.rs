@@ -14,6 +14,7 @@ use anyhow::{Context, bail};
 
 use super::experiment::{Arm, slug};
 use super::runner::MatchConfig;
+use super::selfplay_run::SelfplayConfig;
 use crate::util::fsio::write_atomic;
 
 /// Options of the Slurm jobs.
@@ -362,6 +363,152 @@ impl ClusterPlan {
             ));
             files.push((self.scripts.join("parallel.sh"), self.parallel_script()));
         }
+        let logs = self.scripts.join("logs");
+        std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+        for (path, text) in &files {
+            write_atomic(path, text.as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(files.into_iter().map(|(p, _)| p).collect())
+    }
+}
+
+/// A self-play run's shards as cluster jobs (`akushu selfplay ... --plan DIR --shards N`):
+/// a Slurm array job (`selfplay.sbatch`, task i plays shard i/n into `OUT/shard-i`) and GNU
+/// parallel's task list with `parallel.sh`. `dataset build --selfplay OUT/shard-*` takes the
+/// shard folders together: the same dataset as one machine's run, game for game.
+#[derive(Debug, Clone)]
+pub struct SelfplayPlan {
+    pub config: SelfplayConfig,
+    pub shards: u32,
+    /// The folder holding the shard folders.
+    pub out: PathBuf,
+    pub akushu: PathBuf,
+    pub workdir: PathBuf,
+    pub scripts: PathBuf,
+    pub slurm: SlurmOptions,
+}
+
+impl SelfplayPlan {
+    /// The `akushu selfplay` options that give the config (all but jobs, shard and folder).
+    fn args(&self) -> Vec<String> {
+        let c = &self.config;
+        let mut args = Vec::new();
+        for e in &c.engines {
+            args.extend(["--engine".to_string(), e.clone()]);
+        }
+        args.extend([
+            "--games".into(),
+            c.games.to_string(),
+            "--seed".into(),
+            c.seed.to_string(),
+            "--komi".into(),
+            c.rules.komi.to_string(),
+            "--max-moves".into(),
+            c.rules.max_moves.to_string(),
+            "--random-moves".into(),
+            c.rules.random_moves.to_string(),
+            "--temperature".into(),
+            c.rules.temperature.to_string(),
+            "--temperature-moves".into(),
+            c.rules.temperature_moves.to_string(),
+        ]);
+        args
+    }
+
+    /// The command that plays shard `index` (a number or a shell expression) with `jobs`
+    /// games at once.
+    pub fn shard_command(&self, index: &str, jobs: &str) -> String {
+        let args: Vec<String> = self.args().iter().map(|a| shell_quote(a)).collect();
+        let dir = format!("{}/shard-", self.out.display());
+        format!(
+            "{} selfplay {} --jobs {jobs} --shard {index}/{} --quiet --out {}{index}",
+            quote_path(&self.akushu),
+            args.join(" "),
+            self.shards,
+            shell_quote(&dir),
+        )
+    }
+
+    /// The Slurm array job: task i plays shard i/n (the count written out, so resubmitting
+    /// one task plays the same share).
+    pub fn slurm_array_script(&self) -> String {
+        let mut sbatch = vec![
+            "#SBATCH --job-name=akushu-selfplay".to_string(),
+            format!("#SBATCH --cpus-per-task={}", self.slurm.cpus_per_task),
+            format!("#SBATCH --time={}", self.slurm.time),
+        ];
+        if !self.slurm.partitions.is_empty() {
+            sbatch.push(format!(
+                "#SBATCH --partition={}",
+                self.slurm.partitions.join(",")
+            ));
+        }
+        sbatch.push(format!(
+            "#SBATCH --output={}",
+            self.scripts.join("logs").join("%x-%A_%a.out").display()
+        ));
+        sbatch.extend(self.slurm.extra.iter().map(|e| format!("#SBATCH {e}")));
+        format!(
+            "#!/bin/sh\n#SBATCH --array=0-{last}\n{sbatch}\n\
+             # Self-play: {games} games in {n} shards; task i plays the games g with\n\
+             # (g - 1) % {n} == i into {out}/shard-i. Written by `akushu selfplay --plan`.\n\
+             # Resubmit one shard: sbatch --array=I {me} (a rerun resumes its folder).\n\
+             # Then: akushu dataset build --selfplay {out}/shard-* --out DATA\n\
+             set -eu\n\
+             cd {workdir}\n\
+             i=${{SLURM_ARRAY_TASK_ID:?submit this with sbatch: it is an array job}}\n\
+             exec {command}\n",
+            last = self.shards - 1,
+            sbatch = sbatch.join("\n"),
+            games = self.config.games,
+            n = self.shards,
+            out = self.out.display(),
+            me = self.scripts.join("selfplay.sbatch").display(),
+            workdir = quote_path(&self.workdir),
+            command = self.shard_command("\"$i\"", "\"${SLURM_CPUS_PER_TASK:-1}\""),
+        )
+    }
+
+    /// GNU parallel's input: one shard per line, one game at a time each.
+    pub fn parallel_tasks(&self) -> String {
+        (0..self.shards)
+            .map(|i| {
+                format!(
+                    "cd {} && {}\n",
+                    quote_path(&self.workdir),
+                    self.shard_command(&i.to_string(), "1")
+                )
+            })
+            .collect()
+    }
+
+    /// Writes `selfplay.sbatch`, `parallel-tasks.txt` and `parallel.sh` into `scripts`.
+    pub fn write(&self) -> anyhow::Result<Vec<PathBuf>> {
+        if self.shards == 0 || self.shards > self.config.games {
+            bail!(
+                "--shards {} must be from 1 to the games ({})",
+                self.shards,
+                self.config.games
+            );
+        }
+        let parallel = "#!/bin/sh\n\
+             # Plays every self-play shard with GNU parallel; extra arguments go to parallel\n\
+             # (--jobs 8, --sshloginfile hosts.txt). Rerun to resume. Written by `akushu selfplay --plan`.\n\
+             set -u\n\
+             here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
+             exec parallel --halt never --joblog \"$here/logs/parallel.joblog\" \"$@\" <\"$here/parallel-tasks.txt\"\n";
+        let files = [
+            (
+                self.scripts.join("selfplay.sbatch"),
+                self.slurm_array_script(),
+            ),
+            (
+                self.scripts.join("parallel-tasks.txt"),
+                self.parallel_tasks(),
+            ),
+            (self.scripts.join("parallel.sh"), parallel.to_string()),
+        ];
         let logs = self.scripts.join("logs");
         std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
         for (path, text) in &files {

@@ -468,6 +468,9 @@ pub fn build_dataset(
     if games.is_empty() {
         bail!("no finished self-play game in the given folders: nothing written");
     }
+    // In order of the game's seed: the same games make the same dataset however they were
+    // sharded or listed.
+    games.sort_by_key(|(_, r)| r.seed);
     let ids: Vec<String> = games.iter().map(|(_, r)| game_id(r)).collect();
     let splits = assign_splits_by_id(
         ids.iter().map(String::as_str),
@@ -567,11 +570,8 @@ pub fn build_dataset(
         )?;
         Ok(manifest)
     })();
-    match result {
-        Ok(manifest) => {
-            commit_dir(&tmp, out)?;
-            Ok(manifest)
-        }
+    match result.and_then(|m| commit_dir(&tmp, out).map(|()| m)) {
+        Ok(manifest) => Ok(manifest),
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
             Err(e)

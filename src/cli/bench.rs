@@ -20,6 +20,25 @@ pub enum BenchCommand {
     /// Training throughput of a network shape: examples/s, CPU/wall and GFLOP/s of the real
     /// training step at each thread count, next to the machine's measured FMA peak.
     Train(TrainBenchArgs),
+    /// Self-play throughput of an engine spec: positions per wall second and per CPU second
+    /// at each job count (the same games each time), and the ratio to one job.
+    Selfplay(SelfplayBenchArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SelfplayBenchArgs {
+    /// The self-play engine spec (one thread per game).
+    #[arg(long, default_value = "strong3:sims=400")]
+    pub engine: String,
+    /// Games per job count.
+    #[arg(long, default_value_t = 8)]
+    pub games: u32,
+    /// Job counts (games at once) to measure.
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = crate::util::num::jobs_arg)]
+    pub jobs: Vec<usize>,
+    /// Seed of the games (the same games at every job count).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -128,7 +147,70 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
         }
         BenchCommand::Search(args) => search_bench(&args),
         BenchCommand::Train(args) => train_bench(&args),
+        BenchCommand::Selfplay(args) => selfplay_bench(&args),
     }
+}
+
+/// Plays `args.games` self-play games at each job count and prints the throughput table.
+pub fn selfplay_bench(args: &SelfplayBenchArgs) -> anyhow::Result<()> {
+    use crate::arena::selfplay::{GameRules, play};
+    use crate::arena::selfplay_run::SelfplayConfig;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    crate::outln!("# akushu bench selfplay {args:?}");
+    let config = SelfplayConfig {
+        engines: vec![args.engine.clone()],
+        games: args.games.max(1),
+        seed: args.seed,
+        rules: GameRules::default(),
+        jobs: 1,
+        shard: None,
+    };
+    config.validate()?;
+    crate::outln!(
+        "| jobs | games | positions | wall s | positions/s | CPU s | positions/CPU-s | wall throughput vs 1 job |"
+    );
+    crate::outln!("|---|---|---|---|---|---|---|---|");
+    let mut base: Option<f64> = None;
+    for &jobs in &args.jobs {
+        let next = AtomicU32::new(1);
+        let start = std::time::Instant::now();
+        let rows: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..jobs)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut rows = Vec::new();
+                        loop {
+                            let g = next.fetch_add(1, Ordering::Relaxed);
+                            if g > config.games {
+                                break;
+                            }
+                            rows.push(play(&config.plan(g), &config.rules));
+                        }
+                        rows
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("a self-play thread panicked"))
+                .collect()
+        });
+        let wall = start.elapsed().as_secs_f64();
+        let rows = rows
+            .into_iter()
+            .map(|r| r.map(|g| g.row))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let positions: u64 = rows.iter().map(|r| r.positions as u64).sum();
+        let cpu: f64 = rows.iter().map(|r| r.cpu_seconds).sum();
+        let rate = positions as f64 / wall;
+        let ratio = rate / *base.get_or_insert(rate);
+        crate::outln!(
+            "| {jobs} | {} | {positions} | {wall:.1} | {rate:.1} | {cpu:.1} | {:.1} | {ratio:.2} |",
+            rows.len(),
+            positions as f64 / cpu.max(1e-9)
+        );
+    }
+    Ok(())
 }
 
 /// The engines `bench search` measures by default; the first is the baseline of the ratios.

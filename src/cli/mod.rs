@@ -9,6 +9,7 @@ pub mod dataset;
 pub mod eval;
 pub mod experiment;
 pub mod gtp;
+pub mod loop_cmd;
 pub mod match_cmd;
 pub mod rate;
 pub mod reproduce;
@@ -91,8 +92,16 @@ Examples:
   akushu selfplay --engine strong3:sims=800 --games 200 --out runs/sp1
   akushu selfplay --engine uct:sims=200 --games 20 --random-moves 4 --temperature-moves 10 --out runs/sp-quick
   akushu selfplay --engine strong3:sims=800 --games 1000 --shard 0/4 --out runs/sp-s0
+  akushu selfplay --engine strong3:sims=800 --games 1000 --out runs/sp --plan runs/sp-jobs --shards 8
   akushu dataset build --selfplay runs/sp1 --out data/sp1")]
     Selfplay(selfplay::SelfplayArgs),
+    /// The self-play loop: generations of self-play with the best network, training from it,
+    /// and a gating match at equal time; resumable at every step.
+    #[command(after_help = "\
+Examples:
+  akushu loop experiments/loop.toml --out runs/loop
+  akushu loop experiments/loop_quick.toml --out /tmp/loop-quick --quiet")]
+    Loop(loop_cmd::LoopArgs),
     /// Ratings of every player in match folders: Bradley-Terry (logistic Elo) with 95%
     /// intervals, anchored on GNU Go 3.8 level 10 = 0.
     #[command(after_help = "\
@@ -126,6 +135,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Match(cmd) => match_cmd::run(cmd),
         Command::Rate(args) => rate::run(args),
         Command::Selfplay(args) => selfplay::run(args),
+        Command::Loop(args) => loop_cmd::run(args),
         Command::Experiment(cmd) => experiment::run(cmd),
         Command::Reproduce(args) => reproduce::run(args),
     }

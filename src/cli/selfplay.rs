@@ -46,6 +46,23 @@ pub struct SelfplayArgs {
     /// --selfplay` takes the shard folders together.
     #[arg(long)]
     pub shard: Option<Shard>,
+    /// Write cluster scripts into this folder instead of playing: a Slurm array job
+    /// (`selfplay.sbatch`) and GNU parallel's tasks (`parallel.sh`), shard i playing into
+    /// `OUT/shard-i`.
+    #[arg(long, value_name = "DIR", conflicts_with = "shard")]
+    pub plan: Option<PathBuf>,
+    /// With --plan: shards (at most the games).
+    #[arg(long, default_value_t = 16, requires = "plan")]
+    pub shards: u32,
+    /// With --plan: Slurm partition; repeat for several.
+    #[arg(long, requires = "plan")]
+    pub partition: Vec<String>,
+    /// With --plan: CPUs per Slurm task (each shard plays that many games at once).
+    #[arg(long, default_value_t = 1, requires = "plan")]
+    pub cpus_per_task: u32,
+    /// With --plan: time limit per Slurm task.
+    #[arg(long, default_value = "24:00:00", requires = "plan")]
+    pub time: String,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -76,7 +93,45 @@ impl SelfplayArgs {
     }
 }
 
+/// `--plan DIR`: writes the cluster scripts and says how to run them.
+fn write_plan(args: &SelfplayArgs, dir: &std::path::Path) -> anyhow::Result<()> {
+    use crate::arena::cluster::{SelfplayPlan, SlurmOptions};
+    use anyhow::Context;
+    let absolute = |p: &std::path::Path| {
+        std::path::absolute(p).with_context(|| format!("resolving {}", p.display()))
+    };
+    let config = args.config();
+    config.validate()?;
+    let plan = SelfplayPlan {
+        config,
+        shards: args.shards.min(args.games),
+        out: absolute(&args.out)?,
+        akushu: std::env::current_exe().context("finding this program's path")?,
+        workdir: absolute(std::path::Path::new("."))?,
+        scripts: absolute(dir)?,
+        slurm: SlurmOptions {
+            partitions: args.partition.clone(),
+            cpus_per_task: args.cpus_per_task,
+            time: args.time.clone(),
+            extra: Vec::new(),
+        },
+    };
+    for path in plan.write()? {
+        crate::outln!("wrote {}", path.display());
+    }
+    crate::outln!(
+        "run: sbatch {} (or sh {} --jobs N); then akushu dataset build --selfplay {}/shard-* --out DATA",
+        plan.scripts.join("selfplay.sbatch").display(),
+        plan.scripts.join("parallel.sh").display(),
+        plan.out.display()
+    );
+    Ok(())
+}
+
 pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
+    if let Some(dir) = &args.plan {
+        return write_plan(&args, dir);
+    }
     let config = args.config();
     crate::outln!("# akushu selfplay --out {}", args.out.display());
     crate::outln!("{}", toml::to_string(&config)?);

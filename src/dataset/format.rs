@@ -704,6 +704,79 @@ mod tests {
         }
     }
 
+    fn with_search(i: u32) -> Position {
+        let mut p = sample(i);
+        let mut visits = [0u16; VISIT_SLOTS];
+        visits[40] = 300 + i as u16;
+        visits[81] = 7;
+        let mut own = [0u8; NN];
+        for (k, o) in own.iter_mut().enumerate() {
+            *o = (k % 3) as u8;
+        }
+        p.search = Some(Box::new(SearchTarget {
+            visits,
+            value: 0.25,
+            simulations: 400,
+            ownership: (i % 2 == 0).then_some(own),
+            score: if i % 2 == 0 { -3.5 } else { f32::NAN },
+        }));
+        p
+    }
+
+    #[test]
+    fn version_two_records_round_trip_and_refuse_bad_search_fields() {
+        let dir = temp_dir("v2");
+        let mut w = SplitWriter::create_version(&dir, Split::Train, VERSION_SEARCH).unwrap();
+        let written: Vec<Position> = (0..5).map(with_search).collect();
+        for p in &written {
+            w.push(p).unwrap();
+        }
+        // A record without search data does not go into a version-2 split.
+        assert!(w.push(&sample(9)).is_err());
+        let h = w.finish(5).unwrap();
+        assert_eq!(
+            (h.version, h.record_size()),
+            (VERSION_SEARCH, SEARCH_RECORD_SIZE)
+        );
+        let back = read_split(&dir, Split::Train).unwrap();
+        assert_eq!(back.len(), 5);
+        for (a, b) in written.iter().zip(&back) {
+            let (ta, tb) = (a.search.as_ref().unwrap(), b.search.as_ref().unwrap());
+            assert_eq!(
+                (ta.visits, ta.simulations, ta.ownership),
+                (tb.visits, tb.simulations, tb.ownership)
+            );
+            assert_eq!(ta.value, tb.value);
+            assert_eq!(ta.score.is_nan(), tb.score.is_nan());
+            assert_eq!(a.cells, b.cells);
+        }
+        let mapped = MappedSplit::open(&dir, Split::Train).unwrap();
+        assert_eq!(mapped.get(3).unwrap().search, written[3].search);
+        // Range checks on the appended bytes.
+        let good = encode_any(&written[0]);
+        let mut bad = good.clone();
+        bad[RECORD_SIZE + 164..RECORD_SIZE + 168].copy_from_slice(&1.5f32.to_le_bytes());
+        assert!(matches!(decode(&bad), Err(RecordError::Value(_))));
+        let mut bad = good.clone();
+        bad[RECORD_SIZE + 172] = 0xff;
+        assert!(matches!(decode(&bad), Err(RecordError::Owner(_))));
+        let mut bad = good;
+        bad[RECORD_SIZE + 193] = 2;
+        assert!(matches!(decode(&bad), Err(RecordError::Flags(2))));
+        assert!(matches!(decode(&[0u8; 100]), Err(RecordError::Size(100))));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn visits_above_u16_are_scaled_keeping_every_visited_move() {
+        let mut counts = [0u32; VISIT_SLOTS];
+        counts[0] = 200_000;
+        counts[1] = 1;
+        counts[2] = 100_000;
+        let v = SearchTarget::visits_from(&counts);
+        assert_eq!((v[0], v[1], v[2], v[3]), (65_535, 1, 32_768, 0));
+    }
+
     fn temp_dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("akushu-fmt-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);

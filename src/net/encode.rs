@@ -222,6 +222,46 @@ mod tests {
     }
 
     #[test]
+    fn symmetries_move_the_visits_and_owners_with_the_stones() {
+        use crate::dataset::record::{SearchTarget, VISIT_SLOTS};
+        let mut cells = [0u8; NN];
+        cells[1] = 1;
+        let mut visits = [0u16; VISIT_SLOTS];
+        visits[2] = 9;
+        visits[NN] = 4;
+        let mut own = [0u8; NN];
+        own[1] = 1;
+        let pos = Position {
+            cells,
+            to_move: 2,
+            played: 2,
+            move_number: 1,
+            last_moves: [1, NO_POINT, NO_POINT, NO_POINT],
+            ko: NO_POINT,
+            winner: 1,
+            black_rank: 0,
+            white_rank: 0,
+            game: 0,
+            search: Some(Box::new(SearchTarget {
+                visits,
+                value: 0.5,
+                simulations: 13,
+                ownership: Some(own),
+                score: 1.5,
+            })),
+        };
+        for sym in 0..8u8 {
+            let s = sym_position(&pos, sym);
+            let t = s.search.as_ref().unwrap();
+            assert_eq!(t.visits[sym_point(sym, 2) as usize], 9, "sym {sym}");
+            assert_eq!(t.visits[NN], 4, "pass stays");
+            assert_eq!(t.visits.iter().map(|&v| v as u32).sum::<u32>(), 13);
+            assert_eq!(t.ownership.unwrap()[sym_point(sym, 1) as usize], 1);
+            assert_eq!(s.played, sym_point(sym, 2));
+        }
+    }
+
+    #[test]
     fn one_hot_is_relative_to_the_mover() {
         let board = Board::from_diagram("X........\n.O.......\n.........\n.........\n.........\n.........\n.........\n.........\n.........").unwrap();
         let inp = NetInput {

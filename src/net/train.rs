@@ -1138,3 +1138,105 @@ fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
     );
     bar
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::record::{SearchTarget, VISIT_SLOTS};
+
+    fn position(search: Option<Box<SearchTarget>>) -> Position {
+        let mut cells = [0u8; NN];
+        cells[0] = 1;
+        Position {
+            cells,
+            to_move: 2,
+            played: 5,
+            move_number: 1,
+            last_moves: [
+                0,
+                crate::dataset::NO_POINT,
+                crate::dataset::NO_POINT,
+                crate::dataset::NO_POINT,
+            ],
+            ko: crate::dataset::NO_POINT,
+            winner: 0,
+            black_rank: 0,
+            white_rank: 0,
+            game: 0,
+            search,
+        }
+    }
+
+    fn target(visits: &[(usize, u16)]) -> Option<Box<SearchTarget>> {
+        let mut v = [0u16; VISIT_SLOTS];
+        for &(i, n) in visits {
+            v[i] = n;
+        }
+        Some(Box::new(SearchTarget {
+            visits: v,
+            value: f32::NAN,
+            simulations: 0,
+            ownership: None,
+            score: f32::NAN,
+        }))
+    }
+
+    #[test]
+    fn visit_targets_are_shares_and_one_hot_soft_loss_equals_the_played_loss() {
+        let with = position(target(&[(5, 30), (6, 10), (VISIT_SLOTS - 1, 60)]));
+        let t = visit_target(&with);
+        assert_eq!(
+            (t[5], t[6]),
+            (0.75, 0.25),
+            "pass left out, the rest renormalised"
+        );
+        let human = position(None);
+        assert_eq!(visit_target(&human)[5], 1.0);
+
+        let device = crate::net::cpu_device();
+        let task = CnnTask {
+            target: Target::Visits,
+        };
+        let hard = CnnTask {
+            target: Target::Played,
+        };
+        let batch = vec![human.clone(), position(target(&[(5, 8)]))];
+        let soft_enc = task.encode(&batch);
+        let hard_enc = hard.encode(&batch);
+        assert_eq!(soft_enc.soft.len(), 2 * NN);
+        assert!(hard_enc.soft.is_empty());
+        let logits = Tensor::<2>::from_data(
+            TensorData::new(
+                (0..2 * NN)
+                    .map(|i| (i % 7) as f32 * 0.3)
+                    .collect::<Vec<f32>>(),
+                [2, NN],
+            ),
+            &device,
+        );
+        let a: f32 = softmax_loss(logits.clone(), &soft_enc, &device).into_scalar();
+        let b: f32 = softmax_loss(logits, &hard_enc, &device).into_scalar();
+        assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+
+        // The MLP's bad-move target from the visits: good at and above the share.
+        let mlp = MlpTask {
+            encoding: MlpEncoding::Paper,
+            loss: MlpLoss::Bce,
+            target: Target::Visits,
+            bad_share: 0.2,
+        };
+        let enc = mlp.encode(&[with]);
+        assert_eq!(enc.soft[5], 0.75);
+        assert_eq!(enc.soft[6], 0.25);
+    }
+
+    #[test]
+    fn mixes_bring_their_stated_share() {
+        let main: Vec<Position> = (0..300).map(|_| position(None)).collect();
+        let extra: Vec<Position> = (0..50).map(|_| position(target(&[(5, 1)]))).collect();
+        let mixed = mix_in(main, vec![(extra, 0.4)], 3);
+        // 0.4 / 0.6 * 300 = 200 from a set of 50: four whole copies.
+        assert_eq!(mixed.len(), 500);
+        assert_eq!(mixed.iter().filter(|p| p.search.is_some()).count(), 200);
+    }
+}

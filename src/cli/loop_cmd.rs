@@ -1,0 +1,54 @@
+//! `akushu loop CONFIG.toml --out DIR`: generations of self-play, training and gating (see
+//! `src/generations/mod.rs`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::generations::{LoopConfig, LoopOptions, run_loop};
+
+#[derive(Debug, Args)]
+pub struct LoopArgs {
+    /// The loop's config (TOML; `experiments/loop.toml` documents every key).
+    pub config: PathBuf,
+    /// The loop's folder; rerunning with the same folder resumes where it stopped.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(args: LoopArgs) -> anyhow::Result<()> {
+    let config = LoopConfig::from_file(&args.config)?;
+    crate::outln!(
+        "# akushu loop {} --out {}",
+        args.config.display(),
+        args.out.display()
+    );
+    crate::outln!("{}", toml::to_string(&config)?);
+    let outcome = run_loop(
+        &config,
+        &args.out,
+        &LoopOptions {
+            progress: !args.quiet,
+            stop_after_steps: None,
+        },
+    )?;
+    for g in &outcome.state.generations {
+        crate::outln!(
+            "generation {}: gate {}/{} -> {}; best's Elo over start {:+.0}",
+            g.index,
+            g.gate_points,
+            g.gate_games,
+            if g.promoted { "promoted" } else { "kept" },
+            g.elo
+        );
+    }
+    crate::outln!(
+        "best network: {}; summary in {}",
+        outcome.state.best(&config),
+        args.out.join("summary.md").display()
+    );
+    Ok(())
+}

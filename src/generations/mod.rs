@@ -1,0 +1,737 @@
+//! The self-play loop (`akushu loop CONFIG.toml --out DIR`): generations of networks, each
+//! learnt from the search of the best one so far, in the manner of AlphaGo Zero, Leela Zero
+//! and minigo, with the bad-move network at its centre.
+//!
+//! One generation `g`, each step resumable and recorded before the next starts:
+//! 1. **self-play** with the best network as the engine's pruner and prior
+//!    (`gen-NNN/selfplay`, [`crate::arena::selfplay_run`]);
+//! 2. **dataset** from the self-play of the last `window` generations (`gen-NNN/data`; split
+//!    by a seeded hash of each game's seed, so a test game is a test game in every window);
+//! 3. **training** from the best network's weights (`gen-NNN/model`, a new directory; the run
+//!    resumes from its checkpoint);
+//! 4. **gate**: a match of the candidate against the best at equal time per move, colours
+//!    alternating (`gen-NNN/gate`), decided by a sequential test when one is configured, else
+//!    by the share of points over the fixed games;
+//! 5. **promote or keep**, with the candidate's error-rate curves on the held-out self-play
+//!    games and (optionally) a human test split.
+//!
+//! `state.json` records every finished step: which games, which weights with their checksum,
+//! the gate's result; `summary.md`, `ratings.png` and `curves.png` are rewritten after each
+//! generation. A killed loop reruns the step it was in and goes on; a finished generation is
+//! never redone.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::arena::runner::{MatchConfig, TimeSpec, a_score, run_match};
+use crate::arena::selfplay::GameRules;
+use crate::arena::selfplay_run::{
+    SelfplayConfig, SelfplayDatasetConfig, build_dataset, run_selfplay,
+};
+use crate::arena::sprt::{Decision, Sprt};
+use crate::dataset::{Split, read_split};
+use crate::net::model::{
+    MixSource, Target, TrainConfig, config_path, model_checksum, weights_path,
+};
+use crate::net::train::{TrainOptions, mix_in, sample, train};
+use crate::util::fsio::write_atomic;
+use crate::util::rng::mix64;
+
+pub mod chart;
+
+/// The marker kind of a loop folder.
+pub const LOOP_KIND: &str = "loop";
+
+/// A loop's configuration (`loop.toml`; unknown keys are refused).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopConfig {
+    /// The first best network: a CNN model directory.
+    pub start: String,
+    /// Self-play engine spec; `{net}` stands for the best network's directory.
+    pub engine: String,
+    /// Gate engine spec for both sides (`{net}` = each side's network); the gate's clock
+    /// decides how long it searches, so give it a simulation cap it never reaches.
+    pub gate_engine: String,
+    /// Generations to run.
+    pub generations: u32,
+    /// Loop seed: every step's seed is derived from it and the generation.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub selfplay: SelfplaySection,
+    #[serde(default)]
+    pub data: DataSection,
+    #[serde(default)]
+    pub train: TrainSection,
+    #[serde(default)]
+    pub gate: GateSection,
+    #[serde(default)]
+    pub eval: EvalSection,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// `[selfplay]`: games per generation and how they are played.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplaySection {
+    pub games: u32,
+    pub jobs: usize,
+    /// The keys of [`GameRules`], with its defaults.
+    pub komi: f32,
+    pub max_moves: u32,
+    pub random_moves: u32,
+    pub temperature: f64,
+    pub temperature_moves: u32,
+}
+
+impl Default for SelfplaySection {
+    fn default() -> Self {
+        let r = GameRules::default();
+        SelfplaySection {
+            games: 200,
+            jobs: 2,
+            komi: r.komi,
+            max_moves: r.max_moves,
+            random_moves: r.random_moves,
+            temperature: r.temperature,
+            temperature_moves: r.temperature_moves,
+        }
+    }
+}
+
+impl SelfplaySection {
+    fn rules(&self) -> GameRules {
+        GameRules {
+            komi: self.komi,
+            max_moves: self.max_moves,
+            random_moves: self.random_moves,
+            temperature: self.temperature,
+            temperature_moves: self.temperature_moves,
+        }
+    }
+}
+
+/// `[data]`: how each generation's dataset is cut.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DataSection {
+    /// Generations of self-play a dataset takes (the newest last).
+    pub window: u32,
+    pub validation: f64,
+    pub test: f64,
+}
+
+impl Default for DataSection {
+    fn default() -> Self {
+        DataSection {
+            window: 4,
+            validation: 0.1,
+            test: 0.1,
+        }
+    }
+}
+
+/// `[train]`: what changes from the best network's own training config (the shape stays).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainSection {
+    pub epochs: usize,
+    pub learning_rate: f64,
+    pub batch_size: usize,
+    pub target: Target,
+    pub bad_share: f64,
+    pub augment: bool,
+    /// Datasets mixed in with their shares (e.g. the human paper-like set).
+    pub mix: Vec<MixSource>,
+    /// `cpu`, `gpu`, `vulkan[:N]`, `cuda[:N]` (what the build has).
+    pub device: String,
+    /// Threads for the CPU kernels (0 = all cores; 1 = bit-reproducible).
+    pub threads: usize,
+}
+
+impl Default for TrainSection {
+    fn default() -> Self {
+        TrainSection {
+            epochs: 2,
+            learning_rate: 3e-4,
+            batch_size: 256,
+            target: Target::Visits,
+            bad_share: 0.05,
+            augment: true,
+            mix: Vec::new(),
+            device: "cpu".into(),
+            threads: 0,
+        }
+    }
+}
+
+/// `[gate]`: the match that decides promotion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateSection {
+    /// Most games (all of them without `sprt`).
+    pub games: u32,
+    /// Seconds a move for both sides (0 = no clock: each side searches as its spec says).
+    pub time_per_move: f64,
+    /// A sequential test on the candidate's results (`elo0=0,elo1=35`), decisive when it
+    /// decides; an undecided test falls back to `threshold`.
+    pub sprt: Option<String>,
+    /// Promote when the candidate's share of points reaches this.
+    pub threshold: f64,
+    pub jobs: usize,
+    pub max_moves: u32,
+}
+
+impl Default for GateSection {
+    fn default() -> Self {
+        GateSection {
+            games: 100,
+            time_per_move: 0.1,
+            sprt: None,
+            threshold: 0.55,
+            jobs: 2,
+            max_moves: 243,
+        }
+    }
+}
+
+/// `[eval]`: the error-rate curves recorded per generation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalSection {
+    /// A human dataset whose test split every candidate is measured on (none: skip).
+    pub human: Option<String>,
+    /// Positions sampled from each test split (0 = all).
+    pub max_positions: usize,
+}
+
+impl Default for EvalSection {
+    fn default() -> Self {
+        EvalSection {
+            human: None,
+            max_positions: 20_000,
+        }
+    }
+}
+
+impl LoopConfig {
+    /// Reads and checks a loop file.
+    pub fn from_file(path: &Path) -> anyhow::Result<LoopConfig> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let config: LoopConfig = toml::from_str(&text)
+            .with_context(|| format!("{}: invalid loop config", path.display()))?;
+        config
+            .validate()
+            .with_context(|| format!("{}: invalid loop config", path.display()))?;
+        Ok(config)
+    }
+
+    /// Checks ranges, the network and the specs before any step runs.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.generations == 0 || self.generations > 10_000 {
+            bail!("generations {} is not from 1 to 10000", self.generations);
+        }
+        for (name, spec) in [("engine", &self.engine), ("gate_engine", &self.gate_engine)] {
+            if !spec.contains("{net}") {
+                bail!("{name} {spec:?} does not name the network: write {{net}} where it goes");
+            }
+        }
+        if !weights_path(Path::new(&self.start)).exists() {
+            bail!(
+                "start {}: no trained network there (model.bpk missing)",
+                self.start
+            );
+        }
+        if self.data.window == 0 {
+            bail!("data.window must be at least 1");
+        }
+        if !(0.0..1.0).contains(&(self.data.validation + self.data.test))
+            || self.data.validation <= 0.0
+        {
+            bail!("data.validation must be above 0 and data.validation + data.test below 1");
+        }
+        if !(0.0..=1.0).contains(&self.gate.threshold) {
+            bail!("gate.threshold {} is not from 0 to 1", self.gate.threshold);
+        }
+        if !(0.0..=1e6).contains(&self.gate.time_per_move) {
+            bail!(
+                "gate.time_per_move {} is not from 0 to 1e6",
+                self.gate.time_per_move
+            );
+        }
+        if let Some(s) = &self.gate.sprt {
+            Sprt::parse(s).context("gate.sprt")?;
+        }
+        self.train
+            .device
+            .parse::<crate::net::DeviceChoice>()
+            .map_err(|e| anyhow::anyhow!("train.device: {e}"))?;
+        self.selfplay_config(1, Path::new(&self.start)).validate()?;
+        for m in &self.train.mix {
+            if !Path::new(&m.data).join("manifest.json").exists() {
+                bail!("train.mix: {} is not a dataset (no manifest.json)", m.data);
+            }
+        }
+        if let Some(h) = &self.eval.human
+            && !Path::new(h).join("manifest.json").exists()
+        {
+            bail!("eval.human: {h} is not a dataset (no manifest.json)");
+        }
+        Ok(())
+    }
+
+    /// A spec template with `{net}` filled in.
+    fn spec(template: &str, net: &Path) -> String {
+        template.replace("{net}", &net.display().to_string())
+    }
+
+    /// The seed of step `step` of generation `g`.
+    fn seed_for(&self, g: u32, step: u64) -> u64 {
+        mix64(self.seed ^ mix64((g as u64) << 8 | step))
+    }
+
+    fn selfplay_config(&self, g: u32, best: &Path) -> SelfplayConfig {
+        SelfplayConfig {
+            engines: vec![LoopConfig::spec(&self.engine, best)],
+            games: self.selfplay.games,
+            seed: self.seed_for(g, 1),
+            rules: self.selfplay.rules(),
+            jobs: self.selfplay.jobs,
+            shard: None,
+        }
+    }
+
+    fn gate_config(&self, g: u32, candidate: &Path, best: &Path) -> anyhow::Result<MatchConfig> {
+        Ok(MatchConfig {
+            black: LoopConfig::spec(&self.gate_engine, candidate),
+            white: LoopConfig::spec(&self.gate_engine, best),
+            games: self.gate.games,
+            seed: self.seed_for(g, 4),
+            komi: self.selfplay.komi,
+            alternate: true,
+            max_moves: self.gate.max_moves,
+            jobs: self.gate.jobs,
+            time: (self.gate.time_per_move > 0.0)
+                .then(|| TimeSpec::per_move(self.gate.time_per_move)),
+            sprt: self.gate.sprt.as_deref().map(Sprt::parse).transpose()?,
+            ..MatchConfig::default()
+        })
+    }
+}
+
+/// One generation as recorded in `state.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    pub index: u32,
+    /// The best network self-play and the gate used, and its checksum.
+    pub best: String,
+    pub best_checksum: String,
+    pub selfplay_games: u32,
+    pub selfplay_positions: u64,
+    /// Self-play CPU seconds (all games' game threads).
+    pub selfplay_cpu_seconds: f64,
+    /// Training positions (self-play window plus mixes) and the dataset's test positions.
+    pub train_positions: u64,
+    pub candidate: String,
+    pub candidate_checksum: String,
+    /// Gate games played and the candidate's points.
+    pub gate_games: u32,
+    pub gate_points: f64,
+    /// The sequential test's decision, if the gate had one.
+    pub gate_sprt: Option<String>,
+    pub promoted: bool,
+    /// The best network's rating after this generation, in Elo over `start` (each promotion
+    /// adds its gate's Elo difference).
+    pub elo: f64,
+    /// The candidate's error rate at x = 0..=80 on the held-out self-play games (the test
+    /// split of this generation's dataset; the played move is the target).
+    pub curve_selfplay: Vec<f64>,
+    /// The same on the human test split, when `eval.human` is set.
+    pub curve_human: Vec<f64>,
+}
+
+/// `state.json`: the finished generations.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopState {
+    pub generations: Vec<Generation>,
+}
+
+impl LoopState {
+    fn load(path: &Path) -> anyhow::Result<LoopState> {
+        if !path.exists() {
+            return Ok(LoopState::default());
+        }
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+
+    fn save(&self, path: &Path) -> anyhow::Result<()> {
+        write_atomic(path, serde_json::to_string_pretty(self)?.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))
+    }
+
+    /// The best network after the finished generations.
+    pub fn best<'a>(&'a self, config: &'a LoopConfig) -> &'a str {
+        self.generations
+            .iter()
+            .rev()
+            .find(|g| g.promoted)
+            .map_or(config.start.as_str(), |g| g.candidate.as_str())
+    }
+
+    fn elo(&self) -> f64 {
+        self.generations.last().map_or(0.0, |g| g.elo)
+    }
+}
+
+/// How a loop run behaves beyond its config.
+#[derive(Debug, Clone, Default)]
+pub struct LoopOptions {
+    pub progress: bool,
+    /// Stop (as if killed) after this many steps have run in this call: the resume test's
+    /// interruption point.
+    pub stop_after_steps: Option<usize>,
+}
+
+/// What a loop call did.
+#[derive(Debug, Clone)]
+pub struct LoopOutcome {
+    pub state: LoopState,
+    /// True when `stop_after_steps` stopped it early.
+    pub interrupted: bool,
+}
+
+/// The folder of generation `g`.
+fn gen_dir(out: &Path, g: u32) -> PathBuf {
+    out.join(format!("gen-{g:03}"))
+}
+
+/// Counts the steps run in this call; says when to stop.
+struct Steps {
+    done: usize,
+    limit: Option<usize>,
+}
+
+impl Steps {
+    /// Records a step; true when the call must stop here.
+    fn finished(&mut self) -> bool {
+        self.done += 1;
+        self.limit.is_some_and(|l| self.done >= l)
+    }
+}
+
+/// Runs (or resumes) the loop of `config` in `out`.
+pub fn run_loop(
+    config: &LoopConfig,
+    out: &Path,
+    options: &LoopOptions,
+) -> anyhow::Result<LoopOutcome> {
+    config.validate()?;
+    let config_file = out.join("loop.toml");
+    if out.exists() {
+        match std::fs::read_to_string(&config_file) {
+            Ok(text) => {
+                let old: LoopConfig = toml::from_str(&text)
+                    .with_context(|| format!("parsing {}", config_file.display()))?;
+                let mut same = config.clone();
+                same.generations = old.generations;
+                if same != old {
+                    bail!(
+                        "{} holds another loop: resume only with the same config (generations \
+                         may grow), or use a new --out folder",
+                        config_file.display()
+                    );
+                }
+            }
+            Err(_) if crate::util::output::is_empty_dir(out).unwrap_or(false) => {}
+            Err(_) => bail!(
+                "{} is not empty but has no loop.toml: use a new --out folder",
+                out.display()
+            ),
+        }
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    crate::util::output::mark_dir(out, LOOP_KIND)?;
+    write_atomic(&config_file, toml::to_string(config)?.as_bytes())
+        .with_context(|| format!("writing {}", config_file.display()))?;
+    let state_file = out.join("state.json");
+    let mut state = LoopState::load(&state_file)?;
+    let mut steps = Steps {
+        done: 0,
+        limit: options.stop_after_steps,
+    };
+    for g in state.generations.len() as u32 + 1..=config.generations {
+        let best = PathBuf::from(state.best(config));
+        let best_checksum = model_checksum(&best)
+            .with_context(|| format!("the best network {}", best.display()))?;
+        let dir = gen_dir(out, g);
+        crate::errln!("generation {g}: best {}", best.display());
+
+        // 1. Self-play (resumes inside its folder).
+        let sp_dir = dir.join("selfplay");
+        let sp = run_selfplay(&config.selfplay_config(g, &best), &sp_dir, options.progress)
+            .with_context(|| format!("generation {g}: self-play"))?;
+        if sp.played_now > 0 && steps.finished() {
+            return Ok(LoopOutcome {
+                state,
+                interrupted: true,
+            });
+        }
+
+        // 2. Dataset over the window (built atomically: present means done).
+        let data_dir = dir.join("data");
+        if !data_dir.join("manifest.json").exists() {
+            let first = g.saturating_sub(config.data.window - 1).max(1);
+            let folders: Vec<PathBuf> = (first..=g)
+                .map(|k| gen_dir(out, k).join("selfplay"))
+                .collect();
+            let cfg = SelfplayDatasetConfig {
+                seed: config.seed,
+                validation_fraction: config.data.validation,
+                test_fraction: config.data.test,
+                include_passes: false,
+            };
+            build_dataset(&folders, &cfg, &data_dir, false)
+                .with_context(|| format!("generation {g}: dataset"))?;
+            if steps.finished() {
+                return Ok(LoopOutcome {
+                    state,
+                    interrupted: true,
+                });
+            }
+        }
+
+        // 3. Training from the best network's weights into a new directory.
+        let model_dir = dir.join("model");
+        let trained_marker = model_dir.join("trained");
+        if !trained_marker.exists() {
+            let train_positions =
+                train_candidate(config, g, &best, &data_dir, &model_dir, options)?;
+            write_atomic(&trained_marker, train_positions.to_string().as_bytes())?;
+            if steps.finished() {
+                return Ok(LoopOutcome {
+                    state,
+                    interrupted: true,
+                });
+            }
+        }
+        let train_positions: u64 = std::fs::read_to_string(&trained_marker)?
+            .trim()
+            .parse()
+            .unwrap_or(0);
+
+        // 4. Gate (resumes inside its folder).
+        let gate = config.gate_config(g, &model_dir, &best)?;
+        let played = run_match(&gate, &dir.join("gate"), options.progress)
+            .with_context(|| format!("generation {g}: gate match"))?;
+        if played.played_now > 0 && steps.finished() {
+            return Ok(LoopOutcome {
+                state,
+                interrupted: true,
+            });
+        }
+
+        // 5. Decide, measure, record.
+        let points: f64 = played.rows.iter().map(a_score).sum();
+        let n = played.rows.len() as u32;
+        let share = points / f64::from(n.max(1));
+        let sprt = gate.sprt.map(|s| {
+            let st = s.run(played.rows.iter().map(a_score));
+            let name = match st.decision {
+                Decision::H1 => "accepted H1",
+                Decision::H0 => "accepted H0",
+                Decision::Undecided => "undecided",
+            };
+            (st.decision, name.to_string())
+        });
+        let promoted = match &sprt {
+            Some((Decision::H1, _)) => true,
+            Some((Decision::H0, _)) => false,
+            _ => share >= config.gate.threshold,
+        };
+        let elo = state.elo() + if promoted { elo_of(share, n) } else { 0.0 };
+        let test = read_split(&data_dir, Split::Test)?;
+        let curve_selfplay = error_curve(&model_dir, &test, config)?;
+        let curve_human = match &config.eval.human {
+            Some(h) => error_curve(&model_dir, &read_split(Path::new(h), Split::Test)?, config)?,
+            None => Vec::new(),
+        };
+        state.generations.push(Generation {
+            index: g,
+            best: best.display().to_string(),
+            best_checksum,
+            selfplay_games: sp.rows.len() as u32,
+            selfplay_positions: sp.rows.iter().map(|r| r.positions as u64).sum(),
+            selfplay_cpu_seconds: sp.rows.iter().map(|r| r.cpu_seconds).sum(),
+            train_positions,
+            candidate: model_dir.display().to_string(),
+            candidate_checksum: model_checksum(&model_dir)?,
+            gate_games: n,
+            gate_points: points,
+            gate_sprt: sprt.map(|s| s.1),
+            promoted,
+            elo,
+            curve_selfplay,
+            curve_human,
+        });
+        state.save(&state_file)?;
+        write_summary(config, &state, out)?;
+        crate::errln!(
+            "generation {g}: candidate scored {points}/{n} = {share:.3} against the best: {}",
+            if promoted {
+                "promoted"
+            } else {
+                "kept the best"
+            }
+        );
+        if steps.finished() && g < config.generations {
+            return Ok(LoopOutcome {
+                state,
+                interrupted: true,
+            });
+        }
+    }
+    write_summary(config, &state, out)?;
+    Ok(LoopOutcome {
+        state,
+        interrupted: false,
+    })
+}
+
+/// Trains generation `g`'s candidate from `best` on `data` (plus the mixes) into `model`;
+/// resumes a run that left a checkpoint, restarts one that left none. Returns the training
+/// positions.
+fn train_candidate(
+    config: &LoopConfig,
+    g: u32,
+    best: &Path,
+    data: &Path,
+    model: &Path,
+    options: &LoopOptions,
+) -> anyhow::Result<u64> {
+    let best_config = TrainConfig::from_file(&config_path(best))
+        .with_context(|| format!("the best network's config in {}", best.display()))?;
+    let t = &config.train;
+    let mut c = best_config;
+    c.epochs = t.epochs;
+    c.learning_rate = t.learning_rate;
+    c.batch_size = t.batch_size;
+    c.target = t.target;
+    c.bad_share = t.bad_share;
+    c.augment = t.augment;
+    c.mix = t.mix.clone();
+    c.seed = config.seed_for(g, 3);
+    c.init_from = Some(best.display().to_string());
+    c.max_train = 0;
+    c.validate_every = 0;
+    c.warmup_steps = 0;
+    c.lr_schedule = crate::net::model::LrSchedule::Constant;
+    c.validate().map_err(|e| anyhow::anyhow!("train: {e}"))?;
+    let resume = model.join("checkpoint").join("state.json").exists();
+    if !resume && model.exists() {
+        // Killed before its first checkpoint: nothing to keep.
+        std::fs::remove_dir_all(model).with_context(|| format!("clearing {}", model.display()))?;
+    }
+    std::fs::create_dir_all(model)?;
+    crate::util::output::mark_dir(model, "model")?;
+    let mut extras = Vec::new();
+    for m in &c.mix {
+        extras.push((read_split(Path::new(&m.data), Split::Train)?, m.share));
+    }
+    let train_set = mix_in(read_split(data, Split::Train)?, extras, c.seed);
+    let valid = sample(
+        read_split(data, Split::Validation)?,
+        c.max_validation,
+        c.seed ^ 1,
+    );
+    if valid.is_empty() || train_set.is_empty() {
+        bail!(
+            "generation {g}: {} has {} training and {} validation positions: play more \
+             self-play games (selfplay.games) or change data.validation",
+            data.display(),
+            train_set.len(),
+            valid.len()
+        );
+    }
+    let device = t
+        .device
+        .parse::<crate::net::DeviceChoice>()
+        .map_err(|e| anyhow::anyhow!("train.device: {e}"))?
+        .device()?;
+    let opts = TrainOptions {
+        resume,
+        progress: options.progress,
+        threads: t.threads,
+        device,
+        stop_after: None,
+    };
+    train(&c, &train_set, &valid, model, &opts)
+        .with_context(|| format!("generation {g}: training into {}", model.display()))?;
+    Ok(train_positions_count(&train_set))
+}
+
+fn train_positions_count(set: &[crate::dataset::Position]) -> u64 {
+    set.len() as u64
+}
+
+/// The Elo difference a share `s` of points over `n` games means (the share kept half a game
+/// from 0 and 1, so a clean sweep gives a finite number).
+pub fn elo_of(s: f64, n: u32) -> f64 {
+    let n = f64::from(n.max(1));
+    let s = s.clamp(0.5 / n, 1.0 - 0.5 / n);
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+/// The error rate at x = 0..=80 of the network in `model` on a sample of `positions`.
+fn error_curve(
+    model: &Path,
+    positions: &[crate::dataset::Position],
+    config: &LoopConfig,
+) -> anyhow::Result<Vec<f64>> {
+    let positions = sample(positions.to_vec(), config.eval.max_positions, config.seed);
+    let scorer = crate::net::pruner::NetPruner::load_named(&model.display().to_string())?;
+    let curve = crate::net::curve::evaluate(&scorer, &positions, &|_| {});
+    Ok((0..=80).map(|x| curve.error_all(x)).collect())
+}
+
+/// `summary.md` and the two charts.
+fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::Result<()> {
+    let mut text = format!(
+        "# Self-play loop\n\nStarted from `{}`; self-play engine `{}`; gate `{}` at {} s a move.\n\n\
+         | gen | best before | self-play games | positions | train positions | gate | share | promoted | Elo over start | error@30 self-play | error@30 human |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+        config.start, config.engine, config.gate_engine, config.gate.time_per_move
+    );
+    for g in &state.generations {
+        let at30 = |c: &Vec<f64>| c.get(30).map_or("-".to_string(), |v| format!("{v:.3}"));
+        text.push_str(&format!(
+            "| {} | `{}` | {} | {} | {} | {}/{}{} | {:.3} | {} | {:+.0} | {} | {} |\n",
+            g.index,
+            g.best,
+            g.selfplay_games,
+            g.selfplay_positions,
+            g.train_positions,
+            g.gate_points,
+            g.gate_games,
+            g.gate_sprt
+                .as_ref()
+                .map(|s| format!(" (SPRT {s})"))
+                .unwrap_or_default(),
+            g.gate_points / f64::from(g.gate_games.max(1)),
+            if g.promoted { "yes" } else { "no" },
+            g.elo,
+            at30(&g.curve_selfplay),
+            at30(&g.curve_human),
+        ));
+    }
+    write_atomic(&out.join("summary.md"), text.as_bytes())?;
+    chart::write_charts(state, out)
+}

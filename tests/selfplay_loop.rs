@@ -1,0 +1,257 @@
+//! Self-play and the self-play loop end to end on the CPU: a run killed between any two steps
+//! (or in the middle of self-play) resumes to the same result; sharded self-play makes the
+//! same dataset as one run; version-2 records round-trip through the dataset files; bad loop
+//! configs are refused with a clear error.
+
+use std::path::{Path, PathBuf};
+
+use akushu::arena::Shard;
+use akushu::arena::selfplay::GameRules;
+use akushu::arena::selfplay_run::{
+    SelfplayConfig, SelfplayDatasetConfig, SelfplayDir, build_dataset, run_selfplay,
+};
+use akushu::dataset::format::{SEARCH_RECORD_SIZE, decode};
+use akushu::dataset::{Split, read_split, split_path};
+use akushu::generations::{LoopConfig, LoopOptions, LoopState, run_loop};
+
+/// A scratch folder under the system's temp dir, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("akushu-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn quick_loop() -> LoopConfig {
+    // Paths in the file are relative to the repository root, where cargo runs tests.
+    LoopConfig::from_file(&root().join("experiments/loops/quick.toml")).unwrap()
+}
+
+fn selfplay_config(games: u32, shard: Option<Shard>) -> SelfplayConfig {
+    SelfplayConfig {
+        engines: vec!["uct:sims=30".into()],
+        games,
+        seed: 11,
+        rules: GameRules {
+            random_moves: 2,
+            temperature_moves: 4,
+            ..GameRules::default()
+        },
+        jobs: 2,
+        shard,
+    }
+}
+
+/// The state with what may differ between two runs of the same loop taken out: timings and
+/// the output folder in the paths.
+fn comparable(state: &LoopState, out: &Path) -> String {
+    let mut s = state.clone();
+    for g in &mut s.generations {
+        g.selfplay_cpu_seconds = 0.0;
+    }
+    serde_json::to_string_pretty(&s)
+        .unwrap()
+        .replace(&out.display().to_string(), "OUT")
+}
+
+#[test]
+fn the_loop_resumes_after_an_interruption_at_every_step_with_the_same_result() {
+    let config = quick_loop();
+    let tmp = Scratch::new("loop-resume");
+    let whole = tmp.path().join("whole");
+    let outcome = run_loop(&config, &whole, &LoopOptions::default()).unwrap();
+    assert!(!outcome.interrupted);
+    assert_eq!(outcome.state.generations.len(), config.generations as usize);
+    for g in &outcome.state.generations {
+        assert_eq!(g.selfplay_games, config.selfplay.games);
+        assert!(g.selfplay_positions > 0 && g.train_positions > 0);
+        assert_eq!(g.gate_games, config.gate.games);
+        assert_eq!(g.curve_selfplay.len(), 81);
+        assert_eq!(g.curve_selfplay[0], 0.0, "nothing pruned, nothing lost");
+        // Every candidate is a new directory inside the loop's folder.
+        assert!(g.candidate.starts_with(&whole.display().to_string()));
+    }
+    for f in [
+        "summary.md",
+        "ratings.png",
+        "curves.png",
+        "state.json",
+        "loop.toml",
+    ] {
+        assert!(whole.join(f).exists(), "{f}");
+    }
+
+    // The same loop, stopped after every single step and resumed each time.
+    let pieces = tmp.path().join("pieces");
+    let once = LoopOptions {
+        progress: false,
+        stop_after_steps: Some(1),
+    };
+    let mut calls = 0;
+    let resumed = loop {
+        calls += 1;
+        assert!(calls < 30, "the loop does not finish");
+        let o = run_loop(&config, &pieces, &once).unwrap();
+        if !o.interrupted {
+            break o;
+        }
+    };
+    assert!(
+        calls >= 8,
+        "only {calls} calls: the steps were not interrupted"
+    );
+    assert_eq!(
+        comparable(&resumed.state, &pieces),
+        comparable(&outcome.state, &whole)
+    );
+
+    // A finished loop resumed does nothing more; one with more generations goes on.
+    let again = run_loop(&config, &pieces, &LoopOptions::default()).unwrap();
+    assert_eq!(again.state, resumed.state);
+    let mut other = config.clone();
+    other.seed += 1;
+    let err = run_loop(&other, &pieces, &LoopOptions::default()).unwrap_err();
+    assert!(format!("{err:#}").contains("another loop"), "{err:#}");
+}
+
+#[test]
+fn selfplay_killed_mid_run_resumes_with_no_game_lost_or_counted_twice() {
+    let tmp = Scratch::new("sp-kill");
+    let whole = tmp.path().join("whole");
+    let config = selfplay_config(6, None);
+    let all = run_selfplay(&config, &whole, false).unwrap();
+    assert_eq!(all.rows.len(), 6);
+
+    // A run killed after game 4's files were written but before its row: the row is the
+    // checkpoint, so game 4 is played again; a half-written file of game 5 is replaced.
+    let cut = tmp.path().join("cut");
+    let first = run_selfplay(&selfplay_config(4, None), &cut, false).unwrap();
+    assert_eq!(first.played_now, 4);
+    let dir = SelfplayDir::new(&cut);
+    let rows = dir.read_rows().unwrap();
+    let csv = std::fs::read_to_string(dir.csv()).unwrap();
+    let kept: Vec<&str> = csv.lines().take(4).collect(); // header + games 1..=3
+    std::fs::write(dir.csv(), kept.join("\n") + "\n").unwrap();
+    std::fs::write(dir.records(5), b"half a record").unwrap();
+    assert_eq!(dir.read_rows().unwrap().len(), 3);
+    let resumed = run_selfplay(&config, &cut, false).unwrap();
+    assert_eq!(resumed.played_now, 3);
+    let strip = |rows: &[akushu::arena::selfplay::SelfplayRow]| {
+        rows.iter().map(|r| r.without_timing()).collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&resumed.rows), strip(&all.rows));
+    assert_eq!(strip(&rows[..3]), strip(&all.rows[..3]));
+    for row in &all.rows {
+        let a = SelfplayDir::new(&whole).read_records(row).unwrap();
+        let b = dir.read_records(row).unwrap();
+        assert_eq!(a, b, "game {}", row.game);
+    }
+    // A damaged records file is named when a dataset is built from the folder.
+    std::fs::write(dir.records(2), b"rot").unwrap();
+    let cfg = SelfplayDatasetConfig {
+        seed: 1,
+        validation_fraction: 0.2,
+        test_fraction: 0.2,
+        include_passes: false,
+    };
+    let err = build_dataset(&[cut.clone()], &cfg, &tmp.path().join("ds"), false).unwrap_err();
+    assert!(format!("{err:#}").contains("game-00002.akr"), "{err:#}");
+    assert!(!tmp.path().join("ds").exists(), "nothing written");
+}
+
+#[test]
+fn sharded_selfplay_makes_the_same_dataset_as_one_run() {
+    let tmp = Scratch::new("sp-shards");
+    let one = tmp.path().join("one");
+    run_selfplay(&selfplay_config(6, None), &one, false).unwrap();
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|i| {
+            let dir = tmp.path().join(format!("shard-{i}"));
+            let shard = Shard { index: i, count: 2 };
+            let o = run_selfplay(&selfplay_config(6, Some(shard)), &dir, false).unwrap();
+            assert_eq!(o.rows.len(), 3);
+            dir
+        })
+        .collect();
+    let cfg = SelfplayDatasetConfig {
+        seed: 3,
+        validation_fraction: 0.3,
+        test_fraction: 0.3,
+        include_passes: true,
+    };
+    let a = tmp.path().join("a");
+    let b = tmp.path().join("b");
+    let ma = build_dataset(&[one], &cfg, &a, false).unwrap();
+    let mb = build_dataset(&shards, &cfg, &b, false).unwrap();
+    assert_eq!(ma.positions, mb.positions);
+    for split in Split::ALL {
+        assert_eq!(
+            std::fs::read(split_path(&a, split)).unwrap(),
+            std::fs::read(split_path(&b, split)).unwrap(),
+            "{split:?}"
+        );
+    }
+    // The records are version 2 and decode with their visits; passes were kept.
+    let train = read_split(&a, Split::Train).unwrap();
+    assert!(!train.is_empty());
+    for p in &train {
+        let t = p
+            .search
+            .as_ref()
+            .expect("self-play records carry the search");
+        assert!(t.total_visits() > 0);
+        assert!(
+            t.visits[p.played as usize] > 0,
+            "the move played was searched"
+        );
+    }
+    let bytes = std::fs::read(split_path(&a, Split::Train)).unwrap();
+    assert_eq!((bytes.len() - 64) % SEARCH_RECORD_SIZE, 0);
+    let first = decode(&bytes[64..64 + SEARCH_RECORD_SIZE]).unwrap();
+    assert_eq!(&first, &train[0]);
+}
+
+#[test]
+fn bad_loop_configs_are_refused_with_the_reason() {
+    let tmp = Scratch::new("loop-bad");
+    let text = std::fs::read_to_string(root().join("experiments/loops/quick.toml")).unwrap();
+    let write = |name: &str, body: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p
+    };
+    let unknown = write("unknown.toml", &format!("{text}\n[gate2]\ngames = 3\n"));
+    let err = LoopConfig::from_file(&unknown).unwrap_err();
+    assert!(format!("{err:#}").contains("gate2"), "{err:#}");
+    let missing = write(
+        "missing.toml",
+        &text.replace("models/cnn-small", "models/no-such-net"),
+    );
+    let err = LoopConfig::from_file(&missing).unwrap_err();
+    assert!(format!("{err:#}").contains("no-such-net"), "{err:#}");
+    let no_net = write(
+        "nonet.toml",
+        &text
+            .replacen("policy=nn:{net}\"", "policy=nn:models/cnn-small\"", 1)
+            .replacen("prune=nn:{net}:60@1", "prune=nn:models/cnn-small:60@1", 1),
+    );
+    let err = LoopConfig::from_file(&no_net).unwrap_err();
+    assert!(format!("{err:#}").contains("{net}"), "{err:#}");
+}
