@@ -30,6 +30,24 @@ pub struct SlurmOptions {
     pub extra: Vec<String>,
 }
 
+impl SlurmOptions {
+    /// The `#SBATCH` lines of a job named `job` writing its log to `output` with `cpus`
+    /// CPUs per task, these options' partitions, time and extra lines included.
+    pub fn sbatch_lines(&self, job: &str, output: &Path, cpus: u32) -> String {
+        let mut lines = vec![
+            format!("#SBATCH --job-name={job}"),
+            format!("#SBATCH --cpus-per-task={cpus}"),
+            format!("#SBATCH --time={}", self.time),
+        ];
+        if !self.partitions.is_empty() {
+            lines.push(format!("#SBATCH --partition={}", self.partitions.join(",")));
+        }
+        lines.push(format!("#SBATCH --output={}", output.display()));
+        lines.extend(self.extra.iter().map(|e| format!("#SBATCH {e}")));
+        lines.join("\n") + "\n"
+    }
+}
+
 /// Everything the scripts need. Paths are absolute, so the scripts run from anywhere.
 #[derive(Debug, Clone)]
 pub struct ClusterPlan {
@@ -178,23 +196,8 @@ impl ClusterPlan {
 
     /// The `#SBATCH` lines every job shares, after the job's own.
     fn sbatch_common(&self, job: &str, output: &str, cpus: u32) -> String {
-        let mut lines = vec![
-            format!("#SBATCH --job-name={job}"),
-            format!("#SBATCH --cpus-per-task={cpus}"),
-            format!("#SBATCH --time={}", self.slurm.time),
-        ];
-        if !self.slurm.partitions.is_empty() {
-            lines.push(format!(
-                "#SBATCH --partition={}",
-                self.slurm.partitions.join(",")
-            ));
-        }
-        lines.push(format!(
-            "#SBATCH --output={}",
-            self.scripts.join("logs").join(output).display()
-        ));
-        lines.extend(self.slurm.extra.iter().map(|e| format!("#SBATCH {e}")));
-        lines.join("\n") + "\n"
+        self.slurm
+            .sbatch_lines(job, &self.scripts.join("logs").join(output), cpus)
     }
 
     fn job_name(&self, what: &str) -> String {
@@ -433,24 +436,13 @@ impl SelfplayPlan {
     /// The Slurm array job: task i plays shard i/n (the count written out, so resubmitting
     /// one task plays the same share).
     pub fn slurm_array_script(&self) -> String {
-        let mut sbatch = vec![
-            "#SBATCH --job-name=akushu-selfplay".to_string(),
-            format!("#SBATCH --cpus-per-task={}", self.slurm.cpus_per_task),
-            format!("#SBATCH --time={}", self.slurm.time),
-        ];
-        if !self.slurm.partitions.is_empty() {
-            sbatch.push(format!(
-                "#SBATCH --partition={}",
-                self.slurm.partitions.join(",")
-            ));
-        }
-        sbatch.push(format!(
-            "#SBATCH --output={}",
-            self.scripts.join("logs").join("%x-%A_%a.out").display()
-        ));
-        sbatch.extend(self.slurm.extra.iter().map(|e| format!("#SBATCH {e}")));
+        let sbatch = self.slurm.sbatch_lines(
+            "akushu-selfplay",
+            &self.scripts.join("logs").join("%x-%A_%a.out"),
+            self.slurm.cpus_per_task,
+        );
         format!(
-            "#!/bin/sh\n#SBATCH --array=0-{last}\n{sbatch}\n\
+            "#!/bin/sh\n#SBATCH --array=0-{last}\n{sbatch}\
              # Self-play: {games} games in {n} shards; task i plays the games g with\n\
              # (g - 1) % {n} == i into {out}/shard-i. Written by `akushu selfplay --plan`.\n\
              # Resubmit one shard: sbatch --array=I {me} (a rerun resumes its folder).\n\
@@ -460,7 +452,6 @@ impl SelfplayPlan {
              i=${{SLURM_ARRAY_TASK_ID:?submit this with sbatch: it is an array job}}\n\
              exec {command}\n",
             last = self.shards - 1,
-            sbatch = sbatch.join("\n"),
             games = self.config.games,
             n = self.shards,
             out = self.out.display(),

@@ -278,16 +278,10 @@ pub struct Header {
 impl Header {
     /// The header for `config` written by this program.
     pub fn new(config: &MatchConfig) -> Header {
-        let mut engines = BTreeMap::new();
-        for spec in [&config.black, &config.white] {
-            if let Ok(resolved) = crate::search::spec::resolved_config(spec) {
-                engines.insert(spec.clone(), resolved);
-            }
-        }
         Header {
             program: ProgramInfo::current(),
             config: config.clone(),
-            engines,
+            engines: resolved_specs([&config.black, &config.white]),
             models: model_checksums(config),
         }
     }
@@ -307,8 +301,15 @@ pub fn a_score(r: &GameRecord) -> f64 {
 /// The checksum of every model directory `config`'s players load; a model that cannot be
 /// read is left out (building the player reports it).
 pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
+    spec_model_checksums([&config.black, &config.white])
+}
+
+/// The checksum of every model directory the engine `specs` load (unreadable ones left out).
+pub fn spec_model_checksums<'a>(
+    specs: impl IntoIterator<Item = &'a String>,
+) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for spec in [&config.black, &config.white] {
+    for spec in specs {
         for dir in crate::search::spec::model_dirs(spec) {
             if let Ok(sum) = crate::net::model::model_checksum(&dir) {
                 out.insert(dir.display().to_string(), sum);
@@ -316,6 +317,19 @@ pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
         }
     }
     out
+}
+
+/// Each in-process spec of `specs` with every default filled in (JSON); `gtp:` players and
+/// specs that do not parse are left out.
+pub fn resolved_specs<'a>(specs: impl IntoIterator<Item = &'a String>) -> BTreeMap<String, String> {
+    specs
+        .into_iter()
+        .filter_map(|spec| {
+            crate::search::spec::resolved_config(spec)
+                .ok()
+                .map(|r| (spec.clone(), r))
+        })
+        .collect()
 }
 
 /// Refuses to resume games recorded before engines gave their networks the last moves (the

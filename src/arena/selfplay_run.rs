@@ -20,7 +20,7 @@ use std::sync::mpsc;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::runner::{ProgramInfo, Shard};
+use super::runner::{ProgramInfo, Shard, resolved_specs, spec_model_checksums};
 use super::selfplay::{GamePlan, GameRules, SelfplayGame, SelfplayRow, play};
 use crate::dataset::build::{
     BuildConfig, Manifest, OUTPUT_KIND, SplitBy, SplitCounts, assign_splits_by_id, commit_dir,
@@ -120,23 +120,11 @@ pub struct Header {
 
 impl Header {
     pub fn new(config: &SelfplayConfig) -> Header {
-        let mut engines = BTreeMap::new();
-        let mut models = BTreeMap::new();
-        for spec in &config.engines {
-            if let Ok(resolved) = crate::search::spec::resolved_config(spec) {
-                engines.insert(spec.clone(), resolved);
-            }
-            for dir in crate::search::spec::model_dirs(spec) {
-                if let Ok(sum) = crate::net::model::model_checksum(&dir) {
-                    models.insert(dir.display().to_string(), sum);
-                }
-            }
-        }
         Header {
             program: ProgramInfo::current(),
             selfplay: config.clone(),
-            engines,
-            models,
+            engines: resolved_specs(&config.engines),
+            models: spec_model_checksums(&config.engines),
         }
     }
 }
