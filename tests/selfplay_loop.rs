@@ -171,7 +171,13 @@ fn selfplay_killed_mid_run_resumes_with_no_game_lost_or_counted_twice() {
         test_fraction: 0.2,
         include_passes: false,
     };
-    let err = build_dataset(&[cut.clone()], &cfg, &tmp.path().join("ds"), false).unwrap_err();
+    let err = build_dataset(
+        std::slice::from_ref(&cut),
+        &cfg,
+        &tmp.path().join("ds"),
+        false,
+    )
+    .unwrap_err();
     assert!(format!("{err:#}").contains("game-00002.akr"), "{err:#}");
     assert!(!tmp.path().join("ds").exists(), "nothing written");
 }
