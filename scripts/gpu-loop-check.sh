@@ -1,44 +1,53 @@
 #!/bin/sh
-# One call on a lent GPU machine (16 cores, an H100 or H200): what the self-play loop's
-# issue asks of a GPU, in one prepared run.
-#   1. training throughput of the loop's network shape (CNN 5 x 32) with burn's Vulkan
-#      backend (`akushu bench train --device gpu`) and with PyTorch on CUDA
-#      (`scripts/torch_train_bench.py`), side by side, same batch sizes;
-#   2. the loop's last promoted network against `-gpu2` in `strong3` (both sides one thread,
-#      the same clock per move, colours alternating), one game per core.
-# Results go to $OUT (the device tool's folder) or ./gpu-out.
+# What the self-play loop asks of a lent GPU machine (16 cores, an H100 or H200), as two
+# prepared runs (each fits one device call):
 #
-#   sh scripts/gpu-loop-check.sh BINARY NEW_NET [GAMES] [SECONDS_PER_MOVE]
+#   sh scripts/gpu-loop-check.sh bench BINARY   # burn vs PyTorch training speed, self-play speed
+#   sh scripts/gpu-loop-check.sh loop BINARY    # experiments/loops/gpu2-sims1600.toml
+#
+# bench: training examples/s of the loop's network shape (CNN 5 x 32) with burn's Vulkan
+#   backend (`akushu bench train --device gpu`) and with PyTorch on CUDA
+#   (`scripts/torch_train_bench.py`), the same batch sizes, side by side; then
+#   `akushu bench selfplay` at 1, 2 and 16 jobs.
+# loop: the 1,600-simulation loop, one self-play game per core, training on the GPU; its
+#   folder comes back as one archive (records and datasets left out: the games' seeds and
+#   SGF rebuild them).
+# BINARY is a `--features gpu` build. Results go to $OUT (the device tool's folder) or
+# ./gpu-out.
 set -u
 cd "$(dirname "$0")/.."
-A=$1
-NEW=$2
-GAMES=${3:-400}
-TPM=${4:-0.1}
+MODE=$1
+A=$2
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
-{
-    date -u
-    nvidia-smi -L 2>&1
-    nproc
-    python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name(0))' 2>&1
-} > "$OUT/machine.txt"
-
-# 1. burn (Vulkan) and PyTorch (CUDA), the same shape and batch sizes.
-timeout 150 "$A" bench train --model cnn --blocks 5 --channels 32 --batch-size 256,1024 \
-    --steps 40 --threads 0 --device gpu > "$OUT/burn_train.txt" 2>&1
-for B in 256 1024; do
-    timeout 60 python3 scripts/torch_train_bench.py --blocks 5 --channels 32 --batch-size $B \
-        --steps 200 >> "$OUT/torch_train.txt" 2>&1
-    timeout 60 python3 scripts/torch_train_bench.py --blocks 5 --channels 32 --batch-size $B \
-        --steps 200 --from-host --no-tf32 >> "$OUT/torch_train.txt" 2>&1
-done
-
-# 2. The match: one game per core, the clock stops both sides.
-SPEC_NEW="strong3:sims=1000000,prune=nn:$NEW:65@1,policy=nn:$NEW"
-SPEC_OLD="strong3:sims=1000000"
-"$A" match --black "$SPEC_NEW" --white "$SPEC_OLD" --alternate --games "$GAMES" \
-    --time-per-move "$TPM" --jobs "$(nproc)" --seed 2911 --out "$OUT/final-match" --quiet \
-    > "$OUT/final_match.txt" 2>&1
-# Few files come back from the machine: the folder travels as one archive.
-tar -czf "$OUT/final-match.tar.gz" -C "$OUT" final-match && rm -rf "$OUT/final-match"
+case $MODE in
+bench)
+    {
+        date -u
+        nvidia-smi -L 2>&1
+        nproc
+        python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name(0))' 2>&1
+    } > "$OUT/machine.txt"
+    timeout 200 "$A" bench train --model cnn --blocks 5 --channels 32 --batch-size 256,1024 \
+        --steps 40 --threads 0 --device gpu > "$OUT/burn_train.txt" 2>&1
+    for B in 256 1024; do
+        timeout 90 python3 scripts/torch_train_bench.py --blocks 5 --channels 32 \
+            --batch-size $B --steps 200 >> "$OUT/torch_train.txt" 2>&1
+        timeout 90 python3 scripts/torch_train_bench.py --blocks 5 --channels 32 \
+            --batch-size $B --steps 200 --from-host --no-tf32 >> "$OUT/torch_train.txt" 2>&1
+    done
+    timeout 200 "$A" bench selfplay --engine strong3:sims=400 --games 32 --jobs 1,2,16 \
+        > "$OUT/bench_selfplay.txt" 2>&1
+    ;;
+loop)
+    timeout 560 "$A" loop experiments/loops/gpu2-sims1600.toml --out runs/loop-gpu2-sims1600 \
+        --quiet > "$OUT/loop.txt" 2>&1
+    echo "loop exit $?" >> "$OUT/loop.txt"
+    tar -czf "$OUT/loop-gpu2-sims1600.tar.gz" --exclude=records --exclude=data \
+        --exclude=checkpoint -C runs loop-gpu2-sims1600
+    ;;
+*)
+    echo "usage: sh scripts/gpu-loop-check.sh bench|loop BINARY" >&2
+    exit 2
+    ;;
+esac

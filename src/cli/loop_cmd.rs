@@ -9,7 +9,7 @@ use crate::generations::{LoopConfig, LoopOptions, run_loop};
 
 #[derive(Debug, Args)]
 pub struct LoopArgs {
-    /// The loop's config (TOML; `experiments/loop.toml` documents every key).
+    /// The loop's config (TOML; `docs/selfplay.md` lists every key).
     pub config: PathBuf,
     /// The loop's folder; rerunning with the same folder resumes where it stopped.
     #[arg(long)]

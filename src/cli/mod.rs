@@ -99,8 +99,8 @@ Examples:
     /// and a gating match at equal time; resumable at every step.
     #[command(after_help = "\
 Examples:
-  akushu loop experiments/loop.toml --out runs/loop
-  akushu loop experiments/loop_quick.toml --out /tmp/loop-quick --quiet")]
+  akushu loop experiments/loops/gpu2.toml --out runs/loop-gpu2
+  akushu loop experiments/loops/quick.toml --out /tmp/loop-quick --quiet")]
     Loop(loop_cmd::LoopArgs),
     /// Ratings of every player in match folders: Bradley-Terry (logistic Elo) with 95%
     /// intervals, anchored on GNU Go 3.8 level 10 = 0.

@@ -710,12 +710,14 @@ fn error_curve(
 fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::Result<()> {
     let mut text = format!(
         "# Self-play loop\n\nStarted from `{}`; self-play engine `{}`; gate `{}` at {} s a move.\n\n\
-         | gen | best before | self-play games | positions | train positions | gate | share | promoted | Elo over start | error@30 self-play | error@30 human |\n\
+         Error rates are the paper's form (the x worst of all 81 points pruned) at x = 65, the count\n\
+         `strong2`/`strong3` prune below the root; `curves.png` has every x.\n\n\
+         | gen | best before | self-play games | positions | train positions | gate | share | promoted | Elo over start | error@65 self-play test | error@65 human test |\n\
          |---|---|---|---|---|---|---|---|---|---|---|\n",
         config.start, config.engine, config.gate_engine, config.gate.time_per_move
     );
     for g in &state.generations {
-        let at30 = |c: &Vec<f64>| c.get(30).map_or("-".to_string(), |v| format!("{v:.3}"));
+        let at65 = |c: &Vec<f64>| c.get(65).map_or("-".to_string(), |v| format!("{v:.3}"));
         text.push_str(&format!(
             "| {} | `{}` | {} | {} | {} | {}/{}{} | {:.3} | {} | {:+.0} | {} | {} |\n",
             g.index,
@@ -732,8 +734,8 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
             g.gate_points / f64::from(g.gate_games.max(1)),
             if g.promoted { "yes" } else { "no" },
             g.elo,
-            at30(&g.curve_selfplay),
-            at30(&g.curve_human),
+            at65(&g.curve_selfplay),
+            at65(&g.curve_human),
         ));
     }
     write_atomic(&out.join("summary.md"), text.as_bytes())?;
