@@ -227,6 +227,7 @@ pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
         }
         _ => {}
     }
+    check_folder_name(&file.name).with_context(|| format!("{name}: `name`"))?;
     let s = &file.settings;
     MatchConfig {
         komi: s.komi,
@@ -423,13 +424,36 @@ impl ExperimentFile {
                 self.name
             );
         }
+        // Each arm plays into its own folder: two labels with one folder would report the
+        // same games twice.
+        let mut folders = std::collections::BTreeMap::new();
+        for arm in &arms {
+            if arm.config.games == 0 {
+                bail!(
+                    "experiment {}: arm {}: games = 0 plays nothing",
+                    self.name,
+                    arm.label
+                );
+            }
+            if let Some(other) = folders.insert(slug(&arm.label), &arm.label) {
+                bail!(
+                    "experiment {}: arms {other:?} and {:?} would share the folder {:?}: give \
+                     them distinct labels",
+                    self.name,
+                    arm.label,
+                    slug(&arm.label)
+                );
+            }
+        }
         Ok(arms)
     }
 }
 
-/// Folder name for an arm label (`x=41` -> `x=41`, spaces and slashes replaced).
+/// Folder name for an arm label (`x=41` -> `x=41`, spaces and slashes replaced; a name
+/// that is empty or starts with a dot, such as `..`, gets a leading `_`, so a label never
+/// names the results folder itself or its parent).
 pub fn slug(label: &str) -> String {
-    label
+    let s: String = label
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "=._-".contains(c) {
@@ -438,7 +462,31 @@ pub fn slug(label: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
+/// An experiment's `name` names its results folder under `--out`: one plain folder name
+/// (letters, digits, `=`, `.`, `_`, `-`; not starting with a dot; at most 100 characters),
+/// never a path.
+fn check_folder_name(name: &str) -> anyhow::Result<()> {
+    if name.is_empty()
+        || name.len() > 100
+        || name.starts_with('.')
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "=._-".contains(c))
+    {
+        bail!(
+            "{name:?} is not a plain folder name (letters, digits, `=._-`, not starting with \
+             a dot): it names the results folder under --out"
+        );
+    }
+    Ok(())
 }
 
 /// One arm's outcome.
@@ -822,6 +870,36 @@ pub fn read_curve(path: &Path, x: &str, ys: &[String]) -> anyhow::Result<CurveDa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_labels_never_leave_the_results_folder() {
+        let base =
+            "name = \"{N}\"\ntitle = \"t\"\n[players]\nblack = \"random\"\nwhite = \"random\"\n";
+        for bad in ["../escaped", "/abs/dir", "..", "", ".hidden", "a/b"] {
+            let text = base.replace("{N}", bad);
+            let err = parse(&text, "t.toml").unwrap_err();
+            assert!(
+                format!("{err:#}").contains("plain folder name"),
+                "{bad}: {err:#}"
+            );
+        }
+        assert_eq!(slug(".."), "_..");
+        assert_eq!(slug(""), "_");
+        assert_eq!(slug("x=41"), "x=41");
+        // Two labels with one folder, and an arm of no games, are refused.
+        let text = format!(
+            "{}[[arm]]\nlabel = \"a b\"\n[[arm]]\nlabel = \"a/b\"\n",
+            base.replace("{N}", "ok")
+        );
+        let err = parse(&text, "t.toml").unwrap().arms(false).unwrap_err();
+        assert!(format!("{err:#}").contains("share the folder"), "{err:#}");
+        let text = format!(
+            "{}[match]\ngames = 0\n[[arm]]\nlabel = \"a\"\n",
+            base.replace("{N}", "ok")
+        );
+        let err = parse(&text, "t.toml").unwrap().arms(false).unwrap_err();
+        assert!(format!("{err:#}").contains("games = 0"), "{err:#}");
+    }
 
     const FILE: &str = r#"
 name = "t"
