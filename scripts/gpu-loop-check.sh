@@ -3,7 +3,7 @@
 # prepared runs (each fits one device call):
 #
 #   sh scripts/gpu-loop-check.sh bench BINARY   # burn vs PyTorch training speed, self-play speed
-#   sh scripts/gpu-loop-check.sh loop BINARY    # experiments/loops/gpu2-sims1600.toml
+#   sh scripts/gpu-loop-check.sh loop BINARY [SECONDS]   # experiments/loops/gpu2-sims1600.toml
 #
 # bench: training examples/s of the loop's network shape (CNN 5 x 32) with burn's Vulkan
 #   backend (`akushu bench train --device gpu`) and with PyTorch on CUDA
@@ -11,7 +11,8 @@
 #   `akushu bench selfplay` at 1, 2 and 16 jobs.
 # loop: the 1,600-simulation loop, one self-play game per core, training on the GPU; its
 #   folder comes back as one archive (records and datasets left out: the games' seeds and
-#   SGF rebuild them).
+#   SGF rebuild them). The loop stops after SECONDS (default 540) and is packed whatever it
+#   reached: every finished generation is whole, and a rerun resumes the rest.
 # BINARY is a `--features gpu` build. Results go to $OUT (the device tool's folder) or
 # ./gpu-out.
 set -u
@@ -40,7 +41,7 @@ bench)
         > "$OUT/bench_selfplay.txt" 2>&1
     ;;
 loop)
-    timeout 560 "$A" loop experiments/loops/gpu2-sims1600.toml --out runs/loop-gpu2-sims1600 \
+    timeout "${3:-540}" "$A" loop experiments/loops/gpu2-sims1600.toml --out runs/loop-gpu2-sims1600 \
         --quiet > "$OUT/loop.txt" 2>&1
     echo "loop exit $?" >> "$OUT/loop.txt"
     tar -czf "$OUT/loop-gpu2-sims1600.tar.gz" --exclude=records --exclude=data \
