@@ -6,9 +6,9 @@
 #   sh scripts/gpu-loop-check.sh loop BINARY [SECONDS]   # experiments/loops/gpu2-sims1600.toml
 #
 # bench: training examples/s of the loop's network shape (CNN 5 x 32) with burn's Vulkan
-#   backend (`akushu bench train --device gpu`) and with PyTorch on CUDA
-#   (`scripts/torch_train_bench.py`), the same batch sizes, side by side; then
-#   `akushu bench selfplay` at 1, 2 and 16 jobs.
+#   backend (`akushu bench train --device gpu`), with burn on the machine's CPU cores, and
+#   with PyTorch on CUDA (`scripts/torch_train_bench.py`), the same batch sizes, side by
+#   side; then `akushu bench selfplay` at 1, 2 and 16 jobs.
 # loop: the 1,600-simulation loop, one self-play game per core, training on the GPU; its
 #   folder comes back as one archive (records and datasets left out: the games' seeds and
 #   SGF rebuild them). The loop stops after SECONDS (default 540) and is packed whatever it
@@ -31,6 +31,9 @@ bench)
     } > "$OUT/machine.txt"
     timeout 200 "$A" bench train --model cnn --blocks 5 --channels 32 --batch-size 256,1024 \
         --steps 40 --threads 0 --device gpu > "$OUT/burn_train.txt" 2>&1
+    # The same on the machine's CPU cores (what trains where Vulkan is missing).
+    timeout 90 "$A" bench train --model cnn --blocks 5 --channels 32 --batch-size 256,1024 \
+        --steps 20 --threads 0 --device cpu > "$OUT/burn_train_cpu.txt" 2>&1
     for B in 256 1024; do
         timeout 90 python3 scripts/torch_train_bench.py --blocks 5 --channels 32 \
             --batch-size $B --steps 200 >> "$OUT/torch_train.txt" 2>&1
