@@ -146,11 +146,11 @@ fn plan(dir: &Path, flag: &str) -> PathBuf {
     scripts
 }
 
-/// A summary without its timing (the seconds-per-move column and the overhead line).
+/// A summary without its timing (the seconds-per-move column, the CPU and overhead lines).
 fn summary_without_timing(dir: &Path) -> String {
     let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     text.lines()
-        .filter(|l| !l.starts_with("arena overhead"))
+        .filter(|l| !l.starts_with("arena overhead") && !l.starts_with("CPU seconds per move"))
         .map(|l| {
             let mut cells: Vec<&str> = l.split(" | ").collect();
             if l.starts_with("| ") && cells.len() >= 10 {

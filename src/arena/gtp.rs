@@ -97,6 +97,11 @@ const MAX_ANSWER: usize = 1 << 20;
 const STDERR_TAIL: usize = 5;
 
 impl GtpClient {
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Starts the engine given as a command line (`gnugo --mode gtp --level 10`).
     pub fn spawn(command_line: &str) -> Result<GtpClient, GtpError> {
         let spawn_err = |reason: String| GtpError::Spawn {

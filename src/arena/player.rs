@@ -59,6 +59,12 @@ pub trait Player: Send {
     }
     /// Ends the player (GTP `quit`).
     fn close(&mut self) {}
+    /// CPU seconds the player has used so far, where known: an in-process engine's search
+    /// on the game's thread (all of a one-thread engine's work), a GTP engine's process and
+    /// its children (start-up included).
+    fn cpu_seconds(&self) -> Option<f64> {
+        None
+    }
     /// Announces the clock system (before the first move).
     fn set_time_control(&mut self, _control: TimeControl) -> Result<(), PlayerError> {
         Ok(())
@@ -90,6 +96,7 @@ pub fn build_player(
         Ok(Box::new(InProcess {
             spec: spec.to_string(),
             engine,
+            cpu: crate::util::thread_cpu_seconds().map(|_| 0.0),
         }))
     }
 }
@@ -98,6 +105,8 @@ pub fn build_player(
 pub struct InProcess {
     spec: String,
     engine: Box<dyn Engine>,
+    /// CPU seconds of this thread spent in `genmove` (`None` where the platform does not say).
+    cpu: Option<f64>,
 }
 
 impl Player for InProcess {
@@ -115,9 +124,17 @@ impl Player for InProcess {
     }
     fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
         let start = Instant::now();
+        let cpu0 = crate::util::thread_cpu_seconds();
         let (mv, mut stats) = self.engine.genmove(color);
         stats.seconds = start.elapsed().as_secs_f64();
+        self.cpu = match (self.cpu, cpu0, crate::util::thread_cpu_seconds()) {
+            (Some(sum), Some(a), Some(b)) => Some(sum + (b - a).max(0.0)),
+            _ => None,
+        };
         Ok((mv, stats))
+    }
+    fn cpu_seconds(&self) -> Option<f64> {
+        self.cpu
     }
     fn set_time_control(&mut self, control: TimeControl) -> Result<(), PlayerError> {
         self.engine.set_time_control(control);
@@ -250,5 +267,9 @@ impl Player for GtpPlayer {
 
     fn close(&mut self) {
         self.client.quit();
+    }
+
+    fn cpu_seconds(&self) -> Option<f64> {
+        crate::util::process_cpu_seconds(self.client.pid())
     }
 }

@@ -79,6 +79,13 @@ pub struct GameRecord {
     pub gtp_score: String,
     /// True when a GTP engine's `final_score` names a different winner than the referee.
     pub score_disagreement: bool,
+    /// CPU seconds black's engine used in the game, where known ([`super::Player::cpu_seconds`]):
+    /// what "equal time" cost each side. Empty in folders recorded before it was measured.
+    #[serde(default)]
+    pub black_cpu_seconds: Option<f64>,
+    /// The same for white.
+    #[serde(default)]
+    pub white_cpu_seconds: Option<f64>,
 }
 
 impl GameRecord {
@@ -102,6 +109,8 @@ impl GameRecord {
             black_seconds: 0.0,
             white_seconds: 0.0,
             wall_seconds: 0.0,
+            black_cpu_seconds: None,
+            white_cpu_seconds: None,
             ..self.clone()
         }
     }

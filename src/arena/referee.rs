@@ -85,6 +85,7 @@ pub fn play_game(setup: &GameSetup, rules: GameRules, timeouts: GtpTimeouts) -> 
         player_seed(setup.seed, Color::White),
         timeouts,
     );
+    let mut cpu = [None, None];
     let (stop, gtp_score) = match (black, white) {
         (Err(e), _) => (Stop::Failed(Color::Black, e.to_string()), String::new()),
         (_, Err(e)) => (Stop::Failed(Color::White, e.to_string()), String::new()),
@@ -95,6 +96,9 @@ pub fn play_game(setup: &GameSetup, rules: GameRules, timeouts: GtpTimeouts) -> 
                 Stop::Counted(_) => ask_final_scores(&mut players),
                 _ => String::new(),
             };
+            for (c, p) in cpu.iter_mut().zip(&players) {
+                *c = p.cpu_seconds().map(round_seconds);
+            }
             for p in &mut players {
                 p.close();
             }
@@ -121,6 +125,8 @@ pub fn play_game(setup: &GameSetup, rules: GameRules, timeouts: GtpTimeouts) -> 
         error: String::new(),
         gtp_score: gtp_score.clone(),
         score_disagreement: false,
+        black_cpu_seconds: cpu[0],
+        white_cpu_seconds: cpu[1],
     };
     match stop {
         Stop::Counted(reason) => {
@@ -286,12 +292,43 @@ mod tests {
         let a = play_game(&setup, rules, GtpTimeouts::default());
         let b = play_game(&setup, rules, GtpTimeouts::default());
         assert_eq!(a.record.without_timing(), b.record.without_timing());
+        if crate::util::thread_cpu_seconds().is_some() {
+            assert!(a.record.black_cpu_seconds.is_some() && a.record.white_cpu_seconds.is_some());
+        }
         assert_eq!(a.sgf, b.sgf);
         assert_eq!(a.record.reason, EndReason::Passes);
         let margin = a.record.score.unwrap();
         assert_eq!(a.record.winner, winner_text(margin));
         assert!(
             a.sgf.contains("PB[random]") && a.sgf.contains(&format!("RE[{}]", a.record.result))
+        );
+    }
+
+    #[test]
+    fn each_side_s_search_cpu_is_recorded() {
+        if crate::util::thread_cpu_seconds().is_none() {
+            return; // no per-thread CPU clock on this platform
+        }
+        let setup = GameSetup {
+            game: 1,
+            seed: 5,
+            black: "uct:sims=3000".into(),
+            white: "uct:sims=10".into(),
+            black_player: "A".into(),
+        };
+        let rules = GameRules {
+            komi: 6.5,
+            max_moves: 20,
+            clock: None,
+        };
+        let r = play_game(&setup, rules, GtpTimeouts::default()).record;
+        let (b, w) = (r.black_cpu_seconds.unwrap(), r.white_cpu_seconds.unwrap());
+        // 300 times the simulations: far more CPU, and never more than the thinking time.
+        assert!(b > 5.0 * w, "black {b} s, white {w} s");
+        assert!(
+            b <= r.black_seconds + 0.05,
+            "{b} CPU s in {} s",
+            r.black_seconds
         );
     }
 

@@ -71,6 +71,9 @@ pub struct PlayerSummary {
     pub seconds: f64,
     pub moves: u64,
     pub sims: u64,
+    /// CPU seconds and moves of the games whose CPU time was measured.
+    pub cpu_seconds: f64,
+    pub cpu_moves: u64,
 }
 
 impl PlayerSummary {
@@ -79,6 +82,10 @@ impl PlayerSummary {
     }
     pub fn sims_per_move(&self) -> f64 {
         self.sims as f64 / self.moves.max(1) as f64
+    }
+    /// CPU seconds per move over the games that measured it.
+    pub fn cpu_per_move(&self) -> Option<f64> {
+        (self.cpu_moves > 0).then(|| self.cpu_seconds / self.cpu_moves as f64)
     }
 }
 
@@ -148,12 +155,16 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
             p.draws += (row.winner == "draw") as u32;
             p.errors += (erred && row.error_by == color.letter().to_string()) as u32;
             p.moves += row.moves_by(color) as u64;
-            let (secs, sims) = match color {
-                Color::Black => (row.black_seconds, row.black_sims),
-                Color::White => (row.white_seconds, row.white_sims),
+            let (secs, sims, cpu) = match color {
+                Color::Black => (row.black_seconds, row.black_sims, row.black_cpu_seconds),
+                Color::White => (row.white_seconds, row.white_sims, row.white_cpu_seconds),
             };
             p.seconds += secs;
             p.sims += sims;
+            if let Some(cpu) = cpu {
+                p.cpu_seconds += cpu;
+                p.cpu_moves += row.moves_by(color) as u64;
+            }
         }
         let ri = reasons.iter().position(|r| *r == row.reason).unwrap_or(3);
         s.ends[ri].1 += 1;
@@ -191,6 +202,18 @@ impl fmt::Display for MatchSummary {
                 p.draws,
                 p.seconds_per_move(),
                 p.sims_per_move()
+            )?;
+        }
+        let cpu: Vec<String> = self
+            .players
+            .iter()
+            .filter_map(|p| p.cpu_per_move().map(|c| format!("{} {c:.4}", p.label)))
+            .collect();
+        if !cpu.is_empty() {
+            writeln!(
+                f,
+                "\nCPU seconds per move (each engine's own: an in-process engine's search thread, a GTP engine's process): {}",
+                cpu.join(", ")
             )?;
         }
         writeln!(f, "\nblack wins: {}", self.black)?;
@@ -247,6 +270,8 @@ mod tests {
             error: String::new(),
             gtp_score: String::new(),
             score_disagreement: false,
+            black_cpu_seconds: None,
+            white_cpu_seconds: None,
         }
     }
 

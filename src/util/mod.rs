@@ -34,6 +34,25 @@ pub fn thread_cpu_seconds() -> Option<f64> {
     Some(ns as f64 * 1e-9)
 }
 
+/// CPU seconds (user + system) the process `pid` and its waited-for children have used,
+/// from `/proc/PID/stat` (Linux); `None` where that file cannot be read.
+pub fn process_cpu_seconds(pid: u32) -> Option<f64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: fields are counted after its `)`.
+    let rest = text.get(text.rfind(')')? + 1..)?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14-17 of the whole line (utime, stime, cutime, cstime) are 11-14 after `)`.
+    let ticks: u64 = (11..15)
+        .map(|i| fields.get(i).and_then(|f| f.parse::<u64>().ok()))
+        .sum::<Option<u64>>()?;
+    #[cfg(unix)]
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    #[cfg(not(unix))]
+    let per_second = 100;
+    (per_second > 0).then(|| ticks as f64 / per_second as f64)
+}
+
 /// Tells glibc's allocator to keep freed memory instead of returning it to the kernel at
 /// once. Training allocates and frees tens of megabytes of activations every step; with the
 /// default thresholds each of those is a fresh `mmap` whose pages fault in again (measured:
@@ -45,5 +64,24 @@ pub fn keep_freed_memory() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
         libc::mallopt(libc::M_TOP_PAD, 256 << 20);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn process_cpu_is_read_from_proc_and_grows() {
+        let Some(before) = super::process_cpu_seconds(std::process::id()) else {
+            return; // no /proc here
+        };
+        let mut x = 0u64;
+        let start = std::time::Instant::now();
+        while start.elapsed().as_millis() < 300 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        }
+        std::hint::black_box(x);
+        let after = super::process_cpu_seconds(std::process::id()).unwrap();
+        assert!(after >= before + 0.1, "{before} -> {after}");
+        assert!(super::process_cpu_seconds(u32::MAX).is_none());
     }
 }
