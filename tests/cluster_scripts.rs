@@ -70,6 +70,21 @@ fn tools_present(test: &str, tools: &[&str]) -> bool {
     false
 }
 
+/// True when this runs as root, which the local cluster's daemons need; otherwise says why
+/// the test skips (or fails, when the cluster is required).
+fn running_as_root(test: &str) -> bool {
+    let root = run(Path::new("."), None, "id", &["-u"])
+        .stdout
+        .starts_with(b"0\n");
+    if !root {
+        skip_or_fail(
+            test,
+            "the local cluster's daemons run as root, and this is not root",
+        );
+    }
+    root
+}
+
 fn skip_or_fail(test: &str, why: &str) {
     common::skip_or_fail("CLUSTER", test, why, "sh scripts/slurm-local.sh install");
 }
@@ -367,14 +382,7 @@ fn slurm_array_jobs_equal_one_machine_and_a_cancelled_shard_is_resubmitted() {
     ) {
         return;
     }
-    if !run(Path::new("."), None, "id", &["-u"])
-        .stdout
-        .starts_with(b"0\n")
-    {
-        skip_or_fail(
-            test,
-            "the local cluster's daemons run as root, and this is not root",
-        );
+    if !running_as_root(test) {
         return;
     }
     let start = Instant::now();
@@ -513,14 +521,7 @@ fn selfplay_shards_on_slurm_and_gnu_parallel_equal_one_machine() {
     ) {
         return;
     }
-    if !run(Path::new("."), None, "id", &["-u"])
-        .stdout
-        .starts_with(b"0\n")
-    {
-        skip_or_fail(
-            test,
-            "the local cluster's daemons run as root, and this is not root",
-        );
+    if !running_as_root(test) {
         return;
     }
     let dir = temp_dir("selfplay");
