@@ -9,7 +9,9 @@ use clap::Args;
 
 use crate::analysis::{self, Chains, EndConfig, Groups, best_gain_moves, diagram};
 use crate::endgame::{Problem, dame_mask, kakeme_mask};
-use crate::rules::{Board, Color, Point, bit};
+use crate::prune::{PruneContext, Pruner, worst_first};
+use crate::rules::{Board, Color, Move, N, NN, Point, bit};
+use crate::search::uct::resolve_pruner;
 
 #[derive(Debug, Clone, Args)]
 pub struct AnalyzeArgs {
@@ -22,6 +24,15 @@ pub struct AnalyzeArgs {
     /// Groups with this many stones or fewer are removed before the end-of-game count.
     #[arg(long, default_value_t = EndConfig::default().weak_group_max)]
     pub weak_group_max: u32,
+    /// Instead of the board analysis, show what this pruner thinks of the position (any
+    /// pruner a spec takes: `nn:models/cnn-human-5x32-gpu2`, `nnq:...`, `sym8:nn:...`,
+    /// `rules`, `kakeme`, `random`): each legal move's rank, best first, and the moves
+    /// pruned at `--prune`. Networks see the last two moves, as in the search.
+    #[arg(long, value_name = "PRUNER")]
+    pub pruner: Option<String>,
+    /// With --pruner: mark the X worst legal moves as pruned (0 to 81).
+    #[arg(long, value_name = "X", default_value_t = 41, requires = "pruner", value_parser = clap::value_parser!(u8).range(0..=81))]
+    pub prune: u8,
 }
 
 /// One character per number: 1-9, then a-z, then `*`.
@@ -52,8 +63,115 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
     let (board, to_move) = problem
         .position_after(n)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.sgf.display()))?;
+    if let Some(spec) = &args.pruner {
+        // The last two moves before the position, oldest first, as the search passes them.
+        let recent: Vec<Move> = problem.moves[..n]
+            .iter()
+            .rev()
+            .take(2)
+            .rev()
+            .map(|&(_, m)| m)
+            .collect();
+        let pruner = resolve_pruner(spec, 1)?;
+        let ctx = PruneContext {
+            board: &board,
+            to_move,
+            recent: &recent,
+        };
+        crate::out!(
+            "{}",
+            pruner_report(pruner.as_ref(), &ctx, n, args.prune as usize)
+        );
+        return Ok(());
+    }
     crate::out!("{}", report(&board, to_move, &config, n));
     Ok(())
+}
+
+/// A pruner's view of a position: every legal move's rank (1 = the best) and the `x` worst
+/// legal moves marked as pruned, with the badness scores of the first few either way.
+pub fn pruner_report(
+    pruner: &dyn Pruner,
+    ctx: &PruneContext<'_>,
+    move_number: usize,
+    x: usize,
+) -> String {
+    let mut scores = [0f32; NN];
+    pruner.badness(ctx, &mut scores);
+    let worst = worst_first(ctx, &scores); // legal moves, worst first
+    let n = worst.len();
+    let mut rank = [0usize; NN];
+    for (k, p) in worst.iter().enumerate() {
+        rank[p.index()] = n - k; // 1 = the best
+    }
+    // As tree pruning with the default `keep = 1`: never the last legal move.
+    let pruned: Vec<Point> = worst
+        .iter()
+        .take(x.min(n.saturating_sub(1)))
+        .copied()
+        .collect();
+    let board = ctx.board;
+    let mut s = format!(
+        "pruner {} on the position after move {move_number}, {} to move; last moves {}\n",
+        pruner.name(),
+        if ctx.to_move == Color::Black {
+            "black"
+        } else {
+            "white"
+        },
+        if ctx.recent.is_empty() {
+            "none".to_string()
+        } else {
+            ctx.recent
+                .iter()
+                .map(|m| m.to_gtp())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    );
+    s += &format!("{n} legal moves; rank of each, 1 = the best (X, O stones; - not legal):\n");
+    s += &diagram_cells(|i| match stone(board, i) {
+        Some(c) => format!("{c:>3}"),
+        None if rank[i] > 0 => format!("{:>3}", rank[i]),
+        None => "  -".to_string(),
+    });
+    s += &format!(
+        "pruned: the {} worst legal moves (x; at most all but one), kept (+):\n",
+        pruned.len()
+    );
+    s += &diagram(|i| match stone(board, i) {
+        Some(c) => c,
+        None if pruned.iter().any(|p| p.index() == i) => 'x',
+        None if rank[i] > 0 => '+',
+        None => '-',
+    });
+    let show = |ps: &[Point]| {
+        ps.iter()
+            .map(|p| format!("{} {:.4}", Move::Play(*p).to_gtp(), scores[p.index()]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let best: Vec<Point> = worst.iter().rev().take(5).copied().collect();
+    s += &format!("best 5 (badness): {}\n", show(&best));
+    s += &format!("worst 5 (badness): {}\n", show(&worst[..n.min(5)]));
+    s
+}
+
+/// A 9x9 grid with a three-character cell per point, coordinates as `diagram` has them.
+fn diagram_cells(cell: impl Fn(usize) -> String) -> String {
+    let cols = "ABCDEFGHJ";
+    let mut s = format!(
+        "   {}\n",
+        cols.chars().map(|c| format!("{c:>3}")).collect::<String>()
+    );
+    for r in 0..N {
+        s += &format!("{:>2} ", N - r);
+        for c in 0..N {
+            s += &cell(r * N + c);
+        }
+        s.push('\n');
+    }
+    s
 }
 
 /// The whole analysis as text.
@@ -162,4 +280,49 @@ pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: us
         }
     );
     s
+}
+
+#[cfg(test)]
+mod pruner_view_tests {
+    use super::*;
+
+    #[test]
+    fn the_pruner_view_ranks_every_legal_move_and_keeps_at_least_one() {
+        let board = Board::new();
+        let pruner = resolve_pruner("random", 7).unwrap();
+        let ctx = PruneContext {
+            board: &board,
+            to_move: Color::Black,
+            recent: &[],
+        };
+        let count = |text: &str, c: char| {
+            let grid: String = text
+                .lines()
+                .skip_while(|l| !l.starts_with("pruned:"))
+                .skip(2)
+                .take(N)
+                .collect();
+            grid.chars().filter(|&ch| ch == c).count()
+        };
+        let text = pruner_report(pruner.as_ref(), &ctx, 0, 41);
+        assert!(text.contains("81 legal moves"), "{text}");
+        assert_eq!((count(&text, 'x'), count(&text, '+')), (41, 40), "{text}");
+        // Every rank 1..=81 once.
+        let ranks: Vec<usize> = text
+            .lines()
+            .skip(3)
+            .take(N)
+            .flat_map(|l| {
+                l.split_whitespace()
+                    .skip(1)
+                    .filter_map(|w| w.parse().ok())
+                    .collect::<Vec<usize>>()
+            })
+            .collect();
+        let mut sorted = ranks.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (1..=81).collect::<Vec<_>>());
+        let all = pruner_report(pruner.as_ref(), &ctx, 0, 81);
+        assert_eq!((count(&all, 'x'), count(&all, '+')), (80, 1), "{all}");
+    }
 }

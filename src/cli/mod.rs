@@ -52,7 +52,13 @@ Examples:
   akushu gtp --engine \"uct:sims=10000,prune=nn:41@0,prune_count=board\"   # the paper's
   akushu gtp --engine random                    # a quick opponent for testing a GUI")]
     Gtp(gtp::GtpArgs),
-    /// Board analysis of an SGF position: chains, groups, territory, kake-me marks.
+    /// Board analysis of an SGF position: chains, groups, territory, kake-me marks; or, with
+    /// `--pruner`, what a pruner ranks and prunes there.
+    #[command(after_help = "\
+Examples:
+  akushu analyze --sgf report/runs/gnugo_strong/cnn_depth_1/sgf/game-00001.sgf --move 40
+  akushu analyze --sgf report/runs/gnugo_strong/cnn_depth_1/sgf/game-00001.sgf --move 40 \\
+      --pruner nn:models/cnn-human-5x32-gpu2 --prune 41")]
     Analyze(analyze::AnalyzeArgs),
     /// Exact endgame solver (`yose FILE`) and its benchmark (`yose bench DIR`).
     Yose(yose::YoseArgs),
