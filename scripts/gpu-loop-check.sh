@@ -9,12 +9,15 @@
 #   backend (`akushu bench train --device gpu`), with burn on the machine's CPU cores, and
 #   with PyTorch on CUDA (`scripts/torch_train_bench.py`), the same batch sizes, side by
 #   side; then `akushu bench selfplay` at 1, 2 and 16 jobs.
-# loop: the 1,600-simulation loop, one self-play game per core, training on the GPU; its
+# loop: the 1,600-simulation loop, one self-play game per core, training where its config
+#   says (`train.device`; the CPU cores: the first lent machine had no Vulkan loader); its
 #   folder comes back as one archive (records and datasets left out: the games' seeds and
 #   SGF rebuild them). The loop stops after SECONDS (default 540) and is packed whatever it
 #   reached: every finished generation is whole, and a rerun resumes the rest.
-# BINARY is a `--features gpu` build. Results go to $OUT (the device tool's folder) or
-# ./gpu-out.
+# BINARY is a `--features gpu` build. Stripped it is about 82 MB, more than a device call
+# carries (64 MiB): carry it xz-compressed (13 MB) and unpack it there first
+# (`xz -dc carry/akushu-gpu.xz > /tmp/akushu`). Results go to $OUT (the device tool's
+# folder) or ./gpu-out.
 set -u
 cd "$(dirname "$0")/.."
 MODE=$1
