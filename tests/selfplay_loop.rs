@@ -124,7 +124,11 @@ fn the_loop_resumes_after_an_interruption_at_every_step_with_the_same_result() {
 
     // A finished loop resumed does nothing more; one with more generations goes on.
     let again = run_loop(&config, &pieces, &LoopOptions::default()).unwrap();
-    assert_eq!(again.state, resumed.state);
+    // Compared as recorded: a float read back from state.json may differ in its last bit.
+    assert_eq!(
+        comparable(&again.state, &pieces),
+        comparable(&resumed.state, &pieces)
+    );
     let mut other = config.clone();
     other.seed += 1;
     let err = run_loop(&other, &pieces, &LoopOptions::default()).unwrap_err();
