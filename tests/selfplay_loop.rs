@@ -62,9 +62,17 @@ fn selfplay_config(games: u32, shard: Option<Shard>) -> SelfplayConfig {
 /// The state with what may differ between two runs of the same loop taken out: timings and
 /// the output folder in the paths.
 fn comparable(state: &LoopState, out: &Path) -> String {
+    // A float read back from state.json may differ from the one computed in its last bit
+    // (serde_json's fast float parsing): compare to 1e-9.
+    let round = |x: f64| (x * 1e9).round() / 1e9;
     let mut s = state.clone();
     for g in &mut s.generations {
         g.selfplay_cpu_seconds = 0.0;
+        g.elo = round(g.elo);
+        g.gate_points = round(g.gate_points);
+        for c in g.curve_selfplay.iter_mut().chain(g.curve_human.iter_mut()) {
+            *c = round(*c);
+        }
     }
     serde_json::to_string_pretty(&s)
         .unwrap()
