@@ -165,14 +165,34 @@ pub fn to_sgf(record: &GameRecord, komi: f32, moves: &[(Color, Move)]) -> String
     if !record.gtp_score.is_empty() {
         comment.push_str(&format!("; GTP final_score: {}", record.gtp_score));
     }
+    game_sgf(
+        komi,
+        [&record.black, &record.white],
+        &record.result,
+        &format!("game {}", record.game),
+        &comment,
+        moves,
+    )
+}
+
+/// An arena SGF: the root (komi, rules), players, result, game name and comment, then the
+/// moves. Matches and self-play write their games with it.
+pub fn game_sgf(
+    komi: f32,
+    [black, white]: [&str; 2],
+    result: &str,
+    name: &str,
+    comment: &str,
+    moves: &[(Color, Move)],
+) -> String {
     let mut sgf = write::root(komi);
     sgf.push_str(&format!(
-        "PB[{}]PW[{}]RE[{}]GN[game {}]C[{}]",
-        write::escape(&record.black),
-        write::escape(&record.white),
-        write::escape(&record.result),
-        record.game,
-        write::escape(&comment),
+        "PB[{}]PW[{}]RE[{}]GN[{}]C[{}]",
+        write::escape(black),
+        write::escape(white),
+        write::escape(result),
+        write::escape(name),
+        write::escape(comment),
     ));
     write::push_moves(&mut sgf, moves);
     sgf.push_str(")\n");

@@ -595,7 +595,7 @@ pub fn run_match(
         dir.write_header(&header)?;
     }
 
-    let bar = progress_bar(pending.len() as u64, show_progress);
+    let bar = progress_bar(pending.len() as u64, show_progress, "games");
     let next = AtomicUsize::new(0);
     // Set once the sequential test decides: no further game starts.
     let stop = AtomicBool::new(false);
@@ -698,15 +698,16 @@ fn describe_difference(old: &MatchConfig, new: &MatchConfig) -> String {
     "configuration differs".into()
 }
 
-fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
+/// The bar of a run of `len` games (`what` names them: `games`, `self-play games`).
+pub fn progress_bar(len: u64, show: bool, what: &str) -> indicatif::ProgressBar {
     if !show {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} games, eta {eta} {msg}",
-        )
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {what}, eta {{eta}} {{msg}}"
+        ))
         .expect("valid template")
         .progress_chars("=> "),
     );

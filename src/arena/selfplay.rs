@@ -18,7 +18,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::record::{EndReason, round_seconds};
+use super::record::{EndReason, game_sgf, round_seconds};
 use super::referee::player_seed;
 use crate::dataset::format::encode_any;
 use crate::dataset::record::{SearchTarget, VISIT_SLOTS};
@@ -26,7 +26,6 @@ use crate::dataset::{NO_POINT, Position};
 use crate::rules::score::territories;
 use crate::rules::{BOARD, Color, Game, Move, NN, Point, Scoring};
 use crate::search::{Engine, EngineMove};
-use crate::sgf::write;
 use crate::util::rng::FastRng;
 
 /// How every self-play game is played (the game-independent part of a run's config).
@@ -146,6 +145,19 @@ fn thread_cpu_seconds() -> f64 {
     crate::util::thread_cpu_seconds().unwrap_or(0.0)
 }
 
+/// The engine of `spec`, refused when it cannot report root visits (self-play records them).
+pub fn build_selfplay_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
+    let mut e = crate::search::spec::build_engine(spec, seed)
+        .with_context(|| format!("self-play engine {spec:?}"))?;
+    if e.analyzer().is_none() {
+        bail!(
+            "self-play engine {spec:?} does not report its root visits: use a uct: spec \
+             or a preset (strong, strong2, strong3)"
+        );
+    }
+    Ok(e)
+}
+
 /// Plays one game of `plan` under `rules`. Fails (and the run stops) when a spec does not
 /// build or its engine cannot report root visits: a self-play run has no opponent to award
 /// the game to.
@@ -154,14 +166,7 @@ pub fn play(plan: &GamePlan, rules: &GameRules) -> anyhow::Result<SelfplayGame> 
     let cpu0 = thread_cpu_seconds();
     let mut engines: Vec<Box<dyn Engine>> = Vec::with_capacity(2);
     for (spec, color) in [(&plan.black, Color::Black), (&plan.white, Color::White)] {
-        let mut e = crate::search::spec::build_engine(spec, player_seed(plan.seed, color))
-            .with_context(|| format!("self-play engine {spec:?}"))?;
-        if e.analyzer().is_none() {
-            bail!(
-                "self-play engine {spec:?} does not report its root visits: use a uct: spec \
-                 or a preset (strong, strong2, strong3)"
-            );
-        }
+        let mut e = build_selfplay_engine(spec, player_seed(plan.seed, color))?;
         e.new_game(rules.komi);
         engines.push(e);
     }
@@ -400,18 +405,14 @@ fn to_sgf(row: &SelfplayRow, rules: &GameRules, moves: &[(Color, Move)]) -> Stri
         rules.temperature,
         rules.temperature_moves
     );
-    let mut sgf = write::root(rules.komi);
-    sgf.push_str(&format!(
-        "PB[{}]PW[{}]RE[{}]GN[self-play {}]C[{}]",
-        write::escape(&row.black),
-        write::escape(&row.white),
-        write::escape(&row.result),
-        row.game,
-        write::escape(&comment),
-    ));
-    write::push_moves(&mut sgf, moves);
-    sgf.push_str(")\n");
-    sgf
+    game_sgf(
+        rules.komi,
+        [&row.black, &row.white],
+        &row.result,
+        &format!("self-play {}", row.game),
+        &comment,
+        moves,
+    )
 }
 
 #[cfg(test)]

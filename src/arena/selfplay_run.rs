@@ -20,8 +20,10 @@ use std::sync::mpsc;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::runner::{ProgramInfo, Shard, resolved_specs, spec_model_checksums};
-use super::selfplay::{GamePlan, GameRules, SelfplayGame, SelfplayRow, play};
+use super::runner::{ProgramInfo, Shard, progress_bar, resolved_specs, spec_model_checksums};
+use super::selfplay::{
+    GamePlan, GameRules, SelfplayGame, SelfplayRow, build_selfplay_engine, play,
+};
 use crate::dataset::build::{
     BuildConfig, Manifest, OUTPUT_KIND, SplitBy, SplitCounts, assign_splits_by_id, commit_dir,
     sibling,
@@ -321,7 +323,7 @@ pub fn run_selfplay(
     // A spec that does not build fails now, not in every game.
     play_check(config)?;
 
-    let bar = progress_bar(pending.len() as u64, show_progress);
+    let bar = progress_bar(pending.len() as u64, show_progress, "self-play games");
     let next = AtomicUsize::new(0);
     let played_now = pending.len();
     let result: anyhow::Result<()> = std::thread::scope(|scope| {
@@ -380,31 +382,9 @@ pub fn run_selfplay(
 /// Builds every spec once, so a typo or a missing network fails before the first game.
 fn play_check(config: &SelfplayConfig) -> anyhow::Result<()> {
     for spec in &config.engines {
-        let mut e = crate::search::spec::build_engine(spec, 0)
-            .with_context(|| format!("self-play engine {spec:?}"))?;
-        if e.analyzer().is_none() {
-            bail!(
-                "self-play engine {spec:?} does not report its root visits: use a uct: spec \
-                 or a preset (strong, strong2, strong3)"
-            );
-        }
+        build_selfplay_engine(spec, 0)?;
     }
     Ok(())
-}
-
-fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} self-play games, eta {eta} {msg}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar
 }
 
 /// How [`build_dataset`] splits and filters.

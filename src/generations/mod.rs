@@ -675,11 +675,7 @@ fn train_candidate(
     };
     train(&c, &train_set, &valid, model, &opts)
         .with_context(|| format!("generation {g}: training into {}", model.display()))?;
-    Ok(train_positions_count(&train_set))
-}
-
-fn train_positions_count(set: &[crate::dataset::Position]) -> u64 {
-    set.len() as u64
+    Ok(train_set.len() as u64)
 }
 
 /// The Elo difference a share `s` of points over `n` games means (the share kept half a game
