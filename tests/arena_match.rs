@@ -293,7 +293,7 @@ fn a_sequential_test_stops_the_match_where_it_decides() {
     );
     let again = run_match(&c(100, 1), &one, false).unwrap();
     assert_eq!((again.played_now, again.rows.len()), (0, state.games));
-    // Two at a time: the same deciding game, at most the game in flight beside it more.
+    // Two at a time: the same deciding game, and at most the one game started beside it.
     let two = temp_dir("sprt-two");
     let out = run_match(&c(60, 2), &two, false).unwrap();
     assert!(

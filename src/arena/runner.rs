@@ -601,34 +601,29 @@ pub fn run_match(
     let stop = AtomicBool::new(false);
     let rules = config.rules();
     let played_now = pending.len();
-    let (ticket_tx, ticket_rx) = mpsc::channel::<()>();
-    let ticket_rx = std::sync::Mutex::new(ticket_rx);
+    // Under a sequential test a game starts only inside a window of `jobs` games from the
+    // first one not recorded yet: the deciding game is then at most `jobs - 1` games from
+    // the last one started, whatever order the games finish in, and one job plays none past it.
+    let window = StartWindow::new(if config.sprt.is_some() {
+        config.jobs.max(1)
+    } else {
+        usize::MAX
+    });
     let write_result: anyhow::Result<()> = std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<PlayedGame>();
         let jobs = config.jobs.min(pending.len().max(1));
-        // Under a sequential test a game starts only with a ticket, and this thread hands one
-        // back per game it has recorded (none once the test decides): at most `jobs` games
-        // run past the deciding one's result, so one job plays none.
-        let mut tickets = config.sprt.is_some().then_some(ticket_tx);
-        if let Some(t) = &tickets {
-            for _ in 0..jobs {
-                let _ = t.send(());
-            }
-        }
+        // However the writer leaves (done, decided or failed), no worker waits on the window.
+        let _close = window.closer();
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, pending, stop, ticket_rx) = (&next, &pending, &stop, &ticket_rx);
-            let ticketed = config.sprt.is_some();
+            let (next, pending, stop, window) = (&next, &pending, &stop, &window);
             scope.spawn(move || {
                 loop {
-                    if ticketed && ticket_rx.lock().map_or(true, |r| r.recv().is_err()) {
-                        break;
-                    }
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&game) = pending.get(i) else { break };
+                    if !window.wait_until_open(i) || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let played = play_game(&config.game_setup(game), rules, config.timeouts);
                     if tx.send(played).is_err() {
                         break;
@@ -638,6 +633,8 @@ pub fn run_match(
         }
         drop(tx);
         // Only this thread writes files: SGF first, then the CSV that marks the game done.
+        // `recorded` counts the leading pending games already recorded.
+        let mut recorded = 0;
         for played in rx {
             let game = played.record.game;
             let sgf_path = dir.sgf(game);
@@ -659,9 +656,12 @@ pub fn run_match(
                 if !stop.swap(true, Ordering::Relaxed) {
                     bar.println("the sequential test has decided: no further game starts");
                 }
-                tickets = None;
-            } else if let Some(t) = &tickets {
-                let _ = t.send(());
+                window.close();
+            } else {
+                while recorded < pending.len() && rows.contains_key(&pending[recorded]) {
+                    recorded += 1;
+                }
+                window.slide_to(recorded);
             }
         }
         Ok(())
@@ -675,6 +675,65 @@ pub fn run_match(
         summary,
         played_now,
     })
+}
+
+/// Which pending games may start: those with an index below the first unrecorded one plus
+/// `width`. Workers wait on it; the writer slides it as games are recorded and closes it when
+/// no further game may start.
+struct StartWindow {
+    width: usize,
+    /// (first pending index not recorded yet, closed)
+    state: std::sync::Mutex<(usize, bool)>,
+    moved: std::sync::Condvar,
+}
+
+impl StartWindow {
+    fn new(width: usize) -> Self {
+        Self {
+            width,
+            state: std::sync::Mutex::new((0, false)),
+            moved: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Blocks until pending game `index` may start; false once the window is closed.
+    fn wait_until_open(&self, index: usize) -> bool {
+        let Ok(mut state) = self.state.lock() else {
+            return false;
+        };
+        while !state.1 && index >= state.0.saturating_add(self.width) {
+            state = match self.moved.wait(state) {
+                Ok(s) => s,
+                Err(_) => return false,
+            };
+        }
+        !state.1
+    }
+
+    fn slide_to(&self, recorded: usize) {
+        if let Ok(mut state) = self.state.lock() {
+            state.0 = state.0.max(recorded);
+        }
+        self.moved.notify_all();
+    }
+
+    fn close(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.1 = true;
+        }
+        self.moved.notify_all();
+    }
+
+    /// Closes the window when dropped.
+    fn closer(&self) -> impl Drop + '_ {
+        struct Closer<'a>(&'a StartWindow);
+        impl Drop for Closer<'_> {
+            fn drop(&mut self) {
+                self.0.close();
+            }
+        }
+        Closer(self)
+    }
 }
 
 /// Names the first field in which two configs differ.
