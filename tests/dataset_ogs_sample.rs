@@ -15,8 +15,15 @@ use akushu::dataset::{Split, read_split};
 mod common;
 use common::shared_data;
 
-fn ids_in(path: &PathBuf, col: usize) -> Vec<String> {
+/// The column named `name` ("id" in `games.csv`, "game" in `skipped.csv`).
+fn ids_in(path: &PathBuf, name: &str) -> Vec<String> {
     let mut rd = csv::Reader::from_path(path).unwrap();
+    let col = rd
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == name)
+        .unwrap();
     rd.records().map(|r| r.unwrap()[col].to_string()).collect()
 }
 
@@ -81,8 +88,8 @@ fn ogs_sample_matches_the_index() {
     }
 
     // Which records were read: accepted games plus every skip.
-    let games = ids_in(&out.join("games.csv"), 2);
-    let skipped = ids_in(&out.join("skipped.csv"), 1);
+    let games = ids_in(&out.join("games.csv"), "id");
+    let skipped = ids_in(&out.join("skipped.csv"), "game");
     assert_eq!(games.len() + skipped.len(), 4000);
     let want: BTreeSet<&String> = games
         .iter()

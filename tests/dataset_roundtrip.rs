@@ -149,10 +149,17 @@ fn expected_positions(rec: &GameRecord, game: u32) -> Vec<Position> {
 
 fn games_table(dir: &Path) -> Vec<(String, String, String)> {
     let mut rd = csv::Reader::from_path(dir.join("games.csv")).unwrap();
+    let header = rd.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (split, id, source) = (col("split"), col("id"), col("source"));
     rd.records()
         .map(|r| {
             let r = r.unwrap();
-            (r[1].to_string(), r[2].to_string(), r[3].to_string())
+            (
+                r[split].to_string(),
+                r[id].to_string(),
+                r[source].to_string(),
+            )
         })
         .collect()
 }

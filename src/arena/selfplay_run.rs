@@ -26,9 +26,10 @@ use super::selfplay::{
 };
 use crate::dataset::build::{
     BuildConfig, Manifest, OUTPUT_KIND, SplitBy, SplitCounts, assign_splits_by_id, commit_dir,
-    sibling,
+    fingerprint_of, sibling,
 };
 use crate::dataset::format::{self, SEARCH_RECORD_SIZE, SplitWriter, VERSION_SEARCH};
+use crate::dataset::gameset::{game_hash, hash_text};
 use crate::dataset::{Split, format::decode};
 use crate::util::fsio::{write_atomic, write_atomic_with};
 use crate::util::rng::FastRng;
@@ -455,6 +456,8 @@ pub fn build_dataset(
         crate::util::output::mark_dir(&tmp, OUTPUT_KIND)?;
         let mut counts = BTreeMap::new();
         let mut passes_dropped = 0u64;
+        // A self-play game's identity: a hash of its moves (komi and rules are the folder's).
+        let mut hashes = vec![0u64; games.len()];
         for split in Split::ALL {
             let mut w = SplitWriter::create_version(&tmp, split, VERSION_SEARCH)?;
             let mut n_games = 0;
@@ -464,10 +467,12 @@ pub fn build_dataset(
                 }
                 n_games += 1;
                 let bytes = SelfplayDir::new(&dirs[*d]).read_records(row)?;
+                let mut moves = b"selfplay".to_vec();
                 for rec in bytes.chunks(SEARCH_RECORD_SIZE) {
                     let mut p = decode(rec).map_err(|e| {
                         anyhow::anyhow!("{}: game {}: {e}", dirs[*d].display(), row.game)
                     })?;
+                    moves.push(p.played);
                     if p.played as usize >= crate::rules::NN && !cfg.include_passes {
                         passes_dropped += 1;
                         continue;
@@ -475,6 +480,7 @@ pub fn build_dataset(
                     p.game = index as u32;
                     w.push(&p)?;
                 }
+                hashes[index] = game_hash(&moves);
             }
             let h = w.finish(n_games)?;
             counts.insert(
@@ -489,12 +495,13 @@ pub fn build_dataset(
         write_atomic_with(&tmp.join("games.csv"), |w| {
             let mut c = csv::Writer::from_writer(w);
             c.write_record([
-                "game", "split", "id", "source", "moves", "result", "black", "white",
+                "game", "split", "hash", "id", "source", "moves", "result", "black", "white",
             ])?;
             for (i, ((d, row), s)) in games.iter().zip(&splits).enumerate() {
                 c.write_record([
                     i.to_string(),
                     s.name().to_string(),
+                    hash_text(hashes[i]),
                     game_id(row),
                     format!("{}#{}", dirs[*d].display(), row.game),
                     row.moves.to_string(),
@@ -517,6 +524,7 @@ pub fn build_dataset(
         };
         let manifest = Manifest {
             format_version: format::VERSION_SEARCH,
+            fingerprint: fingerprint_of(&hashes, &splits, &counts),
             created_by: format!("akushu {}", env!("CARGO_PKG_VERSION")),
             config,
             records_read: games.len() as u64 + duplicates,

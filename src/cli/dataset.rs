@@ -101,14 +101,16 @@ pub struct BuildArgs {
     /// Seed of the train/validation/test split (default: 1).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// How games go to splits: `shuffle` (exact sizes; the default, used by the shipped
-    /// models) or `id` (a hash of the game id: the same game lands in the same split in
-    /// every dataset built with the same seed and shares, whatever the filters).
+    /// How games go to splits: `content` (the default: a seeded hash of the game itself, so
+    /// the same game lands in the same split in every dataset built with the same seed and
+    /// shares, whatever the filters, inputs or de-duplication), `id` (a hash of the game id)
+    /// or `shuffle` (a seeded shuffle: exact sizes, but a filter change moves games between
+    /// splits; the shipped paper-like models' dataset used it).
     #[arg(long, value_enum)]
     pub split_by: Option<SplitBy>,
     /// A dataset (repeat the flag for more) whose test games must not be trained on: games
-    /// with the same id go to this dataset's test split, so that dataset's test split stays
-    /// leakage-free for models trained here.
+    /// with the same id or the same content hash go to this dataset's test split, so that
+    /// dataset's test split stays leakage-free for models trained here.
     #[arg(long)]
     pub hold_out: Vec<PathBuf>,
     /// Share of games for validation (0 to 1; default: 0.1).
@@ -267,6 +269,9 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     crate::outln!("records read: {}", m.records_read);
     crate::outln!("games read: {}", m.games_read);
     crate::outln!("duplicates dropped: {}", m.duplicates);
+    if !m.fingerprint.is_empty() {
+        crate::outln!("fingerprint: {}", m.fingerprint);
+    }
     crate::outln!("games: {}", m.games);
     crate::outln!("positions: {}", m.positions);
     for (name, c) in &m.splits {

@@ -72,6 +72,11 @@ pub struct EvalArgs {
     /// Replace `--csv`/`--summary`/`--png` files even when akushu did not write them.
     #[arg(long)]
     pub force: bool,
+    /// Evaluate a model even when some evaluated games are among its training games (its
+    /// figures are then inflated; the overlap is printed beside them and in the summary).
+    /// Without it such an evaluation is refused.
+    #[arg(long)]
+    pub allow_overlap: bool,
 }
 
 /// The curve CSV: its header is how an earlier curve file is recognised.
@@ -162,6 +167,9 @@ pub struct SummaryRow {
     pub error_all_at_32: f64,
     pub error_legal_at_30: f64,
     pub seconds: f64,
+    /// Evaluated games among the model's training games: a count, `unknown` when the model
+    /// or the dataset records no game hashes, empty for baselines and SGF inputs.
+    pub training_overlap: String,
 }
 
 impl SummaryRow {
@@ -181,6 +189,7 @@ impl SummaryRow {
             error_all_at_32: c.error_all(32),
             error_legal_at_30: c.error_legal(30),
             seconds,
+            training_overlap: String::new(),
         }
     }
 }
@@ -323,6 +332,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             .collect::<anyhow::Result<Vec<_>>>()?;
         return write_png(&args, &curves);
     }
+    let overlaps = training_overlaps(&args)?;
     let positions = positions(&args)?;
     crate::outln!("# {} positions", positions.len());
     if positions.is_empty() {
@@ -349,11 +359,16 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             evaluate(scorer.as_ref(), &positions, &|n| bar.inc(n))
         };
         bar.finish_and_clear();
-        let row = SummaryRow::new(labels[i].clone(), &curve, start.elapsed().as_secs_f64());
+        let mut row = SummaryRow::new(labels[i].clone(), &curve, start.elapsed().as_secs_f64());
+        row.training_overlap = overlaps[i].clone();
         crate::outln!(
-            "{:<16} n={} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
+            "{:<16} n={}{} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
             row.model,
             row.positions,
+            match row.training_overlap.as_str() {
+                "" | "0" => String::new(),
+                o => format!(" (training-game overlap: {o})"),
+            },
             row.top1,
             row.top5,
             row.top10,
@@ -389,6 +404,67 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         })
         .collect();
     write_png(&args, &drawn)
+}
+
+/// Per model, how many evaluated games are among its training games (see
+/// [`SummaryRow::training_overlap`]), after refusing a non-zero overlap without
+/// `--allow-overlap`. Checked before anything is evaluated.
+fn training_overlaps(args: &EvalArgs) -> anyhow::Result<Vec<String>> {
+    use crate::dataset::gameset::DatasetGames;
+    use crate::net::provenance::ModelGames;
+    let evaluated = match &args.data {
+        Some(dir) if args.sgf.is_empty() => match DatasetGames::read(dir)? {
+            Some(games) => Some(games.of(&args.split.splits())),
+            None => {
+                crate::outln!(
+                    "# {} lists no game hashes (built by an older akushu): overlap with \
+                     training games is not checked; rebuild it to check",
+                    dir.display()
+                );
+                None
+            }
+        },
+        _ => None,
+    };
+    let labels = model_labels(&args.model);
+    let mut out = Vec::new();
+    for (name, label) in args.model.iter().zip(&labels) {
+        let Some(evaluated) = evaluated.as_ref().filter(|_| !is_baseline(name)) else {
+            out.push(if is_baseline(name) || args.data.is_none() {
+                String::new()
+            } else {
+                "unknown".into()
+            });
+            continue;
+        };
+        let model = ModelGames::load(NetPruner::model_dir(name))
+            .with_context(|| format!("--model {name}"))?;
+        match model.games {
+            Err(why) => {
+                crate::outln!("# {label}: training games unknown ({why}): overlap not checked");
+                out.push("unknown".into());
+            }
+            Ok(set) => {
+                let n = set.overlap(evaluated);
+                if n > 0 && !args.allow_overlap {
+                    anyhow::bail!(
+                        "{label} was trained on {n} of the {} evaluated games: its figures \
+                         here would be inflated. Evaluate on games it never saw (a dataset \
+                         split by content, the default), or pass --allow-overlap to print them \
+                         with the overlap",
+                        evaluated.len()
+                    );
+                }
+                crate::outln!(
+                    "# {label}: {n} of the {} evaluated games are among its {} training games",
+                    evaluated.len(),
+                    set.len()
+                );
+                out.push(n.to_string());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// One model's two error curves (x = 0..80), as drawn.

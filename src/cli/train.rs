@@ -356,6 +356,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         config.learning_rate,
         config.seed
     );
+    let mut config = config;
+    crate::net::provenance::record(&mut config, &args.out, args.data.as_deref(), args.resume)?;
     let load = |split: Split| -> anyhow::Result<_> {
         Ok(match (&args.data, args.synthetic_games) {
             (Some(dir), _) => read_split(dir, split)?,

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::filter::{Filter, FilterConfig, Players};
 use super::format::{self, MANIFEST_FILE, RECORD_SIZE, SplitWriter};
+use super::gameset::{self, DatasetGames};
 use super::index::GameIndex;
 use super::record::{NO_POINT, Position, Split};
 use crate::rules::{Move, PASS_INDEX};
@@ -82,7 +83,7 @@ impl Default for BuildConfig {
             superko: Superko::Never,
             include_passes: false,
             seed: 1,
-            split_by: SplitBy::Shuffle,
+            split_by: SplitBy::Content,
             hold_out: Vec::new(),
             validation_fraction: 0.1,
             test_fraction: 0.1,
@@ -98,9 +99,15 @@ impl Default for BuildConfig {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SplitBy {
-    /// A seeded shuffle of the accepted games: exact split sizes, but a game's split depends
-    /// on which other games the filters accepted (the shipped models' datasets use it).
+    /// A seeded hash of the game itself (its content: size, komi, handicap, setup, main
+    /// line): a game lands in the same split in every dataset built with the same seed and
+    /// shares, whatever the filters, inputs, ids or duplicates; split sizes are only close to
+    /// the shares.
     #[default]
+    Content,
+    /// A seeded shuffle of the accepted games: exact split sizes, but a game's split depends
+    /// on which other games the filters accepted, so changing a filter moves games between
+    /// splits (the shipped paper-like models' dataset used it).
     Shuffle,
     /// A seeded hash of the game id: split sizes are only close to the shares, but a game
     /// lands in the same split in every dataset built with the same seed and shares, whatever
@@ -131,6 +138,10 @@ pub struct SplitCounts {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
     pub format_version: u32,
+    /// A hash of every split's games and bytes ([`gameset::fingerprint`]): a model records it
+    /// to name the data it was trained on. Empty for datasets built before it existed.
+    #[serde(default)]
+    pub fingerprint: String,
     pub created_by: String,
     pub config: BuildConfig,
     /// Raw records read (files, `.sgfs` lines, archive members).
@@ -353,10 +364,17 @@ pub fn assign_splits_by_id<'a>(
         .collect()
 }
 
-/// The ids of the test games of every dataset in `dirs` (read from their `games.csv`).
-fn held_out_ids(dirs: &[PathBuf]) -> Result<std::collections::HashSet<String>> {
+/// The ids and the game hashes (where recorded) of the test games of every dataset in
+/// `dirs` (read from their `games.csv`).
+fn held_out_games(
+    dirs: &[PathBuf],
+) -> Result<(std::collections::HashSet<String>, gameset::GameSet)> {
     let mut ids = std::collections::HashSet::new();
+    let mut hashes = Vec::new();
     for dir in dirs {
+        if let Some(games) = DatasetGames::read(dir).with_context(|| "--hold-out")? {
+            hashes.extend(games.of(&[Split::Test]));
+        }
         let path = dir.join("games.csv");
         let mut reader = csv::Reader::from_path(&path)
             .with_context(|| format!("--hold-out: reading {}", path.display()))?;
@@ -375,22 +393,13 @@ fn held_out_ids(dirs: &[PathBuf]) -> Result<std::collections::HashSet<String>> {
             }
         }
     }
-    Ok(ids)
+    Ok((ids, gameset::GameSet::new(hashes)))
 }
 
-/// FNV-1a over the id's bytes, started from the seed and finished with splitmix64's mixer
-/// so that ids differing in their last characters spread over the whole range. Stable
-/// across platforms and releases: the splits depend on it.
+/// The id's seeded hash ([`gameset::seeded_hash`]): stable across platforms and releases,
+/// the splits depend on it.
 fn id_hash(id: &str, seed: u64) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    for b in id.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
+    gameset::seeded_hash(id.as_bytes(), seed)
 }
 
 /// The output kind named in a dataset directory's marker file.
@@ -546,8 +555,18 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
         }
     }
     let duplicates = drop_duplicates(&mut accepted, &mut skips);
-    let held_out = held_out_ids(&cfg.hold_out)?;
+    let hashes: Vec<u64> = accepted
+        .iter()
+        .map(|a| gameset::game_hash(&a.rec.content_key()))
+        .collect();
+    let (held_out, held_out_hashes) = held_out_games(&cfg.hold_out)?;
     let mut splits = match cfg.split_by {
+        SplitBy::Content => hashes
+            .iter()
+            .map(|&h| {
+                gameset::split_of_hash(h, cfg.validation_fraction, cfg.test_fraction, cfg.seed)
+            })
+            .collect(),
         SplitBy::Shuffle => assign_splits(
             accepted.len(),
             cfg.validation_fraction,
@@ -561,8 +580,8 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
             cfg.seed,
         ),
     };
-    for (a, split) in accepted.iter().zip(splits.iter_mut()) {
-        if held_out.contains(a.rec.id.as_str()) {
+    for ((a, split), h) in accepted.iter().zip(splits.iter_mut()).zip(&hashes) {
+        if held_out.contains(a.rec.id.as_str()) || held_out_hashes.contains(*h) {
             *split = Split::Test;
         }
     }
@@ -613,8 +632,10 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
         };
         *map.entry(s.kind.clone()).or_insert(0u64) += 1;
     }
+    let fingerprint = fingerprint_of(&hashes, &splits, &split_counts);
     let manifest = Manifest {
         format_version: format::VERSION,
+        fingerprint,
         created_by: format!("akushu {}", env!("CARGO_PKG_VERSION")),
         config: cfg.clone(),
         records_read,
@@ -635,7 +656,7 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
         elapsed_s: start.elapsed().as_secs_f64(),
     };
     let result = (|| -> Result<()> {
-        write_games_csv(&tmp.join("games.csv"), &accepted, &splits)?;
+        write_games_csv(&tmp.join("games.csv"), &accepted, &hashes, &splits)?;
         if cfg.list_skipped {
             write_skipped_csv(&tmp.join("skipped.csv"), &skips)?;
         }
@@ -648,6 +669,24 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
     }
     result?;
     Ok(manifest)
+}
+
+/// The fingerprint of a dataset whose game `g` has hash `hashes[g]` and split `splits[g]`
+/// ([`gameset::fingerprint`]).
+pub fn fingerprint_of(
+    hashes: &[u64],
+    splits: &[Split],
+    counts: &BTreeMap<String, SplitCounts>,
+) -> String {
+    let mut games = DatasetGames::default();
+    for (&h, s) in hashes.iter().zip(splits) {
+        games.by_split.entry(s.name()).or_default().push(h);
+    }
+    let crcs = counts
+        .iter()
+        .map(|(k, c)| (k.clone(), (c.positions, c.crc32)))
+        .collect();
+    gameset::fingerprint(&games, &crcs)
 }
 
 /// Keeps the first copy (in input order) of every game and moves the later copies to
@@ -743,12 +782,18 @@ fn opt_rank(r: Option<i8>) -> String {
     r.map(rank_text).unwrap_or_default()
 }
 
-fn write_games_csv(path: &Path, games: &[Accepted], splits: &[Split]) -> Result<()> {
+fn write_games_csv(
+    path: &Path,
+    games: &[Accepted],
+    hashes: &[u64],
+    splits: &[Split],
+) -> Result<()> {
     fsio::write_atomic_with(path, |w| {
         let mut c = csv::Writer::from_writer(w);
         c.write_record([
             "game",
             "split",
+            "hash",
             "id",
             "source",
             "moves",
@@ -763,11 +808,12 @@ fn write_games_csv(path: &Path, games: &[Accepted], splits: &[Split]) -> Result<
             "white",
             "date",
         ])?;
-        for (i, (a, s)) in games.iter().zip(splits).enumerate() {
+        for (i, ((a, s), h)) in games.iter().zip(splits).zip(hashes).enumerate() {
             let r = &a.rec;
             c.write_record([
                 i.to_string(),
                 s.name().to_string(),
+                gameset::hash_text(*h),
                 r.id.clone(),
                 r.source.clone(),
                 r.moves.len().to_string(),

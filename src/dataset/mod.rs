@@ -13,5 +13,6 @@ pub use record::{NO_POINT, Position, Split};
 pub mod build;
 pub mod filter;
 pub mod format;
+pub mod gameset;
 pub mod index;
 pub mod record;

@@ -642,6 +642,10 @@ fn train_candidate(
     }
     std::fs::create_dir_all(model)?;
     crate::util::output::mark_dir(model, "model")?;
+    // The candidate's own provenance (not the best's it was copied from), recomputed the same
+    // on a resume.
+    c.provenance = None;
+    crate::net::provenance::record(&mut c, model, Some(data), false)?;
     let mut extras = Vec::new();
     for m in &c.mix {
         extras.push((read_split(Path::new(&m.data), Split::Train)?, m.share));

@@ -5,6 +5,7 @@
 //! - [`mlp`] (the paper's network) and [`cnn`] (ours): burn modules with their configs.
 //! - [`grow`]: a trained CNN grown into a wider, deeper one with the same logits.
 //! - [`model`]: a trained model on disk (`config.json`, `model.bpk`, `train_log.csv`).
+//! - [`provenance`]: the datasets and games a model was trained on.
 //! - [`train`]: the seeded, checkpointed, early-stopping training loop.
 //! - [`plain`]: the burn-free batch-1 evaluators the search calls.
 //! - [`quant`]: the CNN evaluator with 8-bit integer convolutions (faster, same on every CPU).
@@ -23,6 +24,7 @@ pub mod grow;
 pub mod mlp;
 pub mod model;
 pub mod plain;
+pub mod provenance;
 pub mod pruner;
 pub mod quant;
 pub mod speed;

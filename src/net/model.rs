@@ -86,6 +86,10 @@ pub struct TrainConfig {
     /// examples (their validation splits are not used).
     #[config(default = "Vec::new()")]
     pub mix: Vec<MixSource>,
+    /// What the weights were trained on (datasets by fingerprint, the `init_from` chain),
+    /// filled in by the run; none in models trained before it was recorded.
+    #[config(default = "None")]
+    pub provenance: Option<super::provenance::Provenance>,
 }
 
 /// The training target.

@@ -1,0 +1,215 @@
+//! What a model was trained on: the datasets (by fingerprint) behind its weights, through
+//! `--init-from` chains, and the set of games it learned from or was selected on, kept
+//! beside the weights as `training_games.hashes`. `eval` compares an evaluated split with
+//! that set; `train --resume` refuses data with another fingerprint.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use super::model::{MixSource, TrainConfig, config_path, model_checksum};
+use crate::dataset::gameset::{DatasetGames, GameSet};
+use crate::dataset::{Manifest, Split};
+
+/// The file beside the weights that holds the training games' hashes.
+pub const GAMES_FILE: &str = "training_games.hashes";
+
+/// `config.json`'s `provenance`: where the weights' training data came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Every dataset the run read: the main one (train and validation splits: validation
+    /// selects the weights kept) and each mixed one (train split).
+    pub datasets: Vec<DataRef>,
+    /// The model the weights started from (`--init-from`), with its own provenance.
+    #[serde(default)]
+    pub init_from: Option<Box<Parent>>,
+    /// Games in `training_games.hashes`: the datasets' games and the parent's.
+    pub games: u64,
+    /// Why the set of training games is incomplete (empty when it is complete).
+    #[serde(default)]
+    pub unknown: Vec<String>,
+}
+
+/// One dataset a model was trained on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataRef {
+    /// The directory as given.
+    pub path: String,
+    /// Its manifest's fingerprint (empty for datasets built before fingerprints).
+    pub fingerprint: String,
+    /// The splits read.
+    pub splits: Vec<String>,
+}
+
+/// The model a run started from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parent {
+    pub path: String,
+    /// Its weights' checksum.
+    pub checksum: String,
+    /// Its provenance (none when it recorded none).
+    pub provenance: Option<Provenance>,
+}
+
+/// A dataset's fingerprint and the hashes of the games in `splits`; `None` for the hashes
+/// when the dataset lists none.
+fn dataset_games(dir: &Path, splits: &[Split]) -> Result<(DataRef, Option<Vec<u64>>)> {
+    let manifest = Manifest::load(dir).with_context(|| format!("{}", dir.display()))?;
+    let games = DatasetGames::read(dir)?;
+    Ok((
+        DataRef {
+            path: dir.display().to_string(),
+            fingerprint: manifest.fingerprint,
+            splits: splits.iter().map(|s| s.name().to_string()).collect(),
+        },
+        games.map(|g| g.of(splits)),
+    ))
+}
+
+/// The provenance of a run on `data` (none for synthetic games) with `mix`, started from
+/// `init_from`, and its training games.
+pub fn of_run(
+    data: Option<&Path>,
+    mix: &[MixSource],
+    init_from: Option<&Path>,
+) -> Result<(Provenance, GameSet)> {
+    let mut datasets = Vec::new();
+    let mut unknown = Vec::new();
+    let mut hashes = Vec::new();
+    let mut sources: Vec<(PathBuf, Vec<Split>)> = Vec::new();
+    match data {
+        Some(d) => sources.push((d.to_path_buf(), vec![Split::Train, Split::Validation])),
+        None => unknown.push("synthetic random games (no dataset)".to_string()),
+    }
+    sources.extend(
+        mix.iter()
+            .map(|m| (PathBuf::from(&m.data), vec![Split::Train])),
+    );
+    for (dir, splits) in sources {
+        let (r, games) = dataset_games(&dir, &splits)?;
+        match games {
+            Some(g) => hashes.extend(g),
+            None => unknown.push(format!(
+                "{} lists no game hashes (built by an older akushu: rebuild it)",
+                dir.display()
+            )),
+        }
+        datasets.push(r);
+    }
+    let mut set = GameSet::new(hashes);
+    let parent = match init_from {
+        None => None,
+        Some(dir) => {
+            let model = ModelGames::load(dir)?;
+            match &model.games {
+                Ok(g) => set = set.union(g),
+                Err(why) => unknown.push(format!("init-from {}: {why}", dir.display())),
+            }
+            Some(Box::new(Parent {
+                path: dir.display().to_string(),
+                checksum: model_checksum(dir)?,
+                provenance: model.provenance,
+            }))
+        }
+    };
+    Ok((
+        Provenance {
+            datasets,
+            init_from: parent,
+            games: set.len() as u64,
+            unknown,
+        },
+        set,
+    ))
+}
+
+/// Sets `config.provenance` for a run into `out` and writes its training games beside
+/// it. On a resume the saved provenance must name the same datasets by fingerprint.
+pub fn record(
+    config: &mut TrainConfig,
+    out: &Path,
+    data: Option<&Path>,
+    resume: bool,
+) -> Result<()> {
+    let init_from = config.init_from.as_ref().map(PathBuf::from);
+    let (now, games) = of_run(data, &config.mix, init_from.as_deref())?;
+    if resume && let Some(saved) = &config.provenance {
+        let prints = |p: &Provenance| -> Vec<String> {
+            p.datasets.iter().map(|d| d.fingerprint.clone()).collect()
+        };
+        if prints(saved) != prints(&now) {
+            bail!(
+                "--resume: the run in {} was trained on datasets with fingerprints {:?}, these \
+                 have {:?}: resume with the same data",
+                out.display(),
+                prints(saved),
+                prints(&now)
+            );
+        }
+        return Ok(());
+    }
+    games.write(&out.join(GAMES_FILE))?;
+    config.provenance = Some(now);
+    Ok(())
+}
+
+/// A model directory's provenance and training games, as far as it recorded them.
+pub struct ModelGames {
+    pub provenance: Option<Provenance>,
+    /// The training games, or why they are not known.
+    pub games: std::result::Result<GameSet, String>,
+}
+
+impl ModelGames {
+    pub fn load(dir: &Path) -> Result<ModelGames> {
+        let config = TrainConfig::from_file(&config_path(dir))?;
+        let Some(provenance) = config.provenance else {
+            return Ok(ModelGames {
+                provenance: None,
+                games: Err(
+                    "it records no training data (trained before provenance was kept)".into(),
+                ),
+            });
+        };
+        let games = if provenance.unknown.is_empty() {
+            Ok(GameSet::read(&dir.join(GAMES_FILE))?)
+        } else {
+            Err(provenance.unknown.join("; "))
+        };
+        Ok(ModelGames {
+            provenance: Some(provenance),
+            games,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provenance_round_trips_through_config_json() {
+        let p = Provenance {
+            datasets: vec![DataRef {
+                path: "data/x".into(),
+                fingerprint: "0123456789abcdef".into(),
+                splits: vec!["train".into()],
+            }],
+            init_from: Some(Box::new(Parent {
+                path: "models/a".into(),
+                checksum: "c".into(),
+                provenance: None,
+            })),
+            games: 3,
+            unknown: vec![],
+        };
+        let mut c = TrainConfig::new(super::super::model::NetKind::Mlp);
+        c.provenance = Some(p.clone());
+        let back: TrainConfig = serde_json::from_str(&c.to_json()).unwrap();
+        assert_eq!(back.provenance, Some(p));
+    }
+}

@@ -1,0 +1,240 @@
+//! Splits that never move and training provenance, end to end through the binary: a game's
+//! split follows its content whatever the filters and duplicates; a model records the
+//! fingerprint of its data and its training games (through `--init-from`); `eval` refuses an
+//! evaluation on its own training games unless told, and then prints the overlap; `--resume`
+//! refuses other data.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use akushu::rules::{Game, Move, Point};
+use akushu::util::rng::FastRng;
+
+fn akushu(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-provenance-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `n` seeded random legal games of 20 to 59 moves as SGF files in `dir`, game `i` named
+/// `g{i}.sgf` (a game of `moves` moves is the same game whatever `n`).
+fn write_games(dir: &Path, n: usize) {
+    std::fs::create_dir_all(dir).unwrap();
+    for i in 0..n {
+        let mut rng = FastRng::new(1000 + i as u64);
+        let moves = 20 + rng.below(40) as usize;
+        let mut game = Game::new(6.5);
+        let mut sgf = String::from("(;GM[1]FF[4]SZ[9]KM[6.5]RU[Chinese]RE[B+R]");
+        while game.move_count() < moves {
+            let p = Point::from_index(rng.below(81) as usize).unwrap();
+            let c = game.to_move();
+            if game.play(Move::Play(p)).is_ok() {
+                let colour = if c == akushu::rules::Color::Black {
+                    'B'
+                } else {
+                    'W'
+                };
+                sgf.push_str(&format!(";{colour}[{}]", p.to_sgf()));
+            }
+        }
+        sgf.push(')');
+        std::fs::write(dir.join(format!("g{i}.sgf")), sgf).unwrap();
+    }
+}
+
+/// `hash -> split` from a dataset's `games.csv`.
+fn splits(dataset: &Path) -> HashMap<String, String> {
+    let mut r = csv::Reader::from_path(dataset.join("games.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let (hash, split) = (col("hash"), col("split"));
+    r.records()
+        .map(|row| {
+            let row = row.unwrap();
+            (row[hash].to_string(), row[split].to_string())
+        })
+        .collect()
+}
+
+fn fingerprint(dataset: &Path) -> String {
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dataset.join("manifest.json")).unwrap())
+            .unwrap();
+    m["fingerprint"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_games_split_follows_the_game_whatever_the_filters_and_duplicates() {
+    let dir = temp("splits");
+    let games = dir.join("games");
+    write_games(&games, 120);
+    // A copy of a game under another name: dropped as a duplicate, moving nothing.
+    std::fs::copy(games.join("g7.sgf"), games.join("a-copy.sgf")).unwrap();
+    let build = |out: &str, extra: &[&str]| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "dataset",
+            "build",
+            "--sgf",
+            games.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, text) = akushu(&args);
+        assert!(ok, "{text}");
+        out
+    };
+    let all = build("all", &[]);
+    let long = build("long", &["--min-moves", "40"]);
+    let again = build("again", &[]);
+    let (a, l) = (splits(&all), splits(&long));
+    assert_eq!(a.len(), 120, "one copy dropped");
+    assert!(l.len() < a.len() && l.len() > 20, "{}", l.len());
+    for (hash, split) in &l {
+        assert_eq!(a.get(hash), Some(split), "game {hash} moved between splits");
+    }
+    assert!(a.values().any(|s| s == "test") && a.values().any(|s| s == "validation"));
+    // The fingerprint names the games and bytes: a rebuild has the same, a filter another.
+    assert_eq!(fingerprint(&all), fingerprint(&again));
+    assert_ne!(fingerprint(&all), fingerprint(&long));
+    // The old shuffle is still there, and moves games when the filters change.
+    let sa = splits(&build("shuffle-all", &["--split-by", "shuffle"]));
+    let sl = splits(&build(
+        "shuffle-long",
+        &["--split-by", "shuffle", "--min-moves", "40"],
+    ));
+    assert!(sl.iter().any(|(h, s)| sa.get(h) != Some(s)));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn models_record_their_data_and_eval_refuses_their_training_games() {
+    let dir = temp("models");
+    let games = dir.join("games");
+    write_games(&games, 150);
+    let ds = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec![
+            "dataset",
+            "build",
+            "--sgf",
+            games.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, text) = akushu(&args);
+        assert!(ok, "{text}");
+        out.to_str().unwrap().to_string()
+    };
+    let (a, b) = (ds("a", &[]), ds("b", &["--min-moves", "35"]));
+    let m1 = dir.join("m1").to_str().unwrap().to_string();
+    let train = |data: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train", "--data", data, "--model", "mlp", "--epochs", "1", "--out", out, "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        akushu(&args)
+    };
+    let (ok, text) = train(&a, &m1, &[]);
+    assert!(ok, "{text}");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("m1/config.json")).unwrap())
+            .unwrap();
+    let p = &config["provenance"];
+    assert_eq!(
+        p["datasets"][0]["fingerprint"],
+        fingerprint(Path::new(&a)).as_str()
+    );
+    let seen = splits(Path::new(&a))
+        .values()
+        .filter(|s| *s != "test")
+        .count();
+    assert_eq!(p["games"], seen as u64, "train + validation games");
+    assert!(dir.join("m1/training_games.hashes").is_file());
+
+    // Its own test split: no overlap. Its training split: refused, or printed when allowed.
+    let (ok, text) = akushu(&["eval", "--data", &a, "--model", &m1]);
+    assert!(ok && text.contains("0 of the"), "{text}");
+    let (ok, text) = akushu(&["eval", "--data", &a, "--split", "train", "--model", &m1]);
+    assert!(!ok && text.contains("--allow-overlap"), "{text}");
+    let summary = dir.join("s.csv");
+    let (ok, text) = akushu(&[
+        "eval",
+        "--data",
+        &a,
+        "--split",
+        "validation",
+        "--model",
+        &m1,
+        "--allow-overlap",
+        "--summary",
+        summary.to_str().unwrap(),
+    ]);
+    assert!(ok && text.contains("training-game overlap"), "{text}");
+    let rows = std::fs::read_to_string(&summary).unwrap();
+    let validation_games = splits(Path::new(&a))
+        .values()
+        .filter(|s| *s == "validation")
+        .count();
+    assert!(
+        rows.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(&format!(",{validation_games}")),
+        "{rows}"
+    );
+    // Another dataset of the same games split by content: its test games are still unseen.
+    let (ok, text) = akushu(&["eval", "--data", &b, "--model", &m1]);
+    assert!(ok && text.contains("0 of the"), "{text}");
+
+    // A model grown from m1 on `b` carries m1's games: b's validation games and a's.
+    let m2 = dir.join("m2").to_str().unwrap().to_string();
+    let (ok, text) = train(&b, &m2, &["--init-from", &m1]);
+    assert!(ok, "{text}");
+    let (ok, text) = akushu(&["eval", "--data", &a, "--split", "train", "--model", &m2]);
+    assert!(!ok && text.contains("was trained on"), "{text}");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("m2/config.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        config["provenance"]["init_from"]["provenance"]["datasets"][0]["fingerprint"],
+        fingerprint(Path::new(&a)).as_str()
+    );
+
+    // A resume on other data is refused by fingerprint; on the same data it goes on.
+    let (ok, text) = akushu(&[
+        "train", "--data", &b, "--out", &m1, "--resume", "--epochs", "2",
+    ]);
+    assert!(!ok && text.contains("fingerprints"), "{text}");
+    let (ok, text) = akushu(&[
+        "train", "--data", &a, "--out", &m1, "--resume", "--epochs", "2", "--quiet",
+    ]);
+    assert!(ok, "{text}");
+
+    // A model that records nothing (trained before provenance) is evaluated with a note.
+    let (ok, text) = akushu(&["eval", "--data", &a, "--model", "models/default"]);
+    assert!(ok && text.contains("training games unknown"), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
