@@ -682,6 +682,60 @@ fn lz_analyze_and_kata_analyze_print_info_lines_in_their_formats() {
     );
 }
 
+/// A settled position, white to move: black owns rows 1-6 (two-eyed, with a dead white
+/// stone at E3), white rows 8-9, row 7 is open. Black's area lead is 54 - 18 = 36 less komi
+/// 7, give or take row 7: about 29 points.
+#[test]
+fn kata_analyze_reports_the_playouts_score_and_ownership() {
+    let path = fixture("settled_black_ahead.sgf");
+    let mut s = server("uct:sims=1000000");
+    assert_eq!(reply(&mut s, &format!("loadsgf {path}")), "=\n\n");
+    let out = reply(&mut s, "kata-analyze w 20 ownership true");
+    let line = out.strip_prefix("=\n").unwrap().trim_end();
+    let (infos, owners) = line.split_once(" ownership ").expect(line);
+    let own: Vec<f64> = owners
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(own.len(), 81, "{owners}");
+    let at = |v: &str| own[Move::from_gtp(v).unwrap().index()];
+    // White's living group is white's, black's is not, the dead white stone is black's.
+    assert!(at("A8") > 0.95 && at("J8") > 0.95, "{owners}");
+    assert!(at("A6") < -0.95 && at("H2") < -0.95, "{owners}");
+    assert!(at("E3") < -0.8, "dead stone: {}", at("E3"));
+    // Each move's score: white's margin, black about 29 ahead.
+    let mut weighted = 0.0;
+    let mut visits = 0.0;
+    for cand in infos.split("info ").skip(1) {
+        let words: Vec<&str> = cand.split_whitespace().collect();
+        let value = |key: &str| -> f64 {
+            words[words.iter().position(|w| *w == key).expect(cand) + 1]
+                .parse()
+                .unwrap()
+        };
+        let (mean, lead, sd) = (value("scoreMean"), value("scoreLead"), value("scoreStdev"));
+        assert!((-36.0..-22.0).contains(&mean) && lead == mean, "{cand}");
+        assert!((0.0..6.0).contains(&sd), "{cand}");
+        weighted += value("visits") * mean;
+        visits += value("visits");
+    }
+    // The same simulations give the scores and the owners: white's mean margin is the sum of
+    // white's ownership plus komi.
+    let from_owners = own.iter().sum::<f64>() + 7.0;
+    assert!(
+        (weighted / visits - from_owners).abs() < 0.05,
+        "{} vs {from_owners}",
+        weighted / visits
+    );
+    // Without `ownership true` no ownership is sent; leela's format carries no score.
+    let plain = reply(&mut s, "kata-analyze w 5");
+    assert!(
+        plain.contains("scoreLead") && !plain.contains("ownership"),
+        "{plain}"
+    );
+    assert!(!reply(&mut s, "lz-analyze w 5").contains("score"));
+}
+
 #[test]
 fn genmove_analyze_prints_info_then_play_and_plays_the_move() {
     let mut s = server("uct:sims=300");

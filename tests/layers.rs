@@ -33,6 +33,7 @@ const SEARCH_FILES: &[&str] = &[
     "engine",
     "pruning",
     "priors",
+    "outcomes",
     "tree",
     "pruners",
     "uct",

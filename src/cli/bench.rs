@@ -101,6 +101,10 @@ pub struct SearchBenchArgs {
     /// CSV output file.
     #[arg(long, default_value = "runs/bench-search.csv")]
     pub out: std::path::PathBuf,
+    /// Also measure each engine keeping the final score and owners of every simulation, as
+    /// GTP analysis does (`kata-analyze`'s score and ownership): one more row per engine.
+    #[arg(long)]
+    pub analysis: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -271,11 +275,25 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         let one_line: serde_json::Value = serde_json::from_str(&resolved_config(s)?)?;
         crate::outln!("# {s}: {one_line}");
     }
-    let bar = indicatif::ProgressBar::new((specs.len() * args.moves) as u64);
+    let runs: Vec<(String, bool)> = specs
+        .iter()
+        .flat_map(|s| {
+            let modes: &[bool] = if args.analysis {
+                &[false, true]
+            } else {
+                &[false]
+            };
+            modes.iter().map(move |&a| (s.clone(), a))
+        })
+        .collect();
+    let bar = indicatif::ProgressBar::new((runs.len() * args.moves) as u64);
     let mut rows: Vec<SearchBenchRow> = Vec::new();
-    for spec in &specs {
+    for (spec, analysis) in &runs {
         let mut engine = UctEngine::new(parse_uct_kind(spec)?, args.seed)?.with_name(spec.as_str());
         engine.new_game(6.5);
+        if *analysis {
+            engine.track_outcomes();
+        }
         let (mut sims, mut secs, mut moves) = (0u64, 0f64, 0usize);
         // Process CPU time: every search thread counts.
         let cpu0 = crate::util::cpu_seconds();
@@ -298,7 +316,11 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         let s_per_move = secs / moves.max(1) as f64;
         let base = rows.first().map_or(s_per_move, |r| r.s_per_move);
         rows.push(SearchBenchRow {
-            engine: spec.clone(),
+            engine: if *analysis {
+                format!("{spec} (analysis)")
+            } else {
+                spec.clone()
+            },
             moves,
             simulations: sims,
             seconds: secs,

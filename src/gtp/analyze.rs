@@ -41,10 +41,13 @@ pub struct AnalyzeArgs {
     pub min_moves: usize,
     /// List at most this many moves (0 = no limit).
     pub max_moves: usize,
+    /// Append each point's expected owner (KataGo's `ownership true`).
+    pub ownership: bool,
 }
 
-/// Parses `[color] [interval] [key value]...` (keys `interval`, `minmoves`, `maxmoves`;
-/// KataGo's `ownership` and `pvVisits` are accepted and ignored, since akushu has neither).
+/// Parses `[color] [interval] [key value]...` (keys `interval`, `minmoves`, `maxmoves`,
+/// `ownership`; KataGo's `ownershipStdev`, `pvVisits` and `movesOwnership` are accepted and
+/// ignored, since akushu keeps none of them).
 /// Errors name the command and the argument.
 pub fn parse_args(command: &str, args: &[&str], to_move: Color) -> Result<AnalyzeArgs, String> {
     let mut out = AnalyzeArgs {
@@ -52,6 +55,7 @@ pub fn parse_args(command: &str, args: &[&str], to_move: Color) -> Result<Analyz
         interval: Duration::from_millis(10 * DEFAULT_INTERVAL_CS as u64),
         min_moves: 0,
         max_moves: 0,
+        ownership: false,
     };
     let mut rest = args;
     if let Some(c) = rest.first().and_then(|a| Color::parse(a)) {
@@ -79,6 +83,9 @@ pub fn parse_args(command: &str, args: &[&str], to_move: Color) -> Result<Analyz
                     return Err(format!(
                         "syntax error: {command}: `{key}` takes true or false, not `{value}`"
                     ));
+                }
+                if key == "ownership" {
+                    out.ownership = value == "true";
                 }
             }
             _ => return Err(format!("syntax error: {command}: unknown argument `{key}`")),
@@ -117,6 +124,7 @@ pub fn shown(
             prior: 0.0,
             lcb: 0.0,
             pv: vec![mv],
+            score: None,
         });
     }
     if args.max_moves > 0 {
@@ -139,12 +147,17 @@ pub fn info_line(candidates: &[Candidate], format: Format) -> String {
                 per_10000(c.prior),
                 per_10000(c.lcb)
             ),
+            // The score fields only where the search measured them: a constant would read
+            // as a measurement in a GUI.
             Format::Kata => format!(
-                "visits {} utility {:.6} winrate {:.6} scoreMean 0 scoreStdev 0 scoreLead 0 \
-                 prior {:.6} lcb {:.6}",
+                "visits {} utility {:.6} winrate {:.6} {}prior {:.6} lcb {:.6}",
                 c.visits,
                 2.0 * c.winrate - 1.0,
                 c.winrate,
+                c.score.map_or(String::new(), |s| format!(
+                    "scoreMean {:.6} scoreStdev {:.6} scoreLead {:.6} ",
+                    s.mean, s.stdev, s.mean
+                )),
                 c.prior,
                 c.lcb
             ),
@@ -156,6 +169,13 @@ pub fn info_line(candidates: &[Candidate], format: Format) -> String {
         ));
     }
     parts.join(" ")
+}
+
+/// KataGo's ` ownership` field: the 81 values in -1..=1 for the analysed side, row by row
+/// from the top left (A9, B9, ..., J1), which is akushu's point order.
+pub fn ownership_field(owners: &[f32; crate::rules::NN]) -> String {
+    let values: Vec<String> = owners.iter().map(|v| format!("{v:.6}")).collect();
+    format!(" ownership {}", values.join(" "))
 }
 
 /// A share in 0..=1 as Leela Zero's integer in 0..=10000.
@@ -180,7 +200,10 @@ mod tests {
         let a = parse_args("lz-analyze", &["B", "interval", "50", "maxmoves", "3"], b).unwrap();
         assert_eq!((a.interval, a.max_moves), (Duration::from_millis(500), 3));
         let a = parse_args("kata-analyze", &["10", "ownership", "true"], b).unwrap();
-        assert_eq!(a.interval, Duration::from_millis(100));
+        assert_eq!(
+            (a.interval, a.ownership),
+            (Duration::from_millis(100), true)
+        );
         let e = parse_args("lz-analyze", &["B", "interval"], b).unwrap_err();
         assert!(e.contains("lz-analyze") && e.contains("interval"), "{e}");
         let e = parse_args("lz-analyze", &["B", "avoid", "b"], b).unwrap_err();
@@ -200,6 +223,7 @@ mod tests {
             prior: 0.0812,
             lcb: 0.51,
             pv: vec![e5, d4],
+            score: None,
         };
         assert_eq!(
             info_line(std::slice::from_ref(&c), Format::Leela),

@@ -675,7 +675,15 @@ fn info_text(
     } else {
         Vec::new()
     };
-    analyze::info_line(&analyze::shown(candidates, &unvisited, opts), format)
+    let mut line = analyze::info_line(&analyze::shown(candidates, &unvisited, opts), format);
+    if format == Format::Kata
+        && opts.ownership
+        && !line.is_empty()
+        && let Some(owners) = analyzer.ownership(opts.color)
+    {
+        line.push_str(&analyze::ownership_field(&owners));
+    }
+    line
 }
 
 /// The reader thread: sends every input line (or the reply for a line that cannot be one)

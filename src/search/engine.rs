@@ -53,6 +53,19 @@ pub struct Candidate {
     pub lcb: f32,
     /// The principal variation, starting with `mv`.
     pub pv: Vec<Move>,
+    /// The final area margin of the simulations through the move, for the side to move
+    /// (none where the engine keeps no score).
+    pub score: Option<ScoreEstimate>,
+}
+
+/// A score estimate from the simulations' final area counts, in points, for the side it is
+/// reported for (positive = that side ahead).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoreEstimate {
+    pub mean: f32,
+    pub stdev: f32,
+    /// Simulations it is drawn from.
+    pub simulations: u64,
 }
 
 /// Engines that can search a position without playing and show their candidates while they
@@ -68,6 +81,15 @@ pub trait Analyzer {
     /// The moves that could be candidates but have no visit yet, in move order (to pad a
     /// list to the `minmoves` a GUI asked for).
     fn unvisited(&self, color: Color) -> Vec<Move>;
+    /// Each point's expected final owner over the analysis' simulations, in -1..=1 for
+    /// `color` (+1 = `color`'s), by point index; none where the engine keeps no owners.
+    fn ownership(&self, _color: Color) -> Option<[f32; crate::rules::NN]> {
+        None
+    }
+    /// The root's score estimate for `color` over the analysis' simulations.
+    fn root_score(&self, _color: Color) -> Option<ScoreEstimate> {
+        None
+    }
     /// Like [`Engine::genmove`], also returning the candidates of the search that chose the
     /// move (GTP `genmove_analyze`).
     fn genmove_analyze(

@@ -35,6 +35,7 @@ use crate::prune::{LastMoves, NO_LAST_MOVES, cmp_best_first, last_point};
 use crate::rules::{Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
 use crate::util::rng::FastRng;
 
+use super::outcomes::Outcomes;
 use super::pruning::{
     EveryMove, LeafMasked, PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, worst_mask,
     worst_share_mask,
@@ -310,6 +311,8 @@ pub struct Tree {
     root_last: LastMoves,
     /// Whether descents add a virtual loss (several threads share the tree).
     virtual_loss: bool,
+    /// Final scores and owners of the simulations since the root changed (analysis only).
+    outcomes: Option<Box<Outcomes>>,
 }
 
 impl Tree {
@@ -326,6 +329,7 @@ impl Tree {
             root_allowed: crate::rules::BOARD,
             root_last: NO_LAST_MOVES,
             virtual_loss: shared,
+            outcomes: None,
         };
         t.reset(Board::new(), Color::Black, 0);
         t
@@ -338,6 +342,26 @@ impl Tree {
         self.root_board = board;
         self.root_to_move = to_move;
         self.root_passes = passes;
+        self.clear_outcomes();
+    }
+
+    /// Keeps the final score and owners of every simulation from now on (see
+    /// [`Outcomes`]); they are cleared whenever the root changes.
+    pub fn track_outcomes(&mut self) {
+        if self.outcomes.is_none() {
+            self.outcomes = Some(Box::default());
+        }
+    }
+
+    /// The outcomes since the root last changed, when tracked.
+    pub fn outcomes(&self) -> Option<&Outcomes> {
+        self.outcomes.as_deref()
+    }
+
+    fn clear_outcomes(&self) {
+        if let Some(o) = &self.outcomes {
+            o.clear();
+        }
     }
 
     /// Keeps the tree when its root already is this position, else resets.
@@ -381,6 +405,7 @@ impl Tree {
                 self.root_board = board;
                 self.root_to_move = color.opponent();
                 self.root_passes = passes;
+                self.clear_outcomes();
             }
             _ => self.reset(board, color.opponent(), passes),
         }
@@ -596,6 +621,10 @@ impl Worker {
             depth += 1;
             self.path.push(node as u32);
         };
+        if let Some(o) = &tree.outcomes {
+            let first = self.path.get(1).map(|&c| tree.nodes[c as usize].mv());
+            o.record(first, margin, &board);
+        }
         // Back up in half points: black's result 2 (win), 1 (draw) or 0; the node at depth k
         // was reached by a move of the root's side when k is odd.
         let black2: u32 = if margin > 0.0 {

@@ -22,7 +22,10 @@ use crate::rules::{
 use crate::util::rng::FastRng;
 
 use super::clock::{Clock, TimeControl};
-use super::engine::{Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView};
+use super::engine::{
+    Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView, ScoreEstimate,
+};
+use super::outcomes;
 use super::pruners::make_pruner;
 use super::pruning::{
     PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, rate, worst_mask,
@@ -516,6 +519,34 @@ impl UctEngine {
         stats
     }
 
+    /// Keeps the final score and owners of every simulation in every tree, as analysis does
+    /// (`bench search --analysis` measures what it costs).
+    pub fn track_outcomes(&mut self) {
+        for t in &mut self.trees {
+            t.track_outcomes();
+        }
+    }
+
+    /// The score estimate for `color` of the simulations through root move `slot` (or the
+    /// root, [`outcomes::ROOT`]) over every tree; none when untracked or unvisited.
+    fn score_through(&self, slot: usize, color: Color) -> Option<ScoreEstimate> {
+        let mut sums = outcomes::ScoreSums {
+            n: 0,
+            sum2: 0,
+            sq4: 0,
+        };
+        for t in &self.trees {
+            sums.add(t.outcomes()?.score(slot));
+        }
+        let (mean, stdev) = sums.mean_stdev()?;
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        Some(ScoreEstimate {
+            mean: (sign * mean) as f32,
+            stdev: stdev as f32,
+            simulations: sums.n,
+        })
+    }
+
     /// Whether `color` loses by the area count if the game ended now (the opponent could end
     /// it by passing after our pass).
     fn pass_loses(&self, color: Color) -> bool {
@@ -642,13 +673,14 @@ fn winrate_lcb(wr: f32, n: u32) -> f32 {
 impl Analyzer for UctEngine {
     fn analyze_until(&mut self, color: Color, deadline: Instant) -> u64 {
         self.game.set_to_move(color);
+        self.track_outcomes();
         // No simulation cap: the deadline ends the chunk. The tree is always kept (even with
         // reuse off) so that the chunks of one analysis add up.
         self.run_search(color, u64::MAX, Some(deadline), true);
         self.last_sims
     }
 
-    fn candidates(&self, _color: Color, max_pv: usize) -> Vec<Candidate> {
+    fn candidates(&self, color: Color, max_pv: usize) -> Vec<Candidate> {
         let totals = self.root_totals();
         let first = &self.trees[0];
         let children = first.root_children();
@@ -684,6 +716,7 @@ impl Analyzer for UctEngine {
                     prior,
                     lcb: winrate_lcb(winrate, visits),
                     pv,
+                    score: self.score_through(i, color),
                 }
             })
             .collect();
@@ -704,11 +737,38 @@ impl Analyzer for UctEngine {
             .collect()
     }
 
+    fn ownership(&self, color: Color) -> Option<[f32; NN]> {
+        let mut black = [0u64; NN];
+        let mut white = [0u64; NN];
+        let mut n = 0;
+        for t in &self.trees {
+            let o = t.outcomes()?;
+            n += o.score(outcomes::ROOT).n;
+            let (b, w) = o.owners();
+            for i in 0..NN {
+                black[i] += u64::from(b[i]);
+                white[i] += u64::from(w[i]);
+            }
+        }
+        if n == 0 {
+            return None;
+        }
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        Some(std::array::from_fn(|i| {
+            sign * (black[i] as f64 - white[i] as f64) as f32 / n as f32
+        }))
+    }
+
+    fn root_score(&self, color: Color) -> Option<ScoreEstimate> {
+        self.score_through(outcomes::ROOT, color)
+    }
+
     fn genmove_analyze(
         &mut self,
         color: Color,
         max_pv: usize,
     ) -> (EngineMove, MoveStats, Vec<Candidate>) {
+        self.track_outcomes();
         // The root is read before the move is played: playing moves the root down the tree.
         self.genmove_with(color, false, |e| e.candidates(color, max_pv))
     }
