@@ -455,3 +455,33 @@ fn a_quick_cluster_plan_fits_its_shards_to_the_smallest_arm() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("exceeds the 10 games"));
     let _ = std::fs::remove_dir_all(&scripts);
 }
+
+/// A family of arms competing for one claim is reported with its multiplicity counted: the
+/// committed GNU Go family (six 200-game arms) pools to 1059/1200, its arms' rates do not
+/// differ, no arm clears the 0.90 target once six tries are counted, and the semeai arm is
+/// paired with the arm it changes (21 against 17 discordant games).
+#[test]
+fn a_family_of_arms_gets_adjusted_intervals_and_paired_tests() {
+    let file = experiment::load(&experiments_dir().join("strong_gnugo.toml")).unwrap();
+    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("report/runs");
+    let result = experiment::run(&file, &serial_options(&runs, false)).unwrap();
+    let info = akushu::report::writer::ReportInfo {
+        quick: false,
+        command: "test".into(),
+        runs: PathBuf::from("runs"),
+        runs_folder: runs.clone(),
+        seconds: 0.0,
+        jobs: 1,
+        snapshot: true,
+    };
+    let text = akushu::report::writer::render(&info, &[result], &[]);
+    assert!(text.contains("Family of 6 arms"), "{text}");
+    assert!(text.contains("1059/1200 = 0.8825 [0.863, 0.900]"), "{text}");
+    assert!(
+        text.contains("chi-squared 3.45 on 5 df, p = 0.631"),
+        "{text}"
+    );
+    assert!(text.contains("| strong2 2000 expand 1 semeai | 0.905 (181/200) | [0.836, 0.947] |"));
+    assert!(text.contains("21 / 17; 0.627, 1.000"), "{text}");
+    assert!(text.contains("No arm shows a win rate above 0.9 at family-wise 5%"));
+}

@@ -195,6 +195,27 @@ pub struct ExperimentFile {
     #[serde(default)]
     pub plot: PlotSpec,
     pub curve: Option<CurveSpec>,
+    /// The arms that compete for one claim: the report adjusts their intervals and tests
+    /// for the multiplicity (see [`Family`]).
+    #[serde(default)]
+    pub family: Option<Family>,
+}
+
+/// A family of arms competing for one claim (`[family]`): the report shows Bonferroni
+/// intervals with family-wise 95% confidence, each arm's one-sided exact test against
+/// `target` with Holm's adjustment, the chi-squared test that the arms' rates are equal, and
+/// McNemar's paired test of each arm against `baseline` over the games both played with the
+/// same seed and colours.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Family {
+    /// Labels of the competing arms (empty: every arm).
+    #[serde(default)]
+    pub arms: Vec<String>,
+    /// Player A's win rate the claim is about ("at least 0.90").
+    pub target: Option<f64>,
+    /// The arm the others are paired against (same games, same seeds).
+    pub baseline: Option<String>,
 }
 
 /// A resolved arm: a label, its x, and the full match config.
@@ -228,6 +249,23 @@ pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
         _ => {}
     }
     check_folder_name(&file.name).with_context(|| format!("{name}: `name`"))?;
+    if let Some(f) = &file.family {
+        if let Some(t) = f.target
+            && !(t > 0.0 && t < 1.0)
+        {
+            bail!("{name}: [family] target {t} must lie strictly between 0 and 1");
+        }
+        let labels: Vec<String> = file
+            .arms
+            .iter()
+            .map(|a| a.label.clone())
+            .collect::<Vec<_>>();
+        for l in f.arms.iter().chain(&f.baseline) {
+            if file.sweep.is_none() && !labels.contains(l) {
+                bail!("{name}: [family] names arm `{l}`, which the file does not define");
+            }
+        }
+    }
     let s = &file.settings;
     MatchConfig {
         komi: s.komi,

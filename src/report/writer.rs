@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::plot::{Chart, Series, SeriesStyle, render_png};
-use crate::arena::experiment::{ArmResult, CurveData, ExperimentResult, Outcome};
+use crate::arena::experiment::{ArmResult, CurveData, ExperimentResult, Family, Outcome};
 
 /// Settings of the report as a whole.
 #[derive(Debug, Clone)]
@@ -83,6 +83,169 @@ fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path) {
             pa.sims_per_move(),
             rel.display(),
             rel.display()
+        );
+    }
+}
+
+/// Player A's result of each game of an arm by game number (1 win, 0.5 draw, 0 loss).
+fn scores_by_game(arm: &ArmResult) -> std::collections::BTreeMap<u32, f64> {
+    crate::arena::record::read_csv(&arm.dir.join("games.csv"))
+        .map(|rows| {
+            rows.iter()
+                .map(|r| (r.game, crate::arena::runner::a_score(r)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The multiplicity-adjusted view of a family of arms competing for one claim (see
+/// [`Family`]): what a best-of-N arm is worth once the N is counted.
+fn family_section(out: &mut String, family: &Family, arms: &[ArmResult]) {
+    use crate::util::stats::{
+        binomial_upper_tail, bonferroni_z, chi_squared_equal_rates, holm, mcnemar_exact, wilson,
+    };
+    let members: Vec<&ArmResult> = arms
+        .iter()
+        .filter(|a| family.arms.is_empty() || family.arms.contains(&a.arm.label))
+        .filter(|a| a.summary.players[0].overall.games > 0)
+        .collect();
+    let m = members.len();
+    if m < 2 {
+        return;
+    }
+    let z = bonferroni_z(m);
+    let rate = |a: &ArmResult| {
+        let o = &a.summary.players[0].overall;
+        (u64::from(o.wins), u64::from(o.games))
+    };
+    let _ = writeln!(
+        out,
+        "
+**Family of {m} arms competing for one claim.** Intervals with family-wise 95% \
+         confidence (Bonferroni: each at {:.2}%, z = {z:.3}){}{}.\n",
+        100.0 * (1.0 - 0.05 / m as f64),
+        family.target.map_or(String::new(), |t| format!(
+            "; each arm's one-sided exact binomial test of \"A's win rate > {t}\" with Holm's \
+             adjustment"
+        )),
+        family.baseline.as_ref().map_or(String::new(), |b| format!(
+            "; McNemar's exact test of each arm against `{b}` over the games both played with \
+             the same seed and colours (Holm-adjusted)"
+        )),
+    );
+    let target_raw: Vec<f64> = family.target.map_or_else(Vec::new, |t| {
+        members
+            .iter()
+            .map(|a| {
+                let (w, n) = rate(a);
+                binomial_upper_tail(w, n, t).min(1.0)
+            })
+            .collect()
+    });
+    let target_p = holm(&target_raw);
+    let base = family
+        .baseline
+        .as_ref()
+        .and_then(|b| members.iter().find(|a| &a.arm.label == b))
+        .map(|a| (a.arm.label.clone(), scores_by_game(a)));
+    let paired: Vec<Option<(u64, u64, f64)>> = members
+        .iter()
+        .map(|a| {
+            let (label, base) = base.as_ref()?;
+            if &a.arm.label == label {
+                return None;
+            }
+            let mine = scores_by_game(a);
+            let (mut only_arm, mut only_base) = (0, 0);
+            for (g, s) in &mine {
+                match base.get(g) {
+                    Some(&b) if *s == 1.0 && b < 1.0 => only_arm += 1,
+                    Some(&b) if *s < 1.0 && b == 1.0 => only_base += 1,
+                    _ => {}
+                }
+            }
+            Some((only_arm, only_base, mcnemar_exact(only_arm, only_base)))
+        })
+        .collect();
+    let paired_adj = holm(
+        &paired
+            .iter()
+            .filter_map(|p| p.map(|x| x.2))
+            .collect::<Vec<_>>(),
+    );
+    let _ = writeln!(
+        out,
+        "| arm | A's win rate | family-wise 95% (Bonferroni) |{}{}",
+        family
+            .target
+            .map_or(String::new(), |t| format!(" p(rate > {t}): raw, Holm |")),
+        if base.is_some() {
+            " won only here / only by the baseline; McNemar p: raw, Holm |"
+        } else {
+            ""
+        }
+    );
+    let columns = 3 + usize::from(family.target.is_some()) + usize::from(base.is_some());
+    let _ = writeln!(out, "|{}", "---|".repeat(columns));
+    let mut k = 0;
+    for (i, a) in members.iter().enumerate() {
+        let (w, n) = rate(a);
+        let (lo, hi) = wilson(w as f64, n as f64, z);
+        let mut row = format!(
+            "| {} | {:.3} ({w}/{n}) | [{lo:.3}, {hi:.3}] |",
+            a.arm.label,
+            w as f64 / n as f64
+        );
+        if family.target.is_some() {
+            row.push_str(&format!(" {:.3}, {:.3} |", target_raw[i], target_p[i]));
+        }
+        if base.is_some() {
+            match paired[i] {
+                Some((x, y, raw)) => {
+                    row.push_str(&format!(" {x} / {y}; {raw:.3}, {:.3} |", paired_adj[k]));
+                    k += 1;
+                }
+                None => row.push_str(" (baseline) |"),
+            }
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    let groups: Vec<(u64, u64)> = members.iter().map(|a| rate(a)).collect();
+    let (w, n) = groups.iter().fold((0, 0), |(w, n), g| (w + g.0, n + g.1));
+    let (lo, hi) = wilson(w as f64, n as f64, crate::util::stats::Z95);
+    let _ = write!(
+        out,
+        "\nPooled over the family: {w}/{n} = {:.4} [{lo:.3}, {hi:.3}] (Wilson 95%)",
+        w as f64 / n as f64
+    );
+    if let Some((stat, df, p)) = chi_squared_equal_rates(&groups) {
+        let _ = write!(
+            out,
+            "; equal rates across the arms: chi-squared {stat:.2} on {df} df, p = {p:.3}"
+        );
+    }
+    let _ = writeln!(out, ".");
+    if let Some(t) = family.target {
+        let passing: Vec<&str> = members
+            .iter()
+            .zip(&target_p)
+            .filter(|(_, p)| **p < 0.05)
+            .map(|(a, _)| a.arm.label.as_str())
+            .collect();
+        let _ = writeln!(
+            out,
+            "\n{}",
+            if passing.is_empty() {
+                format!(
+                    "No arm shows a win rate above {t} at family-wise 5% (Holm): the family's \
+                     best arm is a best-of-{m} and its raw interval overstates it."
+                )
+            } else {
+                format!(
+                    "Above {t} at family-wise 5% (Holm): {}.",
+                    passing.join(", ")
+                )
+            }
         );
     }
 }
@@ -216,6 +379,9 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
                     s.max_moves
                 );
                 arms_table(&mut out, arms, &info.runs);
+                if let Some(f) = &r.file.family {
+                    family_section(&mut out, f, arms);
+                }
                 let overhead: Vec<String> = arms
                     .iter()
                     .map(|a| format!("{:.2}%", a.summary.overhead() * 100.0))
