@@ -24,6 +24,6 @@ $A train $NET --blocks 6 --channels 64 --init-from models/cnn-human-6x64-dan --l
     --warmup-steps 50 --seed 51 --out models/cnn-human-6x64-dan2
 for M in models/cnn-human-5x32-dan models/cnn-human-5x32-dan2 models/cnn-human-6x64-dan \
     models/cnn-human-6x64-dan2; do
-    $A eval --data data/paper --split test --model $M --model nnq:$M --csv $M/eval_test.csv \
+    $A eval --data data/paper --split test --exclude-seen --model $M --model nnq:$M --csv $M/eval_test.csv \
         --summary $M/eval_test_summary.csv --png $M/eval_test.png
 done

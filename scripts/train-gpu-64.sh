@@ -32,6 +32,6 @@ grow cnn-human-6x64 6 46 1473120 &
 grow cnn-human-8x64 8 47 1104840 &
 wait
 for M in models/cnn-human-6x64 models/cnn-human-8x64; do
-    $A eval --data data/paper --split test --model $M --model nnq:$M --csv $M/eval_test.csv \
+    $A eval --data data/paper --split test --exclude-seen --model $M --model nnq:$M --csv $M/eval_test.csv \
         --summary $M/eval_test_summary.csv --png $M/eval_test.png
 done

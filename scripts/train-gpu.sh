@@ -21,6 +21,6 @@ $A train $NET --init-from models/cnn-human-5x32 --lr 1e-3 --warmup-steps 50 \
 $A train $NET --init-from models/cnn-human-5x32-gpu --lr 5e-4 --warmup-steps 20 \
     --max-train 1469820 --validate-every 359 --seed 45 --out models/cnn-human-5x32-gpu2
 for M in models/cnn-human-5x32-gpu models/cnn-human-5x32-gpu2; do
-    $A eval --data data/paper --split test --model $M --csv $M/eval_test.csv \
+    $A eval --data data/paper --split test --exclude-seen --model $M --csv $M/eval_test.csv \
         --summary $M/eval_test_summary.csv --png $M/eval_test.png
 done

@@ -22,6 +22,6 @@ else
         --lr 1.5e-3 --lr-schedule cosine --warmup-steps 500 --validate-every 2000 \
         --max-validation 20000 --out $OUT --quiet "$@"
 fi
-$A eval --data data/paper --split test --model $OUT --model models/cnn --model rules \
+$A eval --data data/paper --split test --exclude-seen --model $OUT --model models/cnn --model rules \
     --model random --csv $OUT/eval_test.csv --summary $OUT/eval_test_summary.csv \
     --png $OUT/eval_test.png

@@ -11,6 +11,8 @@ use std::process::Command;
 use akushu::rules::{Game, Move, Point};
 use akushu::util::rng::FastRng;
 
+mod common;
+
 fn akushu(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
         .args(args)
@@ -234,7 +236,168 @@ fn models_record_their_data_and_eval_refuses_their_training_games() {
     assert!(ok, "{text}");
 
     // A model that records nothing (trained before provenance) is evaluated with a note.
-    let (ok, text) = akushu(&["eval", "--data", &a, "--model", "models/default"]);
+    let bare = dir.join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    for f in ["config.json", "model.bpk", "model.bpk.checksum"] {
+        std::fs::copy(dir.join("m1").join(f), bare.join(f)).unwrap();
+    }
+    let config = std::fs::read_to_string(bare.join("config.json")).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&config).unwrap();
+    config.as_object_mut().unwrap().remove("provenance");
+    std::fs::write(bare.join("config.json"), config.to_string()).unwrap();
+    let (ok, text) = akushu(&["eval", "--data", &a, "--model", bare.to_str().unwrap()]);
     assert!(ok && text.contains("training games unknown"), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A model trained before provenance was kept gets it recovered: `provenance --recover`
+/// shares one game-set file per dataset, refuses a second recovery, and `eval` then counts
+/// the overlap; `--exclude-seen` evaluates only the games no listed model saw.
+#[test]
+fn provenance_is_recovered_for_older_models_and_exclude_seen_leaves_their_games_out() {
+    let dir = temp("recover");
+    let games = dir.join("games");
+    write_games(&games, 120);
+    let data = dir.join("data");
+    let (ok, text) = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        games.to_str().unwrap(),
+        "--out",
+        data.to_str().unwrap(),
+        "--split-by",
+        "shuffle",
+        "--quiet",
+    ]);
+    assert!(ok, "{text}");
+    // An older model: the shipped paper MLP's files without its recovered provenance.
+    let old = dir.join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    for f in [
+        "config.json",
+        "model.bpk",
+        "model.bpk.checksum",
+        ".akushu-output",
+    ] {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models/default")
+            .join(f);
+        if from.exists() {
+            std::fs::copy(from, old.join(f)).unwrap();
+        }
+    }
+    let (d, o, sets) = (
+        data.to_str().unwrap(),
+        old.to_str().unwrap(),
+        dir.join("sets"),
+    );
+    let (ok, text) = akushu(&["provenance", o]);
+    assert!(ok && text.contains("no provenance recorded"), "{text}");
+    let recover = [
+        "provenance",
+        o,
+        "--recover",
+        "--data",
+        d,
+        "--note",
+        "test",
+        "--sets",
+        sets.to_str().unwrap(),
+    ];
+    let (ok, text) = akushu(&recover);
+    assert!(ok, "{text}");
+    let seen = splits(&data).values().filter(|s| *s != "test").count();
+    assert!(text.contains(&format!("training games: {seen}")), "{text}");
+    assert!(
+        sets.join(format!("{}.hashes", fingerprint(&data)))
+            .is_file()
+    );
+    let (ok, text) = akushu(&recover);
+    assert!(!ok && text.contains("already"), "{text}");
+    // Its training split is refused, and left out whole by --exclude-seen.
+    let (ok, text) = akushu(&["eval", "--data", d, "--split", "train", "--model", o]);
+    assert!(!ok && text.contains("was trained on"), "{text}");
+    let (ok, text) = akushu(&[
+        "eval",
+        "--data",
+        d,
+        "--split",
+        "all",
+        "--model",
+        o,
+        "--exclude-seen",
+    ]);
+    let test_games = splits(&data).values().filter(|s| *s == "test").count();
+    assert!(
+        ok && text.contains(&format!(
+            "{seen} of the {} evaluated games left out, {test_games} evaluated",
+            seen + test_games
+        )),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The shipped models' recovered provenance names the paper-like set as it was built
+/// before copies were dropped: `--keep-duplicates` with the old shuffle rebuilds it with the
+/// recorded counts and the very fingerprint the models record, and every shipped model's
+/// game sets load.
+#[test]
+fn the_shipped_models_data_rebuilds_to_the_recorded_fingerprint() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for m in std::fs::read_dir(root.join("models")).unwrap() {
+        let m = m.unwrap().path();
+        if m.join("config.json").is_file() {
+            let (ok, text) = akushu(&["provenance", m.to_str().unwrap()]);
+            assert!(
+                ok && text.contains("training games: "),
+                "{}: {text}",
+                m.display()
+            );
+        }
+    }
+    let recorded: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("models/default/provenance.json")).unwrap(),
+    )
+    .unwrap();
+    let want = recorded["datasets"][0]["fingerprint"].as_str().unwrap();
+    let (Some(archive), Some(index)) = (
+        common::shared_data("ogs9x9.tar.xz"),
+        common::shared_data("ogs9x9_index.csv.xz"),
+    ) else {
+        return;
+    };
+    let dir = temp("legacy");
+    let out = dir.join("paper");
+    let (ok, text) = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        archive.to_str().unwrap(),
+        "--index",
+        index.to_str().unwrap(),
+        "--exclude-bots",
+        "--result-known",
+        "--min-moves",
+        "20",
+        "--no-handicap",
+        "--min-rank",
+        "1d",
+        "--rank-scope",
+        "either",
+        "--split-by",
+        "shuffle",
+        "--keep-duplicates",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("games: 30031") && text.contains("test: 3003 games, 140965 positions"),
+        "{text}"
+    );
+    assert_eq!(fingerprint(&out), want);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -19,8 +19,9 @@ pub enum DatasetCommand {
     #[command(after_help = "\
 Examples:
   akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --index ../shared/data/ogs9x9_index.csv.xz \\
-      --result-known --min-moves 20 --no-handicap --exclude-bots --min-rank 1d --out data/paper
-  akushu dataset build --sgf games/ --out data/mine --split-by id --hold-out data/paper
+      --result-known --min-moves 20 --no-handicap --exclude-bots --min-rank 1d --rank-scope either \\
+      --split-by shuffle --keep-duplicates --out data/paper    # as the shipped models' data
+  akushu dataset build --sgf games/ --out data/mine --hold-out data/paper   # split by content
   akushu dataset build --sgf ../shared/data/engine9x9.tar.xz --limit 100 --out /tmp/sample")]
     Build(Box<BuildArgs>),
     /// Counts and histograms of a dataset: games, positions, move numbers, ranks, skips.
@@ -83,10 +84,10 @@ pub struct BuildArgs {
     /// Keep only these rules (comma-separated, matched inside RU, case-insensitive).
     #[arg(long, value_delimiter = ',')]
     pub rules: Vec<String>,
-    /// Lowest komi kept (-500 to 500).
+    /// Lowest komi kept (-10000 to 10000).
     #[arg(long, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub min_komi: Option<f32>,
-    /// Highest komi kept (-500 to 500).
+    /// Highest komi kept (-10000 to 10000).
     #[arg(long, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub max_komi: Option<f32>,
     /// Also store positions whose move is a pass.
@@ -125,6 +126,13 @@ pub struct BuildArgs {
     /// Read only the first N records (quick samples; default: 0 = all).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Build as akushu did before copies were dropped: keep every copy of a game reached
+    /// more than once (by two paths, archives or ids) and match `--hold-out` games by id
+    /// only. With the old split rules it rebuilds the datasets the shipped models were
+    /// trained on, game for game (their copies can straddle splits: evaluate with
+    /// `eval --exclude-seen`).
+    #[arg(long)]
+    pub keep_duplicates: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -244,6 +252,7 @@ pub fn resolve_config(a: &BuildArgs) -> Result<BuildConfig> {
     if let Some(v) = a.limit {
         cfg.limit = v;
     }
+    cfg.keep_duplicates |= a.keep_duplicates;
     Ok(cfg)
 }
 

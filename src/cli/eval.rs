@@ -77,6 +77,11 @@ pub struct EvalArgs {
     /// Without it such an evaluation is refused.
     #[arg(long)]
     pub allow_overlap: bool,
+    /// Evaluate only the games that none of the listed models trained on (their
+    /// `training_games.hashes`): one clean set for every model compared; the number of
+    /// games left out is printed.
+    #[arg(long, conflicts_with = "allow_overlap")]
+    pub exclude_seen: bool,
 }
 
 /// The curve CSV: its header is how an earlier curve file is recognised.
@@ -332,8 +337,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             .collect::<anyhow::Result<Vec<_>>>()?;
         return write_png(&args, &curves);
     }
-    let overlaps = training_overlaps(&args)?;
-    let positions = positions(&args)?;
+    let (overlaps, excluded) = training_overlaps(&args)?;
+    let mut positions = positions(&args)?;
+    if let Some((seen, by_game)) = &excluded {
+        positions.retain(|p| {
+            by_game
+                .get(p.game as usize)
+                .is_none_or(|&h| !seen.contains(h))
+        });
+    }
     crate::outln!("# {} positions", positions.len());
     if positions.is_empty() {
         anyhow::bail!(
@@ -406,15 +418,24 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     write_png(&args, &drawn)
 }
 
+/// Games left out by `--exclude-seen`: the listed models' training games, and every
+/// game's hash by game number.
+type Excluded = Option<(crate::dataset::gameset::GameSet, Vec<u64>)>;
+
 /// Per model, how many evaluated games are among its training games (see
 /// [`SummaryRow::training_overlap`]), after refusing a non-zero overlap without
-/// `--allow-overlap`. Checked before anything is evaluated.
-fn training_overlaps(args: &EvalArgs) -> anyhow::Result<Vec<String>> {
-    use crate::dataset::gameset::DatasetGames;
+/// `--allow-overlap`; with `--exclude-seen`, the games to leave out instead. Checked before
+/// anything is evaluated.
+fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)> {
+    use crate::dataset::gameset::{DatasetGames, GameSet};
     use crate::net::provenance::ModelGames;
+    let mut by_game = Vec::new();
     let evaluated = match &args.data {
         Some(dir) if args.sgf.is_empty() => match DatasetGames::read(dir)? {
-            Some(games) => Some(games.of(&args.split.splits())),
+            Some(games) => {
+                by_game = games.by_game.clone();
+                Some(games.of(&args.split.splits()))
+            }
             None => {
                 crate::outln!(
                     "# {} lists no game hashes (built by an older akushu): overlap with \
@@ -426,8 +447,15 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<Vec<String>> {
         },
         _ => None,
     };
+    if args.exclude_seen && evaluated.is_none() {
+        anyhow::bail!(
+            "--exclude-seen needs a dataset that lists its games' hashes (--data DIR built \
+             by this akushu)"
+        );
+    }
     let labels = model_labels(&args.model);
     let mut out = Vec::new();
+    let mut seen = GameSet::default();
     for (name, label) in args.model.iter().zip(&labels) {
         let Some(evaluated) = evaluated.as_ref().filter(|_| !is_baseline(name)) else {
             out.push(if is_baseline(name) || args.data.is_none() {
@@ -443,6 +471,17 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<Vec<String>> {
             Err(why) => {
                 crate::outln!("# {label}: training games unknown ({why}): overlap not checked");
                 out.push("unknown".into());
+            }
+            Ok(set) if args.exclude_seen => {
+                let n = set.overlap(evaluated);
+                crate::outln!(
+                    "# {label}: {n} of the {} evaluated games are among its {} training games: \
+                     left out",
+                    evaluated.len(),
+                    set.len()
+                );
+                seen = seen.union(&set);
+                out.push("0".into());
             }
             Ok(set) => {
                 let n = set.overlap(evaluated);
@@ -464,7 +503,16 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<Vec<String>> {
             }
         }
     }
-    Ok(out)
+    if !args.exclude_seen {
+        return Ok((out, None));
+    }
+    let left_out = evaluated.as_ref().map_or(0, |e| seen.overlap(e));
+    crate::outln!(
+        "# --exclude-seen: {left_out} of the {} evaluated games left out, {} evaluated",
+        evaluated.as_ref().map_or(0, Vec::len),
+        evaluated.as_ref().map_or(0, Vec::len) - left_out
+    );
+    Ok((out, Some((seen, by_game))))
 }
 
 /// One model's two error curves (x = 0..80), as drawn.

@@ -11,6 +11,7 @@ pub mod experiment;
 pub mod gtp;
 pub mod loop_cmd;
 pub mod match_cmd;
+pub mod provenance;
 pub mod rate;
 pub mod reproduce;
 pub mod selfplay;
@@ -23,7 +24,7 @@ Examples:
   akushu reproduce --quick                               # the whole pipeline, few games
   akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --out data/ogs-all --result-known   # every record
   akushu train --data data/paper --model cnn --out models/my-cnn
-  akushu eval --model models/default --data data/paper --png curve.png
+  akushu eval --model models/default --data data/paper --exclude-seen --png curve.png
   akushu gtp --engine strong3:threads=2                  # for GoGui, Sabaki, Lizzie
   akushu match --black strong --white uct --games 10 --out runs/try
   akushu experiment run experiments/tree_pruning.toml --quick";
@@ -72,8 +73,8 @@ Examples:
     /// Error-rate curve, top-k and baselines of a model on a dataset split.
     #[command(after_help = "\
 Examples:
-  akushu eval --model models/default --data data/paper --csv curve.csv --png curve.png
-  akushu eval --model models/cnn --model rules --model random --data data/paper --png cmp.png
+  akushu eval --model models/default --data data/paper --exclude-seen --csv curve.csv --png curve.png
+  akushu eval --model models/cnn --model rules --model random --data data/paper --exclude-seen --png cmp.png
   akushu eval --model models/default --sgf ../shared/data/engine9x9.tar.xz")]
     Eval(eval::EvalArgs),
     /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
@@ -115,6 +116,14 @@ Examples:
   akushu rate report/runs                       # every committed match folder
   akushu rate report/runs/strong_gnugo runs/my-match")]
     Rate(rate::RateArgs),
+    /// What a model was trained on: datasets by fingerprint, its `--init-from` chain, its
+    /// training games; `--recover` records it for models trained before it was kept.
+    #[command(after_help = "\
+Examples:
+  akushu provenance models/cnn-human-5x32-dan2
+  akushu provenance models/default --recover --data data/paper \\
+      --note \"data/paper as built before copies were dropped: same counts as the model's log\"")]
+    Provenance(provenance::ProvenanceArgs),
     /// Run the paper's experiments from `experiments/*.toml` files.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCommand),
@@ -140,6 +149,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Eval(args) => eval::run(args),
         Command::Match(cmd) => match_cmd::run(cmd),
         Command::Rate(args) => rate::run(args),
+        Command::Provenance(args) => provenance::run(args),
         Command::Selfplay(args) => selfplay::run(args),
         Command::Loop(args) => loop_cmd::run(args),
         Command::Experiment(cmd) => experiment::run(cmd),

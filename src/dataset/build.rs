@@ -65,6 +65,11 @@ pub struct BuildConfig {
     pub threads: usize,
     /// Stop after this many raw records (0 = all): quick samples of big archives.
     pub limit: usize,
+    /// Build as akushu did before copies were dropped: every copy of a game kept, held-out
+    /// games matched by id only. Reproduces the shipped models' datasets; off by default,
+    /// since copies in two splits leak.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub keep_duplicates: bool,
     /// Keep the `skipped.csv` list of every skipped game (filters included).
     pub list_skipped: bool,
     /// Self-play folders (`akushu selfplay`) the records came from, instead of SGF inputs:
@@ -89,6 +94,7 @@ impl Default for BuildConfig {
             test_fraction: 0.1,
             threads: 0,
             limit: 0,
+            keep_duplicates: false,
             list_skipped: true,
             selfplay: Vec::new(),
         }
@@ -554,7 +560,11 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
             }
         }
     }
-    let duplicates = drop_duplicates(&mut accepted, &mut skips);
+    let duplicates = if cfg.keep_duplicates {
+        0
+    } else {
+        drop_duplicates(&mut accepted, &mut skips)
+    };
     let hashes: Vec<u64> = accepted
         .iter()
         .map(|a| gameset::game_hash(&a.rec.content_key()))
@@ -581,7 +591,9 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
         ),
     };
     for ((a, split), h) in accepted.iter().zip(splits.iter_mut()).zip(&hashes) {
-        if held_out.contains(a.rec.id.as_str()) || held_out_hashes.contains(*h) {
+        // Builds before copies were dropped matched held-out games by id only.
+        let by_hash = !cfg.keep_duplicates && held_out_hashes.contains(*h);
+        if held_out.contains(a.rec.id.as_str()) || by_hash {
             *split = Split::Test;
         }
     }

@@ -182,6 +182,8 @@ impl GameSet {
 #[derive(Debug, Clone, Default)]
 pub struct DatasetGames {
     pub by_split: BTreeMap<&'static str, Vec<u64>>,
+    /// Every game's hash by game number (the `game` field of its positions).
+    pub by_game: Vec<u64>,
 }
 
 impl DatasetGames {
@@ -213,6 +215,7 @@ impl DatasetGames {
                 .filter(|_| text.len() == 16)
                 .with_context(|| format!("{}: hash {text:?} is not 16 hex digits", at()))?;
             games.by_split.entry(split.name()).or_default().push(hash);
+            games.by_game.push(hash);
         }
         Ok(Some(games))
     }

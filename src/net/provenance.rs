@@ -30,7 +30,19 @@ pub struct Provenance {
     /// Why the set of training games is incomplete (empty when it is complete).
     #[serde(default)]
     pub unknown: Vec<String>,
+    /// How provenance recorded after training was recovered (models trained before it was
+    /// kept: `akushu provenance --recover`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<String>,
+    /// Game-set files, relative to the model directory, whose union is the training games
+    /// (recovered provenance shares one file per dataset); empty: `training_games.hashes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub game_sets: Vec<String>,
 }
+
+/// The file beside a model trained before provenance was kept that records it afterwards
+/// (its `config.json` is left as it was).
+pub const RECOVERED_FILE: &str = "provenance.json";
 
 /// One dataset a model was trained on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,9 +134,104 @@ pub fn of_run(
             init_from: parent,
             games: set.len() as u64,
             unknown,
+            recovered: None,
+            game_sets: Vec::new(),
         },
         set,
     ))
+}
+
+/// Records the provenance of a model trained before provenance was kept: `datasets` are the
+/// datasets its whole `--init-from` chain trained on (rebuilt as they were), `parent` the
+/// model it started from, `note` how the datasets were identified. Each dataset's train and
+/// validation games go to `sets_dir/FINGERPRINT.hashes` (shared by every model trained on
+/// it), and `dir/provenance.json` names them. Refused when the model records provenance.
+pub fn recover(
+    dir: &Path,
+    datasets: &[PathBuf],
+    parent: Option<&Path>,
+    note: &str,
+    sets_dir: &Path,
+) -> Result<Provenance> {
+    if ModelGames::load(dir)?.provenance.is_some() {
+        bail!(
+            "{} records its provenance already: nothing to recover",
+            dir.display()
+        );
+    }
+    if datasets.is_empty() {
+        bail!("--recover needs the datasets the model's chain was trained on (--data DIR)");
+    }
+    let splits = [Split::Train, Split::Validation];
+    let mut refs = Vec::new();
+    let mut game_sets = Vec::new();
+    let mut games = GameSet::default();
+    std::fs::create_dir_all(sets_dir)
+        .with_context(|| format!("creating {}", sets_dir.display()))?;
+    for d in datasets {
+        let (r, hashes) = dataset_games(d, &splits)?;
+        let hashes = hashes.with_context(|| {
+            format!(
+                "{} lists no game hashes: rebuild it with this akushu",
+                d.display()
+            )
+        })?;
+        if r.fingerprint.is_empty() {
+            bail!(
+                "{} has no fingerprint: rebuild it with this akushu",
+                d.display()
+            );
+        }
+        let set = GameSet::new(hashes);
+        let file = sets_dir.join(format!("{}.hashes", r.fingerprint));
+        if file.exists() {
+            if GameSet::read(&file)? != set {
+                bail!("{} holds another game set", file.display());
+            }
+        } else {
+            set.write(&file)?;
+        }
+        game_sets.push(relative_path(&file, dir));
+        games = games.union(&set);
+        refs.push(r);
+    }
+    let parent = match parent {
+        None => None,
+        Some(p) => Some(Box::new(Parent {
+            path: p.display().to_string(),
+            checksum: model_checksum(p)?,
+            provenance: ModelGames::load(p)?.provenance,
+        })),
+    };
+    let provenance = Provenance {
+        datasets: refs,
+        init_from: parent,
+        games: games.len() as u64,
+        unknown: Vec::new(),
+        recovered: Some(note.to_string()),
+        game_sets,
+    };
+    let path = dir.join(RECOVERED_FILE);
+    let json = serde_json::to_string_pretty(&provenance)?;
+    crate::util::fsio::write_atomic(&path, json.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(provenance)
+}
+
+/// `path` relative to the folder `base` (both made absolute first), with `/` separators.
+fn relative_path(path: &Path, base: &Path) -> String {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (path, base) = (abs(path), abs(base));
+    let p: Vec<_> = path.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); b.len() - common];
+    parts.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
 
 /// Sets `config.provenance` for a run into `out` and writes its training games beside
@@ -167,7 +274,20 @@ pub struct ModelGames {
 impl ModelGames {
     pub fn load(dir: &Path) -> Result<ModelGames> {
         let config = TrainConfig::from_file(&config_path(dir))?;
-        let Some(provenance) = config.provenance else {
+        let recovered = dir.join(RECOVERED_FILE);
+        let provenance = match config.provenance {
+            Some(p) => Some(p),
+            None if recovered.is_file() => {
+                let text = std::fs::read_to_string(&recovered)
+                    .with_context(|| format!("reading {}", recovered.display()))?;
+                Some(
+                    serde_json::from_str(&text)
+                        .with_context(|| format!("parsing {}", recovered.display()))?,
+                )
+            }
+            None => None,
+        };
+        let Some(provenance) = provenance else {
             return Ok(ModelGames {
                 provenance: None,
                 games: Err(
@@ -175,10 +295,16 @@ impl ModelGames {
                 ),
             });
         };
-        let games = if provenance.unknown.is_empty() {
+        let games = if !provenance.unknown.is_empty() {
+            Err(provenance.unknown.join("; "))
+        } else if provenance.game_sets.is_empty() {
             Ok(GameSet::read(&dir.join(GAMES_FILE))?)
         } else {
-            Err(provenance.unknown.join("; "))
+            let mut all = GameSet::default();
+            for f in &provenance.game_sets {
+                all = all.union(&GameSet::read(&dir.join(f))?);
+            }
+            Ok(all)
         };
         Ok(ModelGames {
             provenance: Some(provenance),
@@ -206,6 +332,8 @@ mod tests {
             })),
             games: 3,
             unknown: vec![],
+            recovered: None,
+            game_sets: vec![],
         };
         let mut c = TrainConfig::new(super::super::model::NetKind::Mlp);
         c.provenance = Some(p.clone());

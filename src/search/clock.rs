@@ -110,13 +110,38 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// A clock at the start of a game. With no main time it starts in overtime, so the
+    /// first move is budgeted as what it is (a period, or a share of one), not as main
+    /// time with nothing left.
     pub fn new(control: TimeControl) -> Clock {
-        Clock {
+        let mut c = Clock {
             control,
             left: control.main(),
             stones: 0,
             overtime: false,
+        };
+        match control {
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } if main <= 0.0 && periods > 0 => {
+                c.overtime = true;
+                c.left = period;
+                c.stones = periods;
+            }
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } if main <= 0.0 && stones > 0 => {
+                c.overtime = true;
+                c.left = period;
+                c.stones = stones;
+            }
+            _ => {}
         }
+        c
     }
 
     /// Whether the clock limits anything.
@@ -371,8 +396,16 @@ mod tests {
         })
         .budget(0, DEFAULT_SAFETY)
         .unwrap();
-        // Zero main time: the first move already is in overtime's share.
-        assert!(b > 3.0 && b < 5.0, "{b}");
+        // Zero main time: the first move already is in overtime, a whole period less the
+        // safety margin.
+        assert!((b - (5.0 - DEFAULT_SAFETY)).abs() < 1e-9, "{b}");
+        // `--time-per-move 0.25`: 0.15 s, not the 0.1 a main-time reading would give.
+        let per_move = Clock::new(TimeControl::Canadian {
+            main: 0.0,
+            period: 0.25,
+            stones: 1,
+        });
+        assert!((per_move.budget(0, DEFAULT_SAFETY).unwrap() - 0.15).abs() < 1e-9);
         let mut c = Clock::new(TimeControl::Canadian {
             main: 0.0,
             period: 5.0,

@@ -1,0 +1,86 @@
+//! `akushu provenance`: what a model was trained on (datasets by fingerprint, the
+//! `--init-from` chain, its training games), and `--recover` for models trained before
+//! provenance was kept.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::net::provenance::{ModelGames, Provenance, recover};
+
+#[derive(Debug, Clone, Args)]
+pub struct ProvenanceArgs {
+    /// Model directory.
+    pub model: PathBuf,
+    /// Record the provenance of a model that has none, from the datasets its whole chain
+    /// was trained on (`--data`, rebuilt as they were: `dataset build ... --keep-duplicates`).
+    #[arg(long, requires_all = ["data", "note"])]
+    pub recover: bool,
+    /// A dataset the model (or the model it started from) was trained on (repeatable).
+    #[arg(long)]
+    pub data: Vec<PathBuf>,
+    /// The model it started from (`--init-from` of its training).
+    #[arg(long)]
+    pub init_from: Option<PathBuf>,
+    /// How the datasets were identified (kept in `provenance.json`).
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Where recovered game sets are kept, one file per dataset.
+    #[arg(long, default_value = "models/provenance")]
+    pub sets: PathBuf,
+}
+
+fn describe(p: &Provenance, indent: &str) {
+    for d in &p.datasets {
+        crate::outln!(
+            "{indent}dataset {} (fingerprint {}, splits {})",
+            d.path,
+            if d.fingerprint.is_empty() {
+                "none"
+            } else {
+                &d.fingerprint
+            },
+            d.splits.join("+")
+        );
+    }
+    if let Some(r) = &p.recovered {
+        crate::outln!("{indent}recovered: {r}");
+    }
+    for u in &p.unknown {
+        crate::outln!("{indent}unknown: {u}");
+    }
+    if let Some(parent) = &p.init_from {
+        crate::outln!("{indent}init-from {} ({})", parent.path, parent.checksum);
+        if let Some(pp) = &parent.provenance {
+            describe(pp, &format!("{indent}  "));
+        }
+    }
+}
+
+pub fn run(args: ProvenanceArgs) -> anyhow::Result<()> {
+    if args.recover {
+        let note = args.note.clone().unwrap_or_default();
+        recover(
+            &args.model,
+            &args.data,
+            args.init_from.as_deref(),
+            &note,
+            &args.sets,
+        )?;
+        crate::outln!(
+            "recovered: {}",
+            args.model.join("provenance.json").display()
+        );
+    }
+    let model = ModelGames::load(&args.model)?;
+    crate::outln!("{}", args.model.display());
+    match &model.provenance {
+        Some(p) => describe(p, "  "),
+        None => crate::outln!("  no provenance recorded"),
+    }
+    match &model.games {
+        Ok(set) => crate::outln!("  training games: {}", set.len()),
+        Err(why) => crate::outln!("  training games unknown: {why}"),
+    }
+    Ok(())
+}
