@@ -126,7 +126,7 @@ const TRANSCRIPT: &str = r#"
 ? syntax error: time: NaN is not in the allowed range 0 to 1000000
 
 > komi inf
-? syntax error: komi: inf is not in the allowed range -500 to 500
+? syntax error: komi: inf is not in the allowed range -10000 to 10000
 
 > 42 undo
 =42
@@ -827,4 +827,38 @@ fn binary_analysis_runs_until_the_next_line_then_answers_it() {
     // The stdin pipe stays open: quit alone must end the process.
     stdin.write_all(b"quit\n").unwrap();
     assert!(child.wait().unwrap().success());
+}
+
+/// `loadsgf` reads regular files only, through a bounded reader: a FIFO (which would block
+/// forever) and a device such as `/dev/zero` (size 0, endless) are refused at once, and a
+/// Latin-1 record without `CA` keeps its result and first move.
+#[test]
+fn loadsgf_refuses_what_is_not_a_regular_file_and_reads_latin1() {
+    let dir = std::env::temp_dir().join(format!("akushu-gtp-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.sgf");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let mut s = server("uct:sims=50");
+    if made.is_ok_and(|st| st.success()) {
+        let r = reply(&mut s, &format!("loadsgf {}", fifo.display()));
+        assert!(
+            r.starts_with("? cannot load file") && r.contains("not a regular file"),
+            "{r}"
+        );
+    }
+    let r = reply(&mut s, "loadsgf /dev/zero");
+    assert!(r.contains("not a regular file"), "{r}");
+    let latin = dir.join("latin.sgf");
+    std::fs::write(&latin, b"(;SZ[9]KM[6.5]PW[\xC6r\xF8];B[ee];W[cc])").unwrap();
+    assert_eq!(
+        reply(&mut s, &format!("loadsgf {}", latin.display())),
+        "=\n\n"
+    );
+    let game = s.engine().game();
+    assert_eq!(game.move_count(), 2);
+    assert_eq!(
+        game.moves()[0],
+        (Color::Black, Move::from_gtp("E5").unwrap())
+    );
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -122,7 +122,7 @@ pub struct PlayoutBenchArgs {
     /// Seed; thread `t` uses stream `t` of it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Komi for the win share (-500 to 500).
+    /// Komi for the win share (-10000 to 10000).
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
     /// Playout policy: the paper's uniform one, or the search's heavy one (`heavy`, and

@@ -59,7 +59,7 @@ pub struct MatchArgs {
     /// Results folder; rerunning with the same folder resumes.
     #[arg(long, required = true)]
     pub out: Option<PathBuf>,
-    /// Komi for white (-500 to 500).
+    /// Komi for white (-10000 to 10000).
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
     /// Alternate colours between games (default: fixed colours, the paper's setup).

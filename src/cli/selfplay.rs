@@ -23,7 +23,7 @@ pub struct SelfplayArgs {
     /// Output folder; rerunning with the same folder resumes.
     #[arg(long)]
     pub out: PathBuf,
-    /// Komi for white (-500 to 500).
+    /// Komi for white (-10000 to 10000).
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
     /// Move cap (1 to 10,000); a capped game is counted as it stands, without ownership.

@@ -101,17 +101,30 @@ pub fn vertex_list(points: &[Point]) -> String {
 
 /// Reads an SGF file (9x9 only) and returns the game before move `move_number` (1-based;
 /// `None` = after the last move), and its komi (`default_komi` without `KM`).
-pub fn load_sgf(path: &str, move_number: Option<usize>, default_komi: f32) -> Result<Game, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("cannot load file: loadsgf `{path}`: {e}"))?
-        .len();
-    if size > MAX_SGF_BYTES {
-        return Err(format!(
-            "cannot load file: loadsgf `{path}`: {size} bytes, more than {MAX_SGF_BYTES}"
-        ));
+/// The bytes of the SGF file at `path`: only a regular file (a FIFO would never answer,
+/// `/dev/zero` never end, and both report size 0), read through a reader bounded at
+/// [`MAX_SGF_BYTES`] so a file that grows while it is read cannot exhaust memory either.
+fn read_bounded(path: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let fail = |why: String| format!("cannot load file: loadsgf `{path}`: {why}");
+    // Checked before opening: opening a FIFO for reading blocks until a writer comes.
+    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(fail("not a regular file".into()));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot load file: loadsgf `{path}`: {e}"))?;
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SGF_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_SGF_BYTES {
+        return Err(fail(format!("more than {MAX_SGF_BYTES} bytes")));
+    }
+    Ok(bytes)
+}
+
+pub fn load_sgf(path: &str, move_number: Option<usize>, default_komi: f32) -> Result<Game, String> {
+    let bytes = read_bounded(path)?;
     let id = crate::sgf::source::id_from_name(path);
     let rec = crate::sgf::parse_record(&bytes, &id, path)
         .map_err(|e| format!("cannot load file: loadsgf `{path}`: {e}"))?;

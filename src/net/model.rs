@@ -326,9 +326,35 @@ pub fn load_weights<M: Module>(module: M, path: &Path) -> Result<M, NetError> {
     };
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
         .map_err(|e| bad(format!("{e:?}")))?;
-    module
+    let module = module
         .try_load_record(record)
-        .map_err(|e| bad(format!("{e:?}")))
+        .map_err(|e| bad(format!("{e:?}")))?;
+    // A NaN or infinite weight rates every move NaN: the search would play blind and a
+    // continued training would blame its learning rate. Refuse it here, checksum or not.
+    let mut check = NonFinite::default();
+    module.visit(&mut check);
+    if check.bad > 0 {
+        return Err(bad(format!(
+            "{} of {} weights are NaN or infinite: the file is damaged or the training diverged",
+            check.bad, check.total
+        )));
+    }
+    Ok(module)
+}
+
+/// Counts the non-finite values of a module's float parameters.
+#[derive(Default)]
+struct NonFinite {
+    bad: usize,
+    total: usize,
+}
+
+impl burn::module::ModuleVisitor for NonFinite {
+    fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+        let values = super::plain::float_values(param.val());
+        self.total += values.len();
+        self.bad += values.iter().filter(|v| !v.is_finite()).count();
+    }
 }
 
 impl SavedModel {
@@ -357,6 +383,33 @@ impl SavedModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Weights with a NaN load nowhere, with or without a checksum file beside them.
+    #[test]
+    fn non_finite_weights_are_refused_at_load() {
+        struct Poison;
+        impl burn::module::ModuleMapper for Poison {
+            fn map_float<const D: usize>(
+                &mut self,
+                param: burn::module::Param<Tensor<D>>,
+            ) -> burn::module::Param<Tensor<D>> {
+                param.map(|t| t.mul_scalar(f32::NAN))
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("akushu-nan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let device = super::super::cpu_device();
+        let config = MlpConfig::new();
+        let path = dir.join("model.bpk");
+        save_weights(&config.init(&device), &path).unwrap();
+        assert!(load_weights(config.init(&device), &path).is_ok());
+        save_weights(&config.init(&device).map(&mut Poison), &path).unwrap();
+        let e = load_weights(config.init(&device), &path).unwrap_err();
+        assert!(e.to_string().contains("NaN or infinite"), "{e}");
+        std::fs::remove_file(checksum_path(&path)).unwrap();
+        assert!(load_weights(config.init(&device), &path).is_err());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
     fn partial_config_files_take_defaults() {

@@ -1,12 +1,16 @@
 //! Bytes to text before parsing: SGF files carry their encoding in `CA[...]`, and many old
 //! files lie about it or omit it.
 //!
-//! The moves are ASCII in every encoding that matters, but a wrong decode can still lose
-//! them: Shift_JIS uses `0x5C` (`\`, SGF's escape) as a trail byte, so a lossy UTF-8 decode
-//! of a Japanese name escapes the closing `]` and the name swallows the next properties
-//! (`PW[...]RE[B+R]` loses the result). So the text is decoded strictly with the declared
-//! encoding, and when that fails (or nothing is declared and the bytes are not UTF-8), with
-//! a short list of likely encodings; only the last resort is lossy.
+//! The structure (brackets, escapes, property names) is ASCII, and the SGF specification's
+//! default encoding is ISO-8859-1, which maps byte to character one for one: decoded so, a
+//! file keeps exactly the structure its bytes have. A multi-byte decoding can change it: a
+//! Latin-1 `ø` (0xF8) read as Shift_JIS is a lead byte that swallows the `]` after it, and
+//! the name then swallows the result (`PB[Jørgen]PW[Ærø]RE[B+R]` loses `RE`). So:
+//! - a declared `CA` is honoured when the bytes decode under it (Shift_JIS names whose trail
+//!   byte is `\` or `]` need it);
+//! - otherwise the bytes are read as UTF-8 when they are valid UTF-8 (most files), and as
+//!   ISO-8859-1 (the default) unless a legacy multi-byte encoding decodes them with exactly
+//!   the structure their bytes have (Japanese, Chinese and Korean files without `CA`).
 
 use encoding_rs::{EUC_KR, Encoding, GB18030, SHIFT_JIS, UTF_8, WINDOWS_1252};
 
@@ -16,13 +20,42 @@ pub struct Decoded {
     pub text: String,
     /// The encoding that was used.
     pub encoding: &'static str,
-    /// True when no encoding decoded the bytes cleanly: text fields may be garbled (the
-    /// moves, being ASCII, are not).
+    /// True when the declared encoding did not decode the bytes cleanly and none of the
+    /// likely ones kept the structure: text fields may read wrongly (the structure and the
+    /// moves, being ASCII, do not).
     pub lossy: bool,
 }
 
-/// Encodings tried, in order, when the declared one fails or none is declared.
-const FALLBACKS: [&Encoding; 4] = [UTF_8, SHIFT_JIS, GB18030, EUC_KR];
+/// Legacy multi-byte encodings tried, in order, for bytes that are not UTF-8 and declare
+/// nothing that decodes them; each must keep the bytes' structure.
+const LEGACY: [&Encoding; 3] = [SHIFT_JIS, GB18030, EUC_KR];
+
+/// The SGF structure of `text`: property identifiers, value brackets and node and tree
+/// marks, with value contents (escapes honoured) left out. Two decodings of one file that
+/// give the same structure differ only inside values.
+fn structure(text: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut in_value = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_value {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == ']' {
+                in_value = false;
+                out.push(']');
+            }
+        } else if c == '[' {
+            in_value = true;
+            out.push('[');
+        } else if matches!(c, '(' | ')' | ';') || c.is_ascii_uppercase() {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// The value of the first `CA[...]` property, found on the raw bytes (it is ASCII).
 pub fn declared_charset(bytes: &[u8]) -> Option<&str> {
@@ -47,23 +80,37 @@ pub fn declared_charset(bytes: &[u8]) -> Option<&str> {
 pub fn decode(bytes: &[u8]) -> Decoded {
     // Editors on Windows start UTF-8 files with a byte-order mark; it is not SGF text.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let declared = declared_charset(bytes).and_then(|l| Encoding::for_label(l.as_bytes()));
-    let candidates = declared.into_iter().chain(FALLBACKS);
-    for enc in candidates {
-        if let Some(text) = enc.decode_without_bom_handling_and_without_replacement(bytes) {
-            return Decoded {
+    let clean = |enc: &'static Encoding| {
+        enc.decode_without_bom_handling_and_without_replacement(bytes)
+            .map(|text| Decoded {
                 text: text.into_owned(),
                 encoding: enc.name(),
                 lossy: false,
-            };
-        }
+            })
+    };
+    let declared = declared_charset(bytes).and_then(|l| Encoding::for_label(l.as_bytes()));
+    if let Some(d) = declared.and_then(clean) {
+        return d;
     }
-    // windows-1252 maps every byte, so the structure (all ASCII) survives intact.
-    let (text, _) = WINDOWS_1252.decode_without_bom_handling(bytes);
+    if let Some(d) = clean(UTF_8) {
+        return d;
+    }
+    // ISO-8859-1 as browsers and encoding_rs read it (windows-1252): every byte one
+    // character, so this text has the bytes' own structure.
+    let (latin, _) = WINDOWS_1252.decode_without_bom_handling(bytes);
+    let shape = structure(&latin);
+    if let Some(d) = LEGACY
+        .into_iter()
+        .filter_map(clean)
+        .find(|d| structure(&d.text) == shape)
+    {
+        return d;
+    }
     Decoded {
-        text: text.into_owned(),
+        text: latin.into_owned(),
         encoding: WINDOWS_1252.name(),
-        lossy: true,
+        // The default encoding, not a guess, unless the file declared another one.
+        lossy: declared.is_some_and(|d| d != WINDOWS_1252 && d != UTF_8),
     }
 }
 
@@ -90,9 +137,25 @@ mod tests {
         let d = decode(&bytes);
         assert!(!d.lossy);
         assert!(d.text.contains("PW[表]RE[B+R]"), "{}", d.text);
-        // Without CA the fallback list still finds Shift_JIS.
+        // Without CA the default encoding reads the bytes as they are: 0x5C escapes the `]`
+        // (the spec's reading; a file that needs Shift_JIS there must say so).
         let d = decode(&bytes[15..]);
+        assert_eq!(d.encoding, "windows-1252");
+        // A Shift_JIS name without such a trail byte keeps the structure, so it is read
+        // as Shift_JIS: "日本" is 0x93 0xFA 0x96 0x7B.
+        let d = decode(b"(;SZ[9]PW[\x93\xFA\x96\x7B]RE[B+R];B[ee])");
         assert_eq!(d.encoding, "Shift_JIS");
+        assert!(d.text.contains("PW[日本]RE[B+R]"), "{}", d.text);
+    }
+
+    /// Latin-1 names without `CA` (the spec's default) keep the result and the first move.
+    #[test]
+    fn latin1_without_charset_keeps_the_tree() {
+        let d = decode(b"(;SZ[9]PB[J\xF8rgen]PW[\xC6r\xF8]RE[B+R];B[ee])");
+        assert_eq!(d.text, "(;SZ[9]PB[Jørgen]PW[Ærø]RE[B+R];B[ee])");
+        assert!(!d.lossy);
+        let d = decode(b"(;SZ[9]PW[\xC6r\xF8];B[ee];W[cc])");
+        assert!(d.text.ends_with("PW[Ærø];B[ee];W[cc])"), "{}", d.text);
     }
 
     #[test]

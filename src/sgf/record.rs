@@ -18,6 +18,7 @@ use thiserror::Error;
 use super::decode;
 use super::props::{GameResult, parse_handicap, parse_komi, parse_rank};
 use crate::rules::{Color, Move, N, Point};
+use crate::util::num::MAX_KOMI;
 
 /// Why a record cannot be used. The `Display` text is the skip reason in manifests, and
 /// [`SgfError::kind`] is the short key skip counts are grouped by.
@@ -43,7 +44,7 @@ pub enum SgfError {
     SetupAfterMoves { number: usize },
     #[error("setup point {0:?} is not on the 9x9 board")]
     BadSetup(String),
-    #[error("komi KM[{0}] is not a finite number of points")]
+    #[error("komi KM[{0}] is outside -10000..=10000 points (the range accepted everywhere)")]
     BadKomi(String),
     #[error("garbage: no moves or stones found")]
     Garbage,
@@ -315,9 +316,10 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
                 }
                 rec.size = *w;
             }
-            // NaN and infinities would reach scores and games.csv. (Servers do record huge
-            // finite komi, e.g. OGS's KM[9999], and those games replay like any other.)
-            Prop::KM(k) if k.is_finite() && (*k as f32).is_finite() => rec.komi = Some(*k as f32),
+            // NaN, infinities and absurd values would reach scores and games.csv; one range
+            // for komi everywhere (servers do record joke komi such as OGS's KM[9999.5], and
+            // those games replay like any other).
+            Prop::KM(k) if k.abs() <= f64::from(MAX_KOMI) => rec.komi = Some(*k as f32),
             Prop::KM(k) => return Err(SgfError::BadKomi(k.to_string())),
             Prop::HA(h) => rec.handicap = (*h).clamp(0, 81) as u8,
             Prop::RE(t) => {
@@ -334,11 +336,14 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             Prop::Invalid(name, values) => match name.as_str() {
                 "KM" => {
                     let text = text_of(values);
-                    let non_finite = text.trim().parse::<f64>().is_ok_and(|v| !v.is_finite());
-                    if non_finite {
+                    let out_of_range = text
+                        .trim()
+                        .parse::<f64>()
+                        .is_ok_and(|v| !(v.abs() <= f64::from(MAX_KOMI)));
+                    if out_of_range {
                         return Err(SgfError::BadKomi(text));
                     }
-                    rec.komi = parse_komi(&text);
+                    rec.komi = parse_komi(&text).filter(|k| k.abs() <= MAX_KOMI);
                 }
                 "HA" => rec.handicap = parse_handicap(&text_of(values)).unwrap_or(0),
                 "SZ" => size_text = Some(text_of(values)),
@@ -550,7 +555,9 @@ mod tests {
 
     #[test]
     fn contradictory_or_non_finite_values_are_errors() {
-        for km in ["NaN", "inf", "-inf", "1e300", "1e39"] {
+        for km in [
+            "NaN", "inf", "-inf", "1e300", "1e39", "1e30", "10000.5", "-20000",
+        ] {
             let r = one(&format!("(;SZ[9]KM[{km}];B[ee])"));
             assert!(matches!(r, Err(SgfError::BadKomi(_))), "{km}: {r:?}");
         }

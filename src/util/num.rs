@@ -9,8 +9,11 @@ use std::time::{Duration, Instant};
 
 /// Longest time limit accepted anywhere, in seconds (about 11.6 days).
 pub const MAX_SECONDS: f64 = 1e6;
-/// Largest komi accepted, in points either way (a 9x9 board has 81 points).
-pub const MAX_KOMI: f32 = 500.0;
+/// Largest komi accepted anywhere (SGF `KM`, GTP `komi`, the command line, match and
+/// experiment files), in points either way. A 9x9 board has 81 points, but servers record
+/// joke komi: the OGS archive holds KM[9999.5], KM[-9999] and KM[-5000] in games the
+/// shipped datasets hold, so the range keeps those and refuses anything larger.
+pub const MAX_KOMI: f32 = 10_000.0;
 /// Most worker threads accepted by any command.
 pub const MAX_THREADS: usize = 256;
 
