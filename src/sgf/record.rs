@@ -339,7 +339,7 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
                     let out_of_range = text
                         .trim()
                         .parse::<f64>()
-                        .is_ok_and(|v| !(v.abs() <= f64::from(MAX_KOMI)));
+                        .is_ok_and(|v| v.is_nan() || v.abs() > f64::from(MAX_KOMI));
                     if out_of_range {
                         return Err(SgfError::BadKomi(text));
                     }
