@@ -525,3 +525,60 @@ fn rate_prints_ratings_anchored_on_gnugo_for_the_committed_runs() {
     assert!(!err.status.success());
     assert!(String::from_utf8_lossy(&err.stderr).contains("no match folders"));
 }
+
+/// A game the referee's machine cannot run (no file descriptors left to start a GTP engine)
+/// is nobody's loss: the match stops with nothing recorded for it, and a resume without
+/// the limit plays it. Tried under several descriptor limits, since how many the process
+/// needs besides the engine's pipes depends on the machine.
+#[cfg(unix)]
+#[test]
+fn a_referee_fault_is_not_recorded_as_a_loss() {
+    let akushu = env!("CARGO_BIN_EXE_akushu");
+    let black = format!("gtp:{akushu} gtp --engine random");
+    let mut faults = 0;
+    for limit in 10..=16 {
+        let dir = temp_dir(&format!("referee-fault-{limit}"));
+        let script = format!(
+            "ulimit -n {limit}; exec \"$0\" match --black \"$1\" --white random --games 4 \
+             --jobs 2 --quiet --out \"$2\""
+        );
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script, akushu, &black])
+            .arg(&dir)
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("could not be played") {
+            faults += 1;
+            assert!(stderr.contains("nothing was recorded"), "{stderr}");
+        }
+        // Whatever happened, no game is recorded as lost to the machine's limit.
+        if let Ok(rows) = arena::record::read_csv(&dir.join("games.csv")) {
+            for r in &rows {
+                assert!(!r.error.contains("Too many open files"), "{r:?}");
+            }
+        }
+        if !out.status.success() && dir.join("match.toml").exists() {
+            // A resume without the limit plays what is missing, and nothing lost by error.
+            let c = MatchConfig {
+                black: black.clone(),
+                games: 4,
+                jobs: 2,
+                ..config(4, 1)
+            };
+            let done = run_match(&c, &dir, false).unwrap();
+            assert_eq!(done.rows.len(), 4);
+            assert!(
+                done.rows.iter().all(|r| r.error.is_empty()),
+                "{:?}",
+                done.rows
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(
+        faults > 0,
+        "no descriptor limit from 10 to 16 made the referee fail"
+    );
+}

@@ -450,3 +450,56 @@ fn held_out_test_games_never_reach_train_or_validation() {
     assert!(format!("{err:#}").contains("missing"), "{err:#}");
     fs::remove_dir_all(work).unwrap();
 }
+
+/// A rebuild killed at either step of its commit leaves the old dataset or the new one
+/// whole, never neither; the next build cleans what the crash left; a second build into the
+/// same folder is refused while the first holds its lock.
+#[test]
+fn a_build_killed_inside_its_commit_leaves_a_whole_dataset() {
+    let dir = temp("killed-build");
+    let out = dir.join("ds");
+    let build = |extra: &[&str], failpoint: Option<&str>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"));
+        cmd.args(["dataset", "build", "--sgf"])
+            .arg(fixtures())
+            .args(["--quiet", "--out"])
+            .arg(&out)
+            .args(extra);
+        if let Some(f) = failpoint {
+            cmd.env("AKUSHU_FAILPOINT", f);
+        }
+        let o = cmd.output().unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let games = || Manifest::load(&out).unwrap().games;
+    let (ok, text) = build(&[], None);
+    assert!(ok, "{text}");
+    let all = games();
+    // Killed after the new files are synced, before the swap: the old dataset stands.
+    let (ok, _) = build(&["--min-moves", "3"], Some("dataset-synced:1"));
+    assert!(!ok);
+    assert_eq!(games(), all);
+    // Killed right after the swap: the new dataset stands, the old one waits to be removed.
+    let (ok, _) = build(&["--min-moves", "3"], Some("dataset-swapped:1"));
+    assert!(!ok);
+    let fewer = games();
+    assert!(fewer < all, "{fewer} vs {all}");
+    assert!(read_split(&out, Split::Train).is_ok());
+    let (ok, text) = build(&[], None);
+    assert!(ok && text.contains("removed"), "{text}");
+    assert_eq!(games(), all);
+    let left: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "ds")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A live writer's lock refuses a second build.
+    fs::write(dir.join("ds.lock"), format!("{}\n", std::process::id())).unwrap();
+    let (ok, text) = build(&[], None);
+    assert!(!ok && text.contains("being written"), "{text}");
+    fs::remove_dir_all(dir).unwrap();
+}

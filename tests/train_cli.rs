@@ -231,3 +231,112 @@ fn a_partial_config_file_takes_the_model_from_the_command_line() {
     assert!(!ok && text.contains("field `model` is missing"), "{text}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `akushu` with `AKUSHU_FAILPOINT` set (the process kills itself there, as `kill -9`).
+fn akushu_failing(args: &[&str], failpoint: &str) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .env("AKUSHU_FAILPOINT", failpoint)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The log's rows without the timing columns (seconds, examples/s, CPU per wall).
+fn log_values(dir: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("train_log.csv")).unwrap();
+    text.lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            cells[..cells.len().saturating_sub(3)].join(",")
+        })
+        .collect()
+}
+
+fn args(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// A run killed at either step of a checkpoint commit (its files written and synced; the new
+/// checkpoint swapped in) resumes to the uninterrupted run's result, validation for
+/// validation; a second writer into a model directory is refused while the first holds it.
+#[test]
+fn a_run_killed_inside_a_checkpoint_resumes_to_the_same_result() {
+    let work = temp("killed");
+    let run = |out: &str| -> Vec<String> {
+        [
+            "train",
+            "--synthetic-games",
+            "40",
+            "--model",
+            "mlp",
+            "--epochs",
+            "2",
+            "--batch-size",
+            "64",
+            "--validate-every",
+            "10",
+            "--threads",
+            "1",
+            "--quiet",
+            "--out",
+            out,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let whole = work.join("whole").display().to_string();
+    let (ok, text) = akushu(&args(&run(&whole)));
+    assert!(ok, "{text}");
+    let want = log_values(&work.join("whole"));
+    assert!(want.len() > 4, "{want:?}");
+    for point in ["checkpoint-synced:3", "checkpoint-swapped:3"] {
+        let out = work.join(point.replace(':', "-"));
+        let name = out.display().to_string();
+        let (ok, text) = akushu_failing(&args(&run(&name)), point);
+        assert!(!ok && text.contains("killed"), "{point}: {text}");
+        // The checkpoint is whole: its weights match their checksum and the state reads.
+        let state = std::fs::read_to_string(out.join("checkpoint/state.json")).unwrap();
+        assert!(state.contains("\"step\""), "{state}");
+        let resume = [
+            "train",
+            "--synthetic-games",
+            "40",
+            "--out",
+            &name,
+            "--resume",
+            "--threads",
+            "1",
+            "--quiet",
+        ];
+        let (ok, text) = akushu(&resume);
+        assert!(ok, "{point}: {text}");
+        assert_eq!(log_values(&out), want, "{point}");
+        // Nothing is left beside the checkpoint or the model directory.
+        let leftovers: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .chain(std::fs::read_dir(&work).unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-") || n.contains(".old-") || n.ends_with(".lock"))
+            .collect();
+        assert!(leftovers.is_empty(), "{point}: {leftovers:?}");
+    }
+    // A live process's lock (this test's) refuses a second writer, and names it.
+    std::fs::write(
+        work.join("locked.lock"),
+        format!("{}\n", std::process::id()),
+    )
+    .unwrap();
+    let locked = work.join("locked").display().to_string();
+    let (ok, text) = akushu(&args(&run(&locked)));
+    assert!(
+        !ok && text.contains("being written by another akushu"),
+        "{text}"
+    );
+    assert!(!work.join("locked").exists());
+    std::fs::remove_dir_all(work).unwrap();
+}

@@ -19,6 +19,12 @@ use thiserror::Error;
 pub enum GtpError {
     #[error("cannot start {command:?}: {reason}")]
     Spawn { command: String, reason: String },
+    /// This machine could not start or serve the engine (no file descriptors, processes,
+    /// threads or memory left): the referee's fault, not the engine's.
+    #[error(
+        "the referee could not run {command:?}: {reason} (this machine's limit, not the engine's fault)"
+    )]
+    Resources { command: String, reason: String },
     #[error("engine exited or closed its output during `{command}`{stderr}")]
     Crashed { command: String, stderr: String },
     #[error("no answer to `{command}` within {seconds:.1}s")]
@@ -27,6 +33,29 @@ pub enum GtpError {
     Garbage { command: String, reply: String },
     #[error("engine refused `{command}`: {message}")]
     Refused { command: String, message: String },
+}
+
+/// Whether an OS error is this machine running out of something (descriptors, processes,
+/// memory) rather than a fault of the program being started.
+pub fn is_resource_error(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        matches!(
+            e.raw_os_error(),
+            Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM | libc::ENOSPC)
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        e.kind() == std::io::ErrorKind::OutOfMemory
+    }
+}
+
+impl GtpError {
+    /// Whether the referee, not the engine, is at fault (see [`GtpError::Resources`]).
+    pub fn is_referee_fault(&self) -> bool {
+        matches!(self, GtpError::Resources { .. })
+    }
 }
 
 /// Splits a command line into words: whitespace separates, `'...'` and `"..."` quote.
@@ -132,7 +161,16 @@ impl GtpClient {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| spawn_err(e.to_string()))?;
+            .map_err(|e| {
+                if is_resource_error(&e) {
+                    GtpError::Resources {
+                        command: command_line.to_string(),
+                        reason: e.to_string(),
+                    }
+                } else {
+                    spawn_err(e.to_string())
+                }
+            })?;
         let stdin = child.stdin.take().expect("stdin was piped");
         let stdout = child.stdout.take().expect("stdout was piped");
         let stderr = child.stderr.take().expect("stderr was piped");

@@ -25,6 +25,14 @@ pub enum PlayerError {
     Build(String),
 }
 
+impl PlayerError {
+    /// Whether the referee's machine, not the player, failed (see
+    /// [`GtpError::Resources`]): such a game is not the player's loss.
+    pub fn is_referee_fault(&self) -> bool {
+        matches!(self, PlayerError::Gtp(e) if e.is_referee_fault())
+    }
+}
+
 /// Timeouts for external engines.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GtpTimeouts {

@@ -47,6 +47,9 @@ pub struct GameSetup {
 pub struct PlayedGame {
     pub record: GameRecord,
     pub sgf: String,
+    /// Set when the referee's machine could not run the game (no descriptors, processes
+    /// or memory left): the game is nobody's loss and must not be recorded.
+    pub referee_fault: Option<String>,
 }
 
 /// The per-player seed for `color` in a game seeded with `game_seed`.
@@ -86,6 +89,10 @@ pub fn play_game(setup: &GameSetup, rules: GameRules, timeouts: GtpTimeouts) -> 
         timeouts,
     );
     let mut cpu = [None, None];
+    let referee_fault = [&black, &white].iter().find_map(|p| match p {
+        Err(e) if e.is_referee_fault() => Some(e.to_string()),
+        _ => None,
+    });
     let (stop, gtp_score) = match (black, white) {
         (Err(e), _) => (Stop::Failed(Color::Black, e.to_string()), String::new()),
         (_, Err(e)) => (Stop::Failed(Color::White, e.to_string()), String::new()),
@@ -163,7 +170,11 @@ pub fn play_game(setup: &GameSetup, rules: GameRules, timeouts: GtpTimeouts) -> 
     }
     record.wall_seconds = round_seconds(wall.elapsed().as_secs_f64());
     let sgf = to_sgf(&record, rules.komi, game.moves());
-    PlayedGame { record, sgf }
+    PlayedGame {
+        record,
+        sgf,
+        referee_fault,
+    }
 }
 
 fn winner_text(margin: f32) -> &'static str {

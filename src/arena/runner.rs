@@ -637,6 +637,14 @@ pub fn run_match(
         let mut recorded = 0;
         for played in rx {
             let game = played.record.game;
+            if let Some(why) = &played.referee_fault {
+                // Nobody's loss: stop the match with nothing recorded for this game, so a
+                // resume plays it once the machine is fixed.
+                bail!(
+                    "game {game} could not be played: {why}; nothing was recorded for it \
+                     (resume the match once the limit is raised)"
+                );
+            }
             let sgf_path = dir.sgf(game);
             write_atomic(&sgf_path, played.sgf.as_bytes())
                 .with_context(|| format!("writing {}", sgf_path.display()))?;

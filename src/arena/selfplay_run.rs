@@ -415,6 +415,7 @@ pub fn build_dataset(
 ) -> anyhow::Result<Manifest> {
     let start = std::time::Instant::now();
     crate::util::output::check_dir_output(out, OUTPUT_KIND, force, dirs)?;
+    let _lock = crate::dataset::build::lock_output(out)?;
     let mut games: Vec<(usize, SelfplayRow)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut duplicates = 0;

@@ -320,6 +320,8 @@ const MODEL_KIND: &str = "model";
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = resolve(&args)?;
+    // One writer per model directory: a second `train --out` into it is refused.
+    let _lock = crate::util::commit::OutputLock::acquire(&args.out)?;
     if !args.resume && weights_path(&args.out).exists() {
         anyhow::bail!(
             "{} already holds a trained model: write new weights to a new directory (or continue this run with --resume)",

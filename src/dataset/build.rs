@@ -414,19 +414,17 @@ pub const OUTPUT_KIND: &str = "dataset";
 /// Moves the finished temporary directory to `out`, replacing an earlier dataset there
 /// (already checked by [`check_output`]).
 pub fn commit_dir(tmp: &Path, out: &Path) -> Result<()> {
-    if out.exists() {
-        let old = sibling(out, "old");
-        std::fs::rename(out, &old).with_context(|| format!("moving {} aside", out.display()))?;
-        if let Err(e) = std::fs::rename(tmp, out) {
-            // Put the old dataset back: a failed build never loses one.
-            let _ = std::fs::rename(&old, out);
-            return Err(e).with_context(|| format!("renaming into {}", out.display()));
-        }
-        std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
-    } else {
-        std::fs::rename(tmp, out).with_context(|| format!("renaming into {}", out.display()))?;
+    crate::util::commit::replace_dir(tmp, out, "dataset")
+}
+
+/// Takes `out`'s lock (a second build into it is refused) and cleans what crashed builds
+/// of it left (`util::commit`); the lock is held until the returned guard drops.
+pub fn lock_output(out: &Path) -> Result<crate::util::commit::OutputLock> {
+    let lock = crate::util::commit::OutputLock::acquire(out)?;
+    for line in crate::util::commit::recover_leftovers(out)? {
+        crate::errln!("{line}");
     }
-    Ok(())
+    Ok(lock)
 }
 
 /// Every path a build reads: SGF inputs, the index, held-out datasets.
@@ -487,6 +485,7 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
         bail!("no SGF inputs given (--sgf PATH)");
     }
     check_output(cfg, out, force)?;
+    let _lock = lock_output(out)?;
     let threads = crate::util::num::check("threads", cfg.threads, 0, crate::util::num::MAX_THREADS)
         .map_err(anyhow::Error::msg)?;
     if !(0.0..=1.0).contains(&(cfg.validation_fraction + cfg.test_fraction))

@@ -570,6 +570,14 @@ fn start_or_resume<M: Module>(
         validation_positions: validation,
         ..TrainState::default()
     };
+    // A checkpoint commit that crashed leaves its temporary (or, without an atomic exchange,
+    // the old checkpoint moved aside): clean or restore it before reading.
+    for line in crate::util::commit::recover_leftovers(ckpt).map_err(|e| NetError::Io {
+        path: ckpt.into(),
+        source: std::io::Error::other(format!("{e:#}")),
+    })? {
+        crate::errln!("{line}");
+    }
     let state_path = ckpt.join("state.json");
     if !(resume && state_path.exists()) {
         return Ok((fresh, model, optim));
@@ -1013,18 +1021,35 @@ fn save_checkpoint<M: Module>(
     state: &TrainState,
     out: &Path,
 ) -> Result<(), NetError> {
+    // The whole checkpoint (weights, their checksum, the optimiser, the state) is written
+    // into a new directory and replaces the old one in one exchange (`util::commit`): a
+    // crash or a full disk leaves the old checkpoint or the new one, never a mix.
     let ckpt = checkpoint_dir(out);
-    save_weights(model, &ckpt.join("model.bpk"))?;
-    let op = ckpt.join("optimizer.bpk");
-    let bytes = optim.into_bytes().map_err(|e| NetError::Weights {
-        path: op.clone(),
-        message: format!("{e:?}"),
-    })?;
-    write_atomic(&op, &bytes).map_err(io_err(&op))?;
-    write_log(&log_path(out), &state.log)?;
-    let state_path = ckpt.join("state.json");
-    let json = serde_json::to_string_pretty(state).expect("state serialises");
-    write_atomic(&state_path, json.as_bytes()).map_err(io_err(&state_path))
+    let tmp = crate::util::commit::temp_dir_for(&ckpt);
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(io_err(&tmp))?;
+    let written = (|| {
+        save_weights(model, &tmp.join("model.bpk"))?;
+        let op = tmp.join("optimizer.bpk");
+        let bytes = optim.into_bytes().map_err(|e| NetError::Weights {
+            path: op.clone(),
+            message: format!("{e:?}"),
+        })?;
+        write_atomic(&op, &bytes).map_err(io_err(&op))?;
+        let state_path = tmp.join("state.json");
+        let json = serde_json::to_string_pretty(state).expect("state serialises");
+        write_atomic(&state_path, json.as_bytes()).map_err(io_err(&state_path))?;
+        crate::util::commit::replace_dir(&tmp, &ckpt, "checkpoint").map_err(|e| NetError::Io {
+            path: ckpt.clone(),
+            source: std::io::Error::other(format!("{e:#}")),
+        })
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    written?;
+    // The log is derived from the state just committed (rewritten whole at every checkpoint).
+    write_log(&log_path(out), &state.log)
 }
 
 /// Validation loss (mean over positions) and the curve of the network's scores: one forward

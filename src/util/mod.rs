@@ -1,6 +1,7 @@
 //! Small shared helpers: the fast seeded RNG, atomic file writes, the Wilson interval and
 //! process CPU time. The lowest layer: it uses no other module of the crate.
 
+pub mod commit;
 pub mod fsio;
 pub mod num;
 pub mod output;
