@@ -62,6 +62,23 @@ fn write_games(dir: &Path, n: usize) {
     }
 }
 
+/// Builds a dataset of the SGF files in `games` into `out` with `extra` options.
+fn build_dataset(games: &Path, out: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        "dataset",
+        "build",
+        "--sgf",
+        games.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let (ok, text) = akushu(&args);
+    assert!(ok, "{text}");
+    out.to_path_buf()
+}
+
 /// `hash -> split` from a dataset's `games.csv`.
 fn splits(dataset: &Path) -> HashMap<String, String> {
     let mut r = csv::Reader::from_path(dataset.join("games.csv")).unwrap();
@@ -90,22 +107,7 @@ fn a_games_split_follows_the_game_whatever_the_filters_and_duplicates() {
     write_games(&games, 120);
     // A copy of a game under another name: dropped as a duplicate, moving nothing.
     std::fs::copy(games.join("g7.sgf"), games.join("a-copy.sgf")).unwrap();
-    let build = |out: &str, extra: &[&str]| {
-        let out = dir.join(out);
-        let mut args = vec![
-            "dataset",
-            "build",
-            "--sgf",
-            games.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let (ok, text) = akushu(&args);
-        assert!(ok, "{text}");
-        out
-    };
+    let build = |out: &str, extra: &[&str]| build_dataset(&games, &dir.join(out), extra);
     let all = build("all", &[]);
     let long = build("long", &["--min-moves", "40"]);
     let again = build("again", &[]);
@@ -135,19 +137,7 @@ fn models_record_their_data_and_eval_refuses_their_training_games() {
     let games = dir.join("games");
     write_games(&games, 150);
     let ds = |name: &str, extra: &[&str]| {
-        let out = dir.join(name);
-        let mut args = vec![
-            "dataset",
-            "build",
-            "--sgf",
-            games.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let (ok, text) = akushu(&args);
-        assert!(ok, "{text}");
+        let out = build_dataset(&games, &dir.join(name), extra);
         out.to_str().unwrap().to_string()
     };
     let (a, b) = (ds("a", &[]), ds("b", &["--min-moves", "35"]));

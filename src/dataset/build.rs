@@ -357,16 +357,7 @@ pub fn assign_splits_by_id<'a>(
     seed: u64,
 ) -> Vec<Split> {
     ids.into_iter()
-        .map(|id| {
-            let u = id_hash(id, seed) as f64 / 2f64.powi(64);
-            if u < validation {
-                Split::Validation
-            } else if u < validation + test {
-                Split::Test
-            } else {
-                Split::Train
-            }
-        })
+        .map(|id| gameset::split_of_unit(id_hash(id, seed), validation, test))
         .collect()
 }
 

@@ -111,10 +111,11 @@ mod tests {
             assert!(seconds_arg(bad).is_err(), "{bad}");
         }
         assert_eq!(seconds_arg("2.5"), Ok(2.5));
-        for bad in ["NaN", "inf", "-inf", "1e300", "501"] {
+        for bad in ["NaN", "inf", "-inf", "1e300", "10000.5", "-20000"] {
             assert!(komi_arg(bad).is_err(), "{bad}");
         }
         assert_eq!(komi_arg("-6.5"), Ok(-6.5));
+        assert_eq!(komi_arg("9999.5"), Ok(9999.5));
         assert!(threads_arg("5000").unwrap_err().contains("threads"));
         assert!(share_arg("NaN").is_err());
         let e = parse_in::<u32>("sims", "-3", 1, 10).unwrap_err();
