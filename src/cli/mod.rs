@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod analysis;
 pub mod analyze;
 pub mod bench;
 pub mod dataset;
@@ -53,6 +54,14 @@ Examples:
   akushu gtp --engine \"uct:sims=10000,prune=nn:41@0,prune_count=board\"   # the paper's
   akushu gtp --engine random                    # a quick opponent for testing a GUI")]
     Gtp(gtp::GtpArgs),
+    /// KataGo's JSON analysis protocol on stdin/stdout (9x9, area rules), for KaTrain and
+    /// other analysis tools: one query per line, one response per analysed turn.
+    #[command(after_help = "\
+Examples:
+  akushu analysis                                # strong3; then write queries on stdin
+  akushu analysis --engine strong3:threads=2     # for KaTrain: its engine command line
+  echo '{\"id\":\"a\",\"moves\":[[\"B\",\"E5\"]],\"maxVisits\":500,\"includeOwnership\":true}' | akushu analysis --engine uct")]
+    Analysis(analysis::AnalysisArgs),
     /// Board analysis of an SGF position: chains, groups, territory, kake-me marks; or, with
     /// `--pruner`, what a pruner ranks and prunes there.
     #[command(after_help = "\
@@ -143,6 +152,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Bench(cmd) => bench::run(cmd),
         Command::Dataset(cmd) => dataset::run(cmd),
         Command::Gtp(args) => gtp::run(args),
+        Command::Analysis(args) => analysis::run(args),
         Command::Analyze(args) => analyze::run(args),
         Command::Yose(args) => yose::run(args),
         Command::Train(args) => train::run(args),

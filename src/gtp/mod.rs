@@ -12,6 +12,7 @@
 //! them, stops on any line, ends its response with the blank line, then answers that line.
 
 pub mod analyze;
+pub mod json_analysis;
 pub mod setup;
 
 use std::io::{self, BufRead, Write};

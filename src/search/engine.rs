@@ -90,6 +90,15 @@ pub trait Analyzer {
     fn root_score(&self, _color: Color) -> Option<ScoreEstimate> {
         None
     }
+    /// Searches the current position with `color` to move for `sims` more simulations
+    /// (JSON analysis' `maxVisits`), keeping scores and owners; returns the simulations run.
+    fn analyze_sims(&mut self, color: Color, sims: u64) -> u64;
+    /// The root's prior share of every point then pass (-1 where the move is not a root
+    /// candidate: occupied, illegal or pruned), from the network's policy where the engine
+    /// has one; none before the root is expanded.
+    fn root_policy(&self, _color: Color) -> Option<Vec<f32>> {
+        None
+    }
     /// Like [`Engine::genmove`], also returning the candidates of the search that chose the
     /// move (GTP `genmove_analyze`).
     fn genmove_analyze(

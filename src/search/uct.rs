@@ -763,6 +763,32 @@ impl Analyzer for UctEngine {
         self.score_through(outcomes::ROOT, color)
     }
 
+    fn analyze_sims(&mut self, color: Color, sims: u64) -> u64 {
+        self.game.set_to_move(color);
+        self.track_outcomes();
+        self.run_search(color, sims, None, true);
+        self.last_sims
+    }
+
+    fn root_policy(&self, _color: Color) -> Option<Vec<f32>> {
+        let totals = self.root_totals();
+        let prior_total: u32 = totals.iter().filter(|t| t.2).map(|t| t.3).sum();
+        let children = totals.iter().filter(|t| t.2).count();
+        if children == 0 {
+            return None;
+        }
+        Some(
+            totals
+                .iter()
+                .map(|&(_, _, present, prior)| match (present, prior_total) {
+                    (false, _) => -1.0,
+                    (true, 0) => 1.0 / children as f32,
+                    (true, total) => prior as f32 / total as f32,
+                })
+                .collect(),
+        )
+    }
+
     fn genmove_analyze(
         &mut self,
         color: Color,

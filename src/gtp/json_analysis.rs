@@ -1,0 +1,580 @@
+//! KataGo's JSON analysis protocol (`katago analysis`) for 9x9 under area rules, so
+//! analysis GUIs that speak only it (KaTrain) can use akushu's engines.
+//!
+//! One query per input line, one response per analysed turn per output line, in the order
+//! the queries arrive (queries are answered one after another; `priority` is read and
+//! accepted, not used to reorder). A query names its `moves` (and `initialStones`,
+//! `initialPlayer`), `komi`, `rules`, `boardXSize`/`boardYSize` (9 only), `analyzeTurns`
+//! (default: the position after the last move), `maxVisits` (simulations; default
+//! [`DEFAULT_VISITS`]), `includeOwnership`, `includePolicy`, `includePVVisits` and
+//! `overrideSettings.reportAnalysisWinratesAs` (`BLACK`, the default here as in KataGo's
+//! analysis example config, `WHITE` or `SIDETOMOVE`). `{"action":"query_version"}` and
+//! `{"action":"terminate"}` are answered as KataGo answers them. Malformed input gets
+//! KataGo's error shape, `{"id":...,"error":...}` (with `"field"` when one field is wrong).
+//!
+//! Each response's `moveInfos` are the root's candidates by visits with their win rate, the
+//! score of the simulations through them (mean and spread of the final area margin: the
+//! search's own, as `kata-analyze` reports it) and principal variation; `rootInfo` sums the
+//! root; `ownership` is each point's final owner averaged over the simulations, row by row
+//! from the top left; `policy` is the root's prior share of every point then pass (-1 where
+//! a move is illegal), the network's where the engine has one.
+
+use serde_json::{Value, json};
+
+use crate::rules::{Board, Color, Game, Move, N};
+use crate::search::Engine;
+use crate::search::spec::build_engine;
+use crate::util::num::MAX_KOMI;
+
+/// Simulations per analysed turn when a query gives no `maxVisits`.
+pub const DEFAULT_VISITS: u64 = 2_000;
+/// Most simulations one query may ask for per turn.
+pub const MAX_VISITS: u64 = 10_000_000;
+
+/// Answers analysis queries with engines built from one spec.
+pub struct AnalysisServer {
+    spec: String,
+    seed: u64,
+}
+
+/// How win rates, scores and ownership are oriented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Perspective {
+    Black,
+    White,
+    SideToMove,
+}
+
+/// A query's error in KataGo's shape.
+struct QueryError {
+    field: Option<&'static str>,
+    message: String,
+}
+
+fn field_error(field: &'static str, message: impl Into<String>) -> QueryError {
+    QueryError {
+        field: Some(field),
+        message: message.into(),
+    }
+}
+
+/// A parsed analysis query.
+struct Query {
+    id: String,
+    initial: Game,
+    moves: Vec<(Color, Move)>,
+    turns: Vec<usize>,
+    visits: u64,
+    ownership: bool,
+    policy: bool,
+    pv_visits: bool,
+    perspective: Perspective,
+}
+
+fn color_of(text: &str) -> Option<Color> {
+    match text {
+        "B" | "b" => Some(Color::Black),
+        "W" | "w" => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// `[["B","D4"], ...]` as (colour, move) pairs.
+fn moves_of(v: &Value, field: &'static str) -> Result<Vec<(Color, Move)>, QueryError> {
+    let Some(list) = v.as_array() else {
+        return Err(field_error(
+            field,
+            "expected an array of [player, location] pairs",
+        ));
+    };
+    list.iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let bad = || field_error(field, format!("entry {i}: expected [\"B\"|\"W\", \"D4\"]"));
+            let p = pair.as_array().filter(|p| p.len() == 2).ok_or_else(bad)?;
+            let c = p[0].as_str().and_then(color_of).ok_or_else(bad)?;
+            let m = p[1]
+                .as_str()
+                .and_then(|t| Move::from_gtp(t).ok())
+                .ok_or_else(|| field_error(field, format!("entry {i}: not a 9x9 location")))?;
+            Ok((c, m))
+        })
+        .collect()
+}
+
+fn parse_query(v: &Value) -> Result<Query, QueryError> {
+    let id = match v.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        _ => return Err(field_error("id", "required field id must be a string")),
+    };
+    for (field, name) in [("boardXSize", "boardXSize"), ("boardYSize", "boardYSize")] {
+        let size = v.get(field).map_or(Some(N as u64), Value::as_u64);
+        if size != Some(N as u64) {
+            return Err(field_error(
+                name,
+                format!("akushu analyses 9x9 only, not {}", v[field]),
+            ));
+        }
+    }
+    if let Some(r) = v.get("rules") {
+        let ok = r.as_str().is_some_and(|r| {
+            let r = r.to_ascii_lowercase();
+            ["tromp-taylor", "chinese", "area", "aga", "new-zealand"].contains(&r.as_str())
+        });
+        if !ok {
+            return Err(field_error(
+                "rules",
+                format!(
+                    "akushu scores by area only (tromp-taylor, chinese, aga, new-zealand), not {r}"
+                ),
+            ));
+        }
+    }
+    let komi = match v.get("komi") {
+        None => 7.0,
+        Some(k) => k
+            .as_f64()
+            .filter(|k| k.abs() <= f64::from(MAX_KOMI))
+            .ok_or_else(|| field_error("komi", "expected a number in -10000..10000"))?
+            as f32,
+    };
+    let mut board = Board::new();
+    if let Some(stones) = v.get("initialStones") {
+        let (mut black, mut white) = (Vec::new(), Vec::new());
+        for (c, m) in moves_of(stones, "initialStones")? {
+            let Move::Play(p) = m else {
+                return Err(field_error(
+                    "initialStones",
+                    "a stone needs a location, not pass",
+                ));
+            };
+            if c == Color::Black {
+                black.push(p)
+            } else {
+                white.push(p)
+            }
+        }
+        board
+            .setup(&black, &white, &[])
+            .map_err(|e| field_error("initialStones", e))?;
+    }
+    let moves = match v.get("moves") {
+        Some(m) => moves_of(m, "moves")?,
+        None => return Err(field_error("moves", "required field moves is missing")),
+    };
+    let first = match v.get("initialPlayer") {
+        Some(p) => p
+            .as_str()
+            .and_then(color_of)
+            .ok_or_else(|| field_error("initialPlayer", "expected \"B\" or \"W\""))?,
+        None => moves.first().map_or(Color::Black, |m| m.0),
+    };
+    let turns = match v.get("analyzeTurns") {
+        None => vec![moves.len()],
+        Some(t) => {
+            let list = t
+                .as_array()
+                .ok_or_else(|| field_error("analyzeTurns", "expected an array of turn numbers"))?;
+            let mut out = Vec::new();
+            for x in list {
+                let n = x
+                    .as_u64()
+                    .filter(|&n| n as usize <= moves.len())
+                    .ok_or_else(|| {
+                        field_error(
+                            "analyzeTurns",
+                            format!("turns run from 0 to {}", moves.len()),
+                        )
+                    })?;
+                out.push(n as usize);
+            }
+            out
+        }
+    };
+    let visits = match v.get("maxVisits") {
+        None => DEFAULT_VISITS,
+        Some(x) => x
+            .as_u64()
+            .filter(|&n| (1..=MAX_VISITS).contains(&n))
+            .ok_or_else(|| field_error("maxVisits", format!("expected 1 to {MAX_VISITS}")))?,
+    };
+    let flag = |name: &'static str| -> Result<bool, QueryError> {
+        match v.get(name) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(field_error(name, "expected true or false")),
+        }
+    };
+    let perspective = match v
+        .get("overrideSettings")
+        .and_then(|o| o.get("reportAnalysisWinratesAs"))
+        .map(|p| p.as_str().unwrap_or(""))
+    {
+        None | Some("BLACK") => Perspective::Black,
+        Some("WHITE") => Perspective::White,
+        Some("SIDETOMOVE") => Perspective::SideToMove,
+        Some(_) => {
+            return Err(field_error(
+                "overrideSettings",
+                "reportAnalysisWinratesAs is BLACK, WHITE or SIDETOMOVE",
+            ));
+        }
+    };
+    Ok(Query {
+        id,
+        initial: Game::from_board(board, first, komi),
+        moves,
+        turns,
+        visits,
+        ownership: flag("includeOwnership")?,
+        policy: flag("includePolicy")?,
+        pv_visits: flag("includePVVisits")?,
+        perspective,
+    })
+}
+
+/// Rounds for the output (KataGo prints floats of this precision).
+fn r(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+impl AnalysisServer {
+    pub fn new(spec: &str, seed: u64) -> anyhow::Result<AnalysisServer> {
+        // Built once here so a bad spec fails before any query.
+        let engine = build_engine(spec, seed)?;
+        let mut engine = engine;
+        if engine.analyzer().is_none() {
+            anyhow::bail!("engine `{spec}` has no analysis (use a uct or strong engine)");
+        }
+        Ok(AnalysisServer {
+            spec: spec.to_string(),
+            seed,
+        })
+    }
+
+    /// The response lines for one input line (none for a blank line).
+    pub fn handle_line(&mut self, line: &str) -> Vec<String> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Vec::new();
+        }
+        let v: Value = match serde_json::from_str(line) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) => return vec![json!({"error": "expected a JSON object"}).to_string()],
+            Err(e) => {
+                return vec![json!({"error": format!("could not parse json: {e}")}).to_string()];
+            }
+        };
+        let id = v.get("id").cloned().unwrap_or(Value::Null);
+        match v.get("action").and_then(Value::as_str) {
+            Some("query_version") => {
+                return vec![
+                    json!({
+                        "id": id, "action": "query_version",
+                        "version": format!("akushu {}", env!("CARGO_PKG_VERSION")),
+                        "git_hash": ""
+                    })
+                    .to_string(),
+                ];
+            }
+            Some("terminate") | Some("terminate_all") => {
+                // Queries are answered one by one before the next line is read: nothing is in
+                // flight to stop.
+                let mut out = json!({"id": id, "action": v["action"]});
+                if let Some(t) = v.get("terminateId") {
+                    out["terminateId"] = t.clone();
+                }
+                return vec![out.to_string()];
+            }
+            Some("clear_cache") => {
+                return vec![json!({"id": id, "action": "clear_cache"}).to_string()];
+            }
+            Some(other) => {
+                return vec![
+                    json!({"id": id, "field": "action", "error": format!("unknown action {other}")})
+                        .to_string(),
+                ];
+            }
+            None => {}
+        }
+        let query = match parse_query(&v) {
+            Ok(q) => q,
+            Err(e) => {
+                let mut out = json!({"id": id, "error": e.message});
+                if let Some(f) = e.field {
+                    out["field"] = json!(f);
+                }
+                return vec![out.to_string()];
+            }
+        };
+        let mut lines = Vec::new();
+        for &turn in &query.turns {
+            lines.push(match self.analyse_turn(&query, turn) {
+                Ok(v) => v.to_string(),
+                Err(message) => {
+                    json!({"id": query.id, "turnNumber": turn, "error": message}).to_string()
+                }
+            });
+        }
+        lines
+    }
+
+    /// Searches the position after `turn` moves and builds its response.
+    fn analyse_turn(&self, q: &Query, turn: usize) -> Result<Value, String> {
+        let mut engine = build_engine(&self.spec, self.seed).map_err(|e| e.to_string())?;
+        engine.new_game(q.initial.komi());
+        if q.initial.board() != &Board::new() || q.initial.to_move() != Color::Black {
+            engine.set_game(q.initial.clone())?;
+        }
+        for (i, &(c, m)) in q.moves.iter().take(turn).enumerate() {
+            engine
+                .play(c, m)
+                .map_err(|e| format!("move {} ({}) is illegal: {e}", i + 1, m.to_gtp()))?;
+        }
+        let to_move = q
+            .moves
+            .get(turn)
+            .map(|m| m.0)
+            .unwrap_or_else(|| engine.game().to_move());
+        respond(engine.as_mut(), q, turn, to_move)
+    }
+}
+
+/// Runs the search and writes one response.
+fn respond(
+    engine: &mut dyn Engine,
+    q: &Query,
+    turn: usize,
+    to_move: Color,
+) -> Result<Value, String> {
+    let game = engine.game().clone();
+    let analyzer = engine.analyzer().ok_or("this engine has no analysis")?;
+    let sims = analyzer.analyze_sims(to_move, q.visits);
+    // Win rates and scores come for the side to move; flip them to the asked perspective.
+    let flip = match q.perspective {
+        Perspective::Black => to_move == Color::White,
+        Perspective::White => to_move == Color::Black,
+        Perspective::SideToMove => false,
+    };
+    let wr = |w: f32| f64::from(if flip { 1.0 - w } else { w });
+    let sc = |s: f32| f64::from(if flip { -s } else { s });
+    let candidates = analyzer.candidates(to_move, 12);
+    let mut infos = Vec::new();
+    for (order, c) in candidates.iter().enumerate() {
+        let mut info = json!({
+            "move": c.mv.to_gtp(),
+            "visits": c.visits,
+            "winrate": r(wr(c.winrate)),
+            "prior": r(f64::from(c.prior)),
+            "lcb": r(wr(c.lcb)),
+            "utility": r(2.0 * wr(c.winrate) - 1.0),
+            "order": order,
+            "pv": c.pv.iter().map(|m| m.to_gtp()).collect::<Vec<_>>(),
+        });
+        if let Some(s) = c.score {
+            info["scoreMean"] = json!(r(sc(s.mean)));
+            info["scoreLead"] = json!(r(sc(s.mean)));
+            info["scoreStdev"] = json!(r(f64::from(s.stdev)));
+        }
+        if q.pv_visits {
+            // The variation's own visits are not kept beyond its first move.
+            info["pvVisits"] = json!([c.visits]);
+        }
+        infos.push(info);
+    }
+    let visits: u32 = candidates.iter().map(|c| c.visits).sum();
+    let root_wr = if visits > 0 {
+        candidates
+            .iter()
+            .map(|c| f64::from(c.winrate) * f64::from(c.visits))
+            .sum::<f64>()
+            / f64::from(visits)
+    } else {
+        0.5
+    };
+    let root_wr = if flip { 1.0 - root_wr } else { root_wr };
+    let mut root = json!({
+        "visits": visits,
+        "winrate": r(root_wr),
+        "utility": r(2.0 * root_wr - 1.0),
+        "currentPlayer": if to_move == Color::Black { "B" } else { "W" },
+        "simulations": sims,
+    });
+    if let Some(s) = analyzer.root_score(to_move) {
+        root["scoreLead"] = json!(r(sc(s.mean)));
+        root["scoreMean"] = json!(r(sc(s.mean)));
+        root["scoreStdev"] = json!(r(f64::from(s.stdev)));
+    }
+    let mut out = json!({
+        "id": q.id,
+        "isDuringSearch": false,
+        "turnNumber": turn,
+        "moveInfos": infos,
+        "rootInfo": root,
+    });
+    if q.ownership
+        && let Some(own) = analyzer.ownership(to_move)
+    {
+        out["ownership"] = json!(own.iter().map(|&v| r(sc(v))).collect::<Vec<_>>());
+    }
+    if q.policy
+        && let Some(p) = analyzer.root_policy(to_move)
+    {
+        out["policy"] = json!(p.iter().map(|&v| r(f64::from(v))).collect::<Vec<_>>());
+    }
+    let _ = game;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> AnalysisServer {
+        AnalysisServer::new("uct:sims=200", 1).unwrap()
+    }
+
+    fn one(s: &mut AnalysisServer, line: &str) -> Value {
+        let out = s.handle_line(line);
+        assert_eq!(out.len(), 1, "{out:?}");
+        serde_json::from_str(&out[0]).unwrap()
+    }
+
+    #[test]
+    fn a_katrain_shaped_query_gets_moves_by_visits_root_info_and_ownership() {
+        let mut s = server();
+        let v = one(
+            &mut s,
+            r#"{"id":"q1","moves":[["B","E5"],["W","C3"]],"rules":"tromp-taylor","komi":7,
+               "boardXSize":9,"boardYSize":9,"maxVisits":300,"includeOwnership":true,
+               "includePolicy":true,"analyzeTurns":[2]}"#,
+        );
+        assert_eq!(v["id"], "q1");
+        assert_eq!(v["turnNumber"], 2);
+        let infos = v["moveInfos"].as_array().unwrap();
+        assert!(!infos.is_empty());
+        let visits: Vec<u64> = infos
+            .iter()
+            .map(|i| i["visits"].as_u64().unwrap())
+            .collect();
+        assert!(visits.windows(2).all(|w| w[0] >= w[1]), "{visits:?}");
+        for (k, i) in infos.iter().enumerate() {
+            assert_eq!(i["order"], k);
+            assert!(
+                i["scoreLead"].is_number() && i["winrate"].is_number(),
+                "{i}"
+            );
+            assert_eq!(i["pv"][0], i["move"]);
+        }
+        assert_eq!(v["rootInfo"]["currentPlayer"], "B");
+        assert_eq!(v["ownership"].as_array().unwrap().len(), 81);
+        let policy = v["policy"].as_array().unwrap();
+        assert_eq!(policy.len(), 82);
+        // E5 and C3 are occupied: illegal, -1 as in KataGo.
+        assert_eq!(policy[4 * 9 + 4], -1.0);
+        assert!(policy.iter().filter(|p| p.as_f64().unwrap() >= 0.0).count() > 70);
+    }
+
+    #[test]
+    fn every_turn_asked_is_answered_and_versions_and_terminations_are_acknowledged() {
+        let mut s = server();
+        let out = s.handle_line(
+            r#"{"id":"t","moves":[["B","E5"],["W","C3"],["B","G7"]],"maxVisits":50,"analyzeTurns":[0,1,3]}"#,
+        );
+        let turns: Vec<u64> = out
+            .iter()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["turnNumber"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(turns, [0, 1, 3]);
+        let v = one(&mut s, r#"{"id":"v","action":"query_version"}"#);
+        assert_eq!(v["action"], "query_version");
+        let v = one(
+            &mut s,
+            r#"{"id":"x","action":"terminate","terminateId":"t"}"#,
+        );
+        assert_eq!(v["terminateId"], "t");
+    }
+
+    #[test]
+    fn malformed_queries_get_katago_errors_naming_the_field() {
+        let mut s = server();
+        for (line, field) in [
+            (r#"{"id":"a","moves":[],"boardXSize":19}"#, "boardXSize"),
+            (r#"{"id":"a","moves":[],"rules":"japanese"}"#, "rules"),
+            (r#"{"id":"a","moves":[["B","Z9"]]}"#, "moves"),
+            (r#"{"id":"a","moves":[],"maxVisits":0}"#, "maxVisits"),
+            (
+                r#"{"id":"a","moves":[],"analyzeTurns":[3]}"#,
+                "analyzeTurns",
+            ),
+            (r#"{"moves":[]}"#, "id"),
+        ] {
+            let v = one(&mut s, line);
+            assert!(v["error"].is_string(), "{line}: {v}");
+            assert_eq!(v["field"], field, "{line}: {v}");
+        }
+        let v = one(&mut s, "{not json");
+        assert!(v["error"].as_str().unwrap().contains("parse"), "{v}");
+        // An illegal move is the turn's error, with the id.
+        let v = one(&mut s, r#"{"id":"b","moves":[["B","E5"],["W","E5"]]}"#);
+        assert_eq!(v["id"], "b");
+        assert!(v["error"].as_str().unwrap().contains("illegal"), "{v}");
+    }
+
+    #[test]
+    fn a_side_ahead_is_ahead_from_every_perspective() {
+        // A settled position: black's two-eyed rows 1-6 (with a dead white stone at E3),
+        // white's rows 8-9, row 7 open. Black leads by about 36 - 7 = 29 points.
+        let rows = [
+            ". W . W . W . W .",
+            "W W W W W W W W W",
+            ". . . . . . . . .",
+            "B B B B B B B B B",
+            ". B . B . B . B .",
+            "B B B B B B B B B",
+            ". B . . W . . B .",
+            "B B B B B B B B B",
+            ". B . B . B . B .",
+        ];
+        let mut stones = Vec::new();
+        for (r, line) in rows.iter().enumerate() {
+            for (c, cell) in line.split(' ').enumerate() {
+                let vertex = format!("{}{}", "ABCDEFGHJ".as_bytes()[c] as char, 9 - r);
+                match cell {
+                    "B" => stones.push(format!(r#"["B","{vertex}"]"#)),
+                    "W" => stones.push(format!(r#"["W","{vertex}"]"#)),
+                    _ => {}
+                }
+            }
+        }
+        let stones = stones.join(",");
+        let ask = |persp: &str| {
+            format!(
+                r#"{{"id":"p","moves":[],"initialStones":[{stones}],"initialPlayer":"W","komi":7,
+                    "maxVisits":2000,"includeOwnership":true,
+                    "overrideSettings":{{"reportAnalysisWinratesAs":"{persp}"}}}}"#
+            )
+        };
+        let mut s = server();
+        let black = one(&mut s, &ask("BLACK"));
+        let white = one(&mut s, &ask("WHITE"));
+        let lead_b = black["rootInfo"]["scoreLead"].as_f64().unwrap();
+        let lead_w = white["rootInfo"]["scoreLead"].as_f64().unwrap();
+        assert!((20.0..36.0).contains(&lead_b), "{lead_b}");
+        assert!((-36.0..-20.0).contains(&lead_w), "{lead_w}");
+        // A black stone (A6) is black's, the dead white stone (E3) too, a white stone (A8)
+        // white's: +1, +1, -1 for black and the opposite for white.
+        let at = |v: &Value, vertex: &str| -> f64 {
+            v["ownership"][Move::from_gtp(vertex).unwrap().index()]
+                .as_f64()
+                .unwrap()
+        };
+        assert!(at(&black, "A6") > 0.95 && at(&black, "E3") > 0.8 && at(&black, "A8") < -0.95);
+        assert!(at(&white, "A6") < -0.95 && at(&white, "A8") > 0.95);
+        assert_eq!(white["rootInfo"]["currentPlayer"], "W");
+    }
+}
