@@ -582,3 +582,35 @@ fn a_referee_fault_is_not_recorded_as_a_loss() {
         "no descriptor limit from 10 to 16 made the referee fail"
     );
 }
+
+/// `match summarize` rewrites a missing or stale `summary.md` from the folder's games and
+/// touches nothing else.
+#[test]
+fn summarize_rewrites_a_missing_summary_from_the_games() {
+    let dir = temp_dir("summarize");
+    run_match(&config(3, 5), &dir, false).unwrap();
+    let want = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    let csv = std::fs::read(dir.join("games.csv")).unwrap();
+    std::fs::remove_file(dir.join("summary.md")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["match", "summarize"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("summary.md")).unwrap(),
+        want
+    );
+    assert_eq!(std::fs::read(dir.join("games.csv")).unwrap(), csv);
+    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["match", "summarize", "/nonexistent-folder"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -31,5 +31,7 @@ pub mod summary;
 pub use crate::search::random;
 pub use player::{GtpTimeouts, Player, build_engine, build_player};
 pub use record::{EndReason, GameRecord};
-pub use runner::{MatchConfig, MatchOutcome, MergeOutcome, Shard, TimeSpec, merge, run_match};
+pub use runner::{
+    MatchConfig, MatchOutcome, MergeOutcome, Shard, TimeSpec, merge, resummarize, run_match,
+};
 pub use summary::MatchSummary;

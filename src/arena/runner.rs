@@ -833,6 +833,17 @@ impl MergeOutcome {
 /// Combines shard folders of one match into `out`: the configs must agree (apart from the
 /// shard), a game found twice must be the same game, and every SGF is copied. Missing games
 /// are not an error here: the outcome lists them (see [`MergeOutcome::missing_report`]).
+/// Rewrites `dir/summary.md` from the folder's `match.toml` and `games.csv` (a folder whose
+/// summary is missing or older than its games); the games are not touched.
+pub fn resummarize(dir: &Path) -> anyhow::Result<MatchSummary> {
+    let d = ResultsDir::new(dir);
+    let header = d
+        .read_header()?
+        .with_context(|| format!("{}: not a match folder (no match.toml)", dir.display()))?;
+    let rows = read_csv(&d.csv()).with_context(|| format!("reading {}", d.csv().display()))?;
+    d.write_summary(&header, &rows)
+}
+
 pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     if inputs.is_empty() {
         bail!("match merge: give at least one shard folder");

@@ -21,6 +21,13 @@ pub struct MatchCommand {
 pub enum MatchSub {
     /// Combine the folders of a sharded match into one result.
     Merge(MergeArgs),
+    /// Rewrite the `summary.md` of match folders from their `games.csv` (where it is
+    /// missing or older than the games); no game is played or changed.
+    Summarize {
+        /// Match folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -146,6 +153,13 @@ impl MatchArgs {
 
 pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
     match cmd.sub {
+        Some(MatchSub::Summarize { dirs }) => {
+            for d in &dirs {
+                let s = arena::resummarize(d)?;
+                crate::outln!("{}: {} games, summary.md written", d.display(), s.games);
+            }
+            Ok(())
+        }
         Some(MatchSub::Merge(args)) => {
             let outcome = arena::merge(&args.shards, &args.out)?;
             crate::outln!(
