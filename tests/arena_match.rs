@@ -614,3 +614,38 @@ fn summarize_rewrites_a_missing_summary_from_the_games() {
     assert!(!out.status.success());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Without the memory for a search tree (a low `ulimit -v`), a match stops with a hint about
+/// `max_nodes` and records no game as lost to it, instead of aborting. Tried under several
+/// limits, since what the process needs besides the trees depends on the machine.
+#[cfg(unix)]
+#[test]
+fn no_memory_for_a_tree_is_named_and_not_recorded_as_a_loss() {
+    let akushu = env!("CARGO_BIN_EXE_akushu");
+    let mut hinted = 0;
+    for limit in [150_000, 200_000, 250_000, 300_000] {
+        let dir = temp_dir(&format!("no-memory-{limit}"));
+        let script = format!(
+            "ulimit -v {limit}; exec \"$0\" match --black uct:sims=200 --white uct:sims=200 \
+             --games 2 --jobs 2 --quiet --out \"$1\""
+        );
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script, akushu])
+            .arg(&dir)
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code().is_some(), "killed by a signal: {stderr}");
+        if stderr.contains("max_nodes") {
+            hinted += 1;
+        }
+        if let Ok(rows) = arena::record::read_csv(&dir.join("games.csv")) {
+            for r in &rows {
+                assert!(!r.error.contains("cannot allocate"), "{r:?}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(hinted > 0, "no memory limit made the tree allocation fail");
+}

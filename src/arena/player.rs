@@ -23,13 +23,20 @@ pub enum PlayerError {
     Rejected(String),
     #[error("{0}")]
     Build(String),
+    /// The machine could not give the engine what it needs (its search tree's memory).
+    #[error("{0} (this machine's limit, not the engine's fault)")]
+    Resources(String),
 }
 
 impl PlayerError {
     /// Whether the referee's machine, not the player, failed (see
     /// [`GtpError::Resources`]): such a game is not the player's loss.
     pub fn is_referee_fault(&self) -> bool {
-        matches!(self, PlayerError::Gtp(e) if e.is_referee_fault())
+        match self {
+            PlayerError::Gtp(e) => e.is_referee_fault(),
+            PlayerError::Resources(_) => true,
+            _ => false,
+        }
     }
 }
 
@@ -100,7 +107,15 @@ pub fn build_player(
             timeouts,
         )?))
     } else {
-        let engine = build_engine(spec, seed).map_err(|e| PlayerError::Build(format!("{e:#}")))?;
+        let engine = build_engine(spec, seed).map_err(|e| {
+            if e.chain()
+                .any(|c| c.is::<crate::search::tree::TreeAllocError>())
+            {
+                PlayerError::Resources(format!("{e:#}"))
+            } else {
+                PlayerError::Build(format!("{e:#}"))
+            }
+        })?;
         Ok(Box::new(InProcess {
             spec: spec.to_string(),
             engine,

@@ -161,6 +161,31 @@ impl Node {
 /// A zeroed node arena: all-zero nodes are valid empty leaves, and the allocator hands out
 /// zeroed pages lazily, so a large budget costs memory only as the tree grows.
 fn zeroed_nodes(n: usize) -> Box<[Node]> {
+    try_zeroed_nodes(n).unwrap_or_else(|| {
+        std::alloc::handle_alloc_error(
+            std::alloc::Layout::array::<Node>(n.max(1)).expect("node arena size"),
+        )
+    })
+}
+
+// The allocation error's message counts 32 bytes a node.
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
+
+/// The memory for a search tree could not be had: the machine's limit, not a fault of the
+/// engine or its spec (the arena does not count such a game).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error(
+    "cannot allocate the search tree: {nodes} nodes of 32 bytes = {} MB (lower the engine's \
+     max_nodes, e.g. uct:max_nodes=100000, run fewer --jobs, or raise the memory limit)",
+    .nodes * 32 >> 20
+)]
+pub struct TreeAllocError {
+    pub nodes: usize,
+}
+
+/// [`zeroed_nodes`], or `None` when the memory is not there (a low `ulimit -v`, many
+/// engines at once): the caller says so, or searches without reuse, instead of aborting.
+fn try_zeroed_nodes(n: usize) -> Option<Box<[Node]>> {
     let n = n.max(1);
     let layout = std::alloc::Layout::array::<Node>(n).expect("node arena size");
     // SAFETY: the layout has a non-zero size (n >= 1, `Node` is 32 bytes); the pointer comes
@@ -170,9 +195,9 @@ fn zeroed_nodes(n: usize) -> Box<[Node]> {
     unsafe {
         let ptr = std::alloc::alloc_zeroed(layout).cast::<Node>();
         if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            return None;
         }
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n))
+        Some(Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n)))
     }
 }
 
@@ -318,8 +343,16 @@ pub struct Tree {
 impl Tree {
     /// An empty-board tree; `shared` = several threads will grow it (virtual loss on).
     pub fn new(settings: Settings, shared: bool) -> Tree {
+        Tree::try_new(settings, shared).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Tree::new`], or an error naming the arena's size and `max_nodes` when the memory
+    /// for it cannot be had.
+    pub fn try_new(settings: Settings, shared: bool) -> Result<Tree, TreeAllocError> {
+        let n = settings.max_nodes.max(NN + 2);
+        let nodes = try_zeroed_nodes(n).ok_or(TreeAllocError { nodes: n })?;
         let mut t = Tree {
-            nodes: zeroed_nodes(settings.max_nodes.max(NN + 2)),
+            nodes,
             settings,
             spare: None,
             len: AtomicUsize::new(0),
@@ -332,7 +365,7 @@ impl Tree {
             outcomes: None,
         };
         t.reset(Board::new(), Color::Black, 0);
-        t
+        Ok(t)
     }
 
     /// Throws the tree away and starts from this root.
@@ -400,7 +433,7 @@ impl Tree {
             .flatten()
             .and_then(|kids| kids.into_iter().find(|&c| self.nodes[c].mv() == mv.index()));
         match child {
-            Some(c) if self.nodes[c].is_expanded() => {
+            Some(c) if self.nodes[c].is_expanded() && self.spare_ready() => {
                 self.compact_from(c);
                 self.root_board = board;
                 self.root_to_move = color.opponent();
@@ -409,6 +442,15 @@ impl Tree {
             }
             _ => self.reset(board, color.opponent(), passes),
         }
+    }
+
+    /// Whether the spare arena compaction copies into is there, allocating it at the first
+    /// reuse; without the memory for it the tree is reset instead of reused.
+    fn spare_ready(&mut self) -> bool {
+        if self.spare.is_none() {
+            self.spare = try_zeroed_nodes(self.nodes.len());
+        }
+        self.spare.is_some()
     }
 
     /// Copies the subtree under `new_root` to the front of the spare arena (breadth first,

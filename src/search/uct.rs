@@ -326,10 +326,12 @@ impl UctEngine {
             .or(playout_prune.map(|p| (p.slot, 0, 0)))
             .map(|(slot, x, depth)| (pruners[slot].clone(), x, depth));
         let threads = config.threads.max(1);
-        let trees = match config.parallel {
-            Parallel::Root => (0..threads).map(|_| Tree::new(settings, false)).collect(),
-            Parallel::Tree => vec![Tree::new(settings, threads > 1)],
-        };
+        let trees: Vec<Tree> = match config.parallel {
+            Parallel::Root => (0..threads)
+                .map(|_| Tree::try_new(settings, false))
+                .collect::<Result<_, _>>(),
+            Parallel::Tree => Tree::try_new(settings, threads > 1).map(|t| vec![t]),
+        }?;
         let workers = (0..threads)
             .map(|t| {
                 let slots = pruners
