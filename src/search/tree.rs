@@ -177,7 +177,7 @@ const _: () = assert!(std::mem::size_of::<Node>() == 32);
 #[error(
     "cannot allocate the search tree: {nodes} nodes of 32 bytes = {} MB (lower the engine's \
      max_nodes, e.g. uct:max_nodes=100000, run fewer --jobs, or raise the memory limit)",
-    .nodes * 32 >> 20
+    (.nodes * 32) >> 20
 )]
 pub struct TreeAllocError {
     pub nodes: usize,
