@@ -862,3 +862,29 @@ fn loadsgf_refuses_what_is_not_a_regular_file_and_reads_latin1() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// At the end of a game (two passes) `final_status_list dead` names the stones the search
+/// expects to die and `final_score` counts without them, so a GUI's count agrees with the
+/// search; before the end the board counts as it stands.
+#[test]
+fn final_score_and_dead_stones_come_from_the_search_at_the_end() {
+    let path = fixture("settled_black_ahead.sgf");
+    let mut s = server("uct:sims=10000");
+    assert_eq!(reply(&mut s, &format!("loadsgf {path}")), "=\n\n");
+    // Before the end: the dead white stone at E3 still counts (and spoils black's points
+    // around it): 49 - 19 - 7.
+    assert_eq!(reply(&mut s, "final_status_list dead"), "=\n\n");
+    assert_eq!(reply(&mut s, "final_score"), "= B+23\n\n");
+    reply(&mut s, "play w pass");
+    reply(&mut s, "play b pass");
+    assert_eq!(reply(&mut s, "final_status_list dead"), "= E3\n\n");
+    // Without it black has rows 1 to 6 whole: 54 - 18 - 7.
+    assert_eq!(reply(&mut s, "final_score"), "= B+29\n\n");
+    let alive = reply(&mut s, "final_status_list alive");
+    assert!(
+        alive.contains("A8") && alive.contains("A6") && !alive.contains("E3"),
+        "{alive}"
+    );
+    // The search left the game as it was: both passes are still there to undo.
+    assert_eq!(s.engine().game().move_count(), 2);
+}

@@ -19,7 +19,7 @@ use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use std::time::{Duration, Instant};
 
-use crate::rules::{Color, Game, Move, N, NN, Point, Scoring, bit};
+use crate::rules::{Color, Game, Move, N, NN, Point, bit};
 use crate::search::{Engine, EngineMove, TimeControl};
 use crate::util::num::{MAX_KOMI, MAX_SECONDS};
 use analyze::{AnalyzeArgs, Format};
@@ -290,6 +290,44 @@ impl GtpServer {
         write_flush(out, "\n")
     }
 
+    /// The stones the search expects to die, once the game is over (two passes): a stone
+    /// is dead when, over [`DEAD_STONE_SIMS`] simulations from here, its point ends as its
+    /// colour's in under a quarter of them (ownership below -0.5 for its colour). Empty
+    /// before the end, for engines without analysis, and for a search that keeps no owners.
+    fn dead_stones(&mut self) -> crate::rules::Bits {
+        let game = self.engine.game();
+        if !game.is_over() {
+            return 0;
+        }
+        let (to_move, board, original) = (game.to_move(), *game.board(), game.clone());
+        // Searched as a position to play on (after two passes every simulation would end at
+        // once), then the game is put back as it was.
+        let position = Game::from_board(board, to_move, original.komi());
+        if self.engine.analyzer().is_none() || self.engine.set_game(position).is_err() {
+            return 0;
+        }
+        let owners = self.engine.analyzer().and_then(|a| {
+            a.analyze_sims(to_move, DEAD_STONE_SIMS);
+            a.ownership(Color::Black)
+        });
+        let _ = self.engine.set_game(original);
+        let Some(black_owner) = owners else {
+            return 0;
+        };
+        let mut dead = 0;
+        for p in Point::all() {
+            let own = match board.color_at(p) {
+                Some(Color::Black) => black_owner[p.index()],
+                Some(Color::White) => -black_owner[p.index()],
+                None => continue,
+            };
+            if own < -0.5 {
+                dead |= bit(p.index());
+            }
+        }
+        dead
+    }
+
     /// The common start of the analysis commands: parses the arguments and checks that the
     /// engine analyzes, answering `?` when not (then `None`), else writes the `=` line that
     /// opens the response.
@@ -421,26 +459,33 @@ impl GtpServer {
             }
             "showboard" => Ok(format!("\n{}", self.engine.game().board())),
             "final_score" => {
-                let margin = self.engine.game().score(Scoring::Area, 0);
+                // After two passes, the stones the search expects to die are taken off (so a
+                // GUI's count agrees with the search); before that the board counts as it is.
+                let dead = self.dead_stones();
+                let game = self.engine.game();
+                let margin =
+                    crate::rules::score::area_without(game.board(), dead).margin(game.komi());
                 Ok(Game::result_text(margin))
             }
             "final_status_list" => {
-                // Area scoring as played out: every stone on the board counts as alive.
                 let status = arg(args, 0, "status")?;
-                let board = self.engine.game().board();
-                match status {
-                    "alive" => {
-                        let mut pts = Vec::new();
-                        for p in Point::all() {
-                            if board.color_at(p).is_some() {
-                                pts.push(p.to_gtp());
-                            }
-                        }
-                        Ok(pts.join(" "))
-                    }
-                    "dead" | "seki" => Ok(String::new()),
-                    other => Err(format!("syntax error: unknown status `{other}`")),
+                if !matches!(status, "alive" | "dead" | "seki") {
+                    return Err(format!("syntax error: unknown status `{status}`"));
                 }
+                let dead = self.dead_stones();
+                let board = self.engine.game().board();
+                let pts: Vec<String> = Point::all()
+                    .filter(|&p| {
+                        let is_dead = dead & bit(p.index()) != 0;
+                        match status {
+                            "alive" => board.color_at(p).is_some() && !is_dead,
+                            "dead" => is_dead,
+                            _ => false,
+                        }
+                    })
+                    .map(|p| p.to_gtp())
+                    .collect();
+                Ok(pts.join(" "))
             }
             "time_settings" => {
                 let main = ranged(arg(args, 0, "main time")?, "main time", 0.0, MAX_SECONDS)?;
@@ -663,6 +708,9 @@ fn write_flush(out: &mut dyn Write, text: &str) -> io::Result<()> {
     out.write_all(text.as_bytes())?;
     out.flush()
 }
+
+/// Simulations the search runs to tell dead stones at the end of a game.
+const DEAD_STONE_SIMS: u64 = 2_000;
 
 /// The info line of the analyzer's current candidates for `opts`.
 fn info_text(

@@ -45,6 +45,16 @@ pub fn area(board: &Board) -> Count {
     }
 }
 
+/// Area count with the `dead` stones taken off first: their points join the territory
+/// around them (Chinese counting after agreeing on dead stones).
+pub fn area_without(board: &Board, dead: Bits) -> Count {
+    let (tb, tw) = territories(board, dead);
+    Count {
+        black: ((board.stones(Color::Black) & !dead) | tb).count_ones(),
+        white: ((board.stones(Color::White) & !dead) | tw).count_ones(),
+    }
+}
+
 /// Japanese-style count: territory plus prisoners. `dead` stones are taken off first, count as
 /// prisoners for their capturer, and their points join the surrounding territory.
 pub fn territory(board: &Board, dead: Bits) -> Count {
