@@ -888,3 +888,25 @@ fn final_score_and_dead_stones_come_from_the_search_at_the_end() {
     // The search left the game as it was: both passes are still there to undo.
     assert_eq!(s.engine().game().move_count(), 2);
 }
+
+/// With pondering on, the engine searches the opponent's replies after its own move until
+/// the next line arrives (here at once: one short chunk), so the next move starts from a
+/// bigger tree; off, nothing searches between commands.
+#[test]
+fn pondering_searches_the_opponents_reply_until_the_next_command() {
+    let visits = |ponder: bool| -> u32 {
+        let mut s = GtpServer::new(build_engine("uct:sims=2000", 1).unwrap()).with_ponder(ponder);
+        assert!(reply(&mut s, "genmove b").starts_with("= "));
+        let a = s.engine_mut().analyzer().unwrap();
+        a.candidates(Color::White, 1).iter().map(|c| c.visits).sum()
+    };
+    let (off, on) = (visits(false), visits(true));
+    assert!(on > off, "pondering added no search: {off} then {on}");
+    // The binary answers the next command at once while it ponders.
+    let out = akushu_gtp(
+        &["--engine", "uct:sims=2000", "--ponder", "--quiet"],
+        "genmove b\nname\nquit\n",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("= akushu"), "{text}");
+}

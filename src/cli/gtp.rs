@@ -21,6 +21,10 @@ pub struct GtpArgs {
     /// Do not print a statistics line per genmove on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Ponder: after each move it plays, search the opponent's replies until the next
+    /// command arrives (any command stops it); the next `genmove` starts from that tree.
+    #[arg(long)]
+    pub ponder: bool,
 }
 
 /// The `--engine` help of `--help`: the key tables of every engine kind.
@@ -38,7 +42,9 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
     let one_line: serde_json::Value = serde_json::from_str(&config)?;
     crate::errln!("# {one_line}");
     let engine = build_engine(&args.engine, args.seed)?;
-    let mut server = GtpServer::new(engine).with_log(!args.quiet);
+    let mut server = GtpServer::new(engine)
+        .with_log(!args.quiet)
+        .with_ponder(args.ponder);
     server.run_detached(BufReader::new(stdin()), stdout().lock())?;
     Ok(())
 }

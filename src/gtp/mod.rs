@@ -108,6 +108,9 @@ pub struct GtpServer {
     /// Print one line of search statistics per genmove to stderr (GoGui shows it in its
     /// GTP shell; stdout stays pure protocol).
     log: bool,
+    /// After each move it generates, search the opponent's replies until the next line
+    /// arrives (pondering: the tree it grows serves the next `genmove`).
+    ponder: bool,
 }
 
 /// A reply: success or failure text (without the `=`/`?` prefix).
@@ -121,7 +124,15 @@ impl GtpServer {
             engine,
             komi,
             log: false,
+            ponder: false,
         }
+    }
+
+    /// Turns pondering on or off (off by default): after each generated move the engine
+    /// searches for the side to move next until the next command arrives, which stops it.
+    pub fn with_ponder(mut self, on: bool) -> GtpServer {
+        self.ponder = on;
+        self
     }
 
     /// Turns the per-genmove statistics line on stderr on or off (off by default).
@@ -132,6 +143,11 @@ impl GtpServer {
 
     pub fn engine(&self) -> &dyn Engine {
         self.engine.as_ref()
+    }
+
+    /// The engine, to inspect its analysis (tests, embedding programs).
+    pub fn engine_mut(&mut self) -> &mut dyn Engine {
+        self.engine.as_mut()
     }
 
     /// Answers one input line. Returns the full reply text (ending in a blank line) and
@@ -240,9 +256,32 @@ impl GtpServer {
         }
         let reply = self.dispatch(&cmd.name, &args);
         let quit = cmd.name == "quit" && reply.is_ok();
+        let generated =
+            reply.is_ok() && matches!(cmd.name.as_str(), "genmove" | "kgs-genmove_cleanup");
         out.write_all(format_reply(id, reply).as_bytes())?;
         out.flush()?;
+        if generated && self.ponder {
+            self.ponder_until(stop, max_chunk);
+        }
         Ok(quit)
+    }
+
+    /// Searches the position for the side to move (the opponent, after our move) in
+    /// chunks of at most `max_chunk` until `stop` says a line arrived. Prints nothing.
+    fn ponder_until(&mut self, stop: &mut dyn FnMut() -> bool, max_chunk: Duration) {
+        if self.engine.game().is_over() {
+            return;
+        }
+        let color = self.engine.game().to_move();
+        let Some(analyzer) = self.engine.analyzer() else {
+            return;
+        };
+        loop {
+            analyzer.analyze_until(color, Instant::now() + max_chunk.max(MIN_CHUNK));
+            if stop() {
+                break;
+            }
+        }
     }
 
     /// `lz-analyze` / `kata-analyze`: `=` at once, then an `info` line every interval
