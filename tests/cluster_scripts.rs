@@ -574,3 +574,62 @@ fn selfplay_shards_on_slurm_and_gnu_parallel_equal_one_machine() {
     drop(cluster);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `experiment plan --scripts DIR` replaces only the files an earlier plan wrote: a file of
+/// the user's, a symbolic link or a FIFO where a script goes refuses the whole plan, and
+/// nothing is written or replaced.
+#[cfg(unix)]
+#[test]
+fn a_plan_never_replaces_files_it_did_not_write() {
+    let dir = std::env::temp_dir().join(format!("akushu-plan-own-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let experiment =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/tree_pruning.toml");
+    let plan = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))
+            .args(["experiment", "plan"])
+            .arg(&experiment)
+            .args(["--parallel", "--shards", "2", "--scripts"])
+            .arg(&dir)
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap()
+    };
+    assert!(plan().status.success());
+    // A second plan replaces its own files.
+    assert!(plan().status.success());
+    let script = dir.join("parallel.sh");
+    for (what, make) in [
+        ("a file of the user's", "echo keep > \"$1\""),
+        (
+            "a symbolic link",
+            "echo keep > \"$1.notes\" && ln -s \"$1.notes\" \"$1\"",
+        ),
+        ("a FIFO", "mkfifo \"$1\""),
+    ] {
+        let _ = std::fs::remove_file(&script);
+        let made = std::process::Command::new("sh")
+            .args(["-c", make, "sh"])
+            .arg(&script)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let before = std::fs::symlink_metadata(&script).unwrap().file_type();
+        let out = plan();
+        assert!(!out.status.success(), "{what} was replaced");
+        assert_eq!(
+            std::fs::symlink_metadata(&script).unwrap().file_type(),
+            before,
+            "{what}"
+        );
+        if !std::os::unix::fs::FileTypeExt::is_fifo(&before) {
+            assert_eq!(
+                std::fs::read_to_string(&script).unwrap(),
+                "keep\n",
+                "{what}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -16,6 +16,7 @@ use super::experiment::{Arm, slug};
 use super::runner::MatchConfig;
 use super::selfplay_run::SelfplayConfig;
 use crate::util::fsio::write_atomic;
+use crate::util::output::{FileKind, FileTarget, file_target};
 
 /// Options of the Slurm jobs.
 #[derive(Debug, Clone, PartialEq)]
@@ -366,12 +367,7 @@ impl ClusterPlan {
             ));
             files.push((self.scripts.join("parallel.sh"), self.parallel_script()));
         }
-        let logs = self.scripts.join("logs");
-        std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
-        for (path, text) in &files {
-            write_atomic(path, text.as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
+        write_plan_files(&self.scripts, &files)?;
         Ok(files.into_iter().map(|(p, _)| p).collect())
     }
 }
@@ -500,14 +496,52 @@ impl SelfplayPlan {
             ),
             (self.scripts.join("parallel.sh"), parallel.to_string()),
         ];
-        let logs = self.scripts.join("logs");
-        std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
-        for (path, text) in &files {
-            write_atomic(path, text.as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
-        }
+        write_plan_files(&self.scripts, &files)?;
         Ok(files.into_iter().map(|(p, _)| p).collect())
     }
+}
+
+/// The kind of the files a plan writes: replaced only where an earlier plan wrote them.
+const PLAN_FILE: FileKind = FileKind {
+    name: "cluster script or task list",
+    signature: b"",
+    mark: Some(written_by_a_plan),
+};
+
+/// Whether `path` is a file a plan wrote: a shell script that runs akushu, or a task list
+/// whose every line runs akushu in a folder.
+fn written_by_a_plan(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    if text.starts_with("#!/bin/sh\n") {
+        return text.contains("akushu");
+    }
+    !text.is_empty()
+        && text
+            .lines()
+            .all(|l| l.starts_with("cd ") && l.contains("akushu"))
+}
+
+/// Writes a plan's files into `dir` (and its `logs/` folder), each atomically, after
+/// checking all of them: a file the plan did not write, a symbolic link or a folder in the
+/// way refuses the whole plan before anything is written.
+fn write_plan_files(dir: &Path, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+    for (path, _) in files {
+        if let FileTarget::Stream(_) = file_target(path, PLAN_FILE, false, &[])? {
+            anyhow::bail!(
+                "{}: not a regular file: a plan writes files only",
+                path.display()
+            );
+        }
+    }
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    for (path, text) in files {
+        write_atomic(path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
