@@ -286,7 +286,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     for (name, c) in &m.splits {
         crate::outln!("  {name}: {} games, {} positions", c.games, c.positions);
     }
-    print_counts("errors", &m.errors);
+    print_counts("errors", &errors_only(&m));
     print_counts("filtered", &m.filtered);
     crate::outln!("elapsed: {:.1} s", m.elapsed_s);
     crate::outln!("wrote {}", a.out.display());
@@ -332,6 +332,16 @@ fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
     for (k, v) in counts {
         crate::outln!("  {k}: {v}");
     }
+}
+
+/// The skips that were broken records or unreadable inputs: copies of a game dropped as
+/// duplicates are not errors (they are counted on their own line).
+fn errors_only(m: &Manifest) -> BTreeMap<String, u64> {
+    m.errors
+        .iter()
+        .filter(|(k, _)| k.as_str() != "duplicate")
+        .map(|(k, v)| (k.clone(), *v))
+        .collect()
 }
 
 fn bar(n: u64, max: u64) -> String {
@@ -388,7 +398,8 @@ fn run_stats(dir: &Path) -> Result<()> {
     for (r, n) in &ranks {
         crate::outln!("  {:>8} {n:>9} {}", rank_text(*r), bar(*n, max));
     }
-    print_counts("skipped (errors)", &m.errors);
+    crate::outln!("duplicates dropped: {}", m.duplicates);
+    print_counts("skipped (errors)", &errors_only(&m));
     print_counts("skipped (filters)", &m.filtered);
     Ok(())
 }

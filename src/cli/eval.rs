@@ -566,6 +566,7 @@ fn write_png(args: &EvalArgs, curves: &[PlotCurve]) -> anyhow::Result<()> {
         write_file(path, PNG, args.force, &args.inputs(), |w| {
             w.write_all(&bytes)
         })?;
+        crate::outln!("wrote {} ({} curves)", path.display(), curves.len());
     }
     Ok(())
 }

@@ -189,12 +189,17 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
             // The full header (players' resolved configs, seed, rules) is stored in
             // OUT/match.toml; the terminal gets one line.
             crate::outln!(
-                "# match: {} vs {}, {} games, komi {}, seed {}; header in {}",
+                "# match: {} vs {}, {} game{}, komi {}, seed {}{}; header in {}",
                 config.black,
                 config.white,
                 config.games,
+                if config.games == 1 { "" } else { "s" },
                 config.komi,
                 config.seed,
+                config.time.as_ref().map_or(String::new(), |t| format!(
+                    ", clock {} (grace {} s)",
+                    t.system, t.grace
+                )),
                 out.join("match.toml").display()
             );
             let outcome = arena::run_match(&config, &out, !args.quiet)?;

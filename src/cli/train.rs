@@ -414,13 +414,14 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         .with_context(|| format!("training into {}", args.out.display()))?;
     let secs = start.elapsed().as_secs_f64();
     crate::outln!(
-        "# {}: {} epochs, {} steps in {:.0} s{}; best epoch {} (validation loss {:.5}); model in {}",
+        "# {}: {} epoch{}, {} steps in {:.0} s{}; best epoch {} (validation loss {:.5}); model in {}",
         if summary.paused {
             "paused (continue with --resume)"
         } else {
             "done"
         },
         summary.epochs_run,
+        if summary.epochs_run == 1 { "" } else { "s" },
         summary.steps,
         secs,
         if summary.stopped_early {
