@@ -6,28 +6,12 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use akushu::rules::{Game, Move, Point};
 use akushu::util::rng::FastRng;
 
 mod common;
-
-fn akushu(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
+use common::akushu;
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("akushu-provenance-{}-{name}", std::process::id()));

@@ -3,22 +3,9 @@
 //! a GPU device in a CPU build is a clear error, and the benchmark writes its table.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn akushu(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
+mod common;
+use common::akushu;
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("akushu-train-cli-{}-{name}", std::process::id()));
@@ -234,15 +221,7 @@ fn a_partial_config_file_takes_the_model_from_the_command_line() {
 
 /// `akushu` with `AKUSHU_FAILPOINT` set (the process kills itself there, as `kill -9`).
 fn akushu_failing(args: &[&str], failpoint: &str) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_akushu"))
-        .args(args)
-        .env("AKUSHU_FAILPOINT", failpoint)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::akushu_with(args, &[("AKUSHU_FAILPOINT", failpoint)])
 }
 
 /// The log's rows without the timing columns (seconds, examples/s, CPU per wall).

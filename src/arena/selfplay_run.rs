@@ -26,7 +26,7 @@ use super::selfplay::{
 };
 use crate::dataset::build::{
     BuildConfig, Manifest, OUTPUT_KIND, SplitBy, SplitCounts, assign_splits_by_id, commit_dir,
-    fingerprint_of, sibling,
+    fingerprint_of,
 };
 use crate::dataset::format::{self, SEARCH_RECORD_SIZE, SplitWriter, VERSION_SEARCH};
 use crate::dataset::gameset::{game_hash, hash_text};
@@ -448,7 +448,7 @@ pub fn build_dataset(
         cfg.test_fraction,
         cfg.seed,
     );
-    let tmp = sibling(out, "tmp");
+    let tmp = crate::util::commit::temp_dir_for(out);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }

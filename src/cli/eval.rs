@@ -433,8 +433,9 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
     let evaluated = match &args.data {
         Some(dir) if args.sgf.is_empty() => match DatasetGames::read(dir)? {
             Some(games) => {
-                by_game = games.by_game.clone();
-                Some(games.of(&args.split.splits()))
+                let evaluated = games.of(&args.split.splits());
+                by_game = games.by_game;
+                Some(evaluated)
             }
             None => {
                 crate::outln!(

@@ -438,16 +438,6 @@ pub fn check_output(cfg: &BuildConfig, out: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// A name beside `out` for a temporary (`tag` = `tmp`) or set-aside (`old`) directory.
-pub fn sibling(out: &Path, tag: &str) -> PathBuf {
-    let mut name = out
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(format!(".{tag}-{}", std::process::id()));
-    out.with_file_name(name)
-}
-
 fn progress_bar(show: bool) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
@@ -608,7 +598,7 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
     }
 
     // Write everything into a temporary sibling directory (never one that exists already).
-    let tmp = sibling(out, "tmp");
+    let tmp = crate::util::commit::temp_dir_for(out);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;

@@ -22,8 +22,8 @@
 use serde_json::{Value, json};
 
 use crate::rules::{Board, Color, Game, Move, N};
-use crate::search::Engine;
 use crate::search::spec::build_engine;
+use crate::search::{Engine, ScoreEstimate};
 use crate::util::num::MAX_KOMI;
 
 /// Simulations per analysed turn when a query gives no `maxVisits`.
@@ -241,8 +241,7 @@ fn r(x: f64) -> f64 {
 impl AnalysisServer {
     pub fn new(spec: &str, seed: u64) -> anyhow::Result<AnalysisServer> {
         // Built once here so a bad spec fails before any query.
-        let engine = build_engine(spec, seed)?;
-        let mut engine = engine;
+        let mut engine = build_engine(spec, seed)?;
         if engine.analyzer().is_none() {
             anyhow::bail!("engine `{spec}` has no analysis (use a uct or strong engine)");
         }
@@ -340,6 +339,15 @@ impl AnalysisServer {
     }
 }
 
+/// KataGo's score fields from a score for the side to move (`flip`: for the other side).
+/// scoreLead repeats the mean: akushu has no separate lead model.
+fn put_score(v: &mut Value, s: ScoreEstimate, flip: bool) {
+    let mean = f64::from(if flip { -s.mean } else { s.mean });
+    v["scoreMean"] = json!(r(mean));
+    v["scoreLead"] = json!(r(mean));
+    v["scoreStdev"] = json!(r(f64::from(s.stdev)));
+}
+
 /// Runs the search and writes one response.
 fn respond(
     engine: &mut dyn Engine,
@@ -347,7 +355,6 @@ fn respond(
     turn: usize,
     to_move: Color,
 ) -> Result<Value, String> {
-    let game = engine.game().clone();
     let analyzer = engine.analyzer().ok_or("this engine has no analysis")?;
     let sims = analyzer.analyze_sims(to_move, q.visits);
     // Win rates and scores come for the side to move; flip them to the asked perspective.
@@ -372,9 +379,7 @@ fn respond(
             "pv": c.pv.iter().map(|m| m.to_gtp()).collect::<Vec<_>>(),
         });
         if let Some(s) = c.score {
-            info["scoreMean"] = json!(r(sc(s.mean)));
-            info["scoreLead"] = json!(r(sc(s.mean)));
-            info["scoreStdev"] = json!(r(f64::from(s.stdev)));
+            put_score(&mut info, s, flip);
         }
         if q.pv_visits {
             // The variation's own visits are not kept beyond its first move.
@@ -401,9 +406,7 @@ fn respond(
         "simulations": sims,
     });
     if let Some(s) = analyzer.root_score(to_move) {
-        root["scoreLead"] = json!(r(sc(s.mean)));
-        root["scoreMean"] = json!(r(sc(s.mean)));
-        root["scoreStdev"] = json!(r(f64::from(s.stdev)));
+        put_score(&mut root, s, flip);
     }
     let mut out = json!({
         "id": q.id,
@@ -422,7 +425,6 @@ fn respond(
     {
         out["policy"] = json!(p.iter().map(|&v| r(f64::from(v))).collect::<Vec<_>>());
     }
-    let _ = game;
     Ok(out)
 }
 

@@ -120,26 +120,27 @@ impl Clock {
             stones: 0,
             overtime: false,
         };
-        match control {
+        // (main time, period, periods or stones a period) of the systems with overtime.
+        let overtime = match control {
             TimeControl::ByoYomi {
                 main,
                 period,
                 periods,
-            } if main <= 0.0 && periods > 0 => {
-                c.overtime = true;
-                c.left = period;
-                c.stones = periods;
-            }
+            } => Some((main, period, periods)),
             TimeControl::Canadian {
                 main,
                 period,
                 stones,
-            } if main <= 0.0 && stones > 0 => {
-                c.overtime = true;
-                c.left = period;
-                c.stones = stones;
-            }
-            _ => {}
+            } => Some((main, period, stones)),
+            _ => None,
+        };
+        if let Some((main, period, count)) = overtime
+            && main <= 0.0
+            && count > 0
+        {
+            c.overtime = true;
+            c.left = period;
+            c.stones = count;
         }
         c
     }

@@ -51,3 +51,27 @@ pub fn shared_data(name: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// Runs the `akushu` binary with `args` and `env` (no backtraces); returns whether it
+/// succeeded and its stdout followed by its stderr.
+pub fn akushu_with(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// [`akushu_with`] without extra environment.
+pub fn akushu(args: &[&str]) -> (bool, String) {
+    akushu_with(args, &[])
+}
