@@ -106,6 +106,22 @@ pub struct TrainArgs {
     /// Override (CNN): channels (1 to 1024) [default: 32].
     #[arg(long, value_parser = channels_arg)]
     pub channels: Option<usize>,
+    /// Override (CNN): a value head with this many pooled features (0 to 1024; 0 = none):
+    /// it learns each position's outcome for the side to move, as `value=` reads it in the
+    /// search [default: 0]. With `--init-from` a model of the same tower without the head,
+    /// the tower and move head come over and the head starts fresh.
+    #[arg(long, value_parser = value_channels_arg)]
+    pub value_channels: Option<usize>,
+    /// Override (CNN): an ownership head (true/false), learning each point's final owner
+    /// from self-play records that have one [default: false].
+    #[arg(long)]
+    pub ownership: Option<bool>,
+    /// Override: weight of the value loss beside the move loss (0 to 100) [default: 1].
+    #[arg(long, value_parser = head_weight_arg)]
+    pub value_weight: Option<f64>,
+    /// Override: weight of the ownership loss (0 to 100) [default: 1].
+    #[arg(long, value_parser = head_weight_arg)]
+    pub ownership_weight: Option<f64>,
     /// Override: random symmetry augmentation (true/false) [default: true for the CNN,
     /// false for the MLP].
     #[arg(long)]
@@ -255,6 +271,18 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     if let Some(v) = args.channels {
         c.cnn.channels = v;
     }
+    if let Some(v) = args.value_channels {
+        c.cnn.value_channels = v;
+    }
+    if let Some(v) = args.ownership {
+        c.cnn.ownership = v;
+    }
+    if let Some(v) = args.value_weight {
+        c.value_weight = v;
+    }
+    if let Some(v) = args.ownership_weight {
+        c.ownership_weight = v;
+    }
     if let Some(v) = args.augment {
         c.augment = v;
     }
@@ -308,6 +336,16 @@ fn batch_arg(text: &str) -> Result<usize, String> {
 /// clap parser for `--blocks`.
 fn blocks_arg(text: &str) -> Result<usize, String> {
     crate::util::num::parse_in("blocks", text, 1, 64)
+}
+
+/// clap parser for `--value-channels`.
+fn value_channels_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("value channels", text, 0, 1024)
+}
+
+/// clap parser for `--value-weight` and `--ownership-weight`.
+fn head_weight_arg(text: &str) -> Result<f64, String> {
+    crate::util::num::parse_in("head weight", text, 0.0, 100.0)
 }
 
 /// clap parser for `--channels`.

@@ -1,10 +1,21 @@
 //! Our stronger model: a small residual convolutional network over feature planes with one
 //! logit per point, trained as a softmax over the legal points (the played move is the class).
 //! Badness is `1 - p`. No batch norm, so the plain-Rust export is exact and simple.
+//!
+//! Two optional heads read the same tower (AlphaGo Zero's and KataGo's two-headed form):
+//! - **value** (`value_channels > 0`): a per-point projection to `value_channels` features,
+//!   ReLU, their mean over the 81 points (global pooling, as KataGo's value head pools), a
+//!   hidden layer of [`VALUE_HIDDEN`] and one logit: the side to move's win probability is its
+//!   sigmoid. Pooling keeps the head independent of how the tower lays out its points, so the
+//!   conv and board-conv paths and the plain evaluator agree by construction.
+//! - **ownership** (`ownership = true`): one logit per point, its `tanh` the point's final
+//!   owner from the side to move's view (+1 own, -1 the opponent's); trained beside the value
+//!   as an auxiliary target (KataGo: ownership makes the value learn faster).
 
 use super::encode::CNN_PLANES;
+use crate::rules::NN;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
-use burn::nn::{PaddingConfig2d, Relu};
+use burn::nn::{Linear, LinearConfig, PaddingConfig2d, Relu};
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
 
@@ -17,6 +28,34 @@ pub struct CnnConfig {
     /// Channels of every hidden layer.
     #[config(default = 32)]
     pub channels: usize,
+    /// Features of the value head's per-point projection (0 = no value head).
+    #[config(default = 0)]
+    pub value_channels: usize,
+    /// An ownership head (one logit per point).
+    #[config(default = false)]
+    pub ownership: bool,
+}
+
+/// Hidden units of the value head.
+pub const VALUE_HIDDEN: usize = 64;
+
+/// The value head: per-point projection, ReLU, mean over the points, hidden layer, logit.
+#[derive(Module, Debug)]
+pub struct ValueHead {
+    pub project: Linear,
+    pub hidden: Linear,
+    pub out: Linear,
+}
+
+/// What the CNN's heads output for a batch.
+pub struct Heads {
+    /// Move logits `[batch, 81]`.
+    pub policy: Tensor<2>,
+    /// Win logit of the side to move `[batch, 1]`, with a value head.
+    pub value: Option<Tensor<2>>,
+    /// Ownership logits `[batch, 81]` (`tanh` = owner from the mover's view), with an
+    /// ownership head.
+    pub ownership: Option<Tensor<2>>,
 }
 
 /// Two 3x3 convolutions with a skip connection: `relu(x + conv2(relu(conv1(x))))`.
@@ -32,6 +71,8 @@ pub struct Cnn {
     pub stem: Conv2d,
     pub blocks: Vec<ResBlock>,
     pub head: Conv2d,
+    pub value: Option<ValueHead>,
+    pub ownership: Option<Linear>,
     activation: Relu,
 }
 
@@ -54,19 +95,43 @@ impl CnnConfig {
                 })
                 .collect(),
             head: Conv2dConfig::new([c, 1], [1, 1]).init(device),
+            value: (self.value_channels > 0).then(|| ValueHead {
+                project: LinearConfig::new(c, self.value_channels).init(device),
+                hidden: LinearConfig::new(self.value_channels, VALUE_HIDDEN).init(device),
+                out: LinearConfig::new(VALUE_HIDDEN, 1).init(device),
+            }),
+            ownership: self.ownership.then(|| LinearConfig::new(c, 1).init(device)),
             activation: Relu::new(),
         }
+    }
+
+    /// Whether the network has a head besides the move logits.
+    pub fn has_extra_heads(&self) -> bool {
+        self.value_channels > 0 || self.ownership
     }
 }
 
 impl Cnn {
-    /// A network from its layers (the activation carries no weights).
+    /// A network from its layers, without value or ownership heads (the activation carries
+    /// no weights).
     pub fn from_parts(stem: Conv2d, blocks: Vec<ResBlock>, head: Conv2d) -> Cnn {
         Cnn {
             stem,
             blocks,
             head,
+            value: None,
+            ownership: None,
             activation: Relu::new(),
+        }
+    }
+
+    /// This network with these value and ownership heads (a tower that learned moves given
+    /// fresh heads to learn outcomes).
+    pub fn with_heads(self, value: Option<ValueHead>, ownership: Option<Linear>) -> Cnn {
+        Cnn {
+            value,
+            ownership,
+            ..self
         }
     }
 
@@ -81,21 +146,70 @@ impl Cnn {
         }
     }
 
+    /// Every head's output for `[batch, planes, 9, 9]` inputs (one pass through the tower).
+    pub fn forward_heads(&self, input: Tensor<4>) -> Heads {
+        if self.value.is_none() && self.ownership.is_none() {
+            return Heads {
+                policy: self.forward(input),
+                value: None,
+                ownership: None,
+            };
+        }
+        let (policy, x) = if super::boardconv::uses_board_conv(&input.device()) {
+            let x = self.tower_board(input);
+            (self.policy_board(x.clone()), x)
+        } else {
+            let x = self.tower_conv2d(input);
+            let [batch, c, _, _] = x.dims();
+            let policy = self.policy_conv2d(x.clone());
+            (policy, x.reshape([batch, c, NN]).swap_dims(1, 2)) // [batch, 81, c]
+        };
+        let [batch, _, _] = x.dims();
+        let value = self.value.as_ref().map(|v| {
+            let f = self.activation.forward(v.project.forward(x.clone())); // [batch, 81, vc]
+            let pooled = f.mean_dim(1).squeeze_dim::<2>(1); // [batch, vc]
+            let h = self.activation.forward(v.hidden.forward(pooled)); // [batch, 64]
+            v.out.forward(h) // [batch, 1]
+        });
+        let ownership = self
+            .ownership
+            .as_ref()
+            .map(|o| o.forward(x).reshape([batch, NN])); // [batch, 81]
+        Heads {
+            policy,
+            value,
+            ownership,
+        }
+    }
+
     /// [`forward`](Self::forward) through burn's `Conv2d` (any backend).
     pub fn forward_conv2d(&self, input: Tensor<4>) -> Tensor<2> {
-        let [batch, _, _, _] = input.dims();
+        self.policy_conv2d(self.tower_conv2d(input))
+    }
+
+    /// The residual tower through burn's `Conv2d`: `[batch, c, 9, 9]`.
+    fn tower_conv2d(&self, input: Tensor<4>) -> Tensor<4> {
         let mut x = self.activation.forward(self.stem.forward(input)); // [batch, c, 9, 9]
         for b in &self.blocks {
             let y = self.activation.forward(b.conv1.forward(x.clone())); // [batch, c, 9, 9]
             x = self.activation.forward(x + b.conv2.forward(y)); // [batch, c, 9, 9]
         }
-        self.head.forward(x).reshape([batch, crate::rules::NN]) // [batch, 81]
+        x
+    }
+
+    fn policy_conv2d(&self, x: Tensor<4>) -> Tensor<2> {
+        let [batch, _, _, _] = x.dims();
+        self.head.forward(x).reshape([batch, NN]) // [batch, 81]
     }
 
     /// [`forward`](Self::forward) with activations `[batch, 81, channels]` and the 3x3
     /// convolutions as [`super::boardconv::board_conv3`] (burn's CPU backend only).
     pub fn forward_board(&self, input: Tensor<4>) -> Tensor<2> {
-        use crate::rules::NN;
+        self.policy_board(self.tower_board(input))
+    }
+
+    /// The residual tower as board convolutions: `[batch, 81, c]`.
+    fn tower_board(&self, input: Tensor<4>) -> Tensor<3> {
         let [batch, planes, _, _] = input.dims();
         let conv = |c: &Conv2d, x: Tensor<3>| {
             let bias = c.bias.as_ref().expect("the CNN's convolutions have biases");
@@ -107,8 +221,12 @@ impl Cnn {
             let y = self.activation.forward(conv(&b.conv1, x.clone()));
             x = self.activation.forward(x + conv(&b.conv2, y)); // [batch, 81, c]
         }
-        // the 1x1 head: one dot product per point
-        let [_, _, c] = x.dims();
+        x
+    }
+
+    /// The 1x1 move head on `[batch, 81, c]` activations: one dot product per point.
+    fn policy_board(&self, x: Tensor<3>) -> Tensor<2> {
+        let [batch, _, c] = x.dims();
         let w = self.head.weight.val().reshape([c, 1]);
         let bias = self.head.bias.as_ref().expect("the head has a bias").val();
         let logits = x.reshape([batch * NN, c]).matmul(w).reshape([batch, NN]);

@@ -38,7 +38,12 @@ pub fn grow_cnn(
         ));
     }
     let Cnn {
-        stem, blocks, head, ..
+        stem,
+        blocks,
+        head,
+        value,
+        ownership,
+        ..
     } = target;
     let blocks = blocks
         .into_iter()
@@ -56,11 +61,11 @@ pub fn grow_cnn(
             block
         })
         .collect();
-    Ok(Cnn::from_parts(
-        graft(stem, &source.stem),
-        blocks,
-        graft(head, &source.head),
-    ))
+    Ok(
+        Cnn::from_parts(graft(stem, &source.stem), blocks, graft(head, &source.head))
+            // The value and ownership heads read a tower of another shape: they start fresh.
+            .with_heads(value, ownership),
+    )
 }
 
 /// `dst` (a larger convolution of the same kernel size) with `src` embedded: an old output

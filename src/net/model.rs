@@ -86,6 +86,12 @@ pub struct TrainConfig {
     /// examples (their validation splits are not used).
     #[config(default = "Vec::new()")]
     pub mix: Vec<MixSource>,
+    /// Weight of the value head's loss beside the move loss (networks with a value head).
+    #[config(default = 1.0)]
+    pub value_weight: f64,
+    /// Weight of the ownership head's loss (networks with an ownership head).
+    #[config(default = 1.0)]
+    pub ownership_weight: f64,
     /// What the weights were trained on (datasets by fingerprint, the `init_from` chain),
     /// filled in by the run; none in models trained before it was recorded.
     #[config(default = "None")]
@@ -128,7 +134,21 @@ impl TrainConfig {
     /// `mlp Paper [256, 256]`.
     pub fn network_name(&self) -> String {
         match self.model {
-            NetKind::Cnn => format!("cnn {}x{}", self.cnn.blocks, self.cnn.channels),
+            NetKind::Cnn => format!(
+                "cnn {}x{}{}{}",
+                self.cnn.blocks,
+                self.cnn.channels,
+                if self.cnn.value_channels > 0 {
+                    " +value"
+                } else {
+                    ""
+                },
+                if self.cnn.ownership {
+                    " +ownership"
+                } else {
+                    ""
+                }
+            ),
             NetKind::Mlp => format!("mlp {:?} {:?}", self.mlp.encoding, self.mlp.hidden),
         }
     }
@@ -190,6 +210,9 @@ impl TrainConfig {
         check("learning_rate", self.learning_rate, f64::MIN_POSITIVE, 10.0)?;
         check("final_lr_fraction", self.final_lr_fraction, 0.0, 1.0)?;
         check("bad_share", self.bad_share, 0.0, 1.0)?;
+        check("cnn.value_channels", self.cnn.value_channels, 0, 1024)?;
+        check("value_weight", self.value_weight, 0.0, 100.0)?;
+        check("ownership_weight", self.ownership_weight, 0.0, 100.0)?;
         for m in &self.mix {
             check("mix.share", m.share, 0.0, 0.95)?;
         }

@@ -24,6 +24,8 @@ pub struct Scratch {
     pub(super) points: Vec<usize>,
     /// The 8-bit evaluator's quantized activations and their per-board scales.
     pub(super) quant: super::quant::QuantActs,
+    /// The value head's per-point features, pooled features and hidden layer.
+    pub(super) value: Vec<f32>,
 }
 
 impl Scratch {
@@ -581,6 +583,60 @@ impl Conv {
     }
 }
 
+/// The CNN's value head without burn (see [`super::cnn`]).
+#[derive(Debug, Clone)]
+pub(super) struct PlainValue {
+    project: Dense,
+    hidden: Dense,
+    out: Dense,
+}
+
+impl PlainValue {
+    fn from_burn(v: &super::cnn::ValueHead) -> PlainValue {
+        PlainValue {
+            project: Dense::from_burn(&v.project),
+            hidden: Dense::from_burn(&v.hidden),
+            out: Dense::from_burn(&v.out),
+        }
+    }
+
+    /// The win logit of each board whose tower output `x` holds channels-last (`c` per
+    /// point) at `points` (81 per board): ReLU of the per-point projection, mean over the
+    /// points, hidden layer with ReLU, logit.
+    fn logits(&self, x: &[f32], c: usize, points: &[usize], buf: &mut Vec<f32>, out: &mut [f32]) {
+        let vc = self.project.outputs;
+        let hidden = self.hidden.outputs;
+        buf.resize(2 * vc + hidden, 0.0);
+        let (feat, rest) = buf.split_at_mut(vc);
+        let (pooled, h) = rest.split_at_mut(vc);
+        for (o, board) in out.iter_mut().zip(points.chunks_exact(NN)) {
+            pooled.fill(0.0);
+            for &q in board {
+                self.project.forward(&x[q * c..(q + 1) * c], feat);
+                for (p, &f) in pooled.iter_mut().zip(feat.iter()) {
+                    *p += f.max(0.0);
+                }
+            }
+            for p in pooled.iter_mut() {
+                *p /= NN as f32;
+            }
+            self.hidden.forward(pooled, h);
+            for v in h.iter_mut() {
+                *v = v.max(0.0);
+            }
+            let mut logit = [0f32];
+            self.out.forward(h, &mut logit);
+            *o = logit[0];
+        }
+    }
+}
+
+/// The win probability of a value logit.
+#[inline]
+pub fn win_probability(logit: f32) -> f32 {
+    1.0 / (1.0 + (-logit).exp())
+}
+
 /// The CNN without burn.
 #[derive(Debug, Clone)]
 pub struct PlainCnn {
@@ -588,6 +644,9 @@ pub struct PlainCnn {
     pub(super) blocks: Vec<(Conv, Conv)>,
     pub(super) head: Conv,
     pub(super) channels: usize,
+    /// The value head, if the network has one (the ownership head is a training target
+    /// only: the search counts ownership from its playouts).
+    pub(super) value: Option<PlainValue>,
 }
 
 impl PlainCnn {
@@ -603,7 +662,13 @@ impl PlainCnn {
                 .map(|b| (Conv::from_burn(&b.conv1), Conv::from_burn(&b.conv2)))
                 .collect(),
             head: Conv::from_burn(&m.head),
+            value: m.value.as_ref().map(PlainValue::from_burn),
         }
+    }
+
+    /// Whether the network has a value head.
+    pub fn has_value(&self) -> bool {
+        self.value.is_some()
     }
 
     /// Move logits (higher = better) for planes as written by
@@ -649,6 +714,19 @@ impl PlainCnn {
     /// buffer and every convolution runs over all `n * 81` points in one pass, so its weights
     /// are loaded once per group of points rather than once per position.
     pub fn logits_batch(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
+        self.evaluate_batch(planes, n, scratch, out, None);
+    }
+
+    /// [`logits_batch`](Self::logits_batch), and with `values` (`n` of them) each position's
+    /// win logit for the side to move from the value head (NaN without one).
+    pub fn evaluate_batch(
+        &self,
+        planes: &[f32],
+        n: usize,
+        scratch: &mut Scratch,
+        out: &mut [f32],
+        values: Option<&mut [f32]>,
+    ) {
         assert!(out.len() >= n * NN);
         self.prepare(planes, n, scratch);
         let Scratch {
@@ -666,10 +744,36 @@ impl PlainCnn {
             c2.forward(t, a, Epilogue::AddRelu(b), points);
             std::mem::swap(a, b);
         }
+        self.heads(scratch, n, out, values);
+    }
+
+    /// The move logits (and value logits) from the tower's output in `scratch.b`: the part
+    /// the float and 8-bit evaluators share.
+    pub(super) fn heads(
+        &self,
+        scratch: &mut Scratch,
+        n: usize,
+        out: &mut [f32],
+        values: Option<&mut [f32]>,
+    ) {
+        let Scratch {
+            a,
+            b,
+            points,
+            value,
+            ..
+        } = scratch;
         self.head.forward(b, a, Epilogue::Linear, points);
         let hc = self.head.cout;
         for (o, &q) in out.iter_mut().zip(points.iter()) {
             *o = a[q * hc];
+        }
+        if let Some(values) = values {
+            let values = &mut values[..n];
+            match &self.value {
+                Some(v) => v.logits(b, self.channels, &points[..n * NN], value, values),
+                None => values.fill(f32::NAN),
+            }
         }
     }
 

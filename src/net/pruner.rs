@@ -23,12 +23,29 @@ enum PlainNet {
 }
 
 impl PlainNet {
-    /// Move logits of `n` positions' CNN planes, by whichever CNN evaluator this is.
-    fn cnn_logits(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
+    /// Move logits of `n` positions' CNN planes, by whichever CNN evaluator this is, and
+    /// with `values` their win logits (NaN without a value head).
+    fn cnn_logits(
+        &self,
+        planes: &[f32],
+        n: usize,
+        scratch: &mut Scratch,
+        out: &mut [f32],
+        values: Option<&mut [f32]>,
+    ) {
         match self {
-            PlainNet::Cnn(m) => m.logits_batch(planes, n, scratch, out),
-            PlainNet::QuantCnn(m) => m.logits_batch(planes, n, scratch, out),
+            PlainNet::Cnn(m) => m.evaluate_batch(planes, n, scratch, out, values),
+            PlainNet::QuantCnn(m) => m.evaluate_batch(planes, n, scratch, out, values),
             PlainNet::Mlp(..) => unreachable!("an MLP has no CNN planes"),
+        }
+    }
+
+    /// Whether the network has a value head.
+    fn has_value(&self) -> bool {
+        match self {
+            PlainNet::Cnn(m) => m.has_value(),
+            PlainNet::QuantCnn(m) => m.has_value(),
+            PlainNet::Mlp(..) => false,
         }
     }
 }
@@ -168,27 +185,50 @@ impl NetPruner {
 
     /// Badness of every point of `inp`.
     pub fn rate(&self, inp: &NetInput<'_>, out: &mut [f32; NN]) {
+        self.rate_value(inp, out, false);
+    }
+
+    /// Whether the network has a value head.
+    pub fn has_value(&self) -> bool {
+        self.net.has_value()
+    }
+
+    /// [`rate`](Self::rate), and with `want_value` the side to move's win probability from
+    /// the value head (averaged over the symmetric views like the badness); `None` without
+    /// a value head or when not asked.
+    pub fn rate_value(
+        &self,
+        inp: &NetInput<'_>,
+        out: &mut [f32; NN],
+        want_value: bool,
+    ) -> Option<f32> {
+        let want_value = want_value && self.net.has_value();
         BUFFERS.with(|b| {
             let Buffers { input, scratch } = &mut *b.borrow_mut();
             match &self.net {
                 PlainNet::Mlp(m, enc, MlpLoss::Bce) => {
                     mlp_input(*enc, inp, input);
                     m.forward(&input[..enc.width()], scratch, out);
+                    None
                 }
                 PlainNet::Mlp(m, enc, MlpLoss::Softmax) => {
                     mlp_input(*enc, inp, input);
                     m.logits(&input[..enc.width()], scratch, out);
                     masked_softmax_badness(&inp.legal_mask(), out);
+                    None
                 }
                 cnn if self.views > 1 => {
                     cnn_planes(inp, input);
                     let views = self.views as usize;
-                    symmetric_badness(cnn, views, input, &inp.legal_mask(), scratch, out);
+                    let legal = inp.legal_mask();
+                    symmetric_badness(cnn, views, input, &legal, scratch, out, want_value)
                 }
                 cnn => {
                     cnn_planes(inp, input);
-                    cnn.cnn_logits(input, 1, scratch, out);
+                    let mut value = [f32::NAN];
+                    cnn.cnn_logits(input, 1, scratch, out, want_value.then_some(&mut value[..]));
                     masked_softmax_badness(&inp.legal_mask(), out);
+                    want_value.then(|| super::plain::win_probability(value[0]))
                 }
             }
         })
@@ -221,7 +261,7 @@ impl NetPruner {
             }
             let mut logits = vec![0f32; n * NN];
             self.net
-                .cnn_logits(&input[..n * per], n, scratch, &mut logits);
+                .cnn_logits(&input[..n * per], n, scratch, &mut logits, None);
             for ((inp, o), row) in inputs.iter().zip(out.iter_mut()).zip(logits.chunks(NN)) {
                 o.copy_from_slice(row);
                 masked_softmax_badness(&inp.legal_mask(), o);
@@ -237,7 +277,7 @@ const SYMMETRY_VIEWS: [u8; 3] = [2, 4, 8];
 /// position: `planes` (the position's CNN planes, `CNN_PLANES * NN` at the front; grown to
 /// hold the views after them) is turned `views` ways, the views go through the network as
 /// one batch, and each view's logits are read back at the original points before its
-/// legal-point softmax.
+/// legal-point softmax. With `want_value`, returns the views' mean win probability.
 fn symmetric_badness(
     net: &PlainNet,
     views: usize,
@@ -245,7 +285,8 @@ fn symmetric_badness(
     legal: &[bool; NN],
     scratch: &mut Scratch,
     out: &mut [f32; NN],
-) {
+    want_value: bool,
+) -> Option<f32> {
     let per = CNN_PLANES * NN;
     if planes.len() < (views + 1) * per {
         planes.resize((views + 1) * per, 0.0);
@@ -259,11 +300,13 @@ fn symmetric_badness(
         }
     }
     let mut logits = [0f32; 8 * NN];
+    let mut values = [f32::NAN; 8];
     net.cnn_logits(
         &turned[..views * per],
         views,
         scratch,
         &mut logits[..views * NN],
+        want_value.then_some(&mut values[..views]),
     );
     out.fill(0.0);
     for (sym, row) in logits[..views * NN].chunks(NN).enumerate() {
@@ -276,6 +319,13 @@ fn symmetric_badness(
             *o += b / views as f32;
         }
     }
+    want_value.then(|| {
+        let sum: f32 = values[..views]
+            .iter()
+            .map(|&v| super::plain::win_probability(v))
+            .sum();
+        sum / views as f32
+    })
 }
 
 impl Pruner for NetPruner {
@@ -291,6 +341,12 @@ impl Pruner for NetPruner {
     }
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         self.rate(&NetInput::from_context(ctx), out);
+    }
+    fn badness_value(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) -> Option<f32> {
+        self.rate_value(&NetInput::from_context(ctx), out, true)
+    }
+    fn has_value(&self) -> bool {
+        self.net.has_value()
     }
 }
 

@@ -623,7 +623,25 @@ impl QuantCnn {
     /// Move logits of `n` positions (as [`PlainCnn::logits_batch`]); each board has its own
     /// activation steps, so a position gets the same logits alone or in a batch.
     pub fn logits_batch(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
-        self.logits_with(best_kernel(), planes, n, scratch, out);
+        self.logits_with(best_kernel(), planes, n, scratch, out, None);
+    }
+
+    /// [`logits_batch`](Self::logits_batch) with the value head's win logits (as
+    /// [`PlainCnn::evaluate_batch`]; the head itself runs in float).
+    pub fn evaluate_batch(
+        &self,
+        planes: &[f32],
+        n: usize,
+        scratch: &mut Scratch,
+        out: &mut [f32],
+        values: Option<&mut [f32]>,
+    ) {
+        self.logits_with(best_kernel(), planes, n, scratch, out, values);
+    }
+
+    /// Whether the network has a value head.
+    pub fn has_value(&self) -> bool {
+        self.plain.has_value()
     }
 
     fn logits_with(
@@ -633,6 +651,7 @@ impl QuantCnn {
         n: usize,
         scratch: &mut Scratch,
         out: &mut [f32],
+        values: Option<&mut [f32]>,
     ) {
         assert!(out.len() >= n * NN);
         self.plain.prepare(planes, n, scratch);
@@ -643,6 +662,7 @@ impl QuantCnn {
             d: x,
             points,
             quant,
+            ..
         } = scratch;
         // As in `PlainCnn::logits_batch`: `b` the running activation, `t` the block's middle.
         self.stem
@@ -652,11 +672,7 @@ impl QuantCnn {
             c2.forward(t, a, Epilogue::AddRelu(b), points, quant, kernel);
             std::mem::swap(a, b);
         }
-        self.plain.head.forward(b, a, Epilogue::Linear, points);
-        let hc = self.plain.head.cout;
-        for (o, &q) in out.iter_mut().zip(points.iter()) {
-            *o = a[q * hc];
-        }
+        self.plain.heads(scratch, n, out, values);
     }
 }
 
@@ -744,10 +760,11 @@ mod tests {
                 n,
                 &mut Scratch::default(),
                 &mut want,
+                None,
             );
             for k in kernels() {
                 let mut got = vec![0f32; n * NN];
-                q.logits_with(k, &input, n, &mut Scratch::default(), &mut got);
+                q.logits_with(k, &input, n, &mut Scratch::default(), &mut got, None);
                 let same = got
                     .iter()
                     .zip(&want)

@@ -74,9 +74,7 @@ pub fn time_training(
         match config.model {
             NetKind::Cnn => {
                 let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
-                let task = CnnTask {
-                    target: config.target,
-                };
+                let task = CnnTask::of(config, config.target);
                 time_steps(config, model, &task, positions, steps, &options)
             }
             NetKind::Mlp => {

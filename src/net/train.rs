@@ -46,6 +46,13 @@ pub struct Encoded {
     /// visit shares without pass; one-hot on the played move for rows without visits);
     /// empty otherwise.
     pub soft: Vec<f32>,
+    /// For a network with a value head: each row's outcome for the side to move (1 won,
+    /// 0 lost, NaN unknown or drawn); empty otherwise.
+    pub value: Vec<f32>,
+    /// For a network with an ownership head: each point's final owner from the side to
+    /// move's view (+1, -1, 0 for none), `rows * 81`, NaN for rows whose record has no final
+    /// ownership (human games, resigned self-play games); empty otherwise.
+    pub ownership: Vec<f32>,
 }
 
 /// What differs between the networks during training: how a batch becomes numbers, the
@@ -86,6 +93,29 @@ fn encode_rows(
     }
 }
 
+/// A position's outcome for the side to move: 1 won, 0 lost, NaN when the record does not
+/// say (unknown result or a draw).
+pub fn value_target(p: &Position) -> f32 {
+    match p.winner {
+        0 => f32::NAN,
+        w if w == p.to_move => 1.0,
+        _ => 0.0,
+    }
+}
+
+/// Each point's final owner from the side to move's view (+1 the mover's, -1 the
+/// opponent's, 0 nobody's); NaN everywhere when the record has no final ownership.
+pub fn ownership_target(p: &Position) -> [f32; NN] {
+    match p.search.as_ref().and_then(|s| s.ownership.as_ref()) {
+        None => [f32::NAN; NN],
+        Some(owners) => std::array::from_fn(|i| match owners[i] {
+            0 => 0.0,
+            o if o == p.to_move => 1.0,
+            _ => -1.0,
+        }),
+    }
+}
+
 /// The distribution a position's visits give the 81 points (pass left out, the rest
 /// renormalised); one-hot on the played point for a record without visits.
 pub fn visit_target(p: &Position) -> [f32; NN] {
@@ -118,6 +148,39 @@ fn softmax_loss(logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> 
 fn soft_softmax_loss(logits: Tensor<2>, illegal: Tensor<2, Bool>, target: Tensor<2>) -> Tensor<1> {
     let logp = burn::tensor::activation::log_softmax(logits.mask_fill(illegal, -1.0e9), 1); // [b, 81]
     (logp * target).sum_dim(1).neg().mean() // [1]
+}
+
+/// Splits row targets with NaN for "unknown" into the targets (NaN as 0) and a 0/1 mask.
+fn known(targets: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    targets
+        .iter()
+        .map(|&t| if t.is_nan() { (0.0, 0.0) } else { (t, 1.0) })
+        .unzip()
+}
+
+/// Binary cross-entropy of `logits` against `targets` (NaN = unknown, contributes 0), summed
+/// and divided by the batch's rows, not by the known ones: shards of a batch then add up to
+/// the whole batch's loss whatever their mix of known and unknown rows.
+fn masked_bce(logits: Tensor<2>, targets: &[f32], dims: [usize; 2], device: &Device) -> Tensor<1> {
+    let (t, m) = known(targets);
+    let t = Tensor::<2>::from_data(TensorData::new(t, dims), device);
+    let m = Tensor::<2>::from_data(TensorData::new(m, dims), device);
+    let pos = logits.clone().clamp_min(0.0);
+    let soft = logits.clone().abs().neg().exp().log1p();
+    ((pos - logits * t + soft) * m)
+        .sum()
+        .div_scalar(dims[0] as f32)
+}
+
+/// Squared error of `values` against `targets` (NaN = unknown, contributes 0), averaged over
+/// the points of every row of the batch (known or not, as [`masked_bce`]).
+fn masked_mse(values: Tensor<2>, targets: &[f32], dims: [usize; 2], device: &Device) -> Tensor<1> {
+    let (t, m) = known(targets);
+    let t = Tensor::<2>::from_data(TensorData::new(t, dims), device);
+    let m = Tensor::<2>::from_data(TensorData::new(m, dims), device);
+    ((values - t).powi_scalar(2) * m)
+        .sum()
+        .div_scalar((dims[0] * dims[1]) as f32)
 }
 
 /// The paper's MLP (BCE against 0 = played, 1 = every other point) or its softmax variant.
@@ -175,9 +238,36 @@ impl Task<Mlp> for MlpTask {
     }
 }
 
-/// The CNN with a softmax over legal points.
+/// The CNN with a softmax over legal points, and the losses of its value and ownership
+/// heads where it has them.
 pub struct CnnTask {
     pub target: Target,
+    /// Weight of the value head's loss (binary cross-entropy of the outcome); `None` = the
+    /// network has no value head.
+    pub value_weight: Option<f64>,
+    /// Weight of the ownership head's loss (mean squared error of `tanh` per point); `None`
+    /// = no ownership head.
+    pub ownership_weight: Option<f64>,
+}
+
+impl CnnTask {
+    /// The task of a network shaped by `config` (its heads and their loss weights).
+    pub fn of(config: &TrainConfig, target: Target) -> CnnTask {
+        CnnTask {
+            target,
+            value_weight: (config.cnn.value_channels > 0).then_some(config.value_weight),
+            ownership_weight: config.cnn.ownership.then_some(config.ownership_weight),
+        }
+    }
+
+    /// The task that reads only the move logits (evaluation curves).
+    pub fn moves_only(target: Target) -> CnnTask {
+        CnnTask {
+            target,
+            value_weight: None,
+            ownership_weight: None,
+        }
+    }
 }
 
 impl Task<Cnn> for CnnTask {
@@ -187,17 +277,44 @@ impl Task<Cnn> for CnnTask {
             ..Encoded::default()
         };
         encode_rows(batch, &mut enc, self.target, cnn_planes);
+        if self.value_weight.is_some() {
+            enc.value = batch.iter().map(value_target).collect();
+        }
+        if self.ownership_weight.is_some() {
+            enc.ownership = batch.iter().flat_map(ownership_target).collect();
+        }
         enc
     }
+    /// The move logits, then (with those heads) the value logit and the 81 ownership logits:
+    /// `[b, 81 (+1) (+81)]`.
     fn forward(&self, model: &Cnn, enc: &Encoded, device: &Device) -> Tensor<2> {
         let x = Tensor::from_data(
             TensorData::new(enc.input.clone(), [enc.rows, CNN_PLANES, 9, 9]),
             device,
         ); // [b, planes, 9, 9]
-        model.forward(x) // [b, 81]
+        if self.value_weight.is_none() && self.ownership_weight.is_none() {
+            return model.forward(x); // [b, 81]
+        }
+        let heads = model.forward_heads(x);
+        let mut parts = vec![heads.policy];
+        parts.extend(heads.value.filter(|_| self.value_weight.is_some()));
+        parts.extend(heads.ownership.filter(|_| self.ownership_weight.is_some()));
+        Tensor::cat(parts, 1)
     }
-    fn loss(&self, logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
-        softmax_loss(logits, enc, device)
+    fn loss(&self, out: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
+        let rows = enc.rows;
+        let mut loss = softmax_loss(out.clone().slice([0..rows, 0..NN]), enc, device);
+        let mut col = NN;
+        if let Some(w) = self.value_weight {
+            let logit = out.clone().slice([0..rows, col..col + 1]); // [b, 1]
+            col += 1;
+            loss = loss + masked_bce(logit, &enc.value, [rows, 1], device).mul_scalar(w);
+        }
+        if let Some(w) = self.ownership_weight {
+            let owner = out.slice([0..rows, col..col + NN]).tanh(); // [b, 81]
+            loss = loss + masked_mse(owner, &enc.ownership, [rows, NN], device).mul_scalar(w);
+        }
+        loss
     }
     fn higher_is_better(&self) -> bool {
         true
@@ -235,6 +352,14 @@ pub struct EpochLog {
     /// busy); NaN where the platform does not say.
     #[serde(default)]
     pub cpu_per_wall: f64,
+    /// Value head (networks that have one): mean binary cross-entropy of the outcome over
+    /// the validation positions whose result is known.
+    #[serde(default)]
+    pub validation_value_loss: Option<f64>,
+    /// Value head: share of those positions whose winner it calls (win probability above
+    /// one half for the side that won).
+    #[serde(default)]
+    pub validation_value_accuracy: Option<f64>,
 }
 
 /// Progress saved in `checkpoint/state.json`.
@@ -388,9 +513,7 @@ pub fn train(
             NetKind::Cnn => {
                 let model = seeded_init(config.seed, &ad, |d| config.cnn.init(d));
                 let model = initial_cnn_weights(model, config, options)?;
-                let task = CnnTask {
-                    target: config.target,
-                };
+                let task = CnnTask::of(config, config.target);
                 run(config, model, &task, train, validation, out, options)
             }
         }
@@ -448,8 +571,9 @@ fn init_source(
     }
 }
 
-/// [`initial_weights`] for a CNN, which may also start from a smaller CNN: `init_from`'s
-/// network is grown into this run's shape with the same logits ([`super::grow`]).
+/// [`initial_weights`] for a CNN, which may also start from a smaller CNN (`init_from`'s
+/// network is grown into this run's shape with the same logits, [`super::grow`]) or from the
+/// same tower without this run's value and ownership heads (they start fresh).
 fn initial_cnn_weights(
     model: Cnn,
     config: &TrainConfig,
@@ -465,6 +589,14 @@ fn initial_cnn_weights(
         source.cnn.init(&model.stem.weight.device()),
         &weights_path(&dir),
     )?;
+    if (source.cnn.blocks, source.cnn.channels) == (config.cnn.blocks, config.cnn.channels) {
+        // The same tower with other heads: the tower and the move head come over, the value
+        // and ownership heads this run asks for start fresh.
+        let Cnn {
+            value, ownership, ..
+        } = model;
+        return Ok(small.with_heads(value, ownership));
+    }
     super::grow::grow_cnn(&small, &source.cnn, model, &config.cnn).map_err(|message| {
         NetError::Config {
             path: config_path(&dir),
@@ -738,7 +870,7 @@ impl<T> Run<'_, T> {
             (Some(a), Some(b)) => (b - a) / seconds.max(1e-9),
             _ => f64::NAN,
         };
-        let (vloss, curve) = validate(model, self.task, self.validation, &self.device);
+        let (vloss, curve, value) = validate(model, self.task, self.validation, &self.device);
         let row = EpochLog {
             epoch,
             step: state.step,
@@ -753,6 +885,8 @@ impl<T> Run<'_, T> {
             seconds,
             examples_per_second: interval.examples as f64 / seconds.max(1e-9),
             cpu_per_wall: cpu,
+            validation_value_loss: value.loss(),
+            validation_value_accuracy: value.accuracy(),
         };
         self.bar.suspend(|| {
             crate::errln!(
@@ -766,7 +900,13 @@ impl<T> Run<'_, T> {
                 row.validation_error_at_30,
                 row.examples_per_second,
                 row.cpu_per_wall
-            )
+            );
+            if let (Some(l), Some(a)) = (row.validation_value_loss, row.validation_value_accuracy) {
+                crate::errln!(
+                    "  value head: loss {l:.5}, winner called on {a:.3} of {} positions",
+                    value.known
+                );
+            }
         });
         state.log.push(row);
         if state.best_validation_loss.is_none_or(|b| vloss < b) {
@@ -926,6 +1066,15 @@ fn data_parallel_shards(device: &Device) -> usize {
     rayon::current_num_threads().max(1)
 }
 
+/// Rows `a..b` of a per-row array of `width` values (empty stays empty).
+fn rows_of(v: &[f32], a: usize, b: usize, width: usize) -> Vec<f32> {
+    if v.is_empty() {
+        Vec::new()
+    } else {
+        v[a * width..b * width].to_vec()
+    }
+}
+
 /// Splits an encoded batch into `n` row ranges of near-equal size (none empty).
 fn split_rows(enc: &Encoded, n: usize) -> Vec<Encoded> {
     let n = n.clamp(1, enc.rows.max(1));
@@ -939,11 +1088,9 @@ fn split_rows(enc: &Encoded, n: usize) -> Vec<Encoded> {
                 rows: b - a,
                 illegal: enc.illegal[a * NN..b * NN].to_vec(),
                 played: enc.played[a..b].to_vec(),
-                soft: if enc.soft.is_empty() {
-                    Vec::new()
-                } else {
-                    enc.soft[a * NN..b * NN].to_vec()
-                },
+                soft: rows_of(&enc.soft, a, b, NN),
+                value: rows_of(&enc.value, a, b, 1),
+                ownership: rows_of(&enc.ownership, a, b, NN),
             }
         })
         .collect()
@@ -1052,22 +1199,72 @@ fn save_checkpoint<M: Module>(
     write_log(&log_path(out), &state.log)
 }
 
-/// Validation loss (mean over positions) and the curve of the network's scores: one forward
-/// pass per chunk serves both.
+/// How well a value head calls the winners of the positions whose result is known.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ValueStats {
+    /// Positions with a known result.
+    pub known: usize,
+    /// Their summed binary cross-entropy.
+    pub loss_sum: f64,
+    /// Those whose winner the head called (probability above one half for the winner).
+    pub called: usize,
+}
+
+impl ValueStats {
+    /// Adds the value logits of a batch (`value` targets as [`Encoded::value`]).
+    fn add(&mut self, logits: &[f32], targets: &[f32]) {
+        for (&x, &t) in logits.iter().zip(targets) {
+            if t.is_nan() {
+                continue;
+            }
+            let (x, t) = (f64::from(x), f64::from(t));
+            self.known += 1;
+            self.loss_sum += x.max(0.0) - x * t + (-x.abs()).exp().ln_1p();
+            if (x > 0.0) == (t > 0.5) {
+                self.called += 1;
+            }
+        }
+    }
+
+    /// Mean cross-entropy; `None` without known positions.
+    pub fn loss(&self) -> Option<f64> {
+        (self.known > 0).then(|| self.loss_sum / self.known as f64)
+    }
+
+    /// Share of winners called; `None` without known positions.
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.known > 0).then(|| self.called as f64 / self.known as f64)
+    }
+}
+
+/// Validation loss (mean over positions), the curve of the network's move scores and the
+/// value head's calls (empty without one): one forward pass per chunk serves all three.
 pub fn validate<M: Module, T: Task<M>>(
     model: &M,
     task: &T,
     validation: &[Position],
     device: &Device,
-) -> (f64, Curve) {
+) -> (f64, Curve, ValueStats) {
     let mut curve = Curve::default();
+    let mut value = ValueStats::default();
     let (mut loss_sum, mut n) = (0.0f64, 0usize);
     for chunk in validation.chunks(1024) {
         let enc = task.encode(chunk);
-        let logits = task.forward(model, &enc, device);
-        let l = task.loss(logits.clone(), &enc, device).into_scalar::<f32>() as f64;
+        let out = task.forward(model, &enc, device);
+        let l = task.loss(out.clone(), &enc, device).into_scalar::<f32>() as f64;
         loss_sum += l * chunk.len() as f64;
         n += chunk.len();
+        let rows = enc.rows;
+        let logits = if out.dims()[1] > NN {
+            // Heads after the move logits: the value logit comes first.
+            if !enc.value.is_empty() {
+                let v = out.clone().slice([0..rows, NN..NN + 1]);
+                value.add(&super::plain::float_values(v), &enc.value);
+            }
+            out.slice([0..rows, 0..NN])
+        } else {
+            out
+        };
         let scores = badness_scores(task.higher_is_better(), logits, &enc.illegal);
         for ((pos, row), illegal) in chunk
             .iter()
@@ -1079,7 +1276,7 @@ pub fn validate<M: Module, T: Task<M>>(
             curve.add(s, &legal, pos.played as usize);
         }
     }
-    (loss_sum / n.max(1) as f64, curve)
+    (loss_sum / n.max(1) as f64, curve, value)
 }
 
 /// Raw outputs as the badness the plain evaluators give (so both paths draw the same
@@ -1112,7 +1309,7 @@ pub fn network_curve(
 ) -> Curve {
     let mut curve = Curve::default();
     for chunk in positions.chunks(1024) {
-        let (_, c) = match model {
+        let (_, c, _) = match model {
             super::SavedModel::Mlp(m, cfg) => validate(
                 m.as_ref(),
                 &MlpTask {
@@ -1126,9 +1323,7 @@ pub fn network_curve(
             ),
             super::SavedModel::Cnn(m, _) => validate(
                 m.as_ref(),
-                &CnnTask {
-                    target: Target::Played,
-                },
+                &CnnTask::moves_only(Target::Played),
                 chunk,
                 device,
             ),
@@ -1219,12 +1414,8 @@ mod tests {
         assert_eq!(visit_target(&human)[5], 1.0);
 
         let device = crate::net::cpu_device();
-        let task = CnnTask {
-            target: Target::Visits,
-        };
-        let hard = CnnTask {
-            target: Target::Played,
-        };
+        let task = CnnTask::moves_only(Target::Visits);
+        let hard = CnnTask::moves_only(Target::Played);
         let batch = vec![human.clone(), position(target(&[(5, 8)]))];
         let soft_enc = task.encode(&batch);
         let hard_enc = hard.encode(&batch);

@@ -73,6 +73,16 @@ pub trait Pruner: Send + Sync {
     fn reads_history(&self) -> bool;
     /// Writes one badness score per point, in flat-index order.
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]);
+    /// [`badness`](Self::badness), and the side to move's win probability (0..=1) where the
+    /// pruner has one (a network with a value head), from the same evaluation.
+    fn badness_value(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) -> Option<f32> {
+        self.badness(ctx, out);
+        None
+    }
+    /// Whether [`badness_value`](Self::badness_value) gives a win probability.
+    fn has_value(&self) -> bool {
+        false
+    }
 }
 
 /// Rates nothing: every point scores 0. With it, pruning removes moves in flat-index order

@@ -70,9 +70,13 @@ pub struct PrunerSlot {
     pub pruner: Arc<dyn Pruner>,
     /// Whether the pruner reads the last moves, so that they belong in the cache key.
     reads_history: bool,
+    /// Whether the pruner gives a win probability with its scores (a value head).
+    has_value: bool,
     entries: usize,
     keys: Vec<u64>,
     scores: Vec<[f32; NN]>,
+    /// The win probability of each cached position's side to move (NaN: none).
+    values: Vec<f32>,
     /// Pruner calls made (cache misses).
     pub evals: u64,
     /// Lookups answered from the cache.
@@ -84,10 +88,12 @@ impl PrunerSlot {
     pub fn new(pruner: Arc<dyn Pruner>, entries: usize) -> PrunerSlot {
         PrunerSlot {
             reads_history: pruner.reads_history(),
+            has_value: pruner.has_value(),
             pruner,
             entries: entries.max(1).next_power_of_two(),
             keys: Vec::new(),
             scores: Vec::new(),
+            values: Vec::new(),
             evals: 0,
             hits: 0,
         }
@@ -106,20 +112,38 @@ impl PrunerSlot {
     /// The pruner's scores for `board` with `to_move` to play after the moves `last`, from
     /// the cache when present.
     pub fn scores(&mut self, board: &Board, to_move: Color, last: LastMoves) -> &[f32; NN] {
+        let slot = self.lookup(board, to_move, last);
+        &self.scores[slot]
+    }
+
+    /// The side to move's win probability from the pruner's value head (from the cache, or
+    /// evaluated with the scores); `None` for a pruner without one.
+    pub fn value(&mut self, board: &Board, to_move: Color, last: LastMoves) -> Option<f32> {
+        if !self.has_value {
+            return None;
+        }
+        let slot = self.lookup(board, to_move, last);
+        Some(self.values[slot]).filter(|v| !v.is_nan())
+    }
+
+    /// The cache slot holding `board`'s scores (and value), evaluated on a miss.
+    fn lookup(&mut self, board: &Board, to_move: Color, last: LastMoves) -> usize {
         if self.keys.is_empty() {
             self.keys = vec![0; self.entries];
             self.scores = vec![[0.0; NN]; self.entries];
+            self.values = vec![f32::NAN; self.entries];
         }
         let key = self.key(board, to_move, last);
         let slot = (key >> 7) as usize & (self.entries - 1);
         if self.keys[slot] == key {
             self.hits += 1;
         } else {
-            rate(&*self.pruner, board, to_move, last, &mut self.scores[slot]);
+            let value = rate_value(&*self.pruner, board, to_move, last, &mut self.scores[slot]);
+            self.values[slot] = value.unwrap_or(f32::NAN);
             self.keys[slot] = key;
             self.evals += 1;
         }
-        &self.scores[slot]
+        slot
     }
 
     /// The cached scores of `board` with `to_move` to play after `last`, if the cache holds
@@ -160,13 +184,40 @@ pub fn rate(
     last: LastMoves,
     out: &mut [f32; NN],
 ) {
+    with_context(board, to_move, last, |ctx| pruner.badness(ctx, out));
+}
+
+/// [`rate`], and the win probability of a pruner that has one (one evaluation).
+pub fn rate_value(
+    pruner: &dyn Pruner,
+    board: &Board,
+    to_move: Color,
+    last: LastMoves,
+    out: &mut [f32; NN],
+) -> Option<f32> {
+    with_context(board, to_move, last, |ctx| {
+        if pruner.has_value() {
+            pruner.badness_value(ctx, out)
+        } else {
+            pruner.badness(ctx, out);
+            None
+        }
+    })
+}
+
+/// Runs `f` on the context of `board` with `to_move` to play after `last`.
+fn with_context<T>(
+    board: &Board,
+    to_move: Color,
+    last: LastMoves,
+    f: impl FnOnce(&PruneContext<'_>) -> T,
+) -> T {
     let mut buf = [Move::Pass; 2];
-    let ctx = PruneContext {
+    f(&PruneContext {
         board,
         to_move,
         recent: recent_from_last(last, &mut buf),
-    };
-    pruner.badness(&ctx, out);
+    })
 }
 
 /// How many of `n` candidates tree pruning drops for `x`, never leaving fewer than

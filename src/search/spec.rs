@@ -775,6 +775,26 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         get: |d| some(d.config.policy_weight),
     },
     Key {
+        name: "value",
+        value: ValueType::Form("PRUNER with a value head (e.g. nnq:models/cnn-human-5x32-value)"),
+        doc: "Mix this network's win probability into every result (AlphaGo's leaf evaluation, value_mix its share); name the policy's model and it costs no extra evaluation.",
+        set: |d, v| {
+            d.config.value = Some(v.text().to_string());
+            Ok(())
+        },
+        get: |d| d.config.value.clone(),
+    },
+    Key {
+        name: "value_mix",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "The value's share of each result (lambda): 0 playouts only, 1 the value only (no playouts).",
+        set: |d, v| {
+            d.config.value_mix = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.value_mix),
+    },
+    Key {
         name: "playout",
         value: ValueType::Choice(&["uniform", "heavy", "territory"]),
         doc: "Playout policy: uniform (light), heavy (MoGo-style) or territory-gain moves.",

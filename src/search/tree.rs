@@ -14,7 +14,7 @@
 //!
 //! Tree parallelism (Chaslot, Winands and van den Herik 2008; Fuego's and Pachi's lock-free
 //! form): several [`Worker`]s share one [`Tree`]. Every statistic is one atomic word
-//! (visits in the high half, half-point wins in the low half), so one `fetch_add` updates a
+//! (visits in the high half, wins in [`UNITS`] per win in the low half), so one `fetch_add` updates a
 //! node and a reader always sees a consistent pair. A thread adds a *virtual loss* (a visit
 //! without a win) to each node on its way down, which steers the other threads elsewhere
 //! until its result arrives. A node is expanded by the one thread that moves its `first`
@@ -57,37 +57,47 @@ pub enum PlayoutKind {
 
 /// One visit in a node's packed statistics word.
 const VISIT: u64 = 1 << 32;
+/// Win units per win in a statistics word: a draw is half of them, and a result mixed with a
+/// network's value ([`ValueMix`]) is rounded to one of them (at random, so without bias).
+/// A power of two, so every count reads back exactly as a float.
+pub const UNITS: u32 = 16;
 /// `first` of a node whose children one thread is writing.
 pub const EXPANDING: u32 = u32::MAX;
 
-/// Packs visits and half-point wins into one statistics word.
-fn pack(visits: u32, wins2: u32) -> u64 {
-    (u64::from(visits) << 32) | u64::from(wins2)
+/// Packs visits and wins (in [`UNITS`]) into one statistics word.
+fn pack(visits: u32, win_units: u32) -> u64 {
+    (u64::from(visits) << 32) | u64::from(win_units)
 }
 
-/// Visits and wins (in points) of a statistics word.
+/// Visits and wins of a statistics word.
 fn unpack(word: u64) -> (u32, f32) {
-    ((word >> 32) as u32, (word as u32) as f32 * 0.5)
+    (
+        (word >> 32) as u32,
+        (word as u32) as f32 * (1.0 / UNITS as f32),
+    )
 }
 
 /// One tree node: the move that led here and its statistics. Every field is atomic so the
-/// threads of a tree-parallel search share nodes without locks; `mv`, `prior` and
-/// `prior_wins2` are written once, before the node is published.
+/// threads of a tree-parallel search share nodes without locks; `mv`, `prior`,
+/// `prior_units` and `value` are written once, before the node is published.
 #[derive(Debug, Default)]
 pub struct Node {
     /// Visits (prior included) in the high 32 bits, wins of the player who made `mv` in
-    /// half points (draws count one, prior wins included) in the low 32.
+    /// [`UNITS`] (draws count half, prior wins included) in the low 32.
     stats: AtomicU64,
-    /// AMAF (RAVE) visits and half-point wins, packed like `stats`: simulations through the
-    /// parent in which the mover played `mv` later on, first at that point.
+    /// AMAF (RAVE) visits and wins, packed like `stats`: simulations through the parent in
+    /// which the mover played `mv` later on, first at that point.
     amaf: AtomicU64,
     /// Index of the first child; 0 = not expanded (the root sits at 0, so no child can),
     /// [`EXPANDING`] = being expanded.
     first: AtomicU32,
-    /// Prior wins given at creation, in half points (counted in `stats`).
-    prior_wins2: AtomicU32,
+    /// Prior wins given at creation, in [`UNITS`] (counted in `stats`).
+    prior_units: AtomicU32,
     /// Prior visits given at creation (soft pruning, heuristic priors; counted in `stats`).
     prior: AtomicU16,
+    /// Black's win probability at this position by the value network, as
+    /// `1 + round(p * 65534)`; 0 = not evaluated (set when the node is expanded).
+    value: AtomicU16,
     /// The move leading here: flat index, 81 = pass.
     mv: AtomicU8,
     /// Number of children (at most 82: every point and pass).
@@ -96,13 +106,14 @@ pub struct Node {
 
 impl Node {
     /// (Re)initialises the node as a new leaf.
-    fn init(&self, mv: usize, prior: u16, prior_wins2: u32) {
+    fn init(&self, mv: usize, prior: u16, prior_units: u32) {
         self.stats
-            .store(pack(u32::from(prior), prior_wins2), Relaxed);
+            .store(pack(u32::from(prior), prior_units), Relaxed);
         self.amaf.store(0, Relaxed);
         self.first.store(0, Relaxed);
-        self.prior_wins2.store(prior_wins2, Relaxed);
+        self.prior_units.store(prior_units, Relaxed);
         self.prior.store(prior, Relaxed);
+        self.value.store(0, Relaxed);
         self.mv.store(mv as u8, Relaxed);
         self.n_children.store(0, Relaxed);
     }
@@ -137,7 +148,22 @@ impl Node {
     }
     /// Wins made by simulations (the prior taken out).
     pub fn real_wins(&self) -> f32 {
-        self.wins() - self.prior_wins2.load(Relaxed) as f32 * 0.5
+        self.real_win_units() as f32 * (1.0 / UNITS as f32)
+    }
+    /// [`real_wins`](Self::real_wins) in [`UNITS`], exact.
+    fn real_win_units(&self) -> u32 {
+        (self.stats.load(Relaxed) as u32).saturating_sub(self.prior_units.load(Relaxed))
+    }
+    /// Black's win probability at this position by the value network, if it was evaluated.
+    pub fn black_value(&self) -> Option<f32> {
+        match self.value.load(Relaxed) {
+            0 => None,
+            v => Some((v - 1) as f32 / 65534.0),
+        }
+    }
+    fn set_black_value(&self, p: f32) {
+        self.value
+            .store(1 + (p.clamp(0.0, 1.0) * 65534.0).round() as u16, Relaxed);
     }
     /// The arena range of the children, once they are published.
     fn children(&self) -> Option<Range<usize>> {
@@ -152,9 +178,10 @@ impl Node {
     /// Copies `from`'s move, prior and statistics; the copy is a leaf until its children
     /// are copied too.
     fn copy_from(&self, from: &Node) {
-        self.init(from.mv(), from.prior(), from.prior_wins2.load(Relaxed));
+        self.init(from.mv(), from.prior(), from.prior_units.load(Relaxed));
         self.stats.store(from.stats.load(Relaxed), Relaxed);
         self.amaf.store(from.amaf.load(Relaxed), Relaxed);
+        self.value.store(from.value.load(Relaxed), Relaxed);
     }
 }
 
@@ -259,6 +286,8 @@ pub struct Settings {
     pub heavy: HeavyConfig,
     /// Network policy prior, if any.
     pub policy: Option<PolicyPrior>,
+    /// The network value mixed into results, if any.
+    pub value: Option<ValueMix>,
     /// Progressive widening, if any.
     pub widen: Option<Widening>,
     /// Give the pruners the last two moves before each position they rate (a CNN's
@@ -288,6 +317,16 @@ impl Widening {
             self.k0 + 1 + ((n / self.base).ln() / self.log_mult) as usize
         }
     }
+}
+
+/// A network's value mixed into every simulation's result (AlphaGo's leaf evaluation):
+/// `(1 - lambda) * playout + lambda * value`, the value being the network's win probability
+/// at the deepest evaluated node of the simulation's path (the node expanded last on it,
+/// whose evaluation the priors and pruning already paid for). `lambda = 1` runs no playouts.
+#[derive(Debug, Clone, Copy)]
+pub struct ValueMix {
+    pub slot: usize,
+    pub lambda: f32,
 }
 
 /// A network's move probabilities as priors (michi's large-pattern prior): a candidate with
@@ -462,11 +501,10 @@ impl Tree {
         out[0].copy_from(root);
         // The new root keeps what simulations found, not the prior it was created with.
         out[0].prior.store(0, Relaxed);
-        out[0].prior_wins2.store(0, Relaxed);
-        out[0].stats.store(
-            pack(root.real_visits(), (root.real_wins() * 2.0) as u32),
-            Relaxed,
-        );
+        out[0].prior_units.store(0, Relaxed);
+        out[0]
+            .stats
+            .store(pack(root.real_visits(), root.real_win_units()), Relaxed);
         // `source[k]` = the old index of the node copied to `out[k]`.
         let mut source = vec![new_root];
         let mut k = 0;
@@ -632,16 +670,26 @@ impl Worker {
         if vl {
             tree.nodes[0].stats.fetch_add(VISIT, Relaxed);
         }
-        let margin = loop {
+        let mix = tree.settings.value;
+        // Black's final margin (none when a value alone ended the simulation) and black's
+        // win probability by the value network at the leaf.
+        let (margin, value) = loop {
             if passes >= 2 {
-                break score::area_margin(&board, tree.settings.playout.komi);
+                break (
+                    Some(score::area_margin(&board, tree.settings.playout.komi)),
+                    None,
+                );
             }
             let n = &tree.nodes[node];
             if !n.is_expanded() {
                 // This simulation's own virtual visit does not count towards expansion.
                 let due = node == 0 || n.real_visits() - u32::from(vl) >= tree.settings.expand;
                 if !due || !self.expand(tree, node, &board, color, depth) {
-                    break self.playout(tree, &mut board, color);
+                    let value = mix.and_then(|_| self.path_value(tree));
+                    if value.is_some() && mix.is_some_and(|m| m.lambda >= 1.0) {
+                        break (None, value);
+                    }
+                    break (Some(self.playout(tree, &mut board, color)), value);
                 }
             }
             node = self.select(tree, node);
@@ -663,36 +711,61 @@ impl Worker {
             depth += 1;
             self.path.push(node as u32);
         };
-        if let Some(o) = &tree.outcomes {
+        if let (Some(o), Some(margin)) = (&tree.outcomes, margin) {
             let first = self.path.get(1).map(|&c| tree.nodes[c as usize].mv());
             o.record(first, margin, &board);
         }
-        // Back up in half points: black's result 2 (win), 1 (draw) or 0; the node at depth k
-        // was reached by a move of the root's side when k is odd.
-        let black2: u32 = if margin > 0.0 {
-            2
-        } else if margin < 0.0 {
-            0
-        } else {
-            1
+        // Black's result in win units: a win, a draw (half) or a loss, mixed with the value.
+        let counted = margin.map(|m| {
+            if m > 0.0 {
+                1.0
+            } else if m < 0.0 {
+                0.0
+            } else {
+                0.5
+            }
+        });
+        let black = match (counted, value, mix) {
+            (Some(z), Some(v), Some(m)) => self.round_units((1.0 - m.lambda) * z + m.lambda * v),
+            (None, Some(v), _) => self.round_units(v),
+            (Some(z), _, _) => (z * UNITS as f32) as u32,
+            (None, None, _) => unreachable!("a simulation ends counted or valued"),
         };
+        // Back up: the node at depth k was reached by a move of the root's side when k is odd.
         let visit = if vl { 0 } else { VISIT };
         let root_side_black = tree.root_to_move == Color::Black;
         for (k, &i) in self.path.iter().enumerate() {
             let mover_is_black = (k % 2 == 1) == root_side_black;
-            let r2 = if mover_is_black { black2 } else { 2 - black2 };
+            let r = if mover_is_black { black } else { UNITS - black };
             tree.nodes[i as usize]
                 .stats
-                .fetch_add(visit + u64::from(r2), Relaxed);
+                .fetch_add(visit + u64::from(r), Relaxed);
         }
         if rave {
-            self.update_amaf(tree, black2);
+            self.update_amaf(tree, black);
         }
+    }
+
+    /// Black's win probability at the deepest node of the path the value network rated.
+    fn path_value(&self, tree: &Tree) -> Option<f32> {
+        self.path
+            .iter()
+            .rev()
+            .find_map(|&i| tree.nodes[i as usize].black_value())
+    }
+
+    /// `p` (0..=1) in win units, rounded up with probability equal to the fraction, so the
+    /// mean of many results is `p` exactly.
+    fn round_units(&mut self, p: f32) -> u32 {
+        let x = p.clamp(0.0, 1.0) * UNITS as f32;
+        let floor = x.floor();
+        let up = (self.rng.below(1 << 16) as f32) < (x - floor) * 65536.0;
+        (floor as u32 + u32::from(up)).min(UNITS)
     }
 
     /// RAVE back-up: at every node of the path, each child whose move its mover played
     /// first at that point later in the simulation (tree or playout) counts the result.
-    fn update_amaf(&mut self, tree: &Tree, black2: u32) {
+    fn update_amaf(&mut self, tree: &Tree, black: u32) {
         // 0 = nobody played the point, else 1 + the colour index of the first to play it
         let mut first = [0u8; NN];
         for &(c, p) in &self.trace {
@@ -713,12 +786,12 @@ impl Worker {
             } else {
                 Color::White
             };
-            let r2 = if mover_black { black2 } else { 2 - black2 };
+            let r = if mover_black { black } else { UNITS - black };
             let tag = mover.idx() as u8 + 1;
             for ch in &tree.nodes[kids] {
                 let mv = ch.mv();
                 if mv < NN && first[mv] == tag {
-                    ch.amaf.fetch_add(VISIT + u64::from(r2), Relaxed);
+                    ch.amaf.fetch_add(VISIT + u64::from(r), Relaxed);
                 }
             }
         }
@@ -900,13 +973,19 @@ impl Worker {
                     pv += v as u16;
                     pw += v;
                 }
-                // Prior wins are whole numbers, so half points hold them exactly.
-                tree.nodes[k_out].init(c as usize, soft_prior + pv, (pw * 2.0).round() as u32);
+                // Prior wins are whole numbers, so win units hold them exactly.
+                let units = (pw * UNITS as f32).round() as u32;
+                tree.nodes[k_out].init(c as usize, soft_prior + pv, units);
                 k_out += 1;
             }
         }
         tree.nodes[k_out].init(PASS_INDEX, 0, 0);
         debug_assert_eq!(k_out + 1 - first, count);
+        if let Some(vm) = s.value {
+            if let Some(p) = self.slots[vm.slot].value(board, color, net_last) {
+                target.set_black_value(if color == Color::Black { p } else { 1.0 - p });
+            }
+        }
         target.n_children.store(count as u8, Relaxed);
         // Publishes the children: a thread that reads `first` with acquire sees them whole.
         target.first.store(first as u32, Release);
@@ -1026,6 +1105,7 @@ mod tests {
             priors: false,
             heavy: HeavyConfig::default(),
             policy: None,
+            value: None,
             widen: None,
             history: true,
         };
@@ -1085,6 +1165,94 @@ mod tests {
             if let Some(kids) = n.children() {
                 assert_eq!(t.nodes[kids.end - 1].mv(), PASS_INDEX);
             }
+        }
+    }
+
+    /// A "network" whose value says black wins exactly when black holds E5 (and rates every
+    /// move alike).
+    struct E5Value;
+    impl crate::prune::Pruner for E5Value {
+        fn name(&self) -> String {
+            "e5-value".into()
+        }
+        fn reads_history(&self) -> bool {
+            false
+        }
+        fn badness(&self, _ctx: &crate::prune::PruneContext<'_>, out: &mut [f32; NN]) {
+            out.fill(0.5);
+        }
+        fn badness_value(
+            &self,
+            ctx: &crate::prune::PruneContext<'_>,
+            out: &mut [f32; NN],
+        ) -> Option<f32> {
+            out.fill(0.5);
+            let black = ctx.board.color_at(Point::new(40)) == Some(Color::Black);
+            let p_black = if black { 0.95 } else { 0.05 };
+            Some(if ctx.to_move == Color::Black {
+                p_black
+            } else {
+                1.0 - p_black
+            })
+        }
+        fn has_value(&self) -> bool {
+            true
+        }
+    }
+
+    /// A search whose only slot is [`E5Value`], mixing its value at `lambda`.
+    fn valued(lambda: f32) -> (Tree, Worker) {
+        let (mut t, _) = worker(None, None);
+        t.settings.value = Some(ValueMix { slot: 0, lambda });
+        t.settings.expand = 0;
+        let slots = vec![PrunerSlot::new(Arc::new(E5Value), 1 << 12)];
+        (t, Worker::new(slots, FastRng::new(3)))
+    }
+
+    #[test]
+    fn a_value_only_search_follows_the_value_network() {
+        let (t, mut w) = valued(1.0);
+        w.search(&t, &SimBudget::new(3000), None);
+        let best = t
+            .root_children()
+            .iter()
+            .max_by_key(|c| c.real_visits())
+            .unwrap();
+        assert_eq!(best.mv(), 40, "the value network's move");
+        assert!(best.real_wins() / best.real_visits() as f32 > 0.8);
+        // The root was rated (black to move, E5 empty: black's chance 0.05).
+        let v = t.root().black_value().unwrap();
+        assert!((v - 0.05).abs() < 1e-3, "{v}");
+    }
+
+    #[test]
+    fn mixed_results_average_the_playouts_and_the_value() {
+        // Without the value the empty board is near even for black's moves; with half the
+        // result from a value that calls E5 won, E5's win rate rises by about half the gap.
+        let (t, mut w) = valued(0.5);
+        w.search(&t, &SimBudget::new(4000), None);
+        let e5 = t.root_children().iter().find(|c| c.mv() == 40).unwrap();
+        let other: (u32, f32) = t
+            .root_children()
+            .iter()
+            .filter(|c| c.mv() != 40 && c.mv() != PASS_INDEX)
+            .fold((0, 0.0), |(v, w), c| {
+                (v + c.real_visits(), w + c.real_wins())
+            });
+        let rate_e5 = e5.real_wins() / e5.real_visits() as f32;
+        let rate_other = other.1 / other.0 as f32;
+        assert!(rate_e5 - rate_other > 0.3, "{rate_e5} vs {rate_other}");
+        assert!(rate_e5 < 0.95, "playouts keep their half: {rate_e5}");
+    }
+
+    #[test]
+    fn stochastic_rounding_of_win_units_is_unbiased() {
+        let (_, mut w) = worker(None, None);
+        for p in [0.0f32, 0.03, 0.5, 0.61, 1.0] {
+            let n = 20_000;
+            let sum: u64 = (0..n).map(|_| u64::from(w.round_units(p))).sum();
+            let mean = sum as f64 / n as f64 / f64::from(UNITS);
+            assert!((mean - f64::from(p)).abs() < 0.002, "{p}: {mean}");
         }
     }
 

@@ -32,8 +32,8 @@ use super::pruning::{
 };
 pub use super::tree::PlayoutKind;
 use super::tree::{
-    PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, Widening,
-    Worker,
+    PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, ValueMix,
+    Widening, Worker,
 };
 use crate::prune::{LastMoves, NO_LAST_MOVES, last_move_code};
 
@@ -160,6 +160,13 @@ pub struct UctConfig {
     pub policy: Option<String>,
     /// Weight of the policy prior (michi's large-pattern prior uses 100).
     pub policy_weight: f32,
+    /// A network with a value head (`value=nnq:MODEL`) whose win probability is mixed into
+    /// every simulation's result ([`super::tree::ValueMix`]); name the same model as
+    /// `policy` and `prune` and it costs no extra evaluation.
+    pub value: Option<String>,
+    /// The value's share of each result (AlphaGo's lambda): 0 = playouts only, 1 = the
+    /// value only (no playouts).
+    pub value_mix: f32,
     /// Stop a move's search after this many seconds even when `sims` are not done (0 = no
     /// limit). A clock (GTP `time_settings`/`time_left`, `match --time-per-move`) also caps
     /// each move at the time allocator's budget ([`super::clock`]). Either limit makes games
@@ -201,6 +208,8 @@ impl Default for UctConfig {
             heavy: HeavyConfig::default(),
             policy: None,
             policy_weight: 100.0,
+            value: None,
+            value_mix: 0.5,
             max_seconds: 0.0,
             time_safety: super::clock::DEFAULT_SAFETY,
             history: true,
@@ -295,10 +304,20 @@ impl UctEngine {
             slot: slot_of(p),
             weight: config.policy_weight,
         });
+        let value = config.value.as_ref().map(|v| ValueMix {
+            slot: slot_of(v),
+            lambda: config.value_mix,
+        });
         let pruners: Vec<Arc<dyn Pruner>> = specs
             .iter()
             .map(|s| resolve_pruner(s, seed))
             .collect::<anyhow::Result<_>>()?;
+        if let Some(v) = value.filter(|v| !pruners[v.slot].has_value()) {
+            anyhow::bail!(
+                "value={}: this network has no value head (train one with `akushu train --value-channels N`)",
+                specs[v.slot]
+            );
+        }
         let settings = Settings {
             expand: config.expand,
             c: config.c,
@@ -317,6 +336,7 @@ impl UctEngine {
             priors: config.priors,
             heavy: config.heavy,
             policy,
+            value,
             widen,
             history: config.history,
         };

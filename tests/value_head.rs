@@ -1,0 +1,185 @@
+//! The CNN's value and ownership heads: the plain and 8-bit evaluators compute burn's value,
+//! training learns a learnable outcome, a move-only network grows heads through
+//! `--init-from`, and the search takes `value=` only from a network that has a value head.
+
+use akushu::dataset::Position;
+use akushu::net::cnn::CnnConfig;
+use akushu::net::encode::{CNN_PLANES, NetInput, cnn_planes};
+use akushu::net::model::{NetKind, SavedModel, TrainConfig};
+use akushu::net::plain::{PlainCnn, Scratch};
+use akushu::net::quant::QuantCnn;
+use akushu::net::synthetic::random_game_positions;
+use akushu::net::{NetPruner, cpu_device, train};
+use akushu::rules::NN;
+use burn::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-value-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn planes(pos: &Position) -> Vec<f32> {
+    let board = pos.board();
+    let mut x = vec![0.0; CNN_PLANES * NN];
+    cnn_planes(&NetInput::from_position(pos, &board), &mut x);
+    x
+}
+
+#[test]
+fn plain_and_quantized_values_match_burn() {
+    let device = cpu_device();
+    let positions = random_game_positions(2, 5);
+    // 12 channels take the portable convolutions, 40 the SIMD ones (x86-64).
+    for channels in [12, 40] {
+        let m = CnnConfig::new()
+            .with_blocks(2)
+            .with_channels(channels)
+            .with_value_channels(8)
+            .with_ownership(true)
+            .init(&device);
+        let plain = PlainCnn::from_burn(&m);
+        let quant = QuantCnn::from_plain(&plain);
+        assert!(plain.has_value() && quant.has_value());
+        let (mut scratch, mut logits) = (Scratch::default(), vec![0f32; NN]);
+        for pos in positions.iter().step_by(7).take(20) {
+            let x = planes(pos);
+            let t =
+                Tensor::<4>::from_data(TensorData::new(x.clone(), [1, CNN_PLANES, 9, 9]), &device);
+            let heads = m.forward_heads(t.clone());
+            let want = heads
+                .value
+                .unwrap()
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap()[0];
+            assert_eq!(heads.ownership.unwrap().dims(), [1, NN]);
+            // The move logits with heads are the logits without.
+            let a = heads.policy.into_data().try_to_vec::<f32>().unwrap();
+            let b = m.forward(t).into_data().try_to_vec::<f32>().unwrap();
+            assert_eq!(a, b);
+            let mut v = [0f32];
+            plain.evaluate_batch(&x, 1, &mut scratch, &mut logits, Some(&mut v));
+            assert!(
+                (v[0] - want).abs() < 1e-4 * (1.0 + want.abs()),
+                "{} vs {want}",
+                v[0]
+            );
+            quant.evaluate_batch(&x, 1, &mut scratch, &mut logits, Some(&mut v));
+            assert!(
+                (v[0] - want).abs() < 0.05 * (1.0 + want.abs()),
+                "8-bit {} vs {want}",
+                v[0]
+            );
+        }
+    }
+    // A network without the head says so and gives NaN.
+    let m = CnnConfig::new()
+        .with_blocks(1)
+        .with_channels(8)
+        .init(&device);
+    let plain = PlainCnn::from_burn(&m);
+    assert!(!plain.has_value());
+    let mut v = [0f32];
+    let x = planes(&positions[3]);
+    plain.evaluate_batch(
+        &x,
+        1,
+        &mut Scratch::default(),
+        &mut vec![0f32; NN],
+        Some(&mut v),
+    );
+    assert!(v[0].is_nan());
+}
+
+/// Random-game positions whose "winner" is whoever has more stones on the board (unknown when
+/// even): an outcome the value head can learn from the stones alone, and a count, as a
+/// territory count is.
+fn stone_games(games: usize, seed: u64) -> Vec<Position> {
+    random_game_positions(games, seed)
+        .into_iter()
+        .map(|mut p| {
+            let lead: i32 = (0..NN)
+                .map(|i| match p.cells[i] {
+                    1 => 1,
+                    2 => -1,
+                    _ => 0,
+                })
+                .sum();
+            p.winner = match lead.signum() {
+                1 => 1,
+                -1 => 2,
+                _ => 0,
+            };
+            p
+        })
+        .collect()
+}
+
+fn tiny(value_channels: usize) -> TrainConfig {
+    TrainConfig::new(NetKind::Cnn)
+        .with_cnn(
+            CnnConfig::new()
+                .with_blocks(1)
+                .with_channels(8)
+                .with_value_channels(value_channels),
+        )
+        .with_epochs(4)
+        .with_batch_size(64)
+        .with_patience(10)
+        .with_learning_rate(3e-3)
+        .with_seed(11)
+}
+
+#[test]
+fn the_value_head_learns_a_learnable_outcome() {
+    let dir = tempdir("learn");
+    let (t, v) = (stone_games(60, 1), stone_games(12, 2));
+    let s = train::train(&tiny(8), &t, &v, &dir, &train::TrainOptions::default()).unwrap();
+    let first = s.log.first().unwrap();
+    let last = s.log.last().unwrap();
+    let (l0, l1) = (
+        first.validation_value_loss.unwrap(),
+        last.validation_value_loss.unwrap(),
+    );
+    let acc = last.validation_value_accuracy.unwrap();
+    assert!(l1 < l0, "value loss {l0} -> {l1}");
+    assert!(acc > 0.8, "winners called: {acc}");
+    // The saved network carries its head into the search's evaluator.
+    let net = NetPruner::load(&dir).unwrap();
+    assert!(net.has_value());
+    let pos = v.iter().find(|p| p.winner == p.to_move).unwrap();
+    let board = pos.board();
+    let mut out = [0f32; NN];
+    let p = net
+        .rate_value(&NetInput::from_position(pos, &board), &mut out, true)
+        .unwrap();
+    assert!(p > 0.5, "the mover has more stones: {p}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_move_only_network_grows_heads_through_init_from() {
+    let dir = tempdir("grow");
+    let (t, v) = (stone_games(20, 3), stone_games(4, 4));
+    let base = dir.join("base");
+    let cfg = tiny(0).with_epochs(1);
+    train::train(&cfg, &t, &v, &base, &train::TrainOptions::default()).unwrap();
+    let headed = dir.join("headed");
+    let cfg = tiny(8)
+        .with_epochs(1)
+        .with_init_from(Some(base.display().to_string()));
+    train::train(&cfg, &t, &v, &headed, &train::TrainOptions::default()).unwrap();
+    let (model, config) = SavedModel::load(&headed).unwrap();
+    assert_eq!(config.cnn.value_channels, 8);
+    assert!(matches!(model, SavedModel::Cnn(ref m, _) if m.value.is_some()));
+    // The search takes `value=` from it, and refuses a network without the head.
+    let spec = |m: &Path| format!("uct:sims=50,policy=nn:{0},value=nn:{0}", m.display());
+    let run = |m: &Path| akushu::search::spec::build_engine(&spec(m), 1).map(|_| ());
+    run(&headed).unwrap();
+    let err = run(&base).unwrap_err();
+    assert!(format!("{err:#}").contains("no value head"), "{err:#}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
