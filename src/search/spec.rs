@@ -1372,6 +1372,7 @@ mod tests {
         "uct:widen=nn:models/cnn:4:20:1.5",
         "uct:playout_prune=nn:0.6",
         "uct:playout=territory",
+        "uct:value=nnq:models/cnn-human-5x32-value,value_mix=0.25",
         "flat",
         "flat:sims=5000,c=0.3,resign=0.1,pass=false,playout_moves=200",
         "territory",
