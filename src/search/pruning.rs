@@ -112,22 +112,24 @@ impl PrunerSlot {
     /// The pruner's scores for `board` with `to_move` to play after the moves `last`, from
     /// the cache when present.
     pub fn scores(&mut self, board: &Board, to_move: Color, last: LastMoves) -> &[f32; NN] {
-        let slot = self.lookup(board, to_move, last);
+        let slot = self.lookup(board, to_move, last, true);
         &self.scores[slot]
     }
 
     /// The side to move's win probability from the pruner's value head (from the cache, or
-    /// evaluated with the scores); `None` for a pruner without one.
+    /// evaluated with the scores); `None` for a pruner without one. The search asks right
+    /// after the scores of the same position, so a cached answer is not counted as a hit.
     pub fn value(&mut self, board: &Board, to_move: Color, last: LastMoves) -> Option<f32> {
         if !self.has_value {
             return None;
         }
-        let slot = self.lookup(board, to_move, last);
+        let slot = self.lookup(board, to_move, last, false);
         Some(self.values[slot]).filter(|v| !v.is_nan())
     }
 
-    /// The cache slot holding `board`'s scores (and value), evaluated on a miss.
-    fn lookup(&mut self, board: &Board, to_move: Color, last: LastMoves) -> usize {
+    /// The cache slot holding `board`'s scores (and value), evaluated on a miss; a hit is
+    /// counted when `count_hit`.
+    fn lookup(&mut self, board: &Board, to_move: Color, last: LastMoves, count_hit: bool) -> usize {
         if self.keys.is_empty() {
             self.keys = vec![0; self.entries];
             self.scores = vec![[0.0; NN]; self.entries];
@@ -136,7 +138,7 @@ impl PrunerSlot {
         let key = self.key(board, to_move, last);
         let slot = (key >> 7) as usize & (self.entries - 1);
         if self.keys[slot] == key {
-            self.hits += 1;
+            self.hits += u64::from(count_hit);
         } else {
             let value = rate_value(&*self.pruner, board, to_move, last, &mut self.scores[slot]);
             self.values[slot] = value.unwrap_or(f32::NAN);

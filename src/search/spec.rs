@@ -795,6 +795,29 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         get: |d| some(d.config.value_mix),
     },
     Key {
+        name: "root_noise",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "Self-play diversity (AlphaZero's root noise): this share of the root's policy prior is a Dirichlet draw (0 = off; needs policy; trees are then not reused between moves).",
+        set: |d, v| {
+            d.config.root_noise = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.root_noise),
+    },
+    Key {
+        name: "root_noise_alpha",
+        value: ValueType::Real32 {
+            lo: 0.001,
+            hi: 100.0,
+        },
+        doc: "Concentration of the root noise's Dirichlet distribution (about 10 / the number of legal moves, KataGo's rule).",
+        set: |d, v| {
+            d.config.root_noise_alpha = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.root_noise_alpha),
+    },
+    Key {
         name: "playout",
         value: ValueType::Choice(&["uniform", "heavy", "territory"]),
         doc: "Playout policy: uniform (light), heavy (MoGo-style) or territory-gain moves.",
@@ -1183,6 +1206,10 @@ impl UctConfig {
             self.playout == PlayoutKind::Uniform || self.playout_prune.is_none(),
             "playout=territory or heavy cannot be combined with playout_prune"
         );
+        anyhow::ensure!(
+            self.root_noise == 0.0 || self.policy.is_some(),
+            "root_noise mixes noise into the policy prior: give a policy too"
+        );
         Ok(())
     }
 }
@@ -1373,6 +1400,7 @@ mod tests {
         "uct:playout_prune=nn:0.6",
         "uct:playout=territory",
         "uct:value=nnq:models/cnn-human-5x32-value,value_mix=0.25",
+        "uct:policy=nn:models/cnn,root_noise=0.25,root_noise_alpha=0.3",
         "flat",
         "flat:sims=5000,c=0.3,resign=0.1,pass=false,playout_moves=200",
         "territory",

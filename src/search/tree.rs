@@ -288,6 +288,8 @@ pub struct Settings {
     pub policy: Option<PolicyPrior>,
     /// The network value mixed into results, if any.
     pub value: Option<ValueMix>,
+    /// Dirichlet noise in the root's policy prior, if any.
+    pub root_noise: Option<RootNoise>,
     /// Progressive widening, if any.
     pub widen: Option<Widening>,
     /// Give the pruners the last two moves before each position they rate (a CNN's
@@ -327,6 +329,15 @@ impl Widening {
 pub struct ValueMix {
     pub slot: usize,
     pub lambda: f32,
+}
+
+/// AlphaZero's root noise: at the root, the policy prior's probabilities become
+/// `(1 - eps) * p + eps * eta`, `eta` a Dirichlet(`alpha`) draw over the root's board moves
+/// (self-play diversity; needs a policy prior).
+#[derive(Debug, Clone, Copy)]
+pub struct RootNoise {
+    pub eps: f32,
+    pub alpha: f32,
 }
 
 /// A network's move probabilities as priors (michi's large-pattern prior): a candidate with
@@ -471,8 +482,11 @@ impl Tree {
             .then(|| self.nodes[0].children())
             .flatten()
             .and_then(|kids| kids.into_iter().find(|&c| self.nodes[c].mv() == mv.index()));
+        // With root noise a reused root would keep the priors it got as an inner node: the
+        // tree starts afresh so every root gets its noise.
+        let reuse = self.settings.root_noise.is_none();
         match child {
-            Some(c) if self.nodes[c].is_expanded() && self.spare_ready() => {
+            Some(c) if reuse && self.nodes[c].is_expanded() && self.spare_ready() => {
                 self.compact_from(c);
                 self.root_board = board;
                 self.root_to_move = color.opponent();
@@ -960,6 +974,13 @@ impl Worker {
             target.first.store(0, Release);
             return false;
         };
+        // Root noise: one Dirichlet share per board move created here, in creation order.
+        let mut noise = [0f64; NN];
+        let root_noise = s.root_noise.filter(|_| node == 0 && policy.is_some());
+        if let Some(rn) = root_noise {
+            self.rng
+                .dirichlet(f64::from(rn.alpha), &mut noise[..count - 1]);
+        }
         let mut k_out = first;
         for &k in &order[..n] {
             let k = k as usize;
@@ -969,7 +990,11 @@ impl Worker {
                 let soft_prior = if soft & b != 0 { soft_visits } else { 0 };
                 let (mut pv, mut pw) = heuristics.as_ref().map_or((0, 0.0), |h| h[k]);
                 if let Some((weight, bad)) = &policy {
-                    let v = (weight * (1.0 - bad[c as usize]).clamp(0.0, 1.0).sqrt()).round();
+                    let mut p = (1.0 - bad[c as usize]).clamp(0.0, 1.0);
+                    if let Some(rn) = root_noise {
+                        p = (1.0 - rn.eps) * p + rn.eps * noise[k_out - first] as f32;
+                    }
+                    let v = (weight * p.sqrt()).round();
                     pv += v as u16;
                     pw += v;
                 }
@@ -1106,6 +1131,7 @@ mod tests {
             heavy: HeavyConfig::default(),
             policy: None,
             value: None,
+            root_noise: None,
             widen: None,
             history: true,
         };
@@ -1243,6 +1269,39 @@ mod tests {
         let rate_other = other.1 / other.0 as f32;
         assert!(rate_e5 - rate_other > 0.3, "{rate_e5} vs {rate_other}");
         assert!(rate_e5 < 0.95, "playouts keep their half: {rate_e5}");
+    }
+
+    #[test]
+    fn root_noise_changes_the_root_priors_by_seed() {
+        let root_priors = |noise: Option<RootNoise>, seed: u64| {
+            let (mut t, _) = worker(None, None);
+            t.settings.policy = Some(PolicyPrior {
+                slot: 0,
+                weight: 100.0,
+            });
+            t.settings.root_noise = noise;
+            let slots = vec![PrunerSlot::new(Arc::new(RulePruner::default()), 64)];
+            let mut w = Worker::new(slots, FastRng::new(seed));
+            w.search(&t, &SimBudget::new(50), None);
+            t.root_children()
+                .iter()
+                .map(|c| c.prior())
+                .collect::<Vec<_>>()
+        };
+        let noise = Some(RootNoise {
+            eps: 0.5,
+            alpha: 0.15,
+        });
+        let plain = root_priors(None, 1);
+        assert_eq!(
+            plain,
+            root_priors(None, 2),
+            "no noise: the seed changes nothing"
+        );
+        let a = root_priors(noise, 1);
+        assert_eq!(a, root_priors(noise, 1), "same seed, same noise");
+        assert_ne!(a, plain);
+        assert_ne!(a, root_priors(noise, 2));
     }
 
     #[test]

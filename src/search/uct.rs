@@ -32,8 +32,8 @@ use super::pruning::{
 };
 pub use super::tree::PlayoutKind;
 use super::tree::{
-    PlayoutPruning, PolicyPrior, Settings, SimBudget, SoftPruning, Tree, TreePruning, ValueMix,
-    Widening, Worker,
+    PlayoutPruning, PolicyPrior, RootNoise, Settings, SimBudget, SoftPruning, Tree, TreePruning,
+    ValueMix, Widening, Worker,
 };
 use crate::prune::{LastMoves, NO_LAST_MOVES, last_move_code};
 
@@ -167,6 +167,11 @@ pub struct UctConfig {
     /// The value's share of each result (AlphaGo's lambda): 0 = playouts only, 1 = the
     /// value only (no playouts).
     pub value_mix: f32,
+    /// AlphaZero's root noise for self-play: the share `eps` of the root's policy prior
+    /// drawn from a Dirichlet distribution (0 = off; needs `policy`; trees are not reused).
+    pub root_noise: f32,
+    /// Concentration of the root noise's Dirichlet distribution.
+    pub root_noise_alpha: f32,
     /// Stop a move's search after this many seconds even when `sims` are not done (0 = no
     /// limit). A clock (GTP `time_settings`/`time_left`, `match --time-per-move`) also caps
     /// each move at the time allocator's budget ([`super::clock`]). Either limit makes games
@@ -210,6 +215,8 @@ impl Default for UctConfig {
             policy_weight: 100.0,
             value: None,
             value_mix: 0.5,
+            root_noise: 0.0,
+            root_noise_alpha: 0.15,
             max_seconds: 0.0,
             time_safety: super::clock::DEFAULT_SAFETY,
             history: true,
@@ -337,6 +344,10 @@ impl UctEngine {
             heavy: config.heavy,
             policy,
             value,
+            root_noise: (config.root_noise > 0.0).then_some(RootNoise {
+                eps: config.root_noise,
+                alpha: config.root_noise_alpha,
+            }),
             widen,
             history: config.history,
         };
