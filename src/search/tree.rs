@@ -1006,10 +1006,11 @@ impl Worker {
         }
         tree.nodes[k_out].init(PASS_INDEX, 0, 0);
         debug_assert_eq!(k_out + 1 - first, count);
-        if let Some(vm) = s.value {
-            if let Some(p) = self.slots[vm.slot].value(board, color, net_last) {
-                target.set_black_value(if color == Color::Black { p } else { 1.0 - p });
-            }
+        if let Some(p) = s
+            .value
+            .and_then(|vm| self.slots[vm.slot].value(board, color, net_last))
+        {
+            target.set_black_value(if color == Color::Black { p } else { 1.0 - p });
         }
         target.n_children.store(count as u8, Relaxed);
         // Publishes the children: a thread that reads `first` with acquire sees them whole.
