@@ -144,6 +144,37 @@ fn the_loop_resumes_after_an_interruption_at_every_step_with_the_same_result() {
 }
 
 #[test]
+fn loop_candidates_grow_value_and_ownership_heads_from_the_selfplay_results() {
+    let mut config = quick_loop();
+    config.generations = 1;
+    config.train.value_channels = Some(8);
+    config.train.ownership = Some(true);
+    let tmp = Scratch::new("loop-heads");
+    let out = tmp.path().join("loop");
+    let outcome = run_loop(&config, &out, &LoopOptions::default()).unwrap();
+    let candidate = PathBuf::from(&outcome.state.generations[0].candidate);
+    let (_, c) = akushu::net::SavedModel::load(&candidate).unwrap();
+    assert_eq!((c.cnn.value_channels, c.cnn.ownership), (8, true));
+    assert!(
+        akushu::net::NetPruner::load(&candidate)
+            .unwrap()
+            .has_value()
+    );
+    // Every self-play game has a result, so the value head was validated on all of them.
+    let log = std::fs::read_to_string(candidate.join("train_log.csv")).unwrap();
+    let header: Vec<&str> = log.lines().next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "validation_value_accuracy")
+        .unwrap();
+    let last = log.lines().last().unwrap().split(',').nth(col).unwrap();
+    assert!(
+        last.parse::<f64>().is_ok(),
+        "no value accuracy logged: {last}"
+    );
+}
+
+#[test]
 fn selfplay_killed_mid_run_resumes_with_no_game_lost_or_counted_twice() {
     let tmp = Scratch::new("sp-kill");
     let whole = tmp.path().join("whole");

@@ -153,6 +153,14 @@ pub struct TrainSection {
     pub device: String,
     /// Threads for the CPU kernels (0 = all cores; 1 = bit-reproducible).
     pub threads: usize,
+    /// The candidates' value head (features; 0 = none); unset = the best network's. A head
+    /// the best network lacks starts fresh and learns the self-play games' results.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_channels: Option<usize>,
+    /// The candidates' ownership head (the self-play games' final owners); unset = as the
+    /// best network.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ownership: Option<bool>,
 }
 
 impl Default for TrainSection {
@@ -167,6 +175,8 @@ impl Default for TrainSection {
             mix: Vec::new(),
             device: "cpu".into(),
             threads: 0,
+            value_channels: None,
+            ownership: None,
         }
     }
 }
@@ -628,6 +638,12 @@ fn train_candidate(
     c.bad_share = t.bad_share;
     c.augment = t.augment;
     c.mix = t.mix.clone();
+    if let Some(v) = t.value_channels {
+        c.cnn.value_channels = v;
+    }
+    if let Some(o) = t.ownership {
+        c.cnn.ownership = o;
+    }
     c.seed = config.seed_for(g, 3);
     c.init_from = Some(best.display().to_string());
     c.max_train = 0;

@@ -573,7 +573,7 @@ fn init_source(
 
 /// [`initial_weights`] for a CNN, which may also start from a smaller CNN (`init_from`'s
 /// network is grown into this run's shape with the same logits, [`super::grow`]) or from the
-/// same tower without this run's value and ownership heads (they start fresh).
+/// same tower with other value and ownership heads (a head this run adds starts fresh).
 fn initial_cnn_weights(
     model: Cnn,
     config: &TrainConfig,
@@ -590,11 +590,22 @@ fn initial_cnn_weights(
         &weights_path(&dir),
     )?;
     if (source.cnn.blocks, source.cnn.channels) == (config.cnn.blocks, config.cnn.channels) {
-        // The same tower with other heads: the tower and the move head come over, the value
-        // and ownership heads this run asks for start fresh.
+        // The same tower with other heads: the tower and the move head come over, a head of
+        // the same shape too, and a head the source lacks (or has in another shape) starts
+        // fresh.
         let Cnn {
             value, ownership, ..
         } = model;
+        let value = if source.cnn.value_channels == config.cnn.value_channels {
+            small.value.clone()
+        } else {
+            value
+        };
+        let ownership = if source.cnn.ownership == config.cnn.ownership {
+            small.ownership.clone()
+        } else {
+            ownership
+        };
         return Ok(small.with_heads(value, ownership));
     }
     super::grow::grow_cnn(&small, &source.cnn, model, &config.cnn).map_err(|message| {
