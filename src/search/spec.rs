@@ -91,6 +91,14 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
         keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong3"))),
     },
     EngineKind {
+        name: "strong4",
+        doc: "`strong3` with `cnn-human-5x32-value` as prior and pruner and its value head mixed into every result at value_mix 0.5 (`STRONG4_PRESET`); keys given change the preset.",
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
+        canonical: canonical_preset,
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong4"))),
+    },
+    EngineKind {
         name: "flat",
         doc: "Flat Monte-Carlo with UCB at the root, no tree (\"Moskit\").",
         build: |spec, seed| {
@@ -1097,6 +1105,14 @@ pub const STRONG3_PRESET: &str = "uct:c=0,parallel=tree,safe_pass=true,\
     prune=nnq:models/cnn-human-5x32-gpu2:65@1,prune_count=board,rave=3500,priors=true,\
     policy=nnq:models/cnn-human-5x32-gpu2,playout=heavy,ladders=true,expand=3,history=true";
 
+/// The `strong4` preset: `strong3` with the network that has a value head
+/// (`cnn-human-5x32-value`) as prior and pruner, its win probability mixed into every
+/// simulation's result at value_mix 0.5 (AlphaGo's lambda), at no extra evaluation.
+pub const STRONG4_PRESET: &str = "uct:c=0,parallel=tree,safe_pass=true,\
+    prune=nnq:models/cnn-human-5x32-value:65@1,prune_count=board,rave=3500,priors=true,\
+    policy=nnq:models/cnn-human-5x32-value,value=nnq:models/cnn-human-5x32-value,value_mix=0.5,\
+    playout=heavy,ladders=true,expand=3,history=true";
+
 /// The UCT presets by kind word. A preset never changes once specs that name it are
 /// recorded (match folders, experiment files): a better one gets a new word, as new weights
 /// get a new model directory.
@@ -1104,6 +1120,7 @@ pub const UCT_PRESETS: &[(&str, &str)] = &[
     ("strong", STRONG_PRESET),
     ("strong2", STRONG2_PRESET),
     ("strong3", STRONG3_PRESET),
+    ("strong4", STRONG4_PRESET),
 ];
 
 /// The preset `uct` spec of a kind word, if it names a preset.
@@ -1249,6 +1266,20 @@ pub fn parse_flat(spec: &str) -> anyhow::Result<FlatConfig> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `strong4` is the spec its matches measured: `strong3` with the value network's keys
+    /// (`experiments/value_vs_strong3.toml`).
+    #[test]
+    fn strong4_is_strong3_with_the_value_network() {
+        let net = "nnq:models/cnn-human-5x32-value";
+        let measured = parse_uct_from(
+            "strong3",
+            preset_config("strong3"),
+            &format!("strong3:policy={net},prune={net}:65@1,value={net},value_mix=0.5"),
+        )
+        .unwrap();
+        assert_eq!(preset_config("strong4").to_string(), measured.to_string());
+    }
 
     #[test]
     fn parses_the_documented_forms() {
