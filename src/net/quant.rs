@@ -623,7 +623,7 @@ impl QuantCnn {
     /// Move logits of `n` positions (as [`PlainCnn::logits_batch`]); each board has its own
     /// activation steps, so a position gets the same logits alone or in a batch.
     pub fn logits_batch(&self, planes: &[f32], n: usize, scratch: &mut Scratch, out: &mut [f32]) {
-        self.logits_with(best_kernel(), planes, n, scratch, out, None);
+        self.evaluate_batch(planes, n, scratch, out, None);
     }
 
     /// [`logits_batch`](Self::logits_batch) with the value head's win logits (as

@@ -70,8 +70,9 @@ pub struct PrunerSlot {
     pub pruner: Arc<dyn Pruner>,
     /// Whether the pruner reads the last moves, so that they belong in the cache key.
     reads_history: bool,
-    /// Whether the pruner gives a win probability with its scores (a value head).
-    has_value: bool,
+    /// Whether the search reads this pruner's win probability (its value head): only then
+    /// does an evaluation compute it.
+    wants_value: bool,
     entries: usize,
     keys: Vec<u64>,
     scores: Vec<[f32; NN]>,
@@ -88,7 +89,7 @@ impl PrunerSlot {
     pub fn new(pruner: Arc<dyn Pruner>, entries: usize) -> PrunerSlot {
         PrunerSlot {
             reads_history: pruner.reads_history(),
-            has_value: pruner.has_value(),
+            wants_value: false,
             pruner,
             entries: entries.max(1).next_power_of_two(),
             keys: Vec::new(),
@@ -97,6 +98,13 @@ impl PrunerSlot {
             evals: 0,
             hits: 0,
         }
+    }
+
+    /// This slot with the pruner's win probability computed at every evaluation, for
+    /// [`value`](Self::value); a pruner without a value head has none to give.
+    pub fn with_value(mut self) -> PrunerSlot {
+        self.wants_value = self.pruner.has_value();
+        self
     }
 
     /// The cache key of `board` with `to_move` to play after `last`.
@@ -117,10 +125,11 @@ impl PrunerSlot {
     }
 
     /// The side to move's win probability from the pruner's value head (from the cache, or
-    /// evaluated with the scores); `None` for a pruner without one. The search asks right
-    /// after the scores of the same position, so a cached answer is not counted as a hit.
+    /// evaluated with the scores); `None` for a pruner without one or a slot made without
+    /// [`with_value`](Self::with_value). The search asks right after the scores of the same
+    /// position, so a cached answer is not counted as a hit.
     pub fn value(&mut self, board: &Board, to_move: Color, last: LastMoves) -> Option<f32> {
-        if !self.has_value {
+        if !self.wants_value {
             return None;
         }
         let slot = self.lookup(board, to_move, last, false);
@@ -140,8 +149,13 @@ impl PrunerSlot {
         if self.keys[slot] == key {
             self.hits += u64::from(count_hit);
         } else {
-            let value = rate_value(&*self.pruner, board, to_move, last, &mut self.scores[slot]);
-            self.values[slot] = value.unwrap_or(f32::NAN);
+            let out = &mut self.scores[slot];
+            self.values[slot] = if self.wants_value {
+                rate_value(&*self.pruner, board, to_move, last, out).unwrap_or(f32::NAN)
+            } else {
+                rate(&*self.pruner, board, to_move, last, out);
+                f32::NAN
+            };
             self.keys[slot] = key;
             self.evals += 1;
         }
@@ -197,14 +211,7 @@ pub fn rate_value(
     last: LastMoves,
     out: &mut [f32; NN],
 ) -> Option<f32> {
-    with_context(board, to_move, last, |ctx| {
-        if pruner.has_value() {
-            pruner.badness_value(ctx, out)
-        } else {
-            pruner.badness(ctx, out);
-            None
-        }
-    })
+    with_context(board, to_move, last, |ctx| pruner.badness_value(ctx, out))
 }
 
 /// Runs `f` on the context of `board` with `to_move` to play after `last`.

@@ -1232,7 +1232,7 @@ mod tests {
         let (mut t, _) = worker(None, None);
         t.settings.value = Some(ValueMix { slot: 0, lambda });
         t.settings.expand = 0;
-        let slots = vec![PrunerSlot::new(Arc::new(E5Value), 1 << 12)];
+        let slots = vec![PrunerSlot::new(Arc::new(E5Value), 1 << 12).with_value()];
         (t, Worker::new(slots, FastRng::new(3)))
     }
 

@@ -367,7 +367,16 @@ impl UctEngine {
             .map(|t| {
                 let slots = pruners
                     .iter()
-                    .map(|p| PrunerSlot::new(p.clone(), config.cache))
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let slot = PrunerSlot::new(p.clone(), config.cache);
+                        // Only the value's slot pays for the value head.
+                        if value.is_some_and(|v| v.slot == i) {
+                            slot.with_value()
+                        } else {
+                            slot
+                        }
+                    })
                     .collect();
                 Worker::new(slots, FastRng::for_stream(seed, t as u64))
             })
