@@ -334,6 +334,7 @@ vars = { engine = "random" }
             seconds: 0.0,
             jobs: 1,
             snapshot: false,
+            played_only: Vec::new(),
         },
         std::slice::from_ref(&result),
         &[],
@@ -473,6 +474,7 @@ fn a_family_of_arms_gets_adjusted_intervals_and_paired_tests() {
         seconds: 0.0,
         jobs: 1,
         snapshot: true,
+        played_only: Vec::new(),
     };
     let text = akushu::report::writer::render(&info, &[result], &[]);
     assert!(text.contains("Family of 6 arms"), "{text}");
@@ -484,4 +486,194 @@ fn a_family_of_arms_gets_adjusted_intervals_and_paired_tests() {
     assert!(text.contains("| strong2 2000 expand 1 semeai | 0.905 (181/200) | [0.836, 0.947] |"));
     assert!(text.contains("21 / 17; 0.627, 1.000"), "{text}");
     assert!(text.contains("No arm shows a win rate above 0.9 at family-wise 5%"));
+}
+
+/// Charts say what they show: on a categorical axis (pruning depth) each series is points
+/// with error bars set side by side, never a line through a category no arm played; the
+/// legend uses the file's names, not internal ones; the paper's points are black in every
+/// chart and akushu's main line always the palette's first colour.
+#[test]
+fn charts_label_their_series_and_keep_colours_by_role() {
+    use akushu::report::plot::{PAPER_COLOUR, SeriesStyle, palette};
+    let file = |name: &str, plot: &str| -> experiment::ExperimentFile {
+        toml::from_str(&format!(
+            r#"
+name = "{name}"
+title = "{name}"
+[match]
+games = 2
+[players]
+black = "random:delay_ms={{d}}"
+white = "random"
+[[arm]]
+label = "none"
+x = -1.0
+vars = {{ d = 0 }}
+[[arm]]
+label = "depth 1"
+x = 1.0
+vars = {{ d = 1 }}
+[[arm]]
+label = "other depth 1"
+x = 1.0
+series = "other"
+vars = {{ d = 2 }}
+[plot]
+paper_points = [[-1.0, 0.04], [0.0, 0.01]]
+{plot}
+"#
+        ))
+        .unwrap()
+    };
+    let out = std::env::temp_dir().join(format!("akushu-chartroles-{}", std::process::id()));
+    let opts = serial_options(&out, true);
+    let base = experiment::run(&file("base", ""), &opts).unwrap();
+    let cat = experiment::run(
+        &file(
+            "cat",
+            "categorical = true\nx_names = { \"-1\" = \"none\" }\nlabel = \"paper net\"\n\
+             paper_label = \"paper (plain engine)\"\ncompare = [\"base\"]\n\
+             compare_labels = [\"the base engine\"]",
+        ),
+        &opts,
+    )
+    .unwrap();
+    let chart = akushu::report::writer::chart(&cat, &[base.clone(), cat.clone()]).unwrap();
+    assert!(chart.categorical);
+    assert_eq!(chart.x_names, vec![(-1.0, "none".to_string())]);
+    // Half a category of room each side of -1..1.
+    assert_eq!(chart.x_range, (-1.5, 1.5));
+    let main = &chart.series[0];
+    assert!(
+        main.label.starts_with("paper net (up to 2 games"),
+        "{}",
+        main.label
+    );
+    assert_eq!(main.style, SeriesStyle::Points, "no line across categories");
+    assert_eq!(main.band.len(), 2, "every point has its interval");
+    assert_eq!(main.colour, Some(palette(0)));
+    // Two series at x = 1 sit side by side, not on top of each other.
+    let other = &chart.series[1];
+    assert!(other.label.starts_with("other (up to 2 games"));
+    assert!(
+        main.points[1].0 < 1.0 && other.points[0].0 > 1.0,
+        "{main:?} {other:?}"
+    );
+    assert_eq!(other.colour, Some(palette(1)));
+    let compared = &chart.series[2];
+    assert!(
+        compared.label.starts_with("the base engine"),
+        "{}",
+        compared.label
+    );
+    let paper = chart.series.last().unwrap();
+    assert_eq!(paper.label, "paper (plain engine)");
+    assert_eq!(paper.colour, Some(PAPER_COLOUR));
+    // The same roles keep their colours in a chart drawn as lines.
+    let lines = akushu::report::writer::chart(&base, std::slice::from_ref(&base)).unwrap();
+    assert_eq!(lines.series[0].colour, Some(palette(0)));
+    assert_eq!(lines.series[0].style, SeriesStyle::LinePoints);
+    assert_eq!(lines.series.last().unwrap().colour, Some(PAPER_COLOUR));
+    // Drawn as PNG and as SVG, each marked as akushu's.
+    for ext in ["png", "svg"] {
+        let path = out.join(format!("cat.{ext}"));
+        akushu::report::plot::render_chart(&chart, &path).unwrap();
+        assert!(akushu::report::plot::is_akushu_chart(&path), "{ext}");
+    }
+    std::fs::remove_dir_all(out).unwrap();
+}
+
+/// An arm that is the same match as another experiment's arm reads its games from there
+/// (full mode): nothing is played twice, the plan leaves it out, and the report says whose
+/// games they are. A path out of --out is refused when the file is read.
+#[test]
+fn an_arm_with_the_same_games_as_another_reads_them_and_plays_none() {
+    let out = std::env::temp_dir().join(format!("akushu-samegames-{}", std::process::id()));
+    let opts = serial_options(&out, true);
+    let played: experiment::ExperimentFile = toml::from_str(
+        r#"
+name = "sweep"
+title = "sweep"
+[match]
+games = 3
+[players]
+black = "random"
+white = "random:delay_ms={x}"
+[sweep]
+var = "x"
+values = [0]
+"#,
+    )
+    .unwrap();
+    experiment::run(&played, &opts).unwrap();
+    let text = r#"
+name = "base"
+title = "base"
+[match]
+games = 3
+[players]
+black = "random"
+white = "random"
+[[arm]]
+label = "unpruned"
+same_games_as = "sweep/x=0"
+"#;
+    let reuse = experiment::parse(text, "base.toml").unwrap();
+    let plans = experiment::plan_arms(&reuse, false, &out, &out).unwrap();
+    assert!(plans.is_empty(), "nothing of its own to play: {plans:?}");
+    let result = experiment::run(&reuse, &opts).unwrap();
+    let experiment::Outcome::Arms(arms) = &result.outcome else {
+        panic!("arms expected")
+    };
+    assert_eq!(arms.len(), 1);
+    assert_eq!(arms[0].summary.games, 3);
+    assert_eq!(arms[0].dir, out.join("sweep/x=0"));
+    assert!(
+        !out.join("base").exists(),
+        "no folder of its own, no games played"
+    );
+    let info = akushu::report::writer::ReportInfo {
+        quick: false,
+        command: "test".into(),
+        runs: PathBuf::from("runs"),
+        runs_folder: out.clone(),
+        seconds: 0.0,
+        jobs: 1,
+        snapshot: false,
+        played_only: Vec::new(),
+    };
+    let report = akushu::report::writer::render(&info, std::slice::from_ref(&result), &[]);
+    assert!(
+        report.contains("unpruned (the games of sweep/x=0, not played twice)"),
+        "{report}"
+    );
+    // Quick mode plays the arm as written.
+    let quick = reuse.arms(true).unwrap();
+    assert_eq!(quick[0].same_games_as, None);
+    for bad in ["../x/y", "/abs/y", "sweep", "a/b/c"] {
+        let e = experiment::parse(&text.replace("sweep/x=0", bad), "base.toml").unwrap_err();
+        assert!(format!("{e:#}").contains("EXPERIMENT/ARM"), "{bad}: {e:#}");
+    }
+    // The machine-readable results: the same arm in results.csv and results.json.
+    akushu::report::writer::write_results(&[result], &out.join("report")).unwrap();
+    let csv = std::fs::read_to_string(out.join("report/results.csv")).unwrap();
+    assert!(csv.starts_with("experiment,arm,x,series,folder,black,white,games,a_wins"));
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report/results.json")).unwrap()).unwrap();
+    assert_eq!(json[0]["arm"], "unpruned");
+    assert_eq!(json[0]["games"], 3);
+    // Every match folder also has its summary as JSON.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("sweep/x=0/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["games_finished"], 3);
+    let a = &summary["players"][0]["overall"];
+    let (wins, lo, hi) = (
+        a["wins"].as_u64().unwrap(),
+        a["wilson95"][0].as_f64().unwrap(),
+        a["wilson95"][1].as_f64().unwrap(),
+    );
+    assert!(lo <= wins as f64 / 3.0 && wins as f64 / 3.0 <= hi);
+    std::fs::remove_dir_all(out).unwrap();
 }

@@ -556,6 +556,54 @@ fn outputs_never_replace_what_akushu_did_not_write() {
     let r = eval_png(&theirs);
     assert!(r.refused() && r.stderr.contains("--force"), "{}", r.stderr);
     assert_eq!(fs::read(&theirs).unwrap(), photo);
+
+    // An SVG chart by its extension, with the title and size asked for; redrawn when it is
+    // akushu's, kept when it is someone else's drawing.
+    let eval_svg = |svg: &Path| {
+        akushu(&[
+            "eval",
+            "--model",
+            "random",
+            "--data",
+            &s(&ds),
+            "--split",
+            "all",
+            "--png",
+            &s(svg),
+            "--title",
+            "Random on the fixture",
+            "--chart-size",
+            "1200x800",
+        ])
+    };
+    let svg = w.join("ours.svg");
+    for _ in 0..2 {
+        let r = eval_svg(&svg);
+        assert!(r.ok(), "{}", r.stderr);
+    }
+    let text = fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<!-- akushu chart -->\n<svg width=\"1200\" height=\"800\""));
+    assert!(text.contains("Random on the fixture"));
+    assert!(
+        text.contains("legal moves only"),
+        "the legal-moves curve is drawn"
+    );
+    let drawing = w.join("drawing.svg");
+    fs::write(&drawing, "<svg xmlns=\"http://www.w3.org/2000/svg\"/>").unwrap();
+    let r = eval_svg(&drawing);
+    assert!(r.refused() && r.stderr.contains("--force"), "{}", r.stderr);
+    let r = akushu(&[
+        "eval",
+        "--model",
+        "random",
+        "--data",
+        &s(&ds),
+        "--png",
+        &s(&svg),
+        "--chart-size",
+        "10x10",
+    ]);
+    assert!(!r.ok() && r.stderr.contains("200 to 8000"), "{}", r.stderr);
     fs::remove_dir_all(w).unwrap();
 }
 

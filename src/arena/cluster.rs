@@ -553,6 +553,7 @@ mod tests {
             label: label.into(),
             x: None,
             series: None,
+            same_games_as: None,
             config: MatchConfig {
                 black: black.into(),
                 white: "gtp:gnugo --mode gtp --level 10".into(),

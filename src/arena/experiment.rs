@@ -111,6 +111,10 @@ pub struct ArmSpec {
     pub black: Option<String>,
     /// Overrides the white template.
     pub white: Option<String>,
+    /// In full mode, the arm is the same match as another experiment's arm (its folder
+    /// under `--out`, `tree_pruning/x=0`): its games are read from there and never played
+    /// twice. Quick mode (its own seed and settings) plays the arm as written.
+    pub same_games_as: Option<String>,
 }
 
 /// Overrides for `--quick`.
@@ -146,6 +150,19 @@ pub struct PlotSpec {
     /// Other experiments (by name) whose arms are drawn in the same chart, without their
     /// bands, when the report has them (`reproduce`; `experiment run` has only its own).
     pub compare: Vec<String>,
+    /// Legend names of the `compare` experiments, in their order (default: their names).
+    pub compare_labels: Vec<String>,
+    /// Legend name of this experiment's main line (default "akushu", or the experiment's
+    /// name when others are compared).
+    pub label: String,
+    /// Legend name of the paper's points (default "paper"): say when they come from
+    /// another engine than the one drawn.
+    pub paper_label: String,
+    /// The arms' x values are categories (a pruning depth, "none"): points with error bars,
+    /// set side by side, and no lines between them.
+    pub categorical: bool,
+    /// Names of x ticks, by value (`"-1" = "none"`).
+    pub x_names: BTreeMap<String, String>,
 }
 
 /// A curve experiment's source.
@@ -166,6 +183,11 @@ pub struct CurveSpec {
     /// `command` only if the CSV does not exist yet.
     #[serde(default)]
     pub quick_command: Vec<String>,
+    /// The summary CSV the command writes beside the curve (`{summary}` in the commands;
+    /// `{out}` is the experiment's folder): its `positions` column gives the curve's n for
+    /// the report and the chart.
+    #[serde(default)]
+    pub summary: Option<String>,
 }
 
 /// An `experiments/*.toml` file.
@@ -226,6 +248,8 @@ pub struct Arm {
     /// The plot line it belongs to (`None`: the experiment's main line).
     pub series: Option<String>,
     pub config: MatchConfig,
+    /// The folder (under `--out`) of the match this arm reads instead of playing.
+    pub same_games_as: Option<String>,
 }
 
 /// Reads and checks an experiment file.
@@ -249,6 +273,35 @@ pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
         _ => {}
     }
     check_folder_name(&file.name).with_context(|| format!("{name}: `name`"))?;
+    for arm in &file.arms {
+        if let Some(other) = &arm.same_games_as {
+            // Two plain folder names (EXPERIMENT/ARM): never a path out of --out.
+            let parts: Vec<&str> = other.split('/').collect();
+            let plain = parts.len() == 2 && parts.iter().all(|p| check_folder_name(p).is_ok());
+            if !plain {
+                bail!(
+                    "{name}: arm `{}`: same_games_as = {other:?} must be EXPERIMENT/ARM, two \
+                     plain folder names under --out (e.g. \"tree_pruning/x=0\")",
+                    arm.label
+                );
+            }
+        }
+    }
+    let plot = &file.plot;
+    if plot.compare_labels.len() > plot.compare.len() {
+        bail!(
+            "{name}: [plot] compare_labels has {} names for {} compared experiments",
+            plot.compare_labels.len(),
+            plot.compare.len()
+        );
+    }
+    if let Some(k) = plot
+        .x_names
+        .keys()
+        .find(|k| k.trim().parse::<f64>().is_err())
+    {
+        bail!("{name}: [plot] x_names key `{k}` is not a number (an arm's x, e.g. \"-1\")");
+    }
     if let Some(f) = &file.family {
         if let Some(t) = f.target
             && !(t > 0.0 && t < 1.0)
@@ -387,6 +440,7 @@ impl ExperimentFile {
                     vars: BTreeMap::from([(sweep.var.clone(), v.clone())]),
                     black: None,
                     white: None,
+                    same_games_as: None,
                 });
             }
         }
@@ -433,6 +487,7 @@ impl ExperimentFile {
                 label: spec.label.clone(),
                 x: spec.x,
                 series: spec.series.clone(),
+                same_games_as: spec.same_games_as.clone().filter(|_| !quick),
                 config: MatchConfig {
                     sprt,
                     black,
@@ -541,6 +596,8 @@ pub struct CurveData {
     pub csv: PathBuf,
     pub x: Vec<f64>,
     pub series: Vec<(String, Vec<f64>)>,
+    /// Positions behind the curve, from the spec's summary CSV where it has one.
+    pub positions: Option<u64>,
 }
 
 /// What running an experiment gave.
@@ -607,6 +664,29 @@ fn run_arms(
 ) -> anyhow::Result<Outcome> {
     let mut results = Vec::new();
     for arm in file.arms(opts.quick)? {
+        if let Some(other) = &arm.same_games_as {
+            let dir = opts.out.join(other);
+            match summary_of_folder(&dir) {
+                Ok(Some(summary)) => {
+                    crate::errln!(
+                        "[{}] arm {}: the games of {} (not played twice): A wins {}",
+                        file.name,
+                        arm.label,
+                        dir.display(),
+                        summary.players[0].overall
+                    );
+                    results.push(ArmResult { arm, dir, summary });
+                }
+                Ok(None) => crate::errln!(
+                    "[{}] arm {}: no games yet in {} (its own experiment plays them)",
+                    file.name,
+                    arm.label,
+                    dir.display()
+                ),
+                Err(e) => failed.push((arm.label.clone(), format!("{e:#}"))),
+            }
+            continue;
+        }
         let dir = opts.out.join(&file.name).join(slug(&arm.label));
         let config = MatchConfig {
             jobs: opts.jobs,
@@ -720,7 +800,12 @@ pub fn plan_arms(
     record: &Path,
 ) -> anyhow::Result<Vec<ArmPlan>> {
     let mut plans = Vec::new();
-    for arm in file.arms(quick)? {
+    // An arm that reads another experiment's games costs nothing here.
+    for arm in file
+        .arms(quick)?
+        .into_iter()
+        .filter(|a| a.same_games_as.is_none())
+    {
         let dir = out.join(&file.name).join(slug(&arm.label));
         let here = recorded_games(&arm.config, &dir)?;
         let estimate = match &here {
@@ -752,6 +837,22 @@ pub fn human_seconds(s: f64) -> String {
 /// The plan as text: one line per arm and a total. The time assumes `jobs` games at once,
 /// each as long as the recorded mean of its arm (recorded on whatever machine and with
 /// whatever parallelism the record had).
+/// The estimated seconds to play what `plans` have left with `jobs` games at once (recorded
+/// seconds per game / jobs), and how many arms with games to play have no estimate.
+pub fn plan_estimate(plans: &[ArmPlan], jobs: usize) -> (f64, usize) {
+    let jobs = jobs.max(1) as f64;
+    plans
+        .iter()
+        .filter(|p| p.remaining() > 0)
+        .fold((0.0, 0), |(s, unknown), p| match &p.estimate {
+            Some(r) => (
+                s + f64::from(p.remaining()) * r.seconds_per_game / jobs,
+                unknown,
+            ),
+            None => (s, unknown + 1),
+        })
+}
+
 pub fn plan_text(name: &str, plans: &[ArmPlan], jobs: usize) -> String {
     let jobs = jobs.max(1) as f64;
     let mut text = String::new();
@@ -810,6 +911,15 @@ pub fn plan_text(name: &str, plans: &[ArmPlan], jobs: usize) -> String {
     text + &total + "\n"
 }
 
+/// The games so far of a match folder another experiment plays, named by its own header.
+fn summary_of_folder(dir: &Path) -> anyhow::Result<Option<MatchSummary>> {
+    let results = super::runner::ResultsDir::new(dir);
+    match results.read_header()? {
+        Some(header) => summary_so_far(&header.config, dir),
+        None => Ok(None),
+    }
+}
+
 /// The summary of the games already in an arm's folder (`None` when it has none), with the
 /// arm's players as A and B. The folder's own header is not checked against the arm here:
 /// resuming the match does that.
@@ -831,8 +941,17 @@ fn summary_so_far(config: &MatchConfig, dir: &Path) -> anyhow::Result<Option<Mat
 fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome> {
     let spec = file.curve.as_ref().expect("checked by load");
     let out_dir = opts.out.join(&file.name);
-    let vars = BTreeMap::from([("out".to_string(), out_dir.display().to_string())]);
+    let mut vars = BTreeMap::from([("out".to_string(), out_dir.display().to_string())]);
     let csv = PathBuf::from(substitute(&spec.csv, &vars).map_err(anyhow::Error::msg)?);
+    let summary = match &spec.summary {
+        Some(t) => Some(PathBuf::from(
+            substitute(t, &vars).map_err(anyhow::Error::msg)?,
+        )),
+        None => None,
+    };
+    if let Some(p) = &summary {
+        vars.insert("summary".into(), p.display().to_string());
+    }
     let command = if opts.quick && !spec.quick_command.is_empty() {
         &spec.quick_command
     } else {
@@ -867,7 +986,30 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
             bail!("`akushu {}` failed ({status})", args.join(" "));
         }
     }
-    Ok(Outcome::Curve(read_curve(&csv, &spec.x, &spec.y)?))
+    let mut data = read_curve(&csv, &spec.x, &spec.y)?;
+    data.positions = match summary.filter(|p| p.exists()) {
+        Some(p) => Some(summary_positions(&p)?),
+        None => None,
+    };
+    Ok(Outcome::Curve(data))
+}
+
+/// The `positions` of the first row of an `eval --summary` CSV.
+fn summary_positions(path: &Path) -> anyhow::Result<u64> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("opening {}", path.display()))?;
+    let headers = reader.headers()?.clone();
+    let col = headers
+        .iter()
+        .position(|h| h == "positions")
+        .with_context(|| format!("{}: no column \"positions\"", path.display()))?;
+    let row = reader
+        .records()
+        .next()
+        .with_context(|| format!("{}: no rows", path.display()))??;
+    row.get(col)
+        .and_then(|v| v.trim().parse().ok())
+        .with_context(|| format!("{}: row 1 has no number of positions", path.display()))
 }
 
 /// Reads columns `x` and `ys` of a CSV; rows with an unreadable number are skipped.

@@ -474,8 +474,73 @@ impl ResultsDir {
         };
         write_atomic(&self.summary(), text.as_bytes())
             .with_context(|| format!("writing {}", self.summary().display()))?;
+        let json = summary_json(header, rows.len(), planned, &summary);
+        let path = self.root.join("summary.json");
+        write_atomic(&path, format!("{json:#}\n").as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
         Ok(summary)
     }
+}
+
+/// `summary.md`'s figures for programs: the match's settings, each player's counts with
+/// the win rate's Wilson 95% interval and per-move costs, and black's wins. Rates are
+/// `null` before the first game.
+fn summary_json(
+    header: &Header,
+    finished: usize,
+    planned: usize,
+    s: &super::summary::MatchSummary,
+) -> serde_json::Value {
+    use super::summary::Rate;
+    let rate = |r: &Rate| {
+        let (lo, hi) = r.interval();
+        let some = r.games > 0;
+        serde_json::json!({
+            "wins": r.wins,
+            "games": r.games,
+            "rate": some.then(|| r.rate()),
+            "wilson95": some.then_some([lo, hi]),
+        })
+    };
+    let players: Vec<serde_json::Value> = s
+        .players
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "label": p.label,
+                "spec": p.spec,
+                "overall": rate(&p.overall),
+                "clean": rate(&p.clean),
+                "as_black": rate(&p.as_black),
+                "as_white": rate(&p.as_white),
+                "draws": p.draws,
+                "errors": p.errors,
+                "seconds_per_move": (p.moves > 0).then(|| p.seconds_per_move()),
+                "cpu_seconds_per_move": p.cpu_per_move(),
+                "sims_per_move": (p.moves > 0).then(|| p.sims_per_move()),
+                "moves": p.moves,
+            })
+        })
+        .collect();
+    let c = &header.config;
+    serde_json::json!({
+        "program": { "name": header.program.name, "version": header.program.version },
+        "games_finished": finished,
+        "games_planned": planned,
+        "shard": c.shard.map(|x| x.to_string()),
+        "black": c.black,
+        "white": c.white,
+        "komi": c.komi,
+        "alternate": c.alternate,
+        "seed": c.seed,
+        "max_moves": c.max_moves,
+        "players": players,
+        "black_wins": rate(&s.black),
+        "errors": s.errors,
+        "score_disagreements": s.score_disagreements,
+        "wall_seconds": s.wall_seconds,
+        "thinking_seconds": s.thinking_seconds,
+    })
 }
 
 /// How a run went.

@@ -60,9 +60,17 @@ pub struct EvalArgs {
     /// One summary row per model (CSV).
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// The curves as a PNG chart with the paper's reference points.
+    /// The curves as a chart with the paper's reference points: a PNG, or an SVG when the
+    /// name ends in `.svg`. Every model's all-points curve is solid, its legal-moves curve
+    /// dashed in the same colour; the title names the data and the number of positions.
     #[arg(long)]
     pub png: Option<PathBuf>,
+    /// The chart's title (default: what was evaluated and on how many positions).
+    #[arg(long, requires = "png")]
+    pub title: Option<String>,
+    /// The chart's size in pixels, `WIDTHxHEIGHT`.
+    #[arg(long, default_value = "900x600", value_parser = crate::report::plot::parse_size, requires = "png")]
+    pub chart_size: (u32, u32),
     /// Where model networks run: `cpu` (the plain-Rust evaluator the search uses, all cores)
     /// or `gpu` / `vulkan[:N]` / `cuda[:N]` (burn on the GPU, batches of 1024; builds with
     /// `--features gpu` or `--features cuda`).
@@ -101,8 +109,23 @@ const SUMMARY_CSV: FileKind = FileKind {
 const PNG: FileKind = FileKind {
     name: "PNG chart",
     signature: b"\x89PNG\r\n\x1a\n",
-    mark: Some(crate::report::plot::is_akushu_png),
+    mark: Some(crate::report::plot::is_akushu_chart),
 };
+/// An SVG chart akushu drew: it starts with akushu's comment.
+const SVG: FileKind = FileKind {
+    name: "SVG chart",
+    signature: b"<!-- akushu chart -->",
+    mark: None,
+};
+
+/// The output kind of a chart path: SVG by extension, else PNG.
+fn chart_kind(path: &Path) -> FileKind {
+    if crate::report::plot::is_svg(path) {
+        SVG
+    } else {
+        PNG
+    }
+}
 
 impl EvalArgs {
     /// Every path the command reads: outputs must stay clear of them.
@@ -139,7 +162,7 @@ impl EvalArgs {
             file_target(p, SUMMARY_CSV, self.force, &inputs)?;
         }
         if let Some(p) = &self.png {
-            file_target(p, PNG, self.force, &inputs)?;
+            file_target(p, chart_kind(p), self.force, &inputs)?;
         }
         Ok(())
     }
@@ -335,7 +358,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             .iter()
             .map(|spec| read_curve_csv(spec))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        return write_png(&args, &curves);
+        return write_png(&args, &curves, "from curve CSVs");
     }
     let (overlaps, excluded) = training_overlaps(&args)?;
     let mut positions = positions(&args)?;
@@ -415,7 +438,24 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             legal: (0..NN).map(|x| c.error_legal(x)).collect(),
         })
         .collect();
-    write_png(&args, &drawn)
+    write_png(&args, &drawn, &evaluated_what(&args, positions.len()))
+}
+
+/// What an evaluation ran on, for the chart's title: the data and the position count.
+fn evaluated_what(args: &EvalArgs, n: usize) -> String {
+    let source = if !args.sgf.is_empty() {
+        args.sgf
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else if let Some(dir) = &args.data {
+        let split = format!("{:?}", args.split).to_lowercase();
+        format!("{}, {split} split", dir.display())
+    } else {
+        "synthetic games".to_string()
+    };
+    format!("{source}, n = {}", crate::util::num::thousands(n as u64))
 }
 
 /// Games left out by `--exclude-seen`: the listed models' training games, and every
@@ -555,16 +595,27 @@ fn read_curve_csv(spec: &str) -> anyhow::Result<PlotCurve> {
     })
 }
 
-/// Writes `--png` (when asked) with the curves.
-fn write_png(args: &EvalArgs, curves: &[PlotCurve]) -> anyhow::Result<()> {
+/// Writes `--png` (when asked) with the curves; `what` (the data and n) goes into the
+/// default title.
+fn write_png(args: &EvalArgs, curves: &[PlotCurve], what: &str) -> anyhow::Result<()> {
     if let Some(path) = &args.png {
         // Drawn to a private temporary file first, then written by the output rule (which
-        // may stream it into a pipe).
-        let tmp = std::env::temp_dir().join(format!("akushu-eval-{}.png", std::process::id()));
-        let drawn = plot_curves(&tmp, curves).and_then(|_| Ok(std::fs::read(&tmp)?));
+        // may stream it into a pipe). The extension picks the format.
+        let ext = if crate::report::plot::is_svg(path) {
+            "svg"
+        } else {
+            "png"
+        };
+        let tmp = std::env::temp_dir().join(format!("akushu-eval-{}.{ext}", std::process::id()));
+        let title = args
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("Pruning error rate ({what})"));
+        let drawn = plot_curves(&tmp, curves, &title, args.chart_size)
+            .and_then(|_| Ok(std::fs::read(&tmp)?));
         let _ = std::fs::remove_file(&tmp);
         let bytes = drawn?;
-        write_file(path, PNG, args.force, &args.inputs(), |w| {
+        write_file(path, chart_kind(path), args.force, &args.inputs(), |w| {
             w.write_all(&bytes)
         })?;
         crate::outln!("wrote {} ({} curves)", path.display(), curves.len());
@@ -572,10 +623,15 @@ fn write_png(args: &EvalArgs, curves: &[PlotCurve]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Draws every model's paper-form curve, the first model's legal-moves curve, and the
-/// paper's reference points.
-fn plot_curves(path: &Path, curves: &[PlotCurve]) -> anyhow::Result<()> {
-    use crate::report::plot::{Chart, Series, SeriesStyle, render_png};
+/// Draws every model's curves, both forms in the model's colour (all 81 points solid, legal
+/// moves only dashed), and the paper's reference points in black.
+fn plot_curves(
+    path: &Path,
+    curves: &[PlotCurve],
+    title: &str,
+    size: (u32, u32),
+) -> anyhow::Result<()> {
+    use crate::report::plot::{Chart, PAPER_COLOUR, Series, SeriesStyle, palette, render_chart};
     let xs = |v: &[f64]| {
         v.iter()
             .enumerate()
@@ -583,33 +639,42 @@ fn plot_curves(path: &Path, curves: &[PlotCurve]) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
     };
     let mut chart = Chart::new(
-        "Pruning error rate (error = recorded move pruned)",
-        "points pruned (x)",
+        title,
+        "points rated worst and pruned (x of the 81; error = recorded move among them)",
         "error rate",
     )
     .x_range(0.0, 80.0)
     .y_range(0.0, 1.0)
+    .size(size.0, size.1)
     .hline(0.10, "10% error");
-    for c in curves {
-        chart = chart.series(Series::new(
-            format!("{}: all 81 points", c.label),
-            SeriesStyle::Line,
-            xs(&c.all),
-        ));
+    for (k, c) in curves.iter().enumerate() {
+        chart = chart
+            .series(
+                Series::new(
+                    format!("{}: all 81 points", c.label),
+                    SeriesStyle::Line,
+                    xs(&c.all),
+                )
+                .colour(palette(k)),
+            )
+            .series(
+                Series::new(
+                    format!("{}: legal moves only", c.label),
+                    SeriesStyle::Dashed,
+                    xs(&c.legal),
+                )
+                .colour(palette(k)),
+            );
     }
-    if let Some(c) = curves.first() {
-        chart = chart.series(Series::new(
-            format!("{}: legal moves only", c.label),
-            SeriesStyle::Line,
-            xs(&c.legal),
-        ));
-    }
-    chart = chart.series(Series::new(
-        "paper (KGS, Fig. 2)",
-        SeriesStyle::Points,
-        PAPER_POINTS.to_vec(),
-    ));
-    render_png(&chart, path).with_context(|| format!("writing {}", path.display()))
+    chart = chart.series(
+        Series::new(
+            "paper (KGS, Fig. 2, all 81 points)",
+            SeriesStyle::Points,
+            PAPER_POINTS.to_vec(),
+        )
+        .colour(PAPER_COLOUR),
+    );
+    render_chart(&chart, path).with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

@@ -19,7 +19,9 @@ pub enum ExperimentCommand {
 Examples:
   akushu experiment run experiments/tree_pruning.toml --quick   # into runs/experiments-quick
   akushu experiment run experiments/tree_pruning.toml --out report/runs   # extend the record
-  akushu experiment run experiments/tree_pruning.toml --no-play --out report/runs")]
+  akushu experiment run experiments/tree_pruning.toml --no-play --out report/runs
+  akushu experiment run experiments/random_pruning.toml --no-play --out report/runs \\
+      --chart-format svg --chart-size 1200x800 --chart-title \"Random pruning\"   # redraw")]
     Run(ExperimentArgs),
     /// Print the matches an experiment file would play, without playing them; with
     /// --slurm / --parallel, write the scripts that play them as shards on a cluster.
@@ -93,9 +95,19 @@ pub struct ExperimentArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Play nothing: write the report from the games already in the results folders (where
-    /// long runs stand, even while they go on).
+    /// long runs stand, even while they go on). With the chart options, this redraws an
+    /// experiment's chart from its folder.
     #[arg(long)]
     pub no_play: bool,
+    /// Chart size in pixels, `WIDTHxHEIGHT`.
+    #[arg(long, default_value = "900x600", value_parser = crate::report::plot::parse_size)]
+    pub chart_size: (u32, u32),
+    /// Chart file format (`OUT/NAME/NAME.png` or `.svg`).
+    #[arg(long, value_enum, default_value = "png")]
+    pub chart_format: crate::report::writer::ChartFormat,
+    /// Chart title (default: the experiment's title).
+    #[arg(long)]
+    pub chart_title: Option<String>,
 }
 
 /// Writes `text` to standard output. A reader that closes the pipe early (`| head`) is
@@ -130,7 +142,19 @@ fn write_cluster_scripts(args: &PlanArgs, file: &experiment::ExperimentFile) -> 
         Some(path) => absolute(path)?,
         None => std::env::current_exe().context("finding this program's path")?,
     };
-    let arms = file.arms(args.quick)?;
+    // Arms that read another experiment's games are played by that experiment's scripts.
+    let arms: Vec<_> = file
+        .arms(args.quick)?
+        .into_iter()
+        .filter(|a| a.same_games_as.is_none())
+        .collect();
+    if arms.is_empty() {
+        anyhow::bail!(
+            "{}: nothing to play: every arm reads the games of another experiment \
+             (same_games_as); plan that one",
+            args.file.display()
+        );
+    }
     let fewest = arms.iter().map(|a| a.config.games).min().unwrap_or(1);
     let plan = ClusterPlan {
         experiment: absolute(&args.file)?,
@@ -216,6 +240,14 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 args.file.display()
             );
             for arm in file.arms(args.quick)? {
+                if let Some(other) = &arm.same_games_as {
+                    text += &format!(
+                        "[{}]\n# the games of {}: played by that experiment, not twice\n",
+                        arm.label,
+                        runs.join(other).display()
+                    );
+                    continue;
+                }
                 // The command that plays (or resumes) this arm by hand, into the folder
                 // `experiment run` uses.
                 let dir = runs
@@ -274,6 +306,7 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
             };
             let result = experiment::run(&file, &opts)?;
             let info = ReportInfo {
+                played_only: Vec::new(),
                 quick: args.quick,
                 command: std::env::args().collect::<Vec<_>>().join(" "),
                 runs: PathBuf::from(".."),
@@ -283,7 +316,13 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 snapshot: args.no_play,
             };
             let dir = out.join(&file.name);
-            let plots = write_plots(std::slice::from_ref(&result), &dir);
+            let charts = crate::report::writer::ChartOptions {
+                size: args.chart_size,
+                format: args.chart_format,
+                title: args.chart_title.clone(),
+            };
+            let plots = write_plots(std::slice::from_ref(&result), &dir, &charts);
+            crate::report::writer::write_results(std::slice::from_ref(&result), &dir)?;
             let text = render(&info, std::slice::from_ref(&result), &plots);
             let path = dir.join("report.md");
             let kind = crate::util::output::FileKind {

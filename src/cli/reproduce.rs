@@ -27,7 +27,8 @@ pub struct ReproduceArgs {
     /// Folder for the match results (default `<out>/runs` or `<out>/runs-quick`).
     #[arg(long)]
     pub runs: Option<PathBuf>,
-    /// Only these experiments (names, comma-separated).
+    /// Play only these experiments (names, comma-separated). The report still has every
+    /// experiment: the others are summarised from the games already in the results folder.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// Games played at once.
@@ -44,6 +45,12 @@ pub struct ReproduceArgs {
     /// experiment files).
     #[arg(long)]
     pub force: bool,
+    /// Chart size in pixels, `WIDTHxHEIGHT`.
+    #[arg(long, default_value = "900x600", value_parser = crate::report::plot::parse_size)]
+    pub chart_size: (u32, u32),
+    /// Chart file format.
+    #[arg(long, value_enum, default_value = "png")]
+    pub chart_format: crate::report::writer::ChartFormat,
 }
 
 /// The output kind in a report folder's marker file.
@@ -131,17 +138,27 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             );
         }
     }
-    for path in files {
-        let file = experiment::load(&path)?;
-        if !args.only.is_empty() && !args.only.contains(&file.name) {
-            continue;
-        }
+    let loaded = files
+        .iter()
+        .map(|p| experiment::load(p).map(|f| (p.clone(), f)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let plays = |file: &experiment::ExperimentFile| {
+        !args.no_play && (args.only.is_empty() || args.only.contains(&file.name))
+    };
+    if !args.no_play {
+        print_plan(
+            &args,
+            &runs,
+            loaded.iter().map(|(_, f)| f).filter(|f| plays(f)),
+        )?;
+    }
+    for (path, file) in loaded {
         let opts = RunOptions {
             out: runs.clone(),
             quick: args.quick,
             jobs: args.jobs,
             show_progress: !args.quiet,
-            play: !args.no_play,
+            play: plays(&file),
         };
         crate::errln!(
             "== {} ({})",
@@ -187,12 +204,23 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         seconds: start.elapsed().as_secs_f64(),
         jobs: args.jobs,
         snapshot: args.no_play,
+        played_only: if args.no_play {
+            Vec::new()
+        } else {
+            args.only.clone()
+        },
     };
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     crate::util::output::mark_dir(&args.out, REPORT_KIND)
         .with_context(|| format!("marking {}", args.out.display()))?;
-    let plots = write_plots(&results, &args.out);
+    let charts = crate::report::writer::ChartOptions {
+        size: args.chart_size,
+        format: args.chart_format,
+        title: None,
+    };
+    let plots = write_plots(&results, &args.out, &charts);
+    crate::report::writer::write_results(&results, &args.out)?;
     let mut text = render(&info, &results, &plots);
     text.push_str(&ratings_section(&runs));
     let path = args.out.join("REPORT.md");
@@ -206,6 +234,46 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             failures.join(", ")
         );
     }
+    Ok(())
+}
+
+/// Prints what the run will play and how long that should take, from the seconds per game
+/// recorded for the same players (in the results folder, else in the committed record).
+fn print_plan<'a>(
+    args: &ReproduceArgs,
+    runs: &Path,
+    files: impl Iterator<Item = &'a experiment::ExperimentFile>,
+) -> anyhow::Result<()> {
+    let record = Path::new("report/runs");
+    let (mut seconds, mut unknown, mut remaining) = (0.0, 0, 0u32);
+    for file in files {
+        if file.kind != experiment::Kind::Match || (args.quick && file.quick.skip.is_some()) {
+            continue;
+        }
+        let plans = experiment::plan_arms(file, args.quick, runs, record)?;
+        crate::outln!(
+            "{}",
+            experiment::plan_text(&file.name, &plans, args.jobs).trim_end()
+        );
+        let (s, u) = experiment::plan_estimate(&plans, args.jobs);
+        seconds += s;
+        unknown += u;
+        remaining += plans
+            .iter()
+            .map(experiment::ArmPlan::remaining)
+            .sum::<u32>();
+    }
+    crate::outln!(
+        "# plan: {remaining} games to play, {}{}{} with {} at once",
+        if unknown > 0 { "at least " } else { "about " },
+        experiment::human_seconds(seconds),
+        if unknown > 0 {
+            format!(" ({unknown} arm(s) without an estimate)")
+        } else {
+            String::new()
+        },
+        args.jobs
+    );
     Ok(())
 }
 

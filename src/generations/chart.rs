@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::LoopState;
-use crate::report::plot::{Chart, Series, SeriesStyle, render_png};
+use crate::report::plot::{Chart, Series, SeriesStyle, render_chart};
 
 /// Writes `ratings.png` and `curves.png` into `out` (nothing before the first generation).
 pub fn write_charts(state: &LoopState, out: &Path) -> anyhow::Result<()> {
@@ -30,7 +30,7 @@ pub fn write_charts(state: &LoopState, out: &Path) -> anyhow::Result<()> {
     .x_range(0.0, f64::from(state.generations.len() as u32).max(1.0))
     .y_range(lo - 50.0, hi + 50.0)
     .series(Series::new("best", SeriesStyle::LinePoints, points));
-    render_png(&ratings, &out.join("ratings.png"))?;
+    render_chart(&ratings, &out.join("ratings.png"))?;
 
     let mut curves = Chart::new(
         "Candidates' error rate (prune the x worst points)",
@@ -56,6 +56,6 @@ pub fn write_charts(state: &LoopState, out: &Path) -> anyhow::Result<()> {
             ));
         }
     }
-    render_png(&curves, &out.join("curves.png"))?;
+    render_chart(&curves, &out.join("curves.png"))?;
     Ok(())
 }

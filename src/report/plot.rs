@@ -31,6 +31,8 @@ pub enum SeriesStyle {
     Points,
     /// A line with a marker on every point.
     LinePoints,
+    /// A dashed line (a second form of a series drawn solid, in the same colour).
+    Dashed,
 }
 
 /// One data series.
@@ -39,8 +41,14 @@ pub struct Series {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub style: SeriesStyle,
-    /// Optional shaded band: `(x, low, high)` triples, e.g. a 95% confidence interval.
+    /// Optional interval: `(x, low, high)` triples, e.g. a 95% confidence interval. A line
+    /// gets it as a shaded band; every marker also gets it as an error bar, so that a
+    /// series of one point (where a band has no width) still shows its interval.
     pub band: Vec<(f64, f64, f64)>,
+    /// The series' colour; by default the palette's colour of its position in the chart.
+    /// Callers fix colours by role (see [`PAPER_COLOUR`], [`palette`]) so that a colour
+    /// means the same thing in every chart they draw.
+    pub colour: Option<RGBColor>,
 }
 
 impl Series {
@@ -50,10 +58,15 @@ impl Series {
             points,
             style,
             band: Vec::new(),
+            colour: None,
         }
     }
     pub fn with_band(mut self, band: Vec<(f64, f64, f64)>) -> Series {
         self.band = band;
+        self
+    }
+    pub fn colour(mut self, colour: RGBColor) -> Series {
+        self.colour = Some(colour);
         self
     }
 }
@@ -69,6 +82,13 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Horizontal reference lines: `(y, label)`, drawn dashed-grey (e.g. the 0.37 baseline).
     pub hlines: Vec<(f64, String)>,
+    /// The x values are categories (pruning depth: none, root, 1, 2): ticks only at whole
+    /// numbers, named by `x_names` where given.
+    pub categorical: bool,
+    /// Names of x ticks (`(-1, "none")`); other ticks show their number.
+    pub x_names: Vec<(f64, String)>,
+    /// Width and height in pixels.
+    pub size: (u32, u32),
 }
 
 impl Chart {
@@ -81,6 +101,9 @@ impl Chart {
             y_range: (0.0, 1.0),
             series: Vec::new(),
             hlines: Vec::new(),
+            categorical: false,
+            x_names: Vec::new(),
+            size: DEFAULT_SIZE,
         }
     }
     pub fn x_range(mut self, lo: f64, hi: f64) -> Chart {
@@ -99,6 +122,28 @@ impl Chart {
         self.hlines.push((y, label.into()));
         self
     }
+    pub fn size(mut self, width: u32, height: u32) -> Chart {
+        self.size = (width, height);
+        self
+    }
+}
+
+/// A chart's size unless the caller asks for another.
+pub const DEFAULT_SIZE: (u32, u32) = (900, 600);
+
+/// Parses a chart size `WIDTHxHEIGHT` (`1200x800`), each 200..=8000 pixels.
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("chart size `{text}`: expected WIDTHxHEIGHT, e.g. 1200x800"))?;
+    let side = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (200..=8000).contains(n))
+            .ok_or_else(|| format!("chart size `{text}`: each side must be 200 to 8000 pixels"))
+    };
+    Ok((side(w)?, side(h)?))
 }
 
 static FONT: &[u8] = include_bytes!("fonts/DejaVuSans.ttf");
@@ -109,6 +154,14 @@ fn register_font() {
         // The bundled font is valid; failure here would be a packaging bug.
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
     });
+}
+
+/// The colour of the paper's reference points in every chart (black: never a series').
+pub const PAPER_COLOUR: RGBColor = RGBColor(0, 0, 0);
+
+/// Colour `i` of the palette (wrapping): akushu's own main series is always colour 0.
+pub fn palette(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
 }
 
 /// Series colours, in order: the ten of matplotlib's "tab10" with its grey swapped for navy
@@ -231,8 +284,31 @@ pub fn is_akushu_png(path: &Path) -> bool {
     head.get(PNG_HEADER_END..PNG_HEADER_END + chunk.len()) == Some(&chunk[..])
 }
 
-/// Draws `chart` to the PNG file `path` (900x600), atomically, marked as akushu's.
-pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
+/// The comment every akushu SVG carries before its root element (the PNG's `tEXt` mark in
+/// SVG form: the output rule tells akushu's charts from other pictures by it).
+const SVG_MARK: &str = "<!-- akushu chart -->\n";
+
+/// Whether `path` names an SVG file (by extension); every other chart is a PNG.
+pub fn is_svg(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+}
+
+/// Whether the file at `path` is a chart akushu drew: a marked PNG ([`mark_png`]) or an
+/// SVG starting with akushu's comment.
+pub fn is_akushu_chart(path: &Path) -> bool {
+    if is_akushu_png(path) {
+        return true;
+    }
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(64).read_to_end(&mut head));
+    read.is_ok() && head.starts_with(SVG_MARK.as_bytes())
+}
+
+/// Draws `chart` to `path`, atomically, marked as akushu's: an SVG when the name ends in
+/// `.svg`, else a PNG, at the chart's size.
+pub fn render_chart(chart: &Chart, path: &Path) -> Result<(), PlotError> {
     register_font();
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|source| PlotError::Io {
@@ -240,9 +316,22 @@ pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
             source,
         })?;
     }
-    // plotters picks the encoder from the extension, so the temporary name ends in .png.
-    let tmp = path.with_extension(format!("tmp-{}.png", std::process::id()));
-    let drawn = draw(chart, &tmp).map_err(|message| PlotError::Draw {
+    let svg = is_svg(path);
+    // plotters picks the bitmap encoder from the extension, so the temporary name keeps it.
+    let tmp = path.with_extension(format!(
+        "tmp-{}.{}",
+        std::process::id(),
+        if svg { "svg" } else { "png" }
+    ));
+    let drawn = if svg {
+        draw(chart, SVGBackend::new(&tmp, chart.size).into_drawing_area())
+    } else {
+        draw(
+            chart,
+            BitMapBackend::new(&tmp, chart.size).into_drawing_area(),
+        )
+    }
+    .map_err(|message| PlotError::Draw {
         path: path.to_path_buf(),
         message,
     });
@@ -254,11 +343,15 @@ pub fn render_png(chart: &Chart, path: &Path) -> Result<(), PlotError> {
         path: path.to_path_buf(),
         source,
     };
-    let marked = std::fs::read(&tmp).map_err(io).and_then(|png| {
-        let marked = mark_png(&png).ok_or_else(|| PlotError::Draw {
-            path: path.to_path_buf(),
-            message: "the encoder wrote no PNG header".into(),
-        })?;
+    let marked = std::fs::read(&tmp).map_err(io).and_then(|bytes| {
+        let marked = if svg {
+            [SVG_MARK.as_bytes(), &bytes].concat()
+        } else {
+            mark_png(&bytes).ok_or_else(|| PlotError::Draw {
+                path: path.to_path_buf(),
+                message: "the encoder wrote no PNG header".into(),
+            })?
+        };
         std::fs::write(&tmp, marked).map_err(io)
     });
     if let Err(e) = marked {
@@ -282,9 +375,11 @@ fn tick_label(v: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
+fn draw<DB: DrawingBackend>(
+    chart: &Chart,
+    root: DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(), String> {
     let e = |err: &dyn std::fmt::Display| err.to_string();
-    let root = BitMapBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let (x0, x1) = chart.x_range;
     let (y0, y1) = chart.y_range;
@@ -297,25 +392,33 @@ fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
         .map_err(|x| e(&x))?;
     // An axis of whole numbers (x = 5 and 8, say) over a short span gets one tick per whole
     // number and no ticks between them (not 5.5, 6.5).
-    let whole_x = chart
-        .series
-        .iter()
-        .all(|s| s.points.iter().all(|p| p.0.fract() == 0.0));
+    let whole_x = chart.categorical
+        || chart
+            .series
+            .iter()
+            .all(|s| s.points.iter().all(|p| p.0.fract() == 0.0));
     let span = x1 - x0;
     let x_ticks = if whole_x && span <= 10.0 {
         span.floor() as usize + 1
     } else {
         10
     };
+    let x_name = |v: f64| {
+        chart
+            .x_names
+            .iter()
+            .find(|(x, _)| (x - v).abs() < 1e-9)
+            .map(|(_, name)| name.clone())
+    };
     ctx.configure_mesh()
         .x_desc(chart.x_label.as_str())
         .y_desc(chart.y_label.as_str())
         .x_labels(x_ticks)
         .x_label_formatter(&|v| {
-            if whole_x && v.fract().abs() > 1e-9 {
+            if whole_x && (v - v.round()).abs() > 1e-9 {
                 String::new()
             } else {
-                tick_label(*v)
+                x_name(v.round()).unwrap_or_else(|| tick_label(*v))
             }
         })
         .y_label_formatter(&|v| tick_label(*v))
@@ -339,8 +442,13 @@ fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
     }
 
     for (k, s) in chart.series.iter().enumerate() {
-        let color = PALETTE[k % PALETTE.len()];
-        if !s.band.is_empty() {
+        let color = s.colour.unwrap_or(palette(k));
+        let with_line = matches!(
+            s.style,
+            SeriesStyle::Line | SeriesStyle::LinePoints | SeriesStyle::Dashed
+        );
+        let with_marks = matches!(s.style, SeriesStyle::Points | SeriesStyle::LinePoints);
+        if with_line && !s.band.is_empty() {
             let mut poly: Vec<(f64, f64)> = s.band.iter().map(|&(x, lo, _)| (x, lo)).collect();
             poly.extend(s.band.iter().rev().map(|&(x, _, hi)| (x, hi)));
             ctx.draw_series(std::iter::once(Polygon::new(
@@ -349,9 +457,33 @@ fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
             )))
             .map_err(|x| e(&x))?;
         }
-        let with_line = matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints);
-        let with_marks = matches!(s.style, SeriesStyle::Points | SeriesStyle::LinePoints);
-        if with_line {
+        if with_marks && !s.band.is_empty() {
+            // Error bars with caps: the interval of a lone point, or of points on a
+            // categorical axis where no band is drawn between them.
+            let cap = (x1 - x0) * 0.006;
+            let bars = s.band.iter().flat_map(|&(x, lo, hi)| {
+                [
+                    vec![(x, lo), (x, hi)],
+                    vec![(x - cap, lo), (x + cap, lo)],
+                    vec![(x - cap, hi), (x + cap, hi)],
+                ]
+                .map(|p| PathElement::new(p, color.stroke_width(2)))
+            });
+            ctx.draw_series(bars).map_err(|x| e(&x))?;
+        }
+        if s.style == SeriesStyle::Dashed {
+            ctx.draw_series(DashedLineSeries::new(
+                s.points.clone(),
+                8,
+                5,
+                color.stroke_width(2),
+            ))
+            .map_err(|x| e(&x))?
+            .label(s.label.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 8, y)], color.stroke_width(2))
+            });
+        } else if with_line {
             ctx.draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))
                 .map_err(|x| e(&x))?
                 .label(s.label.as_str())
@@ -467,7 +599,7 @@ mod tests {
                 SeriesStyle::Points,
                 vec![(30.0, 0.1), (32.0, 0.1)],
             ));
-        render_png(&chart, &path).unwrap();
+        render_chart(&chart, &path).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
         assert!(

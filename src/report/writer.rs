@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::plot::{Chart, Series, SeriesStyle, render_png};
+use super::plot::{Chart, Series, SeriesStyle, render_chart};
 use crate::arena::experiment::{ArmResult, CurveData, ExperimentResult, Family, Outcome};
 
 /// Settings of the report as a whole.
@@ -24,6 +24,9 @@ pub struct ReportInfo {
     pub jobs: usize,
     /// Written with `--no-play`: a summary of the games played so far, none played now.
     pub snapshot: bool,
+    /// Only these experiments were played (`--only`); the others' sections summarise the
+    /// games already in the results folder.
+    pub played_only: Vec<String>,
 }
 
 /// A plot written next to the report, for the report to link.
@@ -46,7 +49,10 @@ fn rate_cell(wins: u32, games: u32, lo: f64, hi: f64) -> String {
 }
 
 /// The arms table of a match experiment.
-fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path) {
+/// `link` false: the results folder is a scratch folder git ignores (quick mode), so each
+/// arm's folder is named as text instead of linked (a link would not resolve in the
+/// repository).
+fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path, link: bool) {
     let _ = writeln!(
         out,
         "| arm | black (A) | white (B) | games | A's win rate [Wilson 95%] | black's win rate | errors | s/move A | s/move B | sims/move A | results |"
@@ -70,10 +76,15 @@ fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path) {
         );
         let _ = writeln!(
             out,
-            "| {} | `{}` | `{}` | {} | {} | {} | {} | {:.3} | {:.3} | {:.0} | [{}]({}/summary.md) |",
-            a.arm.label,
-            a.arm.config.black,
-            a.arm.config.white,
+            "| {} | `{}` | `{}` | {} | {} | {} | {} | {:.3} | {:.3} | {:.0} | {} |",
+            match &a.arm.same_games_as {
+                Some(other) => format!("{} (the games of {other}, not played twice)", a.arm.label),
+                None => a.arm.label.clone(),
+            },
+            // The players as the games record them (an arm reading another experiment's
+            // games shows that match's specs).
+            pa.spec,
+            pb.spec,
             s.games,
             rate_cell(pa.overall.wins, pa.overall.games, lo, hi),
             rate_cell(s.black.wins, s.black.games, blo, bhi),
@@ -81,8 +92,11 @@ fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path) {
             pa.seconds_per_move(),
             pb.seconds_per_move(),
             pa.sims_per_move(),
-            rel.display(),
-            rel.display()
+            if link {
+                format!("[{}]({}/summary.md)", rel.display(), rel.display())
+            } else {
+                format!("`{}`", rel.display())
+            }
         );
     }
 }
@@ -267,18 +281,62 @@ fn curve_table(out: &mut String, data: &CurveData) {
             .collect();
         let _ = writeln!(out, "| {x} | {} |", ys.join(" | "));
     }
+    if let Some(n) = data.positions {
+        let _ = writeln!(out, "\nn = {} positions.", crate::util::num::thousands(n));
+    }
     for (name, ys) in &data.series {
-        let cross = data
-            .x
-            .iter()
-            .zip(ys)
-            .filter(|(_, y)| **y <= 0.10)
-            .map(|(x, _)| *x)
-            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-        if let Some(c) = cross {
-            let _ = writeln!(out, "\nlargest x with {name} <= 10%: {c} (paper: 32)");
+        match largest_x_within_10(&data.x, ys) {
+            Some(c) => {
+                let _ = writeln!(
+                    out,
+                    "\nlargest x with {name} <= 10%: {c}{}",
+                    paper_note(name)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "\n{name} is above 10% at every x");
+            }
         }
     }
+}
+
+/// The largest x at which the curve `ys` is still at most 10%.
+fn largest_x_within_10(x: &[f64], ys: &[f64]) -> Option<f64> {
+    x.iter()
+        .zip(ys)
+        .filter(|(_, y)| **y <= 0.10)
+        .map(|(x, _)| *x)
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+}
+
+/// The paper's figure beside a crossing, for the form the paper measured only: it ranked all
+/// 81 points; a legal-moves curve has no paper figure to compare with.
+fn paper_note(series: &str) -> &'static str {
+    if series.ends_with("_all") {
+        " (paper, all 81 points ranked: 32)"
+    } else {
+        " (legal moves only: the paper has no such figure)"
+    }
+}
+
+/// The overview's cell of a curve: where each form crosses 10% error, and n.
+fn curve_cell(data: &CurveData) -> String {
+    let crossings: Vec<String> = data
+        .series
+        .iter()
+        .map(|(name, ys)| match largest_x_within_10(&data.x, ys) {
+            Some(c) => format!("{name} {c}"),
+            None => format!("{name} none"),
+        })
+        .collect();
+    format!(
+        "largest x under 10% error: {}{}",
+        crossings.join(", "),
+        data.positions.map_or(String::new(), |n| format!(
+            " (n = {})",
+            crate::util::num::thousands(n)
+        ))
+    )
 }
 
 /// Renders the whole report.
@@ -301,6 +359,18 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
              for (see each table's games column), and arms with no games are left out.\n"
         );
     }
+    if !info.played_only.is_empty() {
+        let _ = writeln!(
+            out,
+            "> **Partly played.** This run played only {}; every other section summarises the \
+             games already in the results folder, as `--no-play` does.\n",
+            info.played_only
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if info.quick {
         let _ = writeln!(
             out,
@@ -308,7 +378,8 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
              per move than the paper's 10,000 (see each table's specs), and some arms are left \
              out. The numbers show that the pipeline works end to end; their confidence \
              intervals are wide and they are **not** a reproduction of the paper. Run \
-             `akushu reproduce` (without `--quick`) for the paper's settings.\n"
+             `akushu reproduce` (without `--quick`) for the paper's settings. The games are \
+             in a scratch folder git ignores, so the arms' folders are named, not linked.\n"
         );
     }
     let _ = writeln!(
@@ -323,6 +394,7 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
     let _ = writeln!(out, "|---|---|---|---|");
     for r in results {
         let mut ours = match &r.outcome {
+            Outcome::Arms(arms) if arms.is_empty() => "no games yet".to_string(),
             Outcome::Arms(arms) => arms
                 .iter()
                 .map(|a| {
@@ -334,7 +406,7 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
                 })
                 .collect::<Vec<_>>()
                 .join(", "),
-            Outcome::Curve(d) => format!("{} points from `{}`", d.x.len(), d.csv.display()),
+            Outcome::Curve(d) => curve_cell(d),
             Outcome::Skipped(why) => format!("not run: {why}"),
         };
         if !r.failed_arms.is_empty() {
@@ -378,19 +450,27 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
                     s.seed,
                     s.max_moves
                 );
-                arms_table(&mut out, arms, &info.runs);
-                if let Some(f) = &r.file.family {
-                    family_section(&mut out, f, arms);
+                if arms.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "No games yet: no arm of this experiment has games in `{}`.",
+                        info.runs_folder.display()
+                    );
+                } else {
+                    arms_table(&mut out, arms, &info.runs, !info.quick);
+                    if let Some(f) = &r.file.family {
+                        family_section(&mut out, f, arms);
+                    }
+                    let overhead: Vec<String> = arms
+                        .iter()
+                        .map(|a| format!("{:.2}%", a.summary.overhead() * 100.0))
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "\nArena overhead per arm (wall vs thinking): {}",
+                        overhead.join(", ")
+                    );
                 }
-                let overhead: Vec<String> = arms
-                    .iter()
-                    .map(|a| format!("{:.2}%", a.summary.overhead() * 100.0))
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "\nArena overhead per arm (wall vs thinking): {}",
-                    overhead.join(", ")
-                );
             }
             Outcome::Curve(data) => curve_table(&mut out, data),
             Outcome::Skipped(why) => {
@@ -482,10 +562,21 @@ fn win_rate_line(arms: &[ArmResult], series: Option<&str>) -> Option<WinRateLine
     })
 }
 
+/// Sideways offset of series `k` of `n` on a categorical axis, so that points of several
+/// series at one category sit side by side instead of on top of each other.
+fn dodge(k: usize, n: usize) -> f64 {
+    const STEP: f64 = 0.08;
+    (k as f64 - (n as f64 - 1.0) / 2.0) * STEP
+}
+
 /// The chart of one experiment, if it has something to draw: win rate against the arms' x
-/// with the Wilson band, or the curve's series; plus the paper's points and reference line,
-/// and the arms of the experiments its plot compares with, where `all` has them.
+/// with the Wilson band (points with error bars on a categorical axis), or the curve's
+/// series; plus the paper's points and reference line, and the arms of the experiments its
+/// plot compares with, where `all` has them. Colours go by role, the same in every chart:
+/// akushu's main line is palette colour 0, further lines follow in order, the paper's
+/// points are black and reference lines grey.
 pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Chart> {
+    use super::plot::{PAPER_COLOUR, palette};
     let f = &result.file;
     let plot = &f.plot;
     let x_label = f.fill(&plot.x_label, result.quick);
@@ -498,8 +589,15 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
             &plot.y_label
         },
     );
+    chart.categorical = plot.categorical;
+    chart.x_names = plot
+        .x_names
+        .iter()
+        .filter_map(|(k, v)| Some((k.trim().parse::<f64>().ok()?, v.clone())))
+        .collect();
     let mut xs: Vec<f64> = plot.paper_points.iter().map(|p| p[0]).collect();
     let mut ys: Vec<f64> = vec![0.0, 1.0];
+    let mut colours = 0;
     match &result.outcome {
         Outcome::Arms(arms) => {
             let mut names: Vec<Option<&str>> = vec![None];
@@ -510,29 +608,43 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
                     names.push(Some(s));
                 }
             }
-            let mut drawn = 0;
-            for name in names {
-                let Some(WinRateLine { line, band, games }) = win_rate_line(arms, name) else {
-                    continue;
-                };
-                drawn += 1;
+            let lines: Vec<(Option<&str>, WinRateLine)> = names
+                .into_iter()
+                .filter_map(|n| win_rate_line(arms, n).map(|l| (n, l)))
+                .collect();
+            if lines.is_empty() {
+                return None;
+            }
+            let n = lines.len();
+            for (k, (name, WinRateLine { line, band, games })) in lines.into_iter().enumerate() {
                 xs.extend(line.iter().map(|p| p.0));
-                let label = name.unwrap_or(if plot.compare.is_empty() {
-                    "akushu"
+                let label = match name {
+                    Some(s) => s,
+                    None if !plot.label.is_empty() => &plot.label,
+                    None if plot.compare.is_empty() => "akushu",
+                    None => &f.name,
+                };
+                let (style, line, band, interval) = if plot.categorical {
+                    let dx = dodge(k, n);
+                    (
+                        SeriesStyle::Points,
+                        line.iter().map(|&(x, y)| (x + dx, y)).collect(),
+                        band.iter().map(|&(x, lo, hi)| (x + dx, lo, hi)).collect(),
+                        "Wilson 95% bars",
+                    )
                 } else {
-                    &f.name
-                });
+                    (SeriesStyle::LinePoints, line, band, "Wilson 95% interval")
+                };
                 chart = chart.series(
                     Series::new(
-                        format!("{label} (up to {games} games per point, Wilson 95% band)"),
-                        SeriesStyle::LinePoints,
+                        format!("{label} (up to {games} games per point, {interval})"),
+                        style,
                         line,
                     )
-                    .with_band(band),
+                    .with_band(band)
+                    .colour(palette(colours)),
                 );
-            }
-            if drawn == 0 {
-                return None;
+                colours += 1;
             }
         }
         Outcome::Curve(data) => {
@@ -540,15 +652,25 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
                 return None;
             }
             xs.extend(data.x.iter().copied());
+            if let Some(n) = data.positions {
+                chart.title = format!(
+                    "{} (n = {} positions)",
+                    chart.title,
+                    crate::util::num::thousands(n)
+                );
+            }
             for (name, values) in &data.series {
                 ys.extend(values.iter().copied());
                 let pts = data.x.iter().copied().zip(values.iter().copied()).collect();
-                chart = chart.series(Series::new(name.clone(), SeriesStyle::Line, pts));
+                chart = chart.series(
+                    Series::new(name.clone(), SeriesStyle::Line, pts).colour(palette(colours)),
+                );
+                colours += 1;
             }
         }
         Outcome::Skipped(_) => return None,
     }
-    for name in &plot.compare {
+    for (i, name) in plot.compare.iter().enumerate() {
         let Some(Outcome::Arms(arms)) = all
             .iter()
             .find(|r| &r.file.name == name)
@@ -560,15 +682,25 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
             continue;
         };
         xs.extend(line.iter().map(|p| p.0));
-        chart = chart.series(Series::new(
-            format!("{name} (up to {games} games per point)"),
-            SeriesStyle::LinePoints,
-            line,
-        ));
+        let label = plot.compare_labels.get(i).unwrap_or(name);
+        chart = chart.series(
+            Series::new(
+                format!("{label} (up to {games} games per point)"),
+                SeriesStyle::LinePoints,
+                line,
+            )
+            .colour(palette(colours)),
+        );
+        colours += 1;
     }
     if !plot.paper_points.is_empty() {
         let pts = plot.paper_points.iter().map(|p| (p[0], p[1])).collect();
-        chart = chart.series(Series::new("paper", SeriesStyle::Points, pts));
+        let label = if plot.paper_label.is_empty() {
+            "paper"
+        } else {
+            &plot.paper_label
+        };
+        chart = chart.series(Series::new(label, SeriesStyle::Points, pts).colour(PAPER_COLOUR));
     }
     if let Some(b) = plot.baseline {
         let label = if plot.baseline_label.is_empty() {
@@ -578,7 +710,17 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
         };
         chart = chart.hline(b, label);
     }
-    let (x0, x1) = padded_range(xs.into_iter());
+    let (x0, x1) = if plot.categorical {
+        // Half a category of room on each side, so the side-by-side points fit.
+        let lo = xs.iter().map(|x| x.round()).fold(f64::INFINITY, f64::min);
+        let hi = xs
+            .iter()
+            .map(|x| x.round())
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lo - 0.5, hi + 0.5)
+    } else {
+        padded_range(xs.into_iter())
+    };
     let (y0, y1) = (
         ys.iter().copied().fold(0.0, f64::min),
         ys.iter().copied().fold(1.0, f64::max),
@@ -586,15 +728,142 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
     Some(chart.x_range(x0, x1).y_range(y0, y1))
 }
 
-/// Draws every experiment's chart into `dir` as `<name>.png`.
-pub fn write_plots(results: &[ExperimentResult], dir: &Path) -> Vec<PlotFile> {
-    let mut files = Vec::new();
+/// How report charts are drawn (`--chart-size`, `--chart-format`, `--chart-title`).
+#[derive(Debug, Clone)]
+pub struct ChartOptions {
+    pub size: (u32, u32),
+    pub format: ChartFormat,
+    /// Replaces the experiment's title (one experiment's chart).
+    pub title: Option<String>,
+}
+
+impl Default for ChartOptions {
+    fn default() -> ChartOptions {
+        ChartOptions {
+            size: super::plot::DEFAULT_SIZE,
+            format: ChartFormat::Png,
+            title: None,
+        }
+    }
+}
+
+/// A chart file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChartFormat {
+    Png,
+    Svg,
+}
+
+impl ChartFormat {
+    fn extension(self) -> &'static str {
+        match self {
+            ChartFormat::Png => "png",
+            ChartFormat::Svg => "svg",
+        }
+    }
+}
+
+/// One arm of a report as a row of `results.csv` / an object of `results.json`: the
+/// report's tables for programs (pandas, R, jq) instead of Markdown.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ResultRow {
+    pub experiment: String,
+    pub arm: String,
+    pub x: Option<f64>,
+    pub series: Option<String>,
+    /// The match folder the games are in.
+    pub folder: String,
+    pub black: String,
+    pub white: String,
+    pub games: u32,
+    pub a_wins: u32,
+    pub a_rate: f64,
+    pub a_wilson_low: f64,
+    pub a_wilson_high: f64,
+    pub black_wins: u32,
+    pub draws: u32,
+    pub errors: u32,
+    pub a_seconds_per_move: f64,
+    pub b_seconds_per_move: f64,
+    pub a_cpu_seconds_per_move: Option<f64>,
+    pub b_cpu_seconds_per_move: Option<f64>,
+    pub a_sims_per_move: f64,
+}
+
+/// Every played arm of `results`, in report order.
+pub fn result_rows(results: &[ExperimentResult]) -> Vec<ResultRow> {
+    let mut rows = Vec::new();
     for r in results {
-        let Some(c) = chart(r, results) else {
+        let Outcome::Arms(arms) = &r.outcome else {
             continue;
         };
-        let file = format!("{}.png", r.file.name);
-        match render_png(&c, &dir.join(&file)) {
+        for a in arms {
+            let s = &a.summary;
+            let (pa, pb) = (&s.players[0], &s.players[1]);
+            let (lo, hi) = pa.overall.interval();
+            rows.push(ResultRow {
+                experiment: r.file.name.clone(),
+                arm: a.arm.label.clone(),
+                x: a.arm.x,
+                series: a.arm.series.clone(),
+                folder: a.dir.display().to_string(),
+                black: pa.spec.clone(),
+                white: pb.spec.clone(),
+                games: s.games,
+                a_wins: pa.overall.wins,
+                a_rate: pa.overall.rate(),
+                a_wilson_low: lo,
+                a_wilson_high: hi,
+                black_wins: s.black.wins,
+                draws: pa.draws,
+                errors: s.errors,
+                a_seconds_per_move: pa.seconds_per_move(),
+                b_seconds_per_move: pb.seconds_per_move(),
+                a_cpu_seconds_per_move: pa.cpu_per_move(),
+                b_cpu_seconds_per_move: pb.cpu_per_move(),
+                a_sims_per_move: pa.sims_per_move(),
+            });
+        }
+    }
+    rows
+}
+
+/// Writes `results.csv` and `results.json` (the same rows) into `dir`, each atomically.
+pub fn write_results(results: &[ExperimentResult], dir: &Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let rows = result_rows(results);
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    for r in &rows {
+        csv.serialize(r)?;
+    }
+    let csv = csv.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let json = serde_json::to_string_pretty(&rows)? + "\n";
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (name, bytes) in [("results.csv", csv), ("results.json", json.into_bytes())] {
+        let path = dir.join(name);
+        crate::util::fsio::write_atomic(&path, &bytes)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Draws every experiment's chart into `dir` as `<name>.png`.
+pub fn write_plots(
+    results: &[ExperimentResult],
+    dir: &Path,
+    options: &ChartOptions,
+) -> Vec<PlotFile> {
+    let mut files = Vec::new();
+    for r in results {
+        let Some(mut c) = chart(r, results) else {
+            continue;
+        };
+        c.size = options.size;
+        if let Some(t) = &options.title {
+            c.title = t.clone();
+        }
+        let file = format!("{}.{}", r.file.name, options.format.extension());
+        match render_chart(&c, &dir.join(&file)) {
             Ok(()) => files.push(PlotFile {
                 experiment: r.file.name.clone(),
                 file,
