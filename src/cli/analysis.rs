@@ -5,7 +5,7 @@ use std::io::{BufRead, Write, stdin, stdout};
 
 use clap::Args;
 
-use crate::gtp::json_analysis::AnalysisServer;
+use crate::gtp::json_analysis::{AnalysisServer, ServerIo};
 
 #[derive(Debug, Clone, Args)]
 pub struct AnalysisArgs {
@@ -17,6 +17,47 @@ pub struct AnalysisArgs {
     pub seed: u64,
 }
 
+/// The server's pipe: responses to stdout (flushed line by line, a GUI waits on them) and
+/// input lines from the reader thread.
+struct Pipe {
+    out: std::io::StdoutLock<'static>,
+    input: std::sync::mpsc::Receiver<String>,
+    /// Set when the reader reached the end of input.
+    closed: bool,
+}
+
+impl Pipe {
+    /// Every line that has arrived, without waiting.
+    fn drain(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            match self.input.try_recv() {
+                Ok(l) => lines.push(l),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return lines,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    self.closed = true;
+                    return lines;
+                }
+            }
+        }
+    }
+}
+
+impl ServerIo for Pipe {
+    fn emit(&mut self, line: String) {
+        // A client that has gone away ends the server: nobody reads the answers.
+        if writeln!(self.out, "{line}")
+            .and_then(|_| self.out.flush())
+            .is_err()
+        {
+            std::process::exit(0);
+        }
+    }
+    fn poll(&mut self) -> Vec<String> {
+        self.drain()
+    }
+}
+
 pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
     crate::errln!(
         "# akushu analysis --engine {} --seed {}: KataGo's JSON analysis protocol, 9x9, area rules",
@@ -25,23 +66,44 @@ pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
     );
     let mut server = AnalysisServer::new(&args.engine, args.seed)?;
     crate::errln!("Started, ready to begin handling requests");
-    let mut out = stdout().lock();
-    for line in stdin().lock().lines() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({"error": format!("reading input: {e}")})
-                )?;
-                continue;
+    // Input is read on its own thread so that a terminate or a query of higher priority is
+    // seen while a search runs.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in stdin().lock().lines() {
+            // An unreadable line (invalid UTF-8) is answered as KataGo answers bad JSON.
+            let line = line.unwrap_or_else(|_| String::from("\u{fffd}"));
+            if tx.send(line).is_err() {
+                return;
             }
-        };
-        for reply in server.handle_line(&line) {
-            writeln!(out, "{reply}")?;
         }
-        out.flush()?;
+    });
+    let mut pipe = Pipe {
+        out: stdout().lock(),
+        input: rx,
+        closed: false,
+    };
+    loop {
+        for line in pipe.drain() {
+            for reply in server.submit(&line) {
+                pipe.emit(reply);
+            }
+        }
+        if server.run_next(&mut pipe) {
+            continue;
+        }
+        if pipe.closed {
+            // As KataGo does at the end of input: every queued query was finished first.
+            return Ok(());
+        }
+        // Nothing to search: wait for the next line.
+        match pipe.input.recv() {
+            Ok(line) => {
+                for reply in server.submit(&line) {
+                    pipe.emit(reply);
+                }
+            }
+            Err(_) => pipe.closed = true,
+        }
     }
-    Ok(())
 }

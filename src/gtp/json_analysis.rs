@@ -1,15 +1,22 @@
 //! KataGo's JSON analysis protocol (`katago analysis`) for 9x9 under area rules, so
 //! analysis GUIs that speak only it (KaTrain) can use akushu's engines.
 //!
-//! One query per input line, one response per analysed turn per output line, in the order
-//! the queries arrive (queries are answered one after another; `priority` is read and
-//! accepted, not used to reorder). A query names its `moves` (and `initialStones`,
+//! One query per input line; one response per analysed turn per output line. Turns wait in
+//! a queue and are searched one at a time, highest `priority` (or per-turn `priorities`)
+//! first, ties in order of arrival; input keeps being read between chunks of simulations,
+//! so `{"action":"terminate"}` stops a running search (its response reports what was
+//! searched) and answers waiting turns with KataGo's `noResults` line, and a search
+//! reports partial results every `reportDuringSearchEvery` seconds (`isDuringSearch`
+//! true). A query names its `moves` (and `initialStones`,
 //! `initialPlayer`), `komi`, `rules`, `boardXSize`/`boardYSize` (9 only), `analyzeTurns`
 //! (default: the position after the last move), `maxVisits` (simulations; default
-//! [`DEFAULT_VISITS`]), `includeOwnership`, `includePolicy`, `includePVVisits` and
-//! `overrideSettings.reportAnalysisWinratesAs` (`BLACK`, the default here as in KataGo's
-//! analysis example config, `WHITE` or `SIDETOMOVE`). `{"action":"query_version"}` and
-//! `{"action":"terminate"}` are answered as KataGo answers them. Malformed input gets
+//! [`DEFAULT_VISITS`]), `overrideSettings.maxTime` (seconds), `includeOwnership`,
+//! `includePolicy`, `includePVVisits` and `overrideSettings.reportAnalysisWinratesAs`
+//! (`BLACK`, the default here as in KataGo's analysis example config, `WHITE` or
+//! `SIDETOMOVE`). `{"action":"query_version"}` and
+//! `{"action":"terminate"}` are acknowledged as KataGo acknowledges them. One engine serves
+//! every turn, reseeded before each, so a turn's answer does not depend on what was asked
+//! before it (same seed, same answer). Malformed input gets
 //! KataGo's error shape, `{"id":...,"error":...}` (with `"field"` when one field is wrong).
 //!
 //! Each response's `moveInfos` are the root's candidates by visits with their win rate, the
@@ -31,10 +38,21 @@ pub const DEFAULT_VISITS: u64 = 2_000;
 /// Most simulations one query may ask for per turn.
 pub const MAX_VISITS: u64 = 10_000_000;
 
-/// Answers analysis queries with engines built from one spec.
+/// Answers analysis queries with engines built from one spec: queued turns are searched
+/// highest `priority` first (ties: the earlier), one at a time, while new input keeps being
+/// read between chunks of simulations, so a `terminate` stops a running search and a query
+/// of higher priority goes ahead of those still waiting.
 pub struct AnalysisServer {
     spec: String,
     seed: u64,
+    /// The engine reused for every turn (reseeded, so each turn searches as a fresh engine
+    /// would); `None` until the first turn, or when the engine cannot be reseeded.
+    engine: Option<Box<dyn Engine>>,
+    queue: Vec<Work>,
+    next_seq: u64,
+    /// The turn being searched, and whether a terminate asked it to stop.
+    current: Option<(String, usize)>,
+    stop_current: bool,
 }
 
 /// How win rates, scores and ownership are oriented.
@@ -64,12 +82,39 @@ struct Query {
     initial: Game,
     moves: Vec<(Color, Move)>,
     turns: Vec<usize>,
+    /// Each turn's priority (`priority`, or `priorities` one per turn).
+    priorities: Vec<i64>,
     visits: u64,
+    /// `overrideSettings.maxTime`: seconds a turn may search at most.
+    max_time: Option<f64>,
+    /// `reportDuringSearchEvery`: seconds between partial reports.
+    report_every: Option<f64>,
     ownership: bool,
     policy: bool,
     pv_visits: bool,
     perspective: Perspective,
 }
+
+/// One turn of a query waiting to be searched.
+struct Work {
+    query: std::sync::Arc<Query>,
+    turn: usize,
+    priority: i64,
+    /// Arrival order: ties of priority go to the earlier turn.
+    seq: u64,
+}
+
+/// What the server reads and writes while it searches: the caller's side of the pipe.
+pub trait ServerIo {
+    /// Writes one response line.
+    fn emit(&mut self, line: String);
+    /// The input lines that have arrived since the last call, without waiting.
+    fn poll(&mut self) -> Vec<String>;
+}
+
+/// Simulations searched between two looks at the input (a terminate must stop a search
+/// within milliseconds) and at the clock (`reportDuringSearchEvery`, `maxTime`).
+const CHUNK: u64 = 256;
 
 fn color_of(text: &str) -> Option<Color> {
     match text {
@@ -205,6 +250,40 @@ fn parse_query(v: &Value) -> Result<Query, QueryError> {
             Some(_) => Err(field_error(name, "expected true or false")),
         }
     };
+    let seconds = |name: &'static str, x: Option<&Value>| -> Result<Option<f64>, QueryError> {
+        match x {
+            None => Ok(None),
+            Some(x) => x
+                .as_f64()
+                .filter(|s| s.is_finite() && *s > 0.0 && *s <= 1e6)
+                .map(Some)
+                .ok_or_else(|| field_error(name, "expected seconds, above 0")),
+        }
+    };
+    let report_every = seconds("reportDuringSearchEvery", v.get("reportDuringSearchEvery"))?;
+    let max_time = seconds(
+        "overrideSettings",
+        v.get("overrideSettings").and_then(|o| o.get("maxTime")),
+    )?;
+    let priority = |x: &Value, name: &'static str| {
+        x.as_i64()
+            .ok_or_else(|| field_error(name, "expected an integer priority"))
+    };
+    let priorities = match (v.get("priorities"), v.get("priority")) {
+        (Some(list), _) => {
+            let list = list
+                .as_array()
+                .filter(|l| l.len() == turns.len())
+                .ok_or_else(|| {
+                    field_error("priorities", "expected one integer per analyzeTurns entry")
+                })?;
+            list.iter()
+                .map(|x| priority(x, "priorities"))
+                .collect::<Result<Vec<_>, _>>()?
+        }
+        (None, Some(p)) => vec![priority(p, "priority")?; turns.len()],
+        (None, None) => vec![0; turns.len()],
+    };
     let perspective = match v
         .get("overrideSettings")
         .and_then(|o| o.get("reportAnalysisWinratesAs"))
@@ -225,7 +304,10 @@ fn parse_query(v: &Value) -> Result<Query, QueryError> {
         initial: Game::from_board(board, first, komi),
         moves,
         turns,
+        priorities,
         visits,
+        max_time,
+        report_every,
         ownership: flag("includeOwnership")?,
         policy: flag("includePolicy")?,
         pv_visits: flag("includePVVisits")?,
@@ -248,11 +330,17 @@ impl AnalysisServer {
         Ok(AnalysisServer {
             spec: spec.to_string(),
             seed,
+            engine: Some(engine),
+            queue: Vec::new(),
+            next_seq: 0,
+            current: None,
+            stop_current: false,
         })
     }
 
-    /// The response lines for one input line (none for a blank line).
-    pub fn handle_line(&mut self, line: &str) -> Vec<String> {
+    /// Reads one input line and answers it as far as it can be answered at once (errors,
+    /// actions); the turns of a valid query join the queue for [`AnalysisServer::run_next`].
+    pub fn submit(&mut self, line: &str) -> Vec<String> {
         let line = line.trim();
         if line.is_empty() {
             return Vec::new();
@@ -276,14 +364,8 @@ impl AnalysisServer {
                     .to_string(),
                 ];
             }
-            Some("terminate") | Some("terminate_all") => {
-                // Queries are answered one by one before the next line is read: nothing is in
-                // flight to stop.
-                let mut out = json!({"id": id, "action": v["action"]});
-                if let Some(t) = v.get("terminateId") {
-                    out["terminateId"] = t.clone();
-                }
-                return vec![out.to_string()];
+            Some(action @ ("terminate" | "terminate_all")) => {
+                return self.terminate(&v, action == "terminate_all");
             }
             Some("clear_cache") => {
                 return vec![json!({"id": id, "action": "clear_cache"}).to_string()];
@@ -296,31 +378,148 @@ impl AnalysisServer {
             }
             None => {}
         }
-        let query = match parse_query(&v) {
-            Ok(q) => q,
+        match parse_query(&v) {
+            Ok(q) => {
+                let q = std::sync::Arc::new(q);
+                for (&turn, &priority) in q.turns.iter().zip(&q.priorities) {
+                    self.queue.push(Work {
+                        query: q.clone(),
+                        turn,
+                        priority,
+                        seq: self.next_seq,
+                    });
+                    self.next_seq += 1;
+                }
+                Vec::new()
+            }
             Err(e) => {
                 let mut out = json!({"id": id, "error": e.message});
                 if let Some(f) = e.field {
                     out["field"] = json!(f);
                 }
-                return vec![out.to_string()];
+                vec![out.to_string()]
+            }
+        }
+    }
+
+    /// `terminate` / `terminate_all`: waiting turns that match are answered with KataGo's
+    /// `noResults` line and dropped; a matching turn being searched stops at its next chunk
+    /// and reports what it has. The action itself is echoed back first.
+    fn terminate(&mut self, v: &Value, all: bool) -> Vec<String> {
+        let target = if all {
+            None
+        } else {
+            match v.get("terminateId").and_then(Value::as_str) {
+                Some(t) => Some(t.to_string()),
+                None => {
+                    return vec![
+                        json!({"id": v.get("id").cloned().unwrap_or(Value::Null),
+                               "field": "terminateId",
+                               "error": "required field terminateId must be a string"})
+                        .to_string(),
+                    ];
+                }
             }
         };
-        let mut lines = Vec::new();
-        for &turn in &query.turns {
-            lines.push(match self.analyse_turn(&query, turn) {
-                Ok(v) => v.to_string(),
-                Err(message) => {
-                    json!({"id": query.id, "turnNumber": turn, "error": message}).to_string()
-                }
-            });
+        let turns: Option<Vec<u64>> = v
+            .get("turnNumbers")
+            .and_then(Value::as_array)
+            .map(|t| t.iter().filter_map(Value::as_u64).collect());
+        let hit = |id: &str, turn: usize| {
+            target.as_deref().is_none_or(|t| t == id)
+                && turns.as_ref().is_none_or(|t| t.contains(&(turn as u64)))
+        };
+        let mut out = vec![v.to_string()];
+        let (dropped, kept): (Vec<Work>, Vec<Work>) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|w| hit(&w.query.id, w.turn));
+        self.queue = kept;
+        for w in dropped {
+            out.push(
+                json!({"id": w.query.id, "isDuringSearch": false, "noResults": true,
+                       "turnNumber": w.turn})
+                .to_string(),
+            );
         }
-        lines
+        if let Some((id, turn)) = &self.current
+            && hit(id, *turn)
+        {
+            self.stop_current = true;
+        }
+        out
+    }
+
+    /// Whether turns wait to be searched.
+    pub fn has_work(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Searches the waiting turn of highest priority (the earliest of equals), reading
+    /// `io`'s new input between chunks of simulations and writing partial reports
+    /// (`reportDuringSearchEvery`) and the final response to it. False when nothing waits.
+    pub fn run_next(&mut self, io: &mut dyn ServerIo) -> bool {
+        let Some(best) = (0..self.queue.len()).min_by_key(|&i| {
+            let w = &self.queue[i];
+            (std::cmp::Reverse(w.priority), w.seq)
+        }) else {
+            return false;
+        };
+        let work = self.queue.remove(best);
+        self.current = Some((work.query.id.clone(), work.turn));
+        self.stop_current = false;
+        let line = match self.analyse_turn(&work.query, work.turn, io) {
+            Ok(v) => v.to_string(),
+            Err(message) => {
+                json!({"id": work.query.id, "turnNumber": work.turn, "error": message}).to_string()
+            }
+        };
+        self.current = None;
+        io.emit(line);
+        true
+    }
+
+    /// Answers one input line completely: its immediate replies, then every waiting turn
+    /// searched to the end (no input is read meanwhile). For tests and one-shot use.
+    pub fn handle_line(&mut self, line: &str) -> Vec<String> {
+        let mut io = Collect(self.submit(line));
+        while self.run_next(&mut io) {}
+        io.0
+    }
+
+    /// An engine for a new turn: the reused one, reseeded, or a new one where the engine
+    /// cannot be reseeded.
+    fn engine_for_turn(&mut self) -> Result<Box<dyn Engine>, String> {
+        if let Some(mut e) = self.engine.take()
+            && e.reseed(self.seed)
+        {
+            return Ok(e);
+        }
+        build_engine(&self.spec, self.seed).map_err(|e| e.to_string())
     }
 
     /// Searches the position after `turn` moves and builds its response.
-    fn analyse_turn(&self, q: &Query, turn: usize) -> Result<Value, String> {
-        let mut engine = build_engine(&self.spec, self.seed).map_err(|e| e.to_string())?;
+    fn analyse_turn(
+        &mut self,
+        q: &Query,
+        turn: usize,
+        io: &mut dyn ServerIo,
+    ) -> Result<Value, String> {
+        let mut engine = self.engine_for_turn()?;
+        let result = self.search_turn(engine.as_mut(), q, turn, io);
+        self.engine = Some(engine);
+        result
+    }
+
+    /// Sets up the position, then searches it in chunks of [`CHUNK`] simulations up to
+    /// `maxVisits` (or `maxTime`, or a terminate), reading new input and reporting
+    /// between chunks.
+    fn search_turn(
+        &mut self,
+        engine: &mut dyn Engine,
+        q: &Query,
+        turn: usize,
+        io: &mut dyn ServerIo,
+    ) -> Result<Value, String> {
         engine.new_game(q.initial.komi());
         if q.initial.board() != &Board::new() || q.initial.to_move() != Color::Black {
             engine.set_game(q.initial.clone())?;
@@ -335,7 +534,53 @@ impl AnalysisServer {
             .get(turn)
             .map(|m| m.0)
             .unwrap_or_else(|| engine.game().to_move());
-        respond(engine.as_mut(), q, turn, to_move)
+        let start = std::time::Instant::now();
+        let mut last_report = start;
+        let (mut sims, mut searched) = (0, 0);
+        while searched < q.visits {
+            for line in io.poll() {
+                for reply in self.submit(&line) {
+                    io.emit(reply);
+                }
+            }
+            if self.stop_current
+                || q.max_time
+                    .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
+            {
+                break;
+            }
+            let chunk = CHUNK.min(q.visits - searched);
+            let analyzer = engine.analyzer().ok_or("this engine has no analysis")?;
+            sims += analyzer.analyze_sims(to_move, chunk);
+            searched += chunk;
+            if let Some(every) = q.report_every
+                && searched < q.visits
+                && last_report.elapsed().as_secs_f64() >= every
+            {
+                last_report = std::time::Instant::now();
+                io.emit(respond(engine, q, turn, to_move, sims, true)?.to_string());
+            }
+        }
+        if sims == 0 {
+            // Stopped before any simulation: KataGo's shape for a turn with no results.
+            return Ok(
+                json!({"id": q.id, "isDuringSearch": false, "noResults": true,
+                             "turnNumber": turn}),
+            );
+        }
+        respond(engine, q, turn, to_move, sims, false)
+    }
+}
+
+/// A [`ServerIo`] that collects the output and has no further input.
+struct Collect(Vec<String>);
+
+impl ServerIo for Collect {
+    fn emit(&mut self, line: String) {
+        self.0.push(line);
+    }
+    fn poll(&mut self) -> Vec<String> {
+        Vec::new()
     }
 }
 
@@ -349,14 +594,17 @@ fn put_score(v: &mut Value, s: ScoreEstimate, flip: bool) {
 }
 
 /// Runs the search and writes one response.
+/// The response for the search so far (`during`: a partial report, more to come), after
+/// `sims` simulations.
 fn respond(
     engine: &mut dyn Engine,
     q: &Query,
     turn: usize,
     to_move: Color,
+    sims: u64,
+    during: bool,
 ) -> Result<Value, String> {
     let analyzer = engine.analyzer().ok_or("this engine has no analysis")?;
-    let sims = analyzer.analyze_sims(to_move, q.visits);
     // Win rates and scores come for the side to move; flip them to the asked perspective.
     let flip = match q.perspective {
         Perspective::Black => to_move == Color::White,
@@ -410,7 +658,7 @@ fn respond(
     }
     let mut out = json!({
         "id": q.id,
-        "isDuringSearch": false,
+        "isDuringSearch": during,
         "turnNumber": turn,
         "moveInfos": infos,
         "rootInfo": root,
@@ -578,5 +826,151 @@ mod tests {
         assert!(at(&black, "A6") > 0.95 && at(&black, "E3") > 0.8 && at(&black, "A8") < -0.95);
         assert!(at(&white, "A6") < -0.95 && at(&white, "A8") > 0.95);
         assert_eq!(white["rootInfo"]["currentPlayer"], "W");
+    }
+
+    /// A client script: input lines handed over at given poll calls, output collected.
+    struct Script {
+        /// (poll call at which the line arrives, line)
+        input: Vec<(usize, String)>,
+        polls: usize,
+        out: Vec<Value>,
+    }
+
+    impl ServerIo for Script {
+        fn emit(&mut self, line: String) {
+            self.out.push(serde_json::from_str(&line).unwrap());
+        }
+        fn poll(&mut self) -> Vec<String> {
+            self.polls += 1;
+            let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.input)
+                .into_iter()
+                .partition(|(at, _)| *at <= self.polls);
+            self.input = later;
+            now.into_iter().map(|(_, l)| l).collect()
+        }
+    }
+
+    fn script(input: Vec<(usize, &str)>) -> Script {
+        Script {
+            input: input.into_iter().map(|(a, l)| (a, l.to_string())).collect(),
+            polls: 0,
+            out: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn waiting_turns_go_by_priority_then_arrival() {
+        let mut s = server();
+        for line in [
+            r#"{"id":"low","moves":[],"maxVisits":20}"#,
+            r#"{"id":"high","moves":[],"maxVisits":20,"priority":3}"#,
+            r#"{"id":"mixed","moves":[["B","E5"]],"maxVisits":20,"analyzeTurns":[0,1],"priorities":[1,4]}"#,
+            r#"{"id":"low2","moves":[],"maxVisits":20}"#,
+        ] {
+            assert!(s.submit(line).is_empty());
+        }
+        let mut io = script(Vec::new());
+        while s.run_next(&mut io) {}
+        let order: Vec<(String, u64)> = io
+            .out
+            .iter()
+            .map(|v| {
+                (
+                    v["id"].as_str().unwrap().to_string(),
+                    v["turnNumber"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let want = [
+            ("mixed", 1),
+            ("high", 0),
+            ("mixed", 0),
+            ("low", 0),
+            ("low2", 0),
+        ];
+        assert_eq!(
+            order,
+            want.map(|(i, t)| (i.to_string(), t)).to_vec(),
+            "highest priority first, ties by arrival"
+        );
+        let e = one(
+            &mut s,
+            r#"{"id":"p","moves":[],"analyzeTurns":[0],"priorities":[1,2]}"#,
+        );
+        assert_eq!(e["field"], "priorities");
+    }
+
+    #[test]
+    fn a_terminate_stops_the_running_search_and_drops_waiting_turns() {
+        let mut s = server();
+        s.submit(r#"{"id":"long","moves":[],"maxVisits":1000000,"reportDuringSearchEvery":0.001}"#);
+        s.submit(r#"{"id":"queued","moves":[["B","E5"]],"maxVisits":50,"analyzeTurns":[0,1]}"#);
+        // The terminate arrives at the 4th look at the input, three chunks into the search.
+        let mut io = script(vec![
+            (4, r#"{"id":"t","action":"terminate","terminateId":"long"}"#),
+            (
+                4,
+                r#"{"id":"t2","action":"terminate","terminateId":"queued","turnNumbers":[1]}"#,
+            ),
+        ]);
+        assert!(s.run_next(&mut io));
+        let last = io.out.last().unwrap();
+        assert_eq!(last["id"], "long");
+        assert_eq!(last["isDuringSearch"], false);
+        let visits = last["rootInfo"]["visits"].as_u64().unwrap();
+        assert!(
+            (1..=3 * CHUNK).contains(&visits),
+            "stopped after three chunks of {CHUNK}: {visits}"
+        );
+        let during = io
+            .out
+            .iter()
+            .filter(|v| v["isDuringSearch"] == true)
+            .count();
+        assert!(
+            during >= 1,
+            "partial reports while it searched: {:?}",
+            io.out
+        );
+        assert!(
+            io.out
+                .iter()
+                .any(|v| v["action"] == "terminate" && v["id"] == "t")
+        );
+        assert!(
+            io.out
+                .iter()
+                .any(|v| v["id"] == "queued" && v["turnNumber"] == 1 && v["noResults"] == true)
+        );
+        // The other turn of the queued query still runs.
+        let mut rest = script(Vec::new());
+        assert!(s.run_next(&mut rest));
+        assert_eq!(rest.out[0]["id"], "queued");
+        assert_eq!(rest.out[0]["turnNumber"], 0);
+        assert!(!s.has_work());
+    }
+
+    #[test]
+    fn a_reused_engine_answers_as_a_fresh_one_whatever_came_before() {
+        let query =
+            r#"{"id":"q","moves":[["B","E5"],["W","C3"]],"maxVisits":700,"includeOwnership":true}"#;
+        let fresh = server().handle_line(query);
+        let mut busy = server();
+        busy.handle_line(r#"{"id":"other","moves":[["B","D4"]],"maxVisits":900}"#);
+        assert_eq!(busy.handle_line(query), fresh, "same seed, same answer");
+        assert_eq!(busy.handle_line(query), fresh);
+    }
+
+    #[test]
+    fn max_time_ends_a_search_early() {
+        let mut s = server();
+        let start = std::time::Instant::now();
+        let v = one(
+            &mut s,
+            r#"{"id":"m","moves":[],"maxVisits":10000000,"overrideSettings":{"maxTime":0.2}}"#,
+        );
+        assert!(start.elapsed().as_secs_f64() < 5.0);
+        let visits = v["rootInfo"]["visits"].as_u64().unwrap();
+        assert!(visits > 0 && visits < 10_000_000, "{visits}");
     }
 }

@@ -134,6 +134,13 @@ pub trait Engine: Send {
     fn genmove_cleanup(&mut self, color: Color) -> (EngineMove, MoveStats) {
         self.genmove(color)
     }
+    /// Restarts every random stream as a fresh engine built with `seed` has it, so that a
+    /// reused engine searches a new game exactly as a new one would (the JSON analysis
+    /// server reuses one engine for every turn it analyses). False where the engine cannot;
+    /// the caller then builds a new engine.
+    fn reseed(&mut self, _seed: u64) -> bool {
+        false
+    }
     /// Changes komi mid-game (GTP `komi`). The default hands [`Engine::set_game`] the same
     /// game with the new komi (setup stones kept), else restarts and replays the moves.
     fn set_komi(&mut self, komi: f32) {

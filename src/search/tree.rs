@@ -617,6 +617,11 @@ impl Worker {
         }
     }
 
+    /// Restarts the worker's random stream (the engine's [`super::Engine::reseed`]).
+    pub fn reseed(&mut self, rng: FastRng) {
+        self.rng = rng;
+    }
+
     /// The last two moves before the current leaf (newest first): the moves of the path's
     /// nodes, then the root's history.
     fn last_moves(&self, tree: &Tree) -> LastMoves {

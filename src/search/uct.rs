@@ -852,6 +852,15 @@ impl Engine for UctEngine {
         self.reset_trees();
     }
 
+    fn reseed(&mut self, seed: u64) -> bool {
+        // The streams `new` gives the workers; the pruners' caches keep only network
+        // outputs, which do not depend on the seed.
+        for (t, w) in self.workers.iter_mut().enumerate() {
+            w.reseed(FastRng::for_stream(seed, t as u64));
+        }
+        true
+    }
+
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
         self.game.play_as(color, mv)?;
         if self.config.reuse {
