@@ -443,12 +443,9 @@ fn progress_bar(show: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new_spinner();
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {elapsed_precise} {pos} records read ({per_sec}) {msg}",
-        )
-        .expect("valid template"),
-    );
+    pb.set_style(crate::util::progress::style(
+        "{spinner} {elapsed_precise} {human_pos} records read ({rate}) {msg}",
+    ));
     pb.enable_steady_tick(std::time::Duration::from_millis(200));
     pb
 }
