@@ -31,7 +31,8 @@ use crate::sgf::{self, GameRecord, ParseConfig, RawRecord, Superko, rank_text};
 use crate::util::fsio;
 use crate::util::rng::FastRng;
 
-/// Everything a build depends on (printed in full at the start and stored in the manifest).
+/// Everything a build depends on (summarised in one line at the start, stored in full in the
+/// manifest of a build that writes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BuildConfig {
