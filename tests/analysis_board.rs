@@ -213,9 +213,39 @@ fn analyze_report_shows_every_section() {
         "groups (2)",
         "influence territory",
         "end-of-game territory",
-        "kake-me marks `k` (34)",
+        "eyes: `e` real",
+        "useless moves: `k` kake-me (34)",
         "best territory gain",
     ] {
         assert!(text.contains(section), "missing {section:?} in\n{text}");
     }
+}
+
+#[test]
+fn analyze_tells_a_real_eye_from_a_false_one_and_calls_k_useless() {
+    // Black A9 is a real corner eye (its diagonal B8 is black); E9 is a false edge eye
+    // (white D8 on its diagonal). Both are useless moves for either side.
+    //    A B C D E F G H J
+    // 9  . X X X . X X . .
+    // 8  X X X O X X . . .
+    let p = |s: &str| akushu::rules::Move::from_gtp(s).unwrap().point().unwrap();
+    let black: Vec<Point> = ["B9", "C9", "D9", "F9", "G9", "A8", "B8", "C8", "E8", "F8"]
+        .map(p)
+        .to_vec();
+    let board = board_with(&black, &[p("D8")]);
+    let text = akushu::cli::analyze::report(&board, Color::White, &EndConfig::default(), 0);
+    let section = |title: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|l| !l.starts_with(title))
+            .skip(2)
+            .take(9)
+            .map(|l| l.split_whitespace().skip(1).take(9).collect())
+            .collect()
+    };
+    let eyes = section("eyes: ");
+    assert_eq!(eyes[0], "eXXXfXX..", "{text}");
+    assert!(text.contains("eyes: `e` real (1), `f` false (1)"), "{text}");
+    // `k` means a useless move, and its legend says so; no section calls it a false eye.
+    assert!(text.contains("useless moves: `k`"), "{text}");
+    assert!(!text.contains("kake-me marks"), "{text}");
 }

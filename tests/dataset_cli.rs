@@ -132,11 +132,16 @@ fn build_stats_show() {
         "both",
         "--quiet",
     ]);
-    // No game passes: an error, and the dataset already there is kept.
+    // No game passes: an error that says nothing was written and which filter dropped the
+    // games, no word of a manifest it did not write, and the dataset already there is kept.
+    assert!(!ok, "{stdout}{stderr}");
     assert!(
-        !ok && stderr.contains("no game was accepted"),
-        "{stdout}{stderr}"
+        stderr.contains("nothing written to")
+            && stderr.contains("passed the checks and filters")
+            && stderr.contains("filter:rank "),
+        "{stderr}"
     );
+    assert!(!stdout.contains("manifest"), "{stdout}");
     let (ok, stdout, _) = akushu(&["dataset", "stats", &out2]);
     assert!(ok);
     assert_eq!(line_value(&stdout, "games:"), 1);

@@ -358,6 +358,29 @@ fn quick_specs() -> Vec<String> {
 }
 
 #[test]
+fn quiet_gtp_prints_only_responses() {
+    let script = "1 genmove b\n2 quit\n";
+    // Without --quiet the header and the configuration go to stderr, for GUI log windows.
+    let loud = akushu_gtp(&["--engine", "uct:sims=50"], script);
+    assert!(loud.status.success());
+    let stderr = String::from_utf8_lossy(&loud.stderr);
+    assert!(stderr.starts_with("# akushu gtp --engine"), "{stderr}");
+    // With --quiet stderr stays empty and stdout holds the two responses alone.
+    let quiet = akushu_gtp(&["--engine", "uct:sims=50", "--quiet"], script);
+    assert!(quiet.status.success());
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+    let text = String::from_utf8(quiet.stdout).unwrap();
+    assert!(
+        text.starts_with("=1 ") && text.ends_with("=2\n\n"),
+        "{text}"
+    );
+    // Errors still reach stderr when quiet.
+    let bad = akushu_gtp(&["--engine", "nosuch", "--quiet"], "quit\n");
+    assert!(!bad.status.success());
+    assert!(!bad.stderr.is_empty());
+}
+
+#[test]
 fn every_engine_kind_plays_over_gtp_and_in_a_match() {
     let specs = quick_specs();
     assert!(specs.iter().any(|s| s == "random") && specs.iter().any(|s| s == "territory"));

@@ -357,6 +357,54 @@ fn symlink_loops_and_second_paths_read_each_game_once() {
 }
 
 #[test]
+fn eval_names_the_records_it_skips_and_counts_the_passes_it_does_not_rate() {
+    let w = work("eval-skips");
+    let dir = w.join("in");
+    fs::create_dir_all(&dir).unwrap();
+    let good = good_sgf(&dir);
+    fs::copy(&good, dir.join("good-copy.sgf")).unwrap();
+    fs::copy(fixtures().join("garbage.sgf"), dir.join("garbage.sgf")).unwrap();
+    fs::copy(fixtures().join("passes.sgf"), dir.join("passes.sgf")).unwrap();
+    let r = akushu_in(&["eval", "--model", "random", "--sgf", &s(&dir)], "", 60);
+    assert!(r.ok(), "{}", r.stderr);
+    let out = &r.stdout;
+    assert!(out.contains("2 records skipped"), "{out}");
+    assert!(out.contains("garbage.sgf: SGF syntax error"), "{out}");
+    // good.sgf and good-copy.sgf hold one game: the one read second is named.
+    assert!(
+        out.contains(".sgf: the same game as a record read before"),
+        "{out}"
+    );
+    // The passes of passes.sgf are counted where the positions are, and again beside n=.
+    assert!(out.contains("pass moves not rated)"), "{out}");
+    let row = out.lines().find(|l| l.contains(" n=")).unwrap();
+    assert!(row.contains("pass moves not rated"), "{row}");
+
+    // Many skipped records: the first few by name, then a count.
+    let many = w.join("many");
+    fs::create_dir_all(&many).unwrap();
+    good_sgf(&many);
+    for k in 0..8 {
+        fs::write(many.join(format!("bad{k}.sgf")), "not a game").unwrap();
+    }
+    let r = akushu_in(&["eval", "--model", "random", "--sgf", &s(&many)], "", 60);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(r.stdout.contains("8 records skipped"), "{}", r.stdout);
+    let named = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("#   skipped "))
+        .count();
+    assert_eq!(named, 5, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("... and 3 more records skipped"),
+        "{}",
+        r.stdout
+    );
+    fs::remove_dir_all(w).unwrap();
+}
+
+#[test]
 fn fifos_in_folders_and_huge_counts_do_not_hang() {
     let w = work("fifo");
     let dir = w.join("in");

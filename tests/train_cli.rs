@@ -45,8 +45,15 @@ fn runs_resume_with_their_own_config_and_never_overwrite_weights() {
     );
     assert_eq!(std::fs::read(work.join("m/model.bpk")).unwrap(), weights);
 
-    let (ok, text) = akushu(&[&base[..], &["--resume", "--lr", "0.5"]].concat());
+    // A refused resume names each changed setting with both values, not the whole config.
+    let (ok, text) = akushu(&[&base[..], &["--resume", "--lr", "0.5", "--blocks", "2"]].concat());
     assert!(!ok && text.contains("only --epochs may change"), "{text}");
+    assert!(
+        text.contains("--lr: checkpoint 0.002, now 0.5")
+            && text.contains("--blocks: checkpoint 1, now 2"),
+        "{text}"
+    );
+    assert!(!text.contains("\"channels\""), "no config dump:\n{text}");
 
     let (ok, text) = akushu(&[&base[..], &["--resume", "--epochs", "2"]].concat());
     assert!(ok, "{text}");

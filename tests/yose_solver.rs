@@ -202,3 +202,41 @@ fn bad_problem_files_give_clear_errors() {
     assert_eq!(to_move, Color::White);
     assert!(Problem::load(Path::new("data/yose/missing.sgf")).is_err());
 }
+
+#[test]
+fn bench_prints_each_result_as_it_is_measured() {
+    let dir = std::env::temp_dir().join(format!("akushu-yose-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("bench.csv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["yose", "bench", "data/yose", "--problems", "y01,y02"])
+        .args(["--algos", "negascout", "--modes", "none,kakeme", "--quiet"])
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One line per measured row, each printed before the closing table.
+    let table = stdout.find("problem  algorithm").expect("the table");
+    for row in [
+        "y01 negascout none: score",
+        "y01 negascout kakeme: score",
+        "y02 negascout none: score",
+        "y02 negascout kakeme: score",
+    ] {
+        let at = stdout
+            .find(row)
+            .unwrap_or_else(|| panic!("{row:?} in\n{stdout}"));
+        assert!(at < table, "{row:?} printed before the table:\n{stdout}");
+    }
+    let y01 = stdout.lines().find(|l| l.starts_with("y01 ")).unwrap();
+    assert!(y01.contains(", best E5, nodes "), "{y01}");
+    // --quiet hides the progress bar: nothing on stderr.
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

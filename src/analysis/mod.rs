@@ -1,7 +1,8 @@
 //! Board analysis of a classic rule-based Go program (paper E in `docs/papers.md`): chains, the 16
 //! connection patterns, groups, influence territory, end-of-game territory, territory-gain
 //! candidate moves, and the territory-gain playout policy built on them (the territory player,
-//! an engine, is `search::territory`).
+//! an engine, is `search::territory`); [`eyes`] tells real eyes from false ones for the
+//! diagrams of `akushu analyze`.
 //!
 //! Reading order: [`chains`] (flood-fill numbering) -> [`connections`] (the 16 patterns and
 //! their connection points) -> [`groups`] (chains joined by connections) -> [`territory`]
@@ -11,6 +12,7 @@
 pub mod candidates;
 pub mod chains;
 pub mod connections;
+pub mod eyes;
 pub mod groups;
 pub mod playout;
 pub mod territory;
@@ -18,6 +20,7 @@ pub mod territory;
 pub use candidates::{CandidateMove, best_gain_moves, territory_gains};
 pub use chains::{Chain, Chains};
 pub use connections::{Connection, PATTERNS, Pattern, PatternKind, connections};
+pub use eyes::{Eyes, eyes};
 pub use groups::{Group, Groups};
 pub use playout::{TerritoryPlayout, choose_best_gain};
 pub use territory::{EndConfig, EndTerritory, Influence, end_territory, influence};

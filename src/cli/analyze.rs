@@ -1,6 +1,12 @@
 //! `akushu analyze --sgf FILE [--move N]`: the board analysis of paper E in `docs/papers.md` printed as
 //! diagrams — chains, groups with their connection points, influence territory, end-of-game
-//! territory, the kake-me and dame marks, and the best territory-gain moves.
+//! territory, real and false eyes, the useless moves of paper C's kake-me and dame tests,
+//! and the best territory-gain moves.
+//!
+//! The `k` mark is the kake-me test's: an empty point of a region the invader cannot live
+//! in, a move that gains nothing for either side (filling one's own territory, real eyes
+//! included, or an invasion that dies). It is not a false-eye mark, though kake-me is
+//! Japanese for a false eye: eyes get their own diagram, `e` real and `f` false.
 
 use std::path::PathBuf;
 
@@ -253,9 +259,27 @@ pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: us
         }
     });
 
+    let eyes = analysis::eyes(board);
+    s += &format!(
+        "\neyes: `e` real ({}), `f` false ({}): empty points surrounded by one colour, false \
+         when opposing stones hold two diagonals (one on the edge)\n",
+        eyes.real.count_ones(),
+        eyes.false_eyes.count_ones()
+    );
+    s += &diagram(|i| {
+        if eyes.real & bit(i) != 0 {
+            'e'
+        } else if eyes.false_eyes & bit(i) != 0 {
+            'f'
+        } else {
+            stone(board, i).unwrap_or('.')
+        }
+    });
+
     let (km, dm) = (kakeme_mask(board), dame_mask(board));
     s += &format!(
-        "\nkake-me marks `k` ({}), dame `d` ({}):\n",
+        "\nuseless moves: `k` kake-me ({}): in a region the invader cannot live in, real eyes \
+         included; `d` dame ({})\n",
         km.count_ones(),
         dm.count_ones()
     );

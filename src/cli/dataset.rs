@@ -265,14 +265,14 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         bail!("dataset build: give SGF inputs with --sgf PATH... (or `inputs` in --config)");
     }
     crate::outln!("# akushu dataset build --out {}", a.out.display());
-    // The full configuration is stored in the manifest (its `config` field); the
-    // terminal gets one line.
+    // The full configuration goes into the manifest (its `config` field), which is named
+    // once it is written: a build in which no game passes writes nothing. The terminal gets
+    // one line.
     crate::outln!(
-        "# config: {} input(s), seed {}, split by {:?}; stored in {}",
+        "# config: {} input(s), seed {}, split by {:?}",
         cfg.inputs.len(),
         cfg.seed,
         cfg.split_by,
-        a.out.join("manifest.json").display()
     );
     let m = build::build_into(&cfg, &a.out, !a.quiet, a.force)?;
     crate::outln!("records read: {}", m.records_read);
@@ -289,7 +289,11 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     print_counts("errors", &errors_only(&m));
     print_counts("filtered", &m.filtered);
     crate::outln!("elapsed: {:.1} s", m.elapsed_s);
-    crate::outln!("wrote {}", a.out.display());
+    crate::outln!(
+        "wrote {} (configuration in {})",
+        a.out.display(),
+        a.out.join("manifest.json").display()
+    );
     Ok(())
 }
 

@@ -7,13 +7,14 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
+use indicatif::HumanCount;
 use serde::Serialize;
 
 use crate::dataset::Position;
 use crate::net::NetPruner;
 use crate::net::baselines::{OracleBaseline, RandomBaseline, RuleBaseline};
 use crate::net::curve::{Curve, PositionScorer, PrunerScorer, evaluate};
-use crate::net::data::{SplitChoice, read_choice, sgf_positions, synthetic_split};
+use crate::net::data::{SgfSkip, SplitChoice, read_choice, sgf_positions, synthetic_split};
 use crate::net::train::sample;
 use crate::rules::NN;
 
@@ -324,6 +325,37 @@ fn write_curve(path: &Path, c: &Curve, args: &EvalArgs) -> anyhow::Result<()> {
     })
 }
 
+/// How many skipped records [`skipped_text`] names before it only counts the rest.
+const SKIPS_NAMED: usize = 5;
+
+/// The records `eval --sgf` left out, one `#` line each with the reason: all of them when
+/// few, else the first [`SKIPS_NAMED`] and the count of the others.
+fn skipped_text(skipped: &[SgfSkip]) -> String {
+    let mut s = String::new();
+    for k in skipped.iter().take(SKIPS_NAMED) {
+        s += &format!("#   skipped {}: {}\n", k.source, k.why);
+    }
+    let more = skipped.len().saturating_sub(SKIPS_NAMED);
+    if more > 0 {
+        s += &format!(
+            "#   ... and {} more record{} skipped\n",
+            HumanCount(more as u64),
+            if more == 1 { "" } else { "s" }
+        );
+    }
+    s
+}
+
+/// The positions a curve leaves out, said where its count is printed: a pass is no point on
+/// the board, so the curve cannot rank it.
+fn passes_text(passes: u64) -> String {
+    match passes {
+        0 => String::new(),
+        1 => " (1 pass move not rated)".to_string(),
+        n => format!(" ({} pass moves not rated)", HumanCount(n)),
+    }
+}
+
 /// Loads the positions the arguments name.
 fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
     if !args.sgf.is_empty() {
@@ -333,7 +365,13 @@ fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
             }
         }
         let (all, skipped) = sgf_positions(&args.sgf);
-        crate::outln!("# SGF: {} positions, {skipped} records skipped", all.len());
+        crate::outln!(
+            "# SGF: {} positions, {} record{} skipped",
+            HumanCount(all.len() as u64),
+            HumanCount(skipped.len() as u64),
+            if skipped.len() == 1 { "" } else { "s" }
+        );
+        crate::out!("{}", skipped_text(&skipped));
         return Ok(sample(all, args.max_positions, args.seed));
     }
     let all = match (&args.data, args.synthetic_games) {
@@ -369,7 +407,12 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
                 .is_none_or(|&h| !seen.contains(h))
         });
     }
-    crate::outln!("# {} positions", positions.len());
+    let passes = positions.iter().filter(|p| p.played as usize >= NN).count() as u64;
+    crate::outln!(
+        "# {} positions{}",
+        HumanCount(positions.len() as u64),
+        passes_text(passes)
+    );
     if positions.is_empty() {
         anyhow::bail!(
             "no positions to evaluate: a curve over nothing would look perfect (check --data, \
@@ -397,9 +440,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         let mut row = SummaryRow::new(labels[i].clone(), &curve, start.elapsed().as_secs_f64());
         row.training_overlap = overlaps[i].clone();
         crate::outln!(
-            "{:<16} n={}{} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
+            "{:<16} n={}{}{} top1/5/10 {:.3}/{:.3}/{:.3}  all: err@30 {:.3} err@32 {:.3}, x<=10% {}, x<=5% {}  legal: err@30 {:.3}, x<=10% {}, x<=5% {}",
             row.model,
-            row.positions,
+            HumanCount(row.positions),
+            passes_text(row.passes_skipped),
             match row.training_overlap.as_str() {
                 "" | "0" => String::new(),
                 o => format!(" (training-game overlap: {o})"),

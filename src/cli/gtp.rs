@@ -1,5 +1,5 @@
 //! `akushu gtp --engine SPEC`: a GTP engine on stdin/stdout. The resolved configuration goes
-//! to stderr (stdout belongs to the protocol).
+//! to stderr (stdout belongs to the protocol); `--quiet` leaves stderr to errors alone.
 
 use std::io::{BufReader, stdin, stdout};
 
@@ -18,7 +18,8 @@ pub struct GtpArgs {
     /// Seed of the engine's random choices (same seed + one thread = same game).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Do not print a statistics line per genmove on stderr.
+    /// Print nothing but GTP responses: no header, configuration or per-genmove statistics
+    /// on stderr (errors still go there).
     #[arg(long)]
     pub quiet: bool,
     /// Ponder: after each move it plays, search the opponent's replies until the next
@@ -37,10 +38,12 @@ fn engine_long_help() -> String {
 
 pub fn run(args: GtpArgs) -> anyhow::Result<()> {
     let config = resolved_config(&args.engine)?;
-    crate::errln!("# akushu gtp --engine {} --seed {}", args.engine, args.seed);
-    // The resolved config on one line: GUIs show stderr in a log window.
-    let one_line: serde_json::Value = serde_json::from_str(&config)?;
-    crate::errln!("# {one_line}");
+    if !args.quiet {
+        crate::errln!("# akushu gtp --engine {} --seed {}", args.engine, args.seed);
+        // The resolved config on one line: GUIs show stderr in a log window.
+        let one_line: serde_json::Value = serde_json::from_str(&config)?;
+        crate::errln!("# {one_line}");
+    }
     let engine = build_engine(&args.engine, args.seed)?;
     let mut server = GtpServer::new(engine)
         .with_log(!args.quiet)

@@ -62,8 +62,8 @@ Examples:
   akushu analysis --engine strong3:threads=2     # for KaTrain: its engine command line
   echo '{\"id\":\"a\",\"moves\":[[\"B\",\"E5\"]],\"maxVisits\":500,\"includeOwnership\":true}' | akushu analysis --engine uct")]
     Analysis(analysis::AnalysisArgs),
-    /// Board analysis of an SGF position: chains, groups, territory, kake-me marks; or, with
-    /// `--pruner`, what a pruner ranks and prunes there.
+    /// Board analysis of an SGF position: chains, groups, territory, real and false eyes,
+    /// useless moves (kake-me); or, with `--pruner`, what a pruner ranks and prunes there.
     #[command(after_help = "\
 Examples:
   akushu analyze --sgf report/runs/gnugo_strong/cnn_depth_1/sgf/game-00001.sgf --move 40

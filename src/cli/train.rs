@@ -221,14 +221,67 @@ fn resume_config(args: &TrainArgs) -> anyhow::Result<TrainConfig> {
     }
     let mut same = flagged.clone();
     same.epochs = saved.epochs;
-    if same.to_json() != saved.to_json() {
+    let changed = config_changes(&saved, &same);
+    if !changed.is_empty() {
         anyhow::bail!(
-            "--resume: the flags change the saved config in {} (only --epochs may change); saved:\n{}",
+            "--resume: the flags change the config saved in {} (only --epochs may change):\n  {}",
             path.display(),
-            saved.to_json()
+            changed.join("\n  ")
         );
     }
     Ok(flagged)
+}
+
+/// Each setting in which `now` differs from `saved`, as `--flag: checkpoint A, now B`: a
+/// refused resume names what to drop instead of printing the whole config.
+fn config_changes(saved: &TrainConfig, now: &TrainConfig) -> Vec<String> {
+    fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value::Object;
+        match (a, b) {
+            (Object(x), Object(y)) => {
+                let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                let null = serde_json::Value::Null;
+                for k in keys {
+                    let sub = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(
+                        &sub,
+                        x.get(k).unwrap_or(&null),
+                        y.get(k).unwrap_or(&null),
+                        out,
+                    );
+                }
+            }
+            _ if a != b => out.push(format!("{}: checkpoint {a}, now {b}", flag_of(path))),
+            _ => {}
+        }
+    }
+    let json = |c: &TrainConfig| {
+        serde_json::from_str::<serde_json::Value>(&c.to_json()).unwrap_or(serde_json::Value::Null)
+    };
+    let mut out = Vec::new();
+    walk("", &json(saved), &json(now), &mut out);
+    out
+}
+
+/// The flag that sets a config field (`cnn.blocks` -> `--blocks`); a field no flag sets is
+/// named as `config.json` spells it.
+fn flag_of(field: &str) -> String {
+    let last = field.rsplit('.').next().unwrap_or(field);
+    match last {
+        "learning_rate" => "--lr".to_string(),
+        "model" | "epochs" | "seed" | "batch_size" | "max_train" | "max_validation"
+        | "patience" | "hidden" | "encoding" | "loss" | "blocks" | "channels"
+        | "value_channels" | "ownership" | "value_weight" | "ownership_weight" | "augment"
+        | "lr_schedule" | "warmup_steps" | "validate_every" | "init_from" | "target"
+        | "bad_share" | "mix" => format!("--{}", last.replace('_', "-")),
+        _ => format!("config field {field}"),
+    }
 }
 
 fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {

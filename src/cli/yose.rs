@@ -65,6 +65,9 @@ pub struct YoseArgs {
     /// Bench: keep the rows already in the CSV and run only the missing ones.
     #[arg(long)]
     pub resume: bool,
+    /// Bench: hide the progress bar (each result line is still printed as it is measured).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// clap parser for `--time-limit`.
@@ -269,10 +272,19 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         .map(|r| (r.problem.clone(), r.algorithm.clone(), r.mode.clone()))
         .collect();
     let total = (problems.len() * algos.len() * modes.len()) as u64;
-    let bar = ProgressBar::new(total).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} [{elapsed_precise}]")
-            .expect("valid template"),
-    );
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total).with_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} {msg} [{elapsed_precise}]")
+                .expect("valid template"),
+        )
+    };
+    // One search runs up to --time-limit seconds without a step: the tick keeps the clock
+    // moving so a long solve does not look like a hang.
+    bar.enable_steady_tick(std::time::Duration::from_secs(1));
+    // Each result is printed as it is measured (the table follows at the end).
+    crate::outln!("# results as measured: problem algorithm mode: score, best, nodes, seconds");
     for p in &problems {
         for &a in &algos {
             for &m in &modes {
@@ -302,6 +314,8 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
                     agrees: score.zip(p.answer).map(|(s, a)| (s - a).abs() < 1e-3),
                 });
                 write_csv(&args.csv, &rows)?;
+                let line = result_line(rows.last().expect("just pushed"));
+                bar.suspend(|| crate::outln!("{line}"));
                 bar.inc(1);
             }
         }
@@ -318,6 +332,25 @@ fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {
         args.csv.display()
     );
     Ok(())
+}
+
+/// One measured bench row as a line of text, printed as soon as it is measured.
+pub fn result_line(r: &BenchRow) -> String {
+    let score = r.score.map_or("unfinished".to_string(), |v| format!("{v}"));
+    let answer = match r.agrees {
+        Some(true) => ", agrees with the stored answer",
+        Some(false) => ", DISAGREES with the stored answer",
+        None => "",
+    };
+    format!(
+        "{} {} {}: score {score}, best {}, nodes {}, {:.3} s{answer}",
+        r.problem,
+        r.algorithm,
+        r.mode,
+        if r.best.is_empty() { "-" } else { &r.best },
+        r.nodes,
+        r.seconds
+    )
 }
 
 /// The bench CSV, recognised by its header when a later run replaces it.

@@ -31,7 +31,8 @@ use crate::sgf::{self, GameRecord, ParseConfig, RawRecord, Superko, rank_text};
 use crate::util::fsio;
 use crate::util::rng::FastRng;
 
-/// Everything a build depends on (printed in full at the start and stored in the manifest).
+/// Everything a build depends on (summarised in one line at the start, stored in full in the
+/// manifest of a build that writes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BuildConfig {
@@ -443,14 +444,41 @@ fn progress_bar(show: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new_spinner();
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {elapsed_precise} {pos} records read ({per_sec}) {msg}",
-        )
-        .expect("valid template"),
-    );
+    pb.set_style(crate::util::progress::style(
+        "{spinner} {elapsed_precise} {human_pos} records read ({rate}) {msg}",
+    ));
     pb.enable_steady_tick(std::time::Duration::from_millis(200));
     pb
+}
+
+/// The error of a build in which no game passed: nothing was written, and the count of each
+/// reason (filter or error) tells which setting to loosen.
+fn nothing_accepted(out: &Path, records_read: u64, games_read: u64, skips: &[Skip]) -> String {
+    let mut by_kind: BTreeMap<&str, u64> = BTreeMap::new();
+    for s in skips {
+        *by_kind.entry(s.kind.as_str()).or_insert(0) += 1;
+    }
+    let counts: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let first: Vec<String> = skips
+        .iter()
+        .take(3)
+        .map(|s| format!("{} {}: {}", s.file, s.game, s.reason))
+        .collect();
+    format!(
+        "nothing written to {}: 0 of {games_read} games ({records_read} records read) passed \
+         the checks and filters; skipped: {}{}",
+        out.display(),
+        if counts.is_empty() {
+            "none".to_string()
+        } else {
+            counts.join(", ")
+        },
+        if first.is_empty() {
+            String::new()
+        } else {
+            format!("; first: {}", first.join("; "))
+        }
+    )
 }
 
 /// Builds a dataset from `cfg.inputs` into `out`; returns the manifest. `progress` shows an
@@ -579,21 +607,9 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
     }
 
     if accepted.is_empty() {
-        let reasons: Vec<String> = skips
-            .iter()
-            .take(3)
-            .map(|s| format!("{} {}: {}", s.file, s.game, s.reason))
-            .collect();
         bail!(
-            "no game was accepted from {} records ({} skipped{}): nothing written to {}",
-            records_read,
-            skips.len(),
-            if reasons.is_empty() {
-                String::new()
-            } else {
-                format!("; first: {}", reasons.join("; "))
-            },
-            out.display()
+            "{}",
+            nothing_accepted(out, records_read, games_read, &skips)
         );
     }
 

@@ -1,4 +1,7 @@
-//! The kake-me ("false eye") test, the dame test and the defender extension (paper C in `docs/papers.md`).
+//! The kake-me test, the dame test and the defender extension (paper C in `docs/papers.md`).
+//! Kake-me is Japanese for a false eye, but the test marks useless moves, not false eyes: the
+//! empty points of regions the invader cannot live in (`analysis::eyes` tells real eyes from
+//! false ones).
 //!
 //! 1. **Weak stones out.** A chain counts as alive when it touches two *eye regions* of its
 //!    colour: connected areas of points that are not its colour's alive stones and hold no

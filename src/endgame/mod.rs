@@ -1,4 +1,5 @@
-//! Endgame (yose) search with false-eye ("kake-me") pruning (paper C in `docs/papers.md`).
+//! Endgame (yose) search with kake-me pruning (paper C in `docs/papers.md`): moves into
+//! regions the invader cannot live in are dropped as useless.
 //!
 //! [`kakeme`] holds the tests that drop useless moves (kake-me, dame, the defender
 //! extension) and [`KakemePruner`], the same tests behind the common

@@ -57,29 +57,53 @@ pub fn synthetic_split(games: usize, seed: u64, split: Split) -> Vec<Position> {
         .collect()
 }
 
+/// A record [`sgf_positions`] left out: where it came from and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SgfSkip {
+    /// A path, `archive!member` or `file.sgfs:line`.
+    pub source: String,
+    pub why: String,
+}
+
 /// Positions from SGF files, folders or archives (a second source such as the engine games):
 /// every main-line move of every record that parses and replays legally. Returns the
-/// positions and the number of records skipped (unreadable, unparsable or illegal).
-pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
+/// positions and the records skipped (unreadable, unparsable, illegal or a copy), in input
+/// order.
+pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSkip>) {
     use crate::sgf::{Superko, parse_records, replay, source};
     use std::ops::ControlFlow;
     let mut out = Vec::new();
-    let mut skipped = 0usize;
+    let mut skipped = Vec::new();
     let mut game = 0u32;
     // A game reached twice (a linked folder, an archive given twice) is counted once.
     let mut seen = std::collections::HashSet::new();
     source::for_each(inputs, |raw| {
-        let Ok(raw) = raw else {
-            skipped += 1;
-            return ControlFlow::Continue(());
+        let raw = match raw {
+            Ok(raw) => raw,
+            Err(e) => {
+                skipped.push(SgfSkip {
+                    source: e.source_name,
+                    why: e.reason,
+                });
+                return ControlFlow::Continue(());
+            }
         };
         for rec in parse_records(&raw.bytes, &raw.id, &raw.source, Default::default()) {
-            let Ok(rec) = rec else {
-                skipped += 1;
-                continue;
+            let rec = match rec {
+                Ok(rec) => rec,
+                Err(e) => {
+                    skipped.push(SgfSkip {
+                        source: raw.source.clone(),
+                        why: e.to_string(),
+                    });
+                    continue;
+                }
             };
             if !seen.insert(rec.content_key()) {
-                skipped += 1;
+                skipped.push(SgfSkip {
+                    source: rec.source.clone(),
+                    why: "the same game as a record read before".into(),
+                });
                 continue;
             }
             let mut positions = Vec::new();
@@ -104,11 +128,15 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, usize) {
                     search: None,
                 });
             });
-            if ok.is_ok() {
-                out.extend(positions);
-                game += 1;
-            } else {
-                skipped += 1;
+            match ok {
+                Ok(_) => {
+                    out.extend(positions);
+                    game += 1;
+                }
+                Err(e) => skipped.push(SgfSkip {
+                    source: rec.source.clone(),
+                    why: e.to_string(),
+                }),
             }
         }
         ControlFlow::Continue(())

@@ -986,9 +986,17 @@ where
             0 => steps_per_epoch,
             n => n.min(steps_per_epoch),
         },
-        bar: progress_bar(options.progress, total_steps * batch as u64),
+        bar: progress_bar(
+            options.progress,
+            examples_before(total_steps, steps_per_epoch, batch, train.len()),
+        ),
     };
-    run.bar.set_position(state.step * batch as u64);
+    run.bar.set_position(examples_before(
+        state.step,
+        steps_per_epoch,
+        batch,
+        train.len(),
+    ));
     let started = Instant::now();
     let mut paused = false;
     let mut lr = config.learning_rate;
@@ -1356,17 +1364,22 @@ fn write_log(path: &Path, log: &[EpochLog]) -> Result<(), NetError> {
     .map_err(io_err(path))
 }
 
+/// Examples trained in the first `step` steps: whole epochs of `len` examples, then full
+/// batches. Each epoch's last batch holds only what is left, so `step * batch` would
+/// overshoot and the bar would end short of its length.
+fn examples_before(step: u64, steps_per_epoch: u64, batch: usize, len: usize) -> u64 {
+    let (epochs, within) = (step / steps_per_epoch.max(1), step % steps_per_epoch.max(1));
+    epochs * len as u64 + (within * batch as u64).min(len as u64)
+}
+
 fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
     if !show {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise} / ETA {eta_precise}] {wide_bar} {human_pos}/{human_len} examples, {per_sec} {msg}",
-        )
-        .expect("valid template"),
-    );
+    bar.set_style(crate::util::progress::style(
+        "[{elapsed_precise} / ETA {eta_precise}] {wide_bar} {human_pos}/{human_len} examples, {rate} {msg}",
+    ));
     bar
 }
 
@@ -1374,6 +1387,23 @@ fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
 mod tests {
     use super::*;
     use crate::dataset::record::{SearchTarget, VISIT_SLOTS};
+
+    #[test]
+    fn the_bar_counts_each_epochs_short_last_batch() {
+        // 1,000 examples in batches of 256: 4 steps an epoch, the last of 232 examples.
+        let (len, batch) = (1000usize, 256usize);
+        let steps = len.div_ceil(batch) as u64;
+        assert_eq!(examples_before(3 * steps, steps, batch, len), 3000);
+        assert_eq!(examples_before(steps + 2, steps, batch, len), 1512);
+        assert_eq!(examples_before(steps - 1, steps, batch, len), 768);
+        // The bar's length is what the steps add up to, so a finished run ends at 100%.
+        let mut done = 0u64;
+        for step in 0..3 * steps {
+            let within = (step % steps) as usize * batch;
+            done += (len - within).min(batch) as u64;
+        }
+        assert_eq!(done, examples_before(3 * steps, steps, batch, len));
+    }
 
     fn position(search: Option<Box<SearchTarget>>) -> Position {
         let mut cells = [0u8; NN];

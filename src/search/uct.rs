@@ -976,7 +976,7 @@ mod tests {
         let files =
             ["ogs_style.sgf", "passes.sgf"].map(|f| format!("tests/fixtures/sgf/{f}").into());
         let (positions, skipped) = sgf_positions(&files);
-        assert_eq!(skipped, 0);
+        assert_eq!(skipped, []);
         positions
     }
 

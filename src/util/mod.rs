@@ -5,6 +5,7 @@ pub mod commit;
 pub mod fsio;
 pub mod num;
 pub mod output;
+pub mod progress;
 pub mod rng;
 pub mod stats;
 pub mod stdout;
