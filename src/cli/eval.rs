@@ -499,7 +499,7 @@ fn evaluated_what(args: &EvalArgs, n: usize) -> String {
     } else {
         "synthetic games".to_string()
     };
-    format!("{source}, n = {}", crate::util::num::thousands(n as u64))
+    format!("{source}, n = {}", HumanCount(n as u64))
 }
 
 /// Games left out by `--exclude-seen`: the listed models' training games, and every

@@ -282,7 +282,7 @@ fn curve_table(out: &mut String, data: &CurveData) {
         let _ = writeln!(out, "| {x} | {} |", ys.join(" | "));
     }
     if let Some(n) = data.positions {
-        let _ = writeln!(out, "\nn = {} positions.", crate::util::num::thousands(n));
+        let _ = writeln!(out, "\nn = {} positions.", indicatif::HumanCount(n));
     }
     for (name, ys) in &data.series {
         match largest_x_within_10(&data.x, ys) {
@@ -334,7 +334,7 @@ fn curve_cell(data: &CurveData) -> String {
         crossings.join(", "),
         data.positions.map_or(String::new(), |n| format!(
             " (n = {})",
-            crate::util::num::thousands(n)
+            indicatif::HumanCount(n)
         ))
     )
 }
@@ -656,7 +656,7 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
                 chart.title = format!(
                     "{} (n = {} positions)",
                     chart.title,
-                    crate::util::num::thousands(n)
+                    indicatif::HumanCount(n)
                 );
             }
             for (name, values) in &data.series {

@@ -133,28 +133,3 @@ mod tests {
         assert_eq!(duration_saturating(1e300), Duration::MAX);
     }
 }
-
-/// `n` with thousands separators, as the docs write counts (`140,516`).
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod thousands_tests {
-    #[test]
-    fn counts_get_separators_every_three_digits() {
-        assert_eq!(super::thousands(0), "0");
-        assert_eq!(super::thousands(999), "999");
-        assert_eq!(super::thousands(1000), "1,000");
-        assert_eq!(super::thousands(140_516), "140,516");
-        assert_eq!(super::thousands(1_415_430), "1,415,430");
-    }
-}
