@@ -1,6 +1,8 @@
 //! `akushu eval`: the pruning error-rate curve of a model (and baselines) on a dataset split:
 //! both forms (all 81 points, legal moves only), top-1/5/10, the largest x under 10% and 5%
-//! error, a CSV per model and a PNG with the paper's reference points.
+//! error, a CSV per model and a PNG with the paper's reference points; breakdowns of the same
+//! figures by game phase and by the mover's rank (`--by`), and one row per position
+//! (`--positions-csv`) to see where a pruner errs.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -13,7 +15,7 @@ use serde::Serialize;
 use crate::dataset::Position;
 use crate::net::NetPruner;
 use crate::net::baselines::{OracleBaseline, RandomBaseline, RuleBaseline};
-use crate::net::curve::{Curve, PositionScorer, PrunerScorer, evaluate};
+use crate::net::curve::{Curve, MoveRanks, PositionScorer, PrunerScorer, rank_each};
 use crate::net::data::{SgfSkip, SplitChoice, read_choice, sgf_positions, synthetic_split};
 use crate::net::train::sample;
 use crate::rules::NN;
@@ -36,7 +38,7 @@ pub struct EvalArgs {
     /// Redraw `--png` from curve CSVs an earlier `eval --csv` wrote, evaluating nothing:
     /// `LABEL=FILE`, repeatable, the first is the main curve (its legal-moves form is drawn
     /// too). E.g. `--redraw cnn=models/x-cnn.csv --redraw rules=models/x-rules.csv`.
-    #[arg(long, value_name = "LABEL=FILE", conflicts_with_all = ["model", "data", "sgf", "synthetic_games", "csv", "summary"], requires = "png")]
+    #[arg(long, value_name = "LABEL=FILE", conflicts_with_all = ["model", "data", "sgf", "synthetic_games", "csv", "summary", "by", "positions_csv"], requires = "png")]
     pub redraw: Vec<String>,
     /// Evaluate on SGF records instead (files, folders, .tar.xz archives; repeatable), e.g. a
     /// second source such as `../shared/data/engine9x9.tar.xz`. `--split` is ignored.
@@ -91,6 +93,112 @@ pub struct EvalArgs {
     /// games left out is printed.
     #[arg(long, conflicts_with = "allow_overlap")]
     pub exclude_seen: bool,
+    /// Break each model's figures down by `phase` (the move number: 1-10, 11-20, 21-40,
+    /// 41-60, 61+) and/or `rank` (the rank the record gives the player to move: 10k and
+    /// weaker, 9k-5k, 4k-1k, 1d-2d, 3d-4d, 5d and up, unknown). Per group: positions,
+    /// top-1/5/10, error at x=30 (all 81 points) and the largest x with error <= 10% (all
+    /// points, legal moves); groups with no position are left out. Repeat the flag or give
+    /// both: `--by phase,rank`. Runs on the CPU evaluator.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub by: Vec<BreakdownBy>,
+    /// The `--by` tables as CSV: one row per model and group
+    /// (`model,by,group,positions,passes_skipped,top1,top5,top10,error_all_at_30,x_at_10_all,x_at_10_legal`).
+    #[arg(long, requires = "by")]
+    pub breakdown_csv: Option<PathBuf>,
+    /// One CSV row per evaluated position and model (pass moves are not ranked, so not
+    /// listed): `game` (the position's game number in the dataset, or in reading order for
+    /// `--sgf`), `game_hash` (the dataset's content hash of the game; empty for `--sgf` and
+    /// synthetic games), `move` (1-based move number), `to_move` (B/W), `rank` (the mover's
+    /// recorded rank, `?` when none), `played` (GTP vertex), `rank_all` / `rank_legal` (the
+    /// played move's place in the model's worst-first order of all 81 points / of the legal
+    /// moves: 0 = rated worst; pruning x points loses the move when the place is below x),
+    /// `rank_best` (its place among the legal moves best first: 0 = the model's top-1),
+    /// `legal_moves`, `pruned_at_30` (`rank_all < 30`: pruned at the paper's x = 30) and
+    /// `top1` (the legal move the model rates best, GTP). Runs on the CPU evaluator.
+    #[arg(long)]
+    pub positions_csv: Option<PathBuf>,
+}
+
+/// What `--by` splits the evaluated positions by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BreakdownBy {
+    /// Game phase: the move number (1-based) in bands 1-10, 11-20, 21-40, 41-60, 61+.
+    Phase,
+    /// The recorded rank of the player to move, in bands; `unknown` when it has none.
+    Rank,
+}
+
+/// Phase bands by 1-based move number: the opening's first ten moves apart (they are the
+/// most regular), then bands that widen as fewer games last that long (the median 9x9 game
+/// of the human datasets ends near move 50).
+const PHASES: [(u32, u32, &str); 5] = [
+    (1, 10, "1-10"),
+    (11, 20, "11-20"),
+    (21, 40, "21-40"),
+    (41, 60, "41-60"),
+    (61, u32::MAX, "61+"),
+];
+
+/// Rank bands on akushu's numeric scale (1k = 0, 1d = 1): single kyu and low dan ranks hold
+/// most of the human records, so they are split finer than the tails.
+const RANK_BANDS: [(i8, i8, &str); 6] = [
+    (i8::MIN + 1, -9, "<=10k"),
+    (-8, -4, "9k-5k"),
+    (-3, 0, "4k-1k"),
+    (1, 2, "1d-2d"),
+    (3, 4, "3d-4d"),
+    (5, i8::MAX, "5d+"),
+];
+
+impl BreakdownBy {
+    fn name(self) -> &'static str {
+        match self {
+            BreakdownBy::Phase => "phase",
+            BreakdownBy::Rank => "rank",
+        }
+    }
+
+    /// The groups' labels, in table order.
+    fn groups(self) -> Vec<&'static str> {
+        match self {
+            BreakdownBy::Phase => PHASES.iter().map(|b| b.2).collect(),
+            BreakdownBy::Rank => RANK_BANDS.iter().map(|b| b.2).chain(["unknown"]).collect(),
+        }
+    }
+
+    /// The index in [`BreakdownBy::groups`] of `pos`'s group.
+    fn group(self, pos: &Position) -> usize {
+        match self {
+            BreakdownBy::Phase => {
+                let m = move_of(pos);
+                PHASES
+                    .iter()
+                    .position(|&(lo, hi, _)| (lo..=hi).contains(&m))
+                    .expect("the phases cover every move number")
+            }
+            BreakdownBy::Rank => {
+                let r = mover_rank(pos);
+                RANK_BANDS
+                    .iter()
+                    .position(|&(lo, hi, _)| (lo..=hi).contains(&r))
+                    .unwrap_or(RANK_BANDS.len())
+            }
+        }
+    }
+}
+
+/// The 1-based number of the move played at `pos` (as game viewers number it).
+fn move_of(pos: &Position) -> u32 {
+    pos.move_number as u32 + 1
+}
+
+/// The recorded rank of the player to move (`RANK_UNKNOWN` when none).
+fn mover_rank(pos: &Position) -> i8 {
+    if pos.to_move == 2 {
+        pos.white_rank
+    } else {
+        pos.black_rank
+    }
 }
 
 /// The curve CSV: its header is how an earlier curve file is recognised.
@@ -103,6 +211,18 @@ const CURVE_CSV: FileKind = FileKind {
 const SUMMARY_CSV: FileKind = FileKind {
     name: "eval summary CSV",
     signature: b"model,positions,",
+    mark: None,
+};
+/// The breakdown CSV.
+const BREAKDOWN_CSV: FileKind = FileKind {
+    name: "eval breakdown CSV",
+    signature: b"model,by,group,positions,",
+    mark: None,
+};
+/// The per-position CSV.
+const POSITIONS_CSV: FileKind = FileKind {
+    name: "eval positions CSV",
+    signature: b"model,game,game_hash,move,",
     mark: None,
 };
 /// A PNG chart: every PNG starts so, and akushu's charts also carry its text chunk, so a
@@ -165,6 +285,19 @@ impl EvalArgs {
         if let Some(p) = &self.png {
             file_target(p, chart_kind(p), self.force, &inputs)?;
         }
+        if let Some(p) = &self.breakdown_csv {
+            file_target(p, BREAKDOWN_CSV, self.force, &inputs)?;
+        }
+        if let Some(p) = &self.positions_csv {
+            file_target(p, POSITIONS_CSV, self.force, &inputs)?;
+        }
+        if self.device.is_gpu() && (!self.by.is_empty() || self.positions_csv.is_some()) {
+            anyhow::bail!(
+                "--by and --positions-csv rank every position with the CPU evaluator: leave \
+                 out --device {} (the CPU gives the same figures to float rounding)",
+                self.device
+            );
+        }
         Ok(())
     }
 }
@@ -221,6 +354,160 @@ impl SummaryRow {
             training_overlap: String::new(),
         }
     }
+}
+
+/// One row of the breakdown CSV: a model's figures over one group of positions.
+#[derive(Debug, Serialize)]
+struct BreakdownRow {
+    model: String,
+    by: &'static str,
+    group: &'static str,
+    positions: u64,
+    passes_skipped: u64,
+    top1: f64,
+    top5: f64,
+    top10: f64,
+    error_all_at_30: f64,
+    x_at_10_all: usize,
+    x_at_10_legal: usize,
+}
+
+/// One row of the per-position CSV (the columns are documented on `--positions-csv`).
+#[derive(Debug, Serialize)]
+struct PositionRow<'a> {
+    model: &'a str,
+    game: u32,
+    game_hash: String,
+    #[serde(rename = "move")]
+    move_number: u32,
+    to_move: &'static str,
+    rank: String,
+    played: String,
+    rank_all: u8,
+    rank_legal: u8,
+    rank_best: u8,
+    legal_moves: u8,
+    pruned_at_30: bool,
+    top1: String,
+}
+
+/// The paper's x for the per-position `pruned_at_30` column.
+const PAPER_X: usize = 30;
+
+/// A model's `--by` groups: one row per non-empty group of each breakdown, in table order.
+fn breakdown(
+    model: &str,
+    by: &[BreakdownBy],
+    positions: &[Position],
+    ranks: &[Option<MoveRanks>],
+) -> Vec<BreakdownRow> {
+    let mut rows = Vec::new();
+    for &b in by {
+        let labels = b.groups();
+        let mut curves = vec![Curve::default(); labels.len()];
+        for (pos, r) in positions.iter().zip(ranks) {
+            curves[b.group(pos)].add_ranks(r.as_ref());
+        }
+        for (group, c) in labels.into_iter().zip(&curves) {
+            if c.n + c.passes == 0 {
+                continue;
+            }
+            rows.push(BreakdownRow {
+                model: model.to_string(),
+                by: b.name(),
+                group,
+                positions: c.n,
+                passes_skipped: c.passes,
+                top1: c.top_k(1),
+                top5: c.top_k(5),
+                top10: c.top_k(10),
+                error_all_at_30: c.error_all(PAPER_X),
+                x_at_10_all: c.largest_x_within(0.10, false),
+                x_at_10_legal: c.largest_x_within(0.10, true),
+            });
+        }
+    }
+    rows
+}
+
+/// Prints a model's breakdown rows as a table under its summary line.
+fn print_breakdown(rows: &[BreakdownRow]) {
+    crate::outln!(
+        "  {:<6} {:<8} {:>8} {:>6} {:>6} {:>6} {:>7} {:>10} {:>12}",
+        "by",
+        "group",
+        "n",
+        "top1",
+        "top5",
+        "top10",
+        "err@30",
+        "x<=10% all",
+        "x<=10% legal"
+    );
+    for r in rows {
+        crate::outln!(
+            "  {:<6} {:<8} {:>8} {:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>10} {:>12}",
+            r.by,
+            r.group,
+            r.positions,
+            r.top1,
+            r.top5,
+            r.top10,
+            r.error_all_at_30,
+            r.x_at_10_all,
+            r.x_at_10_legal
+        );
+    }
+}
+
+/// A GTP vertex (or `pass`) from a flat index.
+fn vertex(index: u8) -> String {
+    crate::rules::Move::from_index(index as usize).map_or_else(|_| "pass".into(), |m| m.to_gtp())
+}
+
+/// Writes `--positions-csv`: every model's ranked positions, model by model.
+fn write_positions(
+    path: &Path,
+    args: &EvalArgs,
+    labels: &[String],
+    positions: &[Position],
+    ranked: &[Vec<Option<MoveRanks>>],
+) -> anyhow::Result<()> {
+    // Game hashes come from the dataset's game table; SGF and synthetic inputs have none.
+    let by_game = match &args.data {
+        Some(dir) if args.sgf.is_empty() => crate::dataset::gameset::DatasetGames::read(dir)?
+            .map(|g| g.by_game)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    write_file(path, POSITIONS_CSV, args.force, &args.inputs(), |w| {
+        let mut csv = csv::Writer::from_writer(w);
+        for (label, ranks) in labels.iter().zip(ranked) {
+            for (pos, r) in positions.iter().zip(ranks) {
+                let Some(r) = r else { continue };
+                let rank = mover_rank(pos);
+                csv.serialize(PositionRow {
+                    model: label,
+                    game: pos.game,
+                    game_hash: by_game
+                        .get(pos.game as usize)
+                        .map_or_else(String::new, |h| format!("{h:016x}")),
+                    move_number: move_of(pos),
+                    to_move: if pos.to_move == 2 { "W" } else { "B" },
+                    rank: crate::sgf::rank_text(rank),
+                    played: vertex(pos.played),
+                    rank_all: r.all,
+                    rank_legal: r.legal,
+                    rank_best: r.best,
+                    legal_moves: r.legal_count,
+                    pruned_at_30: (r.all as usize) < PAPER_X,
+                    top1: vertex(r.top1),
+                })
+                .map_err(std::io::Error::other)?;
+            }
+        }
+        csv.flush()
+    })
 }
 
 /// The paper's Fig. 2 reference points (paper A in `docs/papers.md`): about 10% error at 30 pruned, under 10%
@@ -421,6 +708,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     let mut rows = Vec::new();
     let mut curves = Vec::new();
+    let mut breakdown_rows = Vec::new();
+    let mut ranked = Vec::new();
     let device = args.device.device()?;
     let labels = model_labels(&args.model);
     for (i, name) in args.model.iter().enumerate() {
@@ -434,7 +723,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             crate::net::train::network_curve(&model, &positions, &device, &|n| bar.inc(n))
         } else {
             let scorer = scorer_for(name, args.seed)?;
-            evaluate(scorer.as_ref(), &positions, &|n| bar.inc(n))
+            let ranks = rank_each(scorer.as_ref(), &positions, &|n| bar.inc(n));
+            let curve = Curve::from_ranks(ranks.iter().map(Option::as_ref));
+            if !args.by.is_empty() {
+                breakdown_rows.push(breakdown(&labels[i], &args.by, &positions, &ranks));
+            }
+            if args.positions_csv.is_some() {
+                ranked.push(ranks);
+            }
+            curve
         };
         bar.finish_and_clear();
         let mut row = SummaryRow::new(labels[i].clone(), &curve, start.elapsed().as_secs_f64());
@@ -459,6 +756,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             row.x_at_10_legal,
             row.x_at_5_legal
         );
+        if let Some(groups) = breakdown_rows.last().filter(|_| !args.by.is_empty()) {
+            print_breakdown(groups);
+        }
         if let Some(base) = &args.csv {
             write_curve(&csv_path_for(base, i, &labels[i]), &curve, &args)?;
         }
@@ -473,6 +773,18 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             }
             csv.flush()
         })?;
+    }
+    if let Some(path) = &args.breakdown_csv {
+        write_file(path, BREAKDOWN_CSV, args.force, &args.inputs(), |w| {
+            let mut csv = csv::Writer::from_writer(w);
+            for r in breakdown_rows.iter().flatten() {
+                csv.serialize(r).map_err(std::io::Error::other)?;
+            }
+            csv.flush()
+        })?;
+    }
+    if let Some(path) = &args.positions_csv {
+        write_positions(path, &args, &labels, &positions, &ranked)?;
     }
     let drawn: Vec<PlotCurve> = curves
         .iter()

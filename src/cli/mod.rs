@@ -84,7 +84,9 @@ Examples:
 Examples:
   akushu eval --model models/default --data data/paper --exclude-seen --csv curve.csv --png curve.png
   akushu eval --model models/cnn --model rules --model random --data data/paper --exclude-seen --png cmp.png
-  akushu eval --model models/default --sgf ../shared/data/engine9x9.tar.xz")]
+  akushu eval --model models/default --sgf ../shared/data/engine9x9.tar.xz
+  akushu eval --model models/cnn-human-5x32-gpu2 --data data/paper --exclude-seen --by phase,rank \\
+    --breakdown-csv breakdown.csv --positions-csv positions.csv   # where it errs")]
     Eval(eval::EvalArgs),
     /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
     /// combines shard folders.

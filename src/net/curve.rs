@@ -48,20 +48,72 @@ fn worst_rank(scores: &[f32; NN], played: usize, keep: impl Fn(usize) -> bool) -
         .count()
 }
 
+/// Where one position's played move stands in a scorer's ranking: what [`Curve`] counts,
+/// kept per position for breakdowns and exports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveRanks {
+    /// Place in the worst-first order of all 81 points: 0 = rated worst; pruning `x` points
+    /// (paper form) loses the move when `all < x`.
+    pub all: u8,
+    /// Place in the worst-first order of the legal moves (0 = rated worst legal move).
+    pub legal: u8,
+    /// Place in the best-first order of the legal moves: 0 = the scorer's top-1.
+    pub best: u8,
+    /// Legal moves in the position.
+    pub legal_count: u8,
+    /// The legal point rated best (the last in worst-first order), 81 when none is legal.
+    pub top1: u8,
+}
+
+/// Ranks the recorded move `played` (81 = pass: `None`) by `scores` (badness) over all
+/// points and over the `legal` ones; the one rule [`Curve::add`] counts by.
+pub fn rank_move(scores: &[f32; NN], legal: &[bool; NN], played: usize) -> Option<MoveRanks> {
+    if played >= NN {
+        return None;
+    }
+    let all = worst_rank(scores, played, |_| true);
+    let r = worst_rank(scores, played, |q| legal[q]);
+    // A recorded move the mask calls illegal still gets a place among the legal ones.
+    let count = legal.iter().filter(|&&l| l).count().max(r + 1);
+    let top1 = (0..NN)
+        .filter(|&q| legal[q])
+        .max_by(|&a, &b| cmp_worst_first(scores, a, b))
+        .unwrap_or(NN);
+    Some(MoveRanks {
+        all: all as u8,
+        legal: r as u8,
+        best: (count - 1 - r) as u8,
+        legal_count: count as u8,
+        top1: top1 as u8,
+    })
+}
+
 impl Curve {
     /// Counts one position: `scores` are badness (higher = worse), `legal` the legal moves,
     /// `played` the recorded move (81 = pass, skipped).
     pub fn add(&mut self, scores: &[f32; NN], legal: &[bool; NN], played: usize) {
-        if played >= NN {
+        self.add_ranks(rank_move(scores, legal, played).as_ref());
+    }
+
+    /// Counts one position already ranked by [`rank_move`] (`None`: a pass, skipped).
+    pub fn add_ranks(&mut self, ranks: Option<&MoveRanks>) {
+        let Some(r) = ranks else {
             self.passes += 1;
             return;
-        }
+        };
         self.n += 1;
-        self.all[worst_rank(scores, played, |_| true)] += 1;
-        let r = worst_rank(scores, played, |q| legal[q]);
-        let count = legal.iter().filter(|&&l| l).count().max(r + 1);
-        self.legal[r] += 1;
-        self.best[count - 1 - r] += 1;
+        self.all[r.all as usize] += 1;
+        self.legal[r.legal as usize] += 1;
+        self.best[r.best as usize] += 1;
+    }
+
+    /// The curve of positions ranked one by one: equal to [`evaluate`] over them.
+    pub fn from_ranks<'a>(ranks: impl IntoIterator<Item = Option<&'a MoveRanks>>) -> Curve {
+        let mut c = Curve::default();
+        for r in ranks {
+            c.add_ranks(r);
+        }
+        c
     }
 
     /// Adds another curve's counts.
@@ -146,24 +198,38 @@ pub fn evaluate(
     positions: &[Position],
     on_chunk: &(dyn Fn(u64) + Sync),
 ) -> Curve {
-    positions
+    Curve::from_ranks(
+        rank_each(scorer, positions, on_chunk)
+            .iter()
+            .map(Option::as_ref),
+    )
+}
+
+/// Every position's [`MoveRanks`] under `scorer`, in the order of `positions` (`None` for a
+/// pass); [`evaluate`] counts these.
+pub fn rank_each(
+    scorer: &dyn PositionScorer,
+    positions: &[Position],
+    on_chunk: &(dyn Fn(u64) + Sync),
+) -> Vec<Option<MoveRanks>> {
+    let chunks: Vec<Vec<Option<MoveRanks>>> = positions
         .par_chunks(2048)
         .map(|chunk| {
-            let mut c = Curve::default();
             let mut scores = [0f32; NN];
-            for pos in chunk {
-                let board = pos.board();
-                scorer.score(pos, &board, &mut scores);
-                let legal = NetInput::from_position(pos, &board).legal_mask();
-                c.add(&scores, &legal, pos.played as usize);
-            }
+            let out = chunk
+                .iter()
+                .map(|pos| {
+                    let board = pos.board();
+                    scorer.score(pos, &board, &mut scores);
+                    let legal = NetInput::from_position(pos, &board).legal_mask();
+                    rank_move(&scores, &legal, pos.played as usize)
+                })
+                .collect();
             on_chunk(chunk.len() as u64);
-            c
+            out
         })
-        .reduce(Curve::default, |mut a, b| {
-            a.merge(&b);
-            a
-        })
+        .collect();
+    chunks.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
@@ -208,5 +274,33 @@ mod tests {
         assert_eq!(c.largest_x_within(0.34, false), 79);
         assert_eq!(c.largest_x_within(0.0, true), 0);
         assert_eq!(c.largest_x_within(0.5, true), 2);
+    }
+
+    /// The per-position ranks agree with the histograms, and the top-1 move is the played
+    /// one exactly when its best-first place is 0.
+    #[test]
+    fn move_ranks_match_the_curve() {
+        let mut legal = [false; NN];
+        legal[..4].fill(true);
+        let mut s = [0.95f32; NN];
+        s[..4].copy_from_slice(&[0.9, 0.5, 0.4, 0.1]);
+        let r = rank_move(&s, &legal, 3).unwrap();
+        assert_eq!(
+            (r.all, r.legal, r.best, r.legal_count, r.top1),
+            (80, 3, 0, 4, 3)
+        );
+        let r = rank_move(&s, &legal, 0).unwrap();
+        assert_eq!((r.all, r.legal, r.best, r.top1), (77, 0, 3, 3));
+        assert_eq!(rank_move(&s, &legal, NN), None);
+        assert_eq!(
+            rank_move(&s, &[false; NN], 5).map(|r| r.top1),
+            Some(NN as u8)
+        );
+        let ranks = [rank_move(&s, &legal, 3), rank_move(&s, &legal, 0), None];
+        let mut c = Curve::default();
+        for p in [3, 0, NN] {
+            c.add(&s, &legal, p);
+        }
+        assert_eq!(Curve::from_ranks(ranks.iter().map(Option::as_ref)), c);
     }
 }
