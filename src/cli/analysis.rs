@@ -65,6 +65,7 @@ pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
         args.seed
     );
     let mut server = AnalysisServer::new(&args.engine, args.seed)?;
+    crate::util::exit_with_parent();
     crate::errln!("Started, ready to begin handling requests");
     // Input is read on its own thread so that a terminate or a query of higher priority is
     // seen while a search runs.

@@ -69,6 +69,25 @@ pub fn keep_freed_memory() {
     }
 }
 
+/// Asks the kernel to end this process when the process that started it exits (Linux's
+/// `PR_SET_PDEATHSIG`): an engine started by a GUI through a shell (`sh -c "akushu ..."`,
+/// as KaTrain's custom engine command does) is the shell's child, so the GUI killing its
+/// shell would otherwise leave the engine running with nobody to answer. Does nothing
+/// elsewhere; also exits at once when the parent is already gone.
+pub fn exit_with_parent() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory;
+    // getppid has no preconditions.
+    unsafe {
+        let parent = libc::getppid();
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+        // The parent may have exited before the call: then we were re-parented already.
+        if libc::getppid() != parent {
+            std::process::exit(0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
