@@ -133,7 +133,7 @@ Examples:
 Examples:
   akushu provenance models/cnn-human-5x32-dan2
   akushu provenance models/default --recover --data data/paper \\
-      --note \"data/paper as built before copies were dropped: same counts as the model's log\"")]
+      --note \"data/paper as built before copies were dropped: same counts as the model's log\"   # a model from before records were kept")]
     Provenance(provenance::ProvenanceArgs),
     /// Run the paper's experiments from `experiments/*.toml` files.
     #[command(subcommand)]
@@ -169,63 +169,72 @@ pub fn main() -> anyhow::Result<()> {
     }
 }
 
+/// Every `akushu ...` example line of every subcommand's help text, continuation lines
+/// joined and `#` comments dropped: the test suite parses each one and runs each one on tiny
+/// inputs (`tests/help_examples.rs`).
+pub fn help_examples() -> Vec<String> {
+    use clap::CommandFactory;
+    let mut out = Vec::new();
+    examples(&Cli::command(), &mut out);
+    out
+}
+
+/// Every `akushu ...` example line of every help text (continuation lines joined, `#`
+/// comments dropped).
+fn examples(cmd: &clap::Command, out: &mut Vec<String>) {
+    if let Some(help) = cmd.get_after_help() {
+        let mut line = String::new();
+        for raw in help.to_string().lines() {
+            let text = raw.trim();
+            let text = text.split(" # ").next().unwrap_or(text).trim();
+            if line.is_empty() && !text.starts_with("akushu ") {
+                continue;
+            }
+            match text.strip_suffix('\\') {
+                Some(head) => line += head,
+                None => {
+                    line += text;
+                    out.push(std::mem::take(&mut line));
+                }
+            }
+        }
+    }
+    for sub in cmd.get_subcommands() {
+        examples(sub, out);
+    }
+}
+
+/// An example line as a shell splits it: on spaces outside double quotes (enough for the
+/// examples).
+pub fn example_words(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for ch in line.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(ch),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-
-    /// Every `akushu ...` example line of every help text (continuation lines joined, `#`
-    /// comments dropped).
-    fn examples(cmd: &clap::Command, out: &mut Vec<String>) {
-        if let Some(help) = cmd.get_after_help() {
-            let mut line = String::new();
-            for raw in help.to_string().lines() {
-                let text = raw.trim();
-                let text = text.split(" # ").next().unwrap_or(text).trim();
-                if line.is_empty() && !text.starts_with("akushu ") {
-                    continue;
-                }
-                match text.strip_suffix('\\') {
-                    Some(head) => line += head,
-                    None => {
-                        line += text;
-                        out.push(std::mem::take(&mut line));
-                    }
-                }
-            }
-        }
-        for sub in cmd.get_subcommands() {
-            examples(sub, out);
-        }
-    }
-
-    /// Splits on spaces outside double quotes (enough for the examples).
-    fn words(line: &str) -> Vec<String> {
-        let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
-        for ch in line.chars() {
-            match ch {
-                '"' => quoted = !quoted,
-                ' ' if !quoted => {
-                    if !cur.is_empty() {
-                        out.push(std::mem::take(&mut cur));
-                    }
-                }
-                _ => cur.push(ch),
-            }
-        }
-        if !cur.is_empty() {
-            out.push(cur);
-        }
-        out
-    }
 
     #[test]
     fn every_help_example_parses() {
-        let mut lines = Vec::new();
-        examples(&Cli::command(), &mut lines);
+        let lines = help_examples();
         assert!(lines.len() >= 20, "only {} examples found", lines.len());
         for line in &lines {
-            if let Err(e) = Cli::try_parse_from(words(line)) {
+            if let Err(e) = Cli::try_parse_from(example_words(line)) {
                 panic!("help example `{line}` does not parse:\n{e}");
             }
         }
