@@ -1046,3 +1046,113 @@ fn printsgf_replaces_only_its_own_files() {
     assert!(fs::read_to_string(&ok).unwrap().contains(";B[ee]"));
     fs::remove_dir_all(w).unwrap();
 }
+
+/// Small refusals that name what is allowed: a match of no games, a move cap out of range,
+/// a clock whose grace swallows every move, a negative analysis interval; and `none`, the
+/// documented default of the network keys, accepted.
+#[test]
+fn small_cases_are_refused_with_the_allowed_range() {
+    let w = work("small-cases");
+    let out = |name: &str| w.join(name).display().to_string();
+    let r = akushu(&[
+        "match",
+        "--black",
+        "random",
+        "--white",
+        "random",
+        "--games",
+        "0",
+        "--out",
+        &out("g0"),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("1 to 1000000"),
+        "{}",
+        r.stderr
+    );
+    assert!(!w.join("g0").exists(), "nothing written");
+    let r = akushu(&[
+        "match",
+        "--black",
+        "random",
+        "--white",
+        "random",
+        "--max-moves",
+        "99999999999",
+        "--out",
+        &out("mm"),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("1 to 100000"),
+        "{}",
+        r.stderr
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        "random",
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--time-per-move",
+        "0.05",
+        "--time-grace",
+        "10",
+        "--out",
+        &out("grace"),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("--time-grace"),
+        "{}",
+        r.stderr
+    );
+    let r = akushu(&[
+        "match",
+        "--black",
+        "uct:sims=20,prune=none,policy=none",
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--quiet",
+        "--out",
+        &out("none"),
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    let r = akushu_in(
+        &["gtp", "--engine", "random", "--quiet"],
+        "lz-analyze b -1\nquit\n",
+        20,
+    );
+    assert!(
+        r.stdout
+            .contains("the interval `-1` must be a whole number of centiseconds, 0 to 360000"),
+        "{}",
+        r.stdout
+    );
+    // Model names: `symN:` is a symmetry prefix whatever N is, and `nn:DIR` is the directory.
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sgf");
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models/cnn");
+    for (name, ok) in [
+        ("sym0:", false),
+        ("sym1:", false),
+        ("nn:", true),
+        ("sym2:nn:", true),
+    ] {
+        let model = format!("{name}{models}");
+        let r = akushu(&["eval", "--model", &model, "--sgf", fixtures]);
+        if ok {
+            assert!(r.ok(), "{model}: {}", r.stderr);
+        } else {
+            assert!(
+                r.refused()
+                    && r.stderr
+                        .contains("is not a symmetry average (sym2:, sym4:, sym8: only)"),
+                "{model}: {}",
+                r.stderr
+            );
+        }
+    }
+    fs::remove_dir_all(w).unwrap();
+}

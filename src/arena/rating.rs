@@ -343,12 +343,12 @@ pub fn table(ratings: &[Rating], results: &Results) -> String {
     let mut out = format!(
         "Ratings of {} players from {} games in {} match folders (Bradley-Terry, logistic Elo; \
          one virtual draw per pair that met; 95% intervals relative to the reference)\n\n\
-         | player | Elo | 95% interval | games | score | relative to |\n|---|---|---|---|---|---|\n",
+         | # | player | Elo | 95% interval | games | score | relative to |\n|---|---|---|---|---|---|---|\n",
         results.players.len(),
         results.games,
         results.folders
     );
-    for r in ratings {
+    for (rank, r) in ratings.iter().enumerate() {
         let interval = if r.player == r.reference {
             "reference".to_string()
         } else {
@@ -360,8 +360,12 @@ pub fn table(ratings: &[Rating], results: &Results) -> String {
             format!("`{}` (not linked to GNU Go level 10)", r.reference)
         };
         out.push_str(&format!(
-            "| `{}` | {:.0} | {interval} | {:.0} | {:.3} | {reference} |\n",
-            r.player, r.elo, r.games, r.score
+            "| {} | `{}` | {:.0} | {interval} | {:.0} | {:.3} | {reference} |\n",
+            rank + 1,
+            r.player,
+            r.elo,
+            r.games,
+            r.score
         ));
     }
     out

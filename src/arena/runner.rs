@@ -122,6 +122,20 @@ impl TimeSpec {
             .map_err(|e| anyhow::anyhow!("time control `{}`: {e}", self.system))?;
         crate::util::num::check("time grace (seconds)", self.grace, 0.0, 60.0)
             .map_err(anyhow::Error::msg)?;
+        // The grace is taken off every move before it counts: at or above the overtime a move
+        // gets, no move would ever use the clock, and "equal time" would mean no limit.
+        let per_move = match control {
+            TimeControl::ByoYomi { period, .. } => Some(period),
+            TimeControl::Canadian { period, stones, .. } => Some(period / f64::from(stones)),
+            TimeControl::Absolute { .. } | TimeControl::None => None,
+        };
+        if let Some(s) = per_move.filter(|&s| self.grace > 0.0 && self.grace >= s) {
+            anyhow::bail!(
+                "time grace {} s is not below the {s} s a move gets in overtime: the clock \
+                 would never count a move (lower --time-grace)",
+                self.grace
+            );
+        }
         Ok(MatchClock {
             control,
             grace: self.grace,

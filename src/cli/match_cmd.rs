@@ -72,8 +72,8 @@ pub struct MatchArgs {
     /// Alternate colours between games (default: fixed colours, the paper's setup).
     #[arg(long)]
     pub alternate: bool,
-    /// Move cap; a game reaching it is counted as it stands.
-    #[arg(long, default_value_t = 300)]
+    /// Move cap, 1 to 100,000; a game reaching it is counted as it stands.
+    #[arg(long, default_value_t = 300, value_parser = max_moves_arg)]
     pub max_moves: u32,
     /// Seconds a GTP engine may take for one genmove before it loses the game (above 0, at
     /// most 1e6).
@@ -114,8 +114,14 @@ fn sprt_arg(text: &str) -> Result<Sprt, String> {
 }
 
 /// clap parser for `--games`.
+/// The range `MatchConfig::validate` accepts, said when the flag is parsed.
+fn max_moves_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("max-moves", text, 1, 100_000)
+}
+
 fn games_arg(text: &str) -> Result<u32, String> {
-    crate::util::num::parse_in("games", text, 0, crate::arena::runner::MAX_GAMES)
+    // A match of no games would write a folder and a summary of nothing.
+    crate::util::num::parse_in("games", text, 1, crate::arena::runner::MAX_GAMES)
 }
 
 impl MatchArgs {

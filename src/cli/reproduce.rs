@@ -222,7 +222,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     let plots = write_plots(&results, &args.out, &charts);
     crate::report::writer::write_results(&results, &args.out)?;
     let mut text = render(&info, &results, &plots);
-    text.push_str(&ratings_section(&runs));
+    text.push_str(&ratings_section(&runs, &args.out, &charts));
     let path = args.out.join("REPORT.md");
     crate::util::fsio::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
@@ -335,10 +335,26 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
     rel
 }
 
-/// The report's ratings section: `akushu rate` over the results folder, or why there is none.
-fn ratings_section(runs: &std::path::Path) -> String {
+/// The report's ratings section: `akushu rate` over the results folder and its chart
+/// (`ratings.png` in `out`), or why there is none.
+fn ratings_section(
+    runs: &std::path::Path,
+    out: &Path,
+    charts: &crate::report::writer::ChartOptions,
+) -> String {
     let body = match crate::arena::rating::rate(&[runs.to_path_buf()]) {
-        Ok((results, ratings)) => crate::arena::rating::table(&ratings, &results),
+        Ok((results, ratings)) => {
+            let mut body = crate::arena::rating::table(&ratings, &results);
+            if let Some(mut chart) = crate::report::writer::ratings_chart(&ratings) {
+                chart.size = charts.size;
+                let file = format!("ratings.{}", charts.format.extension());
+                match crate::report::plot::render_chart(&chart, &out.join(&file)) {
+                    Ok(()) => body.push_str(&format!("\n![ratings]({file})\n")),
+                    Err(e) => crate::errln!("warning: ratings chart not drawn: {e}"),
+                }
+            }
+            body
+        }
         Err(e) => format!("No ratings: {e:#}\n"),
     };
     format!(

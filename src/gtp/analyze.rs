@@ -62,9 +62,10 @@ pub fn parse_args(command: &str, args: &[&str], to_move: Color) -> Result<Analyz
         out.color = c;
         rest = &rest[1..];
     }
-    // Leela Zero's short form: a bare number is the interval.
+    // Leela Zero's short form: a bare number is the interval (a negative or fractional one
+    // is refused as an interval, not taken for a key).
     if let Some(first) = rest.first()
-        && first.bytes().all(|b| b.is_ascii_digit())
+        && first.parse::<f64>().is_ok()
     {
         out.interval = interval(command, first)?;
         rest = &rest[1..];
@@ -95,6 +96,12 @@ pub fn parse_args(command: &str, args: &[&str], to_move: Color) -> Result<Analyz
 }
 
 fn interval(command: &str, text: &str) -> Result<Duration, String> {
+    if text.parse::<u32>().is_err() && text.parse::<f64>().is_ok() {
+        return Err(format!(
+            "syntax error: {command}: the interval `{text}` must be a whole number of \
+             centiseconds, 0 to {MAX_INTERVAL_CS}"
+        ));
+    }
     let cs: u32 =
         crate::util::num::parse_in(&format!("{command} interval"), text, 0, MAX_INTERVAL_CS)
             .map_err(|e| format!("syntax error: {e}"))?;

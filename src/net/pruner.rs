@@ -115,14 +115,25 @@ impl NetPruner {
     /// (N = 2, 4 or 8: probabilities averaged over N symmetries,
     /// [`with_symmetries`](Self::with_symmetries)).
     pub fn load_named(name: &str) -> anyhow::Result<NetPruner> {
-        for views in SYMMETRY_VIEWS {
-            if let Some(inner) = name.strip_prefix(&format!("sym{views}:")) {
-                return NetPruner::load_named(inner)?.with_symmetries(views);
-            }
+        // `symN:` with any N is a symmetry prefix, never part of a path: an N that is not a
+        // view count is refused by name.
+        if let Some((n, inner)) = name.strip_prefix("sym").and_then(|r| r.split_once(':'))
+            && !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+        {
+            let views = n.parse::<u8>().ok().filter(|v| SYMMETRY_VIEWS.contains(v));
+            let Some(views) = views else {
+                anyhow::bail!(
+                    "`{name}`: sym{n}: is not a symmetry average (sym{}: only)",
+                    SYMMETRY_VIEWS.map(|v| v.to_string()).join(":, sym")
+                );
+            };
+            return NetPruner::load_named(inner)?.with_symmetries(views);
         }
         match name.strip_prefix("nnq:") {
             Some(dir) => NetPruner::load_quantized(Path::new(dir)),
-            None => NetPruner::load(Path::new(name)),
+            // `nn:DIR`, the search's spelling of the same network, is the directory.
+            None => NetPruner::load(Path::new(name.strip_prefix("nn:").unwrap_or(name))),
         }
     }
 
@@ -133,7 +144,11 @@ impl NetPruner {
             .iter()
             .find_map(|v| name.strip_prefix(&format!("sym{v}:")))
             .unwrap_or(name);
-        Path::new(name.strip_prefix("nnq:").unwrap_or(name))
+        Path::new(
+            name.strip_prefix("nnq:")
+                .or_else(|| name.strip_prefix("nn:"))
+                .unwrap_or(name),
+        )
     }
 
     /// Same as [`load`](Self::load) with the network layer's typed error.

@@ -728,6 +728,68 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
     Some(chart.x_range(x0, x1).y_range(y0, y1))
 }
 
+/// The ratings chart: every player linked to the anchor (GNU Go 3.8 level 10 = 0) by Elo
+/// with its 95% interval as an error bar, best first; x is the player's rank, as numbered
+/// in the ratings table (their specs are too long for ticks). `None` when no player is
+/// linked to the anchor beside the anchor itself.
+pub fn ratings_chart(ratings: &[crate::arena::rating::Rating]) -> Option<Chart> {
+    use super::plot::{PAPER_COLOUR, palette};
+    use crate::arena::rating::is_anchor;
+    let linked: Vec<(usize, &crate::arena::rating::Rating)> = ratings
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| is_anchor(&r.reference))
+        .map(|(i, r)| (i + 1, r))
+        .collect();
+    if linked.len() < 2 {
+        return None;
+    }
+    let (players, anchor): (Vec<_>, Vec<_>) =
+        linked.iter().partition(|(_, r)| r.player != r.reference);
+    let lo = linked
+        .iter()
+        .map(|(_, r)| r.elo - r.margin)
+        .fold(f64::INFINITY, f64::min);
+    let hi = linked
+        .iter()
+        .map(|(_, r)| r.elo + r.margin)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let pad = ((hi - lo) * 0.05).max(10.0);
+    // Ranks run past the last linked player only with players the chart leaves out.
+    let n = linked.iter().map(|(k, _)| *k).max().unwrap_or(1) as f64;
+    let mut chart = Chart::new(
+        "Ratings of every player in the match folders (Bradley-Terry)",
+        "player, by rank in the ratings table",
+        "Elo (GNU Go 3.8 level 10 = 0)",
+    )
+    .x_range(0.5, n + 0.5)
+    .y_range(lo - pad, hi + pad)
+    .series(
+        Series::new(
+            format!("{} players linked to GNU Go (95% intervals)", players.len()),
+            SeriesStyle::Points,
+            players.iter().map(|(k, r)| (*k as f64, r.elo)).collect(),
+        )
+        .with_band(
+            players
+                .iter()
+                .map(|(k, r)| (*k as f64, r.elo - r.margin, r.elo + r.margin))
+                .collect(),
+        )
+        .colour(palette(0)),
+    )
+    .series(
+        Series::new(
+            "GNU Go 3.8 level 10 (the anchor)",
+            SeriesStyle::Points,
+            anchor.iter().map(|(k, r)| (*k as f64, r.elo)).collect(),
+        )
+        .colour(PAPER_COLOUR),
+    );
+    chart.categorical = n <= 10.0;
+    Some(chart)
+}
+
 /// How report charts are drawn (`--chart-size`, `--chart-format`, `--chart-title`).
 #[derive(Debug, Clone)]
 pub struct ChartOptions {
@@ -755,7 +817,7 @@ pub enum ChartFormat {
 }
 
 impl ChartFormat {
-    fn extension(self) -> &'static str {
+    pub fn extension(self) -> &'static str {
         match self {
             ChartFormat::Png => "png",
             ChartFormat::Svg => "svg",
@@ -893,5 +955,39 @@ mod tests {
             anchor("Tree pruning: win rate vs x"),
             "tree-pruning-win-rate-vs-x"
         );
+    }
+
+    #[test]
+    fn the_ratings_chart_shows_linked_players_with_intervals_by_rank() {
+        use crate::arena::rating::Rating;
+        let anchor = "gtp:gnugo --mode gtp --level 10 --chinese-rules (no clock)";
+        let r = |player: &str, elo: f64, margin: f64, reference: &str| Rating {
+            player: player.into(),
+            elo,
+            margin,
+            games: 10.0,
+            score: 0.5,
+            reference: reference.into(),
+        };
+        let ratings = [
+            r("a", 120.0, 40.0, anchor),
+            r(anchor, 0.0, 0.0, anchor),
+            r("b", -80.0, 60.0, anchor),
+            r("island", 0.0, 0.0, "island"),
+        ];
+        assert!(crate::arena::rating::is_anchor(anchor));
+        let c = ratings_chart(&ratings).unwrap();
+        assert_eq!(c.series[0].points, vec![(1.0, 120.0), (3.0, -80.0)]);
+        assert_eq!(
+            c.series[0].band,
+            vec![(1.0, 80.0, 160.0), (3.0, -140.0, -20.0)]
+        );
+        assert_eq!(
+            c.series[1].points,
+            vec![(2.0, 0.0)],
+            "the anchor on its own"
+        );
+        assert_eq!(c.x_range, (0.5, 3.5), "the unlinked player is left out");
+        assert!(ratings_chart(&ratings[3..]).is_none());
     }
 }

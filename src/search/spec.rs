@@ -573,6 +573,11 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         value: ValueType::Form("PRUNER:X[@D], X 0 to 81, D 0 to 10000"),
         doc: "Tree pruning: drop the X worst moves at every node from depth D.",
         set: |d, v| {
+            // `none`, the documented default, also clears a preset's value.
+            if v.text() == "none" {
+                d.config.prune = None;
+                return Ok(());
+            }
             let (pruner, f) = pruner_and_fields("prune", v.text(), 1)?;
             let (x, depth) = x_at_d("prune", f[0])?;
             d.config.prune = Some(TreePrune { pruner, x, depth });
@@ -619,6 +624,11 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         value: ValueType::Form("PRUNER:SHARE, SHARE 0 to 1"),
         doc: "Playout pruning: the playouts never play this share of the empty points.",
         set: |d, v| {
+            // `none`, the documented default, also clears a preset's value.
+            if v.text() == "none" {
+                d.config.playout_prune = None;
+                return Ok(());
+            }
             let (pruner, f) = pruner_and_fields("playout_prune", v.text(), 1)?;
             let share: f32 = ranged("playout_prune", f[0], 0.0, 1.0)?;
             let eval = PlayoutEval::default();
@@ -661,6 +671,11 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         value: ValueType::Form("PRUNER:N:X[@D], N 0 to 65535, X 0 to 81, D 0 to 10000"),
         doc: "Soft pruning: N lost prior visits for the X worst moves from depth D.",
         set: |d, v| {
+            // `none`, the documented default, also clears a preset's value.
+            if v.text() == "none" {
+                d.config.soft = None;
+                return Ok(());
+            }
             let (pruner, f) = pruner_and_fields("soft", v.text(), 2)?;
             let visits = ranged("soft", f[0], 0, u16::MAX)?;
             let (x, depth) = x_at_d("soft", f[1])?;
@@ -682,6 +697,11 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         value: ValueType::Form("PRUNER:K0:BASE:MULT, K0 1 to 81, BASE 1 to 1e6, MULT 1.01 to 100"),
         doc: "Progressive widening: candidates ranked by the pruner; K0 open at first, one more at BASE visits and at every MULT times as many.",
         set: |d, v| {
+            // `none`, the documented default, also clears a preset's value.
+            if v.text() == "none" {
+                d.config.widen = None;
+                return Ok(());
+            }
             let (pruner, f) = pruner_and_fields("widen", v.text(), 3)?;
             d.config.widen = Some(Widen {
                 pruner,
@@ -764,6 +784,11 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         value: ValueType::Form("PRUNER (e.g. nn:models/mlp-planes)"),
         doc: "Network policy prior: new moves start with policy_weight * sqrt(p) won visits.",
         set: |d, v| {
+            // `none`, the documented default, also clears a preset's value.
+            if v.text() == "none" {
+                d.config.policy = None;
+                return Ok(());
+            }
             d.config.policy = Some(v.text().to_string());
             Ok(())
         },
@@ -787,6 +812,11 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         value: ValueType::Form("PRUNER with a value head (e.g. nnq:models/cnn-human-5x32-value)"),
         doc: "Mix this network's win probability into every result (AlphaGo's leaf evaluation, value_mix its share); name the policy's model and it costs no extra evaluation.",
         set: |d, v| {
+            // `none`, the documented default, also clears a preset's value.
+            if v.text() == "none" {
+                d.config.value = None;
+                return Ok(());
+            }
             d.config.value = Some(v.text().to_string());
             Ok(())
         },
@@ -1269,6 +1299,20 @@ mod tests {
 
     /// `strong4` is the spec its matches measured: `strong3` with the value network's keys
     /// (`experiments/value_vs_strong3.toml`).
+    #[test]
+    fn none_clears_every_optional_network_key_as_documented() {
+        let bare = parse_uct_kind("uct").unwrap();
+        let explicit = parse_uct_kind(
+            "uct:prune=none,playout_prune=none,soft=none,widen=none,policy=none,value=none",
+        )
+        .unwrap();
+        assert_eq!(format!("{bare:?}"), format!("{explicit:?}"));
+        let preset = parse_uct_kind("strong3").unwrap();
+        assert!(preset.prune.is_some() && preset.policy.is_some());
+        let cleared = parse_uct_kind("strong3:prune=none,policy=none").unwrap();
+        assert!(cleared.prune.is_none() && cleared.policy.is_none());
+    }
+
     #[test]
     fn strong4_is_strong3_with_the_value_network() {
         let net = "nnq:models/cnn-human-5x32-value";
