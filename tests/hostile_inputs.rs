@@ -1156,3 +1156,71 @@ fn small_cases_are_refused_with_the_allowed_range() {
     }
     fs::remove_dir_all(w).unwrap();
 }
+
+/// A killed match leaves `NAME.tmp-PID` files behind; the next run removes those whose
+/// process is gone and keeps a live writer's.
+#[test]
+fn a_resumed_match_removes_a_killed_runs_temporary_files() {
+    let w = work("stale-temps");
+    let m = w.join("m");
+    let run = |games: &str| {
+        akushu(&[
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            games,
+            "--quiet",
+            "--out",
+            &m.display().to_string(),
+        ])
+    };
+    assert!(run("1").ok());
+    // No process has id 4,000,000,000 (above Linux's pid_max); this test's own id is live.
+    let stale = m.join("sgf/game-00002.sgf.tmp-4000000000");
+    let live = m.join(format!("games.csv.tmp-{}", std::process::id()));
+    fs::write(&stale, "(;half").unwrap();
+    fs::write(&live, "in progress").unwrap();
+    let r = run("2");
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(!stale.exists(), "the dead writer's file is removed");
+    assert!(live.exists(), "a live writer's file is kept");
+    assert!(m.join("sgf/game-00002.sgf").exists());
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// An `--index` that is a compression bomb (megabytes of zeros in a few kilobytes of xz) is
+/// refused from its first bytes: no header line, so no index; nothing more is unpacked.
+#[test]
+fn an_index_without_a_header_line_is_refused_before_it_is_unpacked() {
+    use std::io::Write as _;
+    let w = work("index-bomb");
+    let bomb = w.join("bomb.csv.xz");
+    let mut xz = liblzma::write::XzEncoder::new(fs::File::create(&bomb).unwrap(), 1);
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..32 {
+        xz.write_all(&zeros).unwrap();
+    }
+    xz.finish().unwrap();
+    assert!(fs::metadata(&bomb).unwrap().len() < 100_000);
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sgf");
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        fixtures,
+        "--index",
+        &bomb.display().to_string(),
+        "--out",
+        &w.join("ds").display().to_string(),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("hold no CSV header line: not an index"),
+        "{}",
+        r.stderr
+    );
+    assert!(!w.join("ds").exists());
+    fs::remove_dir_all(w).unwrap();
+}

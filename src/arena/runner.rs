@@ -620,6 +620,10 @@ pub fn run_match(
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     crate::util::output::mark_dir(out, "match")
         .with_context(|| format!("marking {}", out.display()))?;
+    // A killed run's half-written files (`games.csv.tmp-PID`, `sgf/game-N.sgf.tmp-PID`):
+    // their games are replayed, so the files are only litter.
+    crate::util::fsio::remove_stale_temps(out)
+        .with_context(|| format!("cleaning {}", out.display()))?;
 
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     for row in dir.read_rows()? {

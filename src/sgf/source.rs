@@ -328,25 +328,32 @@ pub fn stream(inputs: Vec<PathBuf>) -> mpsc::Receiver<Result<RawRecord, SourceEr
 pub fn read_maybe_compressed(path: &Path) -> io::Result<Vec<u8>> {
     /// Largest index accepted once decompressed (the OGS index is about 20 MB).
     const MAX_INDEX_BYTES: u64 = 1 << 30;
+    /// An index's header line fits in this much: a stream without a line break in it is no
+    /// CSV, and is refused before more of it is decompressed (a compression bomb).
+    const HEADER_BYTES: u64 = 64 * 1024;
     let file = File::open(path)?.take(MAX_INDEX_BYTES + 1);
     let name = path.to_string_lossy().to_ascii_lowercase();
-    let mut out = Vec::new();
-    if name.ends_with(".xz") {
-        liblzma::read::XzDecoder::new(file)
-            .take(MAX_INDEX_BYTES + 1)
-            .read_to_end(&mut out)?;
+    let mut reader: Box<dyn Read> = if name.ends_with(".xz") {
+        Box::new(liblzma::read::XzDecoder::new(file).take(MAX_INDEX_BYTES + 1))
     } else if name.ends_with(".gz") {
-        flate2::read::MultiGzDecoder::new(file)
-            .take(MAX_INDEX_BYTES + 1)
-            .read_to_end(&mut out)?;
+        Box::new(flate2::read::MultiGzDecoder::new(file).take(MAX_INDEX_BYTES + 1))
     } else {
-        BufReader::new(file).read_to_end(&mut out)?;
+        Box::new(BufReader::new(file))
+    };
+    let mut out = Vec::new();
+    (&mut reader).take(HEADER_BYTES).read_to_end(&mut out)?;
+    let header_ends = out.contains(&b'\n') || (out.len() as u64) < HEADER_BYTES;
+    if !header_ends || out.contains(&0) {
+        // The caller names the file.
+        return Err(io::Error::other(format!(
+            "its first {} bytes hold no CSV header line: not an index",
+            out.len()
+        )));
     }
+    reader.read_to_end(&mut out)?;
     if out.len() as u64 > MAX_INDEX_BYTES {
         return Err(io::Error::other(format!(
-            "{}: larger than {} bytes: not an index",
-            path.display(),
-            MAX_INDEX_BYTES
+            "larger than {MAX_INDEX_BYTES} bytes: not an index"
         )));
     }
     Ok(out)

@@ -15,6 +15,55 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Removes the temporary files ([`write_atomic`]'s `NAME.tmp-PID`) that killed runs left in
+/// `dir`, one level deep: those whose process is gone. A live writer's files are kept.
+/// Returns how many were removed.
+pub fn remove_stale_temps(dir: &Path) -> io::Result<usize> {
+    let mut removed = 0;
+    let mut dirs = vec![dir.to_path_buf()];
+    if let Ok(entries) = fs::read_dir(dir) {
+        dirs.extend(
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path()),
+        );
+    }
+    for d in dirs {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let name = e.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.rsplit_once(".tmp-"))
+                .and_then(|(_, pid)| pid.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if e.file_type().is_ok_and(|t| t.is_file()) && !process_alive(pid) {
+                fs::remove_file(e.path())?;
+                removed += 1;
+            }
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether a process with this id runs (Linux: `/proc/PID`; elsewhere assumed alive, so
+/// nothing of a live writer is ever removed).
+fn process_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    if cfg!(target_os = "linux") {
+        Path::new("/proc").join(pid.to_string()).exists()
+    } else {
+        true
+    }
+}
+
 /// Writes `bytes` to `path` atomically (temporary file, fsync, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |w| w.write_all(bytes))
