@@ -1224,3 +1224,24 @@ fn an_index_without_a_header_line_is_refused_before_it_is_unpacked() {
     assert!(!w.join("ds").exists());
     fs::remove_dir_all(w).unwrap();
 }
+
+/// An `--index` that names none of the games read is said, not silently ignored.
+#[test]
+fn an_index_matching_no_game_is_reported() {
+    let w = work("index-nomatch");
+    let index = w.join("index.csv");
+    fs::write(&index, "game_id,BR,WR\nnot-a-game,5d,5d\n").unwrap();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sgf");
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        fixtures,
+        "--index",
+        &index.display().to_string(),
+        "--out",
+        &w.join("ds").display().to_string(),
+    ]);
+    assert!(r.stderr.contains("names none of the"), "{}", r.stderr);
+    fs::remove_dir_all(w).unwrap();
+}

@@ -233,7 +233,8 @@ impl fmt::Display for MatchSummary {
         )?;
         writeln!(
             f,
-            "arena overhead: {:.2}% (wall {:.2}s, engines thinking {:.2}s; includes engine start-up)",
+            "arena overhead: {:.2}% (summed over games, which run side by side with --jobs: \
+             wall {:.2}s, engines thinking {:.2}s; includes engine start-up)",
             self.overhead() * 100.0,
             self.wall_seconds,
             self.thinking_seconds

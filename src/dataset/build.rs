@@ -208,6 +208,8 @@ enum Outcome {
 struct Processed {
     seq: u64,
     outcomes: Vec<Outcome>,
+    /// Games of the record found in the `--index`.
+    index_hits: u32,
 }
 
 fn rank_code(r: Option<i8>) -> i8 {
@@ -225,6 +227,7 @@ fn process(raw: RawRecord, cfg: &BuildConfig, filter: &Filter, index: &GameIndex
         })
     };
     let records = sgf::parse_records(&raw.bytes, &raw.id, &raw.source, cfg.parse);
+    let index_hits = std::cell::Cell::new(0u32);
     let outcomes = records
         .into_iter()
         .enumerate()
@@ -235,11 +238,14 @@ fn process(raw: RawRecord, cfg: &BuildConfig, filter: &Filter, index: &GameIndex
                 Err(e) => return skip(&sgf::record::game_id(&raw.id, k), e.kind(), e.to_string()),
             };
             let players = match index.get(&rec.id) {
-                Some(e) => Players {
-                    black_rank: e.black_rank,
-                    white_rank: e.white_rank,
-                    bot: e.bot,
-                },
+                Some(e) => {
+                    index_hits.set(index_hits.get() + 1);
+                    Players {
+                        black_rank: e.black_rank,
+                        white_rank: e.white_rank,
+                        bot: e.bot,
+                    }
+                }
                 None => Players {
                     black_rank: rec.black_rank,
                     white_rank: rec.white_rank,
@@ -258,6 +264,7 @@ fn process(raw: RawRecord, cfg: &BuildConfig, filter: &Filter, index: &GameIndex
     Processed {
         seq: raw.seq,
         outcomes,
+        index_hits: index_hits.get(),
     }
 }
 
@@ -281,6 +288,7 @@ fn process_guarded(
             kind: "internal-error".into(),
             reason: "the reader panicked on this record".into(),
         })],
+        index_hits: 0,
     })
 }
 
@@ -557,6 +565,20 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
     processed.sort_by_key(|p| p.seq);
     let records_read = processed.len() as u64;
     let games_read = processed.iter().map(|p| p.outcomes.len() as u64).sum();
+    let index_hits: u64 = processed.iter().map(|p| u64::from(p.index_hits)).sum();
+    if let Some(path) = cfg
+        .index
+        .as_ref()
+        .filter(|_| games_read > 0 && index_hits == 0)
+    {
+        // Ranks and bot flags then come from the SGF files alone: most likely the index is
+        // another corpus's, which is worth saying before the filters act on it.
+        crate::errln!(
+            "warning: --index {} names none of the {games_read} games read (by game id): their \
+             ranks and bot flags come from the SGF files",
+            path.display()
+        );
+    }
 
     let mut accepted = Vec::new();
     let mut skips = source_errors.into_inner().expect("no panics");

@@ -291,8 +291,17 @@ pub fn model_checksum(dir: &Path) -> Result<String, NetError> {
 /// one: corrupt weights load without complaint otherwise and just rate moves badly.
 fn verify_checksum(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
     let sidecar = checksum_path(path);
-    let Ok(recorded) = std::fs::read_to_string(&sidecar) else {
-        return Ok(());
+    // Only an absent checksum file means "no checksum"; one that cannot be read (a folder,
+    // no permission, not text) must not let the weights pass unchecked.
+    let recorded = match std::fs::read_to_string(&sidecar) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(NetError::Io {
+                path: sidecar,
+                source,
+            });
+        }
     };
     let actual = weights_checksum(bytes);
     if recorded.trim() != actual {
@@ -431,6 +440,12 @@ mod tests {
         assert!(e.to_string().contains("NaN or infinite"), "{e}");
         std::fs::remove_file(checksum_path(&path)).unwrap();
         assert!(load_weights(config.init(&device), &path).is_err());
+        // A checksum path that is a folder is an error, not "no checksum".
+        save_weights(&config.init(&device), &path).unwrap();
+        std::fs::remove_file(checksum_path(&path)).unwrap();
+        std::fs::create_dir(checksum_path(&path)).unwrap();
+        let e = load_weights(config.init(&device), &path).unwrap_err();
+        assert!(e.to_string().contains("model.bpk.checksum"), "{e}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
