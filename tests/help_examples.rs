@@ -47,15 +47,35 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// `text` with `from` replaced where it is not followed by another digit (`sims=10000`, not
+/// the start of `sims=1000000`).
+fn whole(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(k) = rest.find(from) {
+        let after = &rest[k + from.len()..];
+        out.push_str(&rest[..k]);
+        if after.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = after;
+    }
+    out + rest
+}
+
 /// The example's words with its sizes cut down (and nothing else changed).
 fn tiny(words: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let sub = words.get(1).map(String::as_str).unwrap_or("");
     let mut i = 0;
     while i < words.len() {
-        let w = words[i]
-            .replace("sims=10000", "sims=50")
-            .replace("sims=800", "sims=50");
+        let w = whole(
+            &whole(&words[i], "sims=10000", "sims=50"),
+            "sims=800",
+            "sims=50",
+        );
         if w == "--games" && i + 1 < words.len() {
             let n = if sub == "selfplay" { "8" } else { "1" };
             out.extend([w, n.to_string()]);
@@ -63,7 +83,8 @@ fn tiny(words: &[String]) -> Vec<String> {
             continue;
         }
         if w == "--time-per-move" && i + 1 < words.len() {
-            out.extend([w, "0.05".to_string()]);
+            // The least a move may get above the referee's default grace of 0.2 s.
+            out.extend([w, "0.25".to_string()]);
             i += 2;
             continue;
         }
@@ -224,5 +245,9 @@ fn tiny_keeps_the_example_and_cuts_its_sizes() {
     assert_eq!(
         tiny(&words("akushu dataset build --sgf a.tar.xz --out d")),
         words("akushu dataset build --sgf a.tar.xz --out d --limit 200")
+    );
+    assert_eq!(
+        whole("strong2:sims=1000000", "sims=10000", "sims=50"),
+        "strong2:sims=1000000"
     );
 }
