@@ -1245,3 +1245,37 @@ fn an_index_matching_no_game_is_reported() {
     assert!(r.stderr.contains("names none of the"), "{}", r.stderr);
     fs::remove_dir_all(w).unwrap();
 }
+
+/// A file name that is not UTF-8 keeps every byte in `games.csv` (`%NN` for the others), so
+/// two such names never read the same, as U+FFFD would make them.
+#[test]
+fn names_that_are_not_utf8_keep_their_bytes_in_games_csv() {
+    use std::os::unix::ffi::OsStrExt;
+    let w = work("not-utf8");
+    let sgfs = w.join("sgfs");
+    fs::create_dir_all(&sgfs).unwrap();
+    let game = "(;GM[1]SZ[9]KM[6.5]RE[B+R];B[ee];W[cc];B[gg])";
+    for name in [&b"a\xff.sgf"[..], &b"a\xfe.sgf"[..]] {
+        fs::write(sgfs.join(std::ffi::OsStr::from_bytes(name)), game).unwrap();
+    }
+    let out = w.join("ds");
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &sgfs.display().to_string(),
+        "--min-moves",
+        "0",
+        "--keep-duplicates",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    let csv = fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(
+        csv.contains("a%FF.sgf") && csv.contains("a%FE.sgf"),
+        "{csv}"
+    );
+    assert!(!csv.contains('\u{fffd}'), "{csv}");
+    fs::remove_dir_all(w).unwrap();
+}

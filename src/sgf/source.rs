@@ -106,7 +106,7 @@ impl Walker<'_> {
     }
 
     fn path(&mut self, path: &Path, explicit: bool) -> ControlFlow<()> {
-        let name = path.display().to_string();
+        let name = crate::util::fsio::path_text(path);
         if path.is_dir() {
             return self.dir(path);
         }
@@ -137,17 +137,17 @@ impl Walker<'_> {
             match std::fs::metadata(dir) {
                 Ok(m) if !self.seen_dirs.insert((m.dev(), m.ino())) => {
                     return self.error(
-                        &dir.display().to_string(),
+                        &crate::util::fsio::path_text(dir),
                         "folder already read (a symbolic link loop or a second path to it)",
                     );
                 }
                 Ok(_) => {}
-                Err(e) => return self.error(&dir.display().to_string(), e),
+                Err(e) => return self.error(&crate::util::fsio::path_text(dir), e),
             }
         }
         let mut entries: Vec<PathBuf> = match std::fs::read_dir(dir) {
             Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
-            Err(e) => return self.error(&dir.display().to_string(), e),
+            Err(e) => return self.error(&crate::util::fsio::path_text(dir), e),
         };
         entries.sort();
         for p in entries {
@@ -157,7 +157,7 @@ impl Walker<'_> {
     }
 
     fn file(&mut self, path: &Path, kind: InputKind) -> ControlFlow<()> {
-        let name = path.display().to_string();
+        let name = crate::util::fsio::path_text(path);
         let file = match File::open(path) {
             Ok(f) => f,
             Err(e) => return self.error(&name, e),
@@ -238,7 +238,7 @@ impl Walker<'_> {
                 continue;
             }
             let member = match entry.path() {
-                Ok(p) => p.display().to_string(),
+                Ok(p) => crate::util::fsio::path_text(&p),
                 Err(e) => {
                     self.error(name, format!("bad member name: {e}"))?;
                     continue;
@@ -282,7 +282,7 @@ where
     };
     for p in inputs {
         if !p.exists() {
-            if w.error(&p.display().to_string(), "no such file or folder")
+            if w.error(&crate::util::fsio::path_text(p), "no such file or folder")
                 .is_break()
             {
                 return;

@@ -15,6 +15,29 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// A path as text that keeps every byte: valid UTF-8 as it is, any other byte as `%NN` (as in
+/// a URL; not a backslash, which archive names use as a separator), where `Path::display`
+/// would put U+FFFD and two names could read the same. Records name their source files this
+/// way in `games.csv` and in error messages.
+pub fn path_text(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    {
+        path.display().to_string()
+    }
+}
+
 /// Removes the temporary files ([`write_atomic`]'s `NAME.tmp-PID`) that killed runs left in
 /// `dir`, one level deep: those whose process is gone. A live writer's files are kept.
 /// Returns how many were removed.
