@@ -834,48 +834,41 @@ pub fn human_seconds(s: f64) -> String {
     }
 }
 
-/// The plan as text: one line per arm and a total. The time assumes `jobs` games at once,
-/// each as long as the recorded mean of its arm (recorded on whatever machine and with
-/// whatever parallelism the record had).
-/// The estimated seconds to play what `plans` have left with `jobs` games at once (recorded
-/// seconds per game / jobs), and how many arms with games to play have no estimate.
+/// Seconds to play what `p` has left with `jobs` games at once (its recorded seconds per
+/// game / jobs), or `None` without a record.
+fn arm_seconds(p: &ArmPlan, jobs: usize) -> Option<f64> {
+    let r = p.estimate.as_ref()?;
+    Some(f64::from(p.remaining()) * r.seconds_per_game / jobs.max(1) as f64)
+}
+
+/// The estimated seconds to play what `plans` have left with `jobs` games at once, and how
+/// many arms with games to play have no estimate.
 pub fn plan_estimate(plans: &[ArmPlan], jobs: usize) -> (f64, usize) {
-    let jobs = jobs.max(1) as f64;
     plans
         .iter()
         .filter(|p| p.remaining() > 0)
-        .fold((0.0, 0), |(s, unknown), p| match &p.estimate {
-            Some(r) => (
-                s + f64::from(p.remaining()) * r.seconds_per_game / jobs,
-                unknown,
-            ),
+        .fold((0.0, 0), |(s, unknown), p| match arm_seconds(p, jobs) {
+            Some(t) => (s + t, unknown),
             None => (s, unknown + 1),
         })
 }
 
+/// The plan as text: one line per arm and a total. The time assumes `jobs` games at once,
+/// each as long as the recorded mean of its arm (recorded on whatever machine and with
+/// whatever parallelism the record had).
 pub fn plan_text(name: &str, plans: &[ArmPlan], jobs: usize) -> String {
-    let jobs = jobs.max(1) as f64;
     let mut text = String::new();
-    let mut seconds = 0.0;
-    let mut unknown = 0;
     for p in plans {
-        let time = match (&p.estimate, p.remaining()) {
-            (_, 0) => "nothing to play".to_string(),
-            (Some(r), n) => {
-                let s = f64::from(n) * r.seconds_per_game / jobs;
-                seconds += s;
-                format!(
-                    "about {} ({:.2} s a game, mean of {} recorded in {})",
-                    human_seconds(s),
-                    r.seconds_per_game,
-                    r.games,
-                    r.csv.display()
-                )
-            }
-            (None, _) => {
-                unknown += 1;
-                "no estimate (no recorded games of this arm)".to_string()
-            }
+        let time = match (&p.estimate, arm_seconds(p, jobs), p.remaining()) {
+            (_, _, 0) => "nothing to play".to_string(),
+            (Some(r), Some(s), _) => format!(
+                "about {} ({:.2} s a game, mean of {} recorded in {})",
+                human_seconds(s),
+                r.seconds_per_game,
+                r.games,
+                r.csv.display()
+            ),
+            _ => "no estimate (no recorded games of this arm)".to_string(),
         };
         text += &format!(
             "[{name}] plan {}: {} games, {} already in {}, {} to play: {time}\n",
@@ -892,6 +885,7 @@ pub fn plan_text(name: &str, plans: &[ArmPlan], jobs: usize) -> String {
         "[{name}] plan total: {planned} games in {} arm(s), {remaining} to play",
         plans.len()
     );
+    let (seconds, unknown) = plan_estimate(plans, jobs);
     let timed = plans
         .iter()
         .any(|p| p.remaining() > 0 && p.estimate.is_some());
@@ -902,7 +896,7 @@ pub fn plan_text(name: &str, plans: &[ArmPlan], jobs: usize) -> String {
             ", {}{} with {} game(s) at once (recorded seconds per game / --jobs; the records may come from other jobs or another machine)",
             if unknown > 0 { "at least " } else { "about " },
             human_seconds(seconds),
-            jobs
+            jobs.max(1)
         );
         if unknown > 0 {
             total += &format!("; {unknown} arm(s) without an estimate");

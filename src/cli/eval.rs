@@ -194,10 +194,9 @@ fn move_of(pos: &Position) -> u32 {
 
 /// The recorded rank of the player to move (`RANK_UNKNOWN` when none).
 fn mover_rank(pos: &Position) -> i8 {
-    if pos.to_move == 2 {
-        pos.white_rank
-    } else {
-        pos.black_rank
+    match pos.color() {
+        crate::rules::Color::White => pos.white_rank,
+        crate::rules::Color::Black => pos.black_rank,
     }
 }
 
@@ -380,7 +379,7 @@ struct PositionRow<'a> {
     game_hash: String,
     #[serde(rename = "move")]
     move_number: u32,
-    to_move: &'static str,
+    to_move: char,
     rank: String,
     played: String,
     rank_all: u8,
@@ -493,7 +492,7 @@ fn write_positions(
                         .get(pos.game as usize)
                         .map_or_else(String::new, |h| format!("{h:016x}")),
                     move_number: move_of(pos),
-                    to_move: if pos.to_move == 2 { "W" } else { "B" },
+                    to_move: pos.color().letter(),
                     rank: crate::sgf::rank_text(rank),
                     played: vertex(pos.played),
                     rank_all: r.all,

@@ -202,7 +202,7 @@ pub fn default_jobs() -> usize {
 }
 
 /// The committed record of the paper-settings runs; `experiment run` times its arms from it.
-const RECORD: &str = "report/runs";
+pub(crate) const RECORD: &str = "report/runs";
 
 /// The default results folder of `experiment run` and `experiment plan`: a scratch folder
 /// git ignores, so that trying an experiment never adds games to the committed record.

@@ -244,7 +244,7 @@ fn print_plan<'a>(
     runs: &Path,
     files: impl Iterator<Item = &'a experiment::ExperimentFile>,
 ) -> anyhow::Result<()> {
-    let record = Path::new("report/runs");
+    let record = Path::new(super::experiment::RECORD);
     let (mut seconds, mut unknown, mut remaining) = (0.0, 0, 0u32);
     for file in files {
         if file.kind != experiment::Kind::Match || (args.quick && file.quick.skip.is_some()) {

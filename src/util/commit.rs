@@ -38,7 +38,7 @@ pub fn temp_dir_for(out: &Path) -> PathBuf {
 }
 
 /// Whether process `pid` is alive on this machine.
-fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
 }
 

@@ -65,26 +65,13 @@ pub fn remove_stale_temps(dir: &Path) -> io::Result<usize> {
             else {
                 continue;
             };
-            if e.file_type().is_ok_and(|t| t.is_file()) && !process_alive(pid) {
+            if e.file_type().is_ok_and(|t| t.is_file()) && !super::commit::alive(pid) {
                 fs::remove_file(e.path())?;
                 removed += 1;
             }
         }
     }
     Ok(removed)
-}
-
-/// Whether a process with this id runs (Linux: `/proc/PID`; elsewhere assumed alive, so
-/// nothing of a live writer is ever removed).
-fn process_alive(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
-    }
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        true
-    }
 }
 
 /// Writes `bytes` to `path` atomically (temporary file, fsync, rename).
