@@ -104,14 +104,41 @@ pub struct TimeSpec {
 }
 
 impl TimeSpec {
-    /// Referee overhead not counted against a clock by default.
+    /// Referee overhead not counted against a clock by default, where a move gets more
+    /// (see [`TimeSpec::default_grace`]).
     pub const DEFAULT_GRACE: f64 = 0.2;
+
+    /// The grace a clock gets unless one is named: [`TimeSpec::DEFAULT_GRACE`] where a move
+    /// gets more than that in overtime, else half the move's time. A grace at or above a
+    /// move's time would mean no move ever counts (refused by [`TimeSpec::clock`]), so short
+    /// clocks such as the loop's 0.1 s gates get one that keeps the clock on, while every
+    /// longer clock keeps the 0.2 s its recorded matches were played with.
+    pub fn default_grace(per_move: Option<f64>) -> f64 {
+        match per_move {
+            Some(s) if s <= TimeSpec::DEFAULT_GRACE => s / 2.0,
+            _ => TimeSpec::DEFAULT_GRACE,
+        }
+    }
 
     /// `seconds` a move: Canadian overtime with no main time and one stone a period.
     pub fn per_move(seconds: f64) -> TimeSpec {
         TimeSpec {
             system: format!("canadian 0 {seconds} 1"),
-            grace: TimeSpec::DEFAULT_GRACE,
+            grace: TimeSpec::default_grace(Some(seconds)),
+        }
+    }
+
+    /// A clock in kgs-time_settings words with the default grace for its overtime (a system
+    /// that does not parse keeps [`TimeSpec::DEFAULT_GRACE`]; [`TimeSpec::clock`] names the
+    /// fault).
+    pub fn with_default_grace(system: String) -> TimeSpec {
+        let words: Vec<&str> = system.split_whitespace().collect();
+        let per_move = TimeControl::from_kgs(&words)
+            .ok()
+            .and_then(overtime_per_move);
+        TimeSpec {
+            grace: TimeSpec::default_grace(per_move),
+            system,
         }
     }
 
@@ -124,12 +151,8 @@ impl TimeSpec {
             .map_err(anyhow::Error::msg)?;
         // The grace is taken off every move before it counts: at or above the overtime a move
         // gets, no move would ever use the clock, and "equal time" would mean no limit.
-        let per_move = match control {
-            TimeControl::ByoYomi { period, .. } => Some(period),
-            TimeControl::Canadian { period, stones, .. } => Some(period / f64::from(stones)),
-            TimeControl::Absolute { .. } | TimeControl::None => None,
-        };
-        if let Some(s) = per_move.filter(|&s| self.grace > 0.0 && self.grace >= s) {
+        if let Some(s) = overtime_per_move(control).filter(|&s| self.grace > 0.0 && self.grace >= s)
+        {
             anyhow::bail!(
                 "time grace {} s is not below the {s} s a move gets in overtime: the clock \
                  would never count a move (lower --time-grace)",
@@ -140,6 +163,15 @@ impl TimeSpec {
             control,
             grace: self.grace,
         })
+    }
+}
+
+/// The seconds one move gets in a clock's overtime (none for absolute time or no clock).
+fn overtime_per_move(control: TimeControl) -> Option<f64> {
+    match control {
+        TimeControl::ByoYomi { period, .. } => Some(period),
+        TimeControl::Canadian { period, stones, .. } => Some(period / f64::from(stones)),
+        TimeControl::Absolute { .. } | TimeControl::None => None,
     }
 }
 
@@ -1020,6 +1052,38 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_clock_gets_a_grace_below_its_move_time() {
+        // The loop's gates play 0.1 s a move: the 0.2 s default would switch the clock off.
+        let short = TimeSpec::per_move(0.1);
+        assert_eq!(short.grace, 0.05);
+        assert_eq!(short.clock().unwrap().grace, 0.05);
+        // Clocks over 0.2 s a move keep the 0.2 s their recorded matches used.
+        assert_eq!(TimeSpec::per_move(0.25).grace, TimeSpec::DEFAULT_GRACE);
+        assert_eq!(TimeSpec::per_move(5.0).grace, TimeSpec::DEFAULT_GRACE);
+        // A system in words gets the same rule; absolute time has no per-move overtime.
+        assert_eq!(
+            TimeSpec::with_default_grace("byoyomi 0 0.1 3".into()).grace,
+            0.05
+        );
+        assert_eq!(
+            TimeSpec::with_default_grace("absolute 300".into()).grace,
+            0.2
+        );
+        // A grace named at or above a move's time is still refused.
+        let named = TimeSpec {
+            grace: 0.1,
+            ..TimeSpec::per_move(0.1)
+        };
+        assert!(
+            named
+                .clock()
+                .unwrap_err()
+                .to_string()
+                .contains("time grace")
+        );
+    }
 
     #[test]
     fn shards_partition_the_games() {

@@ -92,8 +92,10 @@ pub struct MatchArgs {
     #[arg(long, value_name = "SYSTEM")]
     pub time: Option<String>,
     /// Seconds of each move the referee does not count against the clock (its own overhead).
-    #[arg(long, default_value_t = 0.2, value_parser = crate::util::num::seconds_arg)]
-    pub time_grace: f64,
+    /// Default 0.2, or half a move's overtime where a move gets 0.2 s or less (0.05 at
+    /// `--time-per-move 0.1`); a named grace must stay below a move's time.
+    #[arg(long, value_parser = crate::util::num::seconds_arg)]
+    pub time_grace: Option<f64>,
     /// Play only share i of n (0-based): games g with (g-1) % n == i.
     #[arg(long)]
     pub shard: Option<Shard>,
@@ -144,12 +146,9 @@ impl MatchArgs {
             time: self
                 .time_per_move
                 .map(TimeSpec::per_move)
-                .or(self
-                    .time
-                    .clone()
-                    .map(|system| TimeSpec { system, grace: 0.0 }))
+                .or(self.time.clone().map(TimeSpec::with_default_grace))
                 .map(|t| TimeSpec {
-                    grace: self.time_grace,
+                    grace: self.time_grace.unwrap_or(t.grace),
                     ..t
                 }),
             sprt: self.sprt,
