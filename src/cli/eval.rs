@@ -74,6 +74,14 @@ pub struct EvalArgs {
     /// The chart's size in pixels, `WIDTHxHEIGHT`.
     #[arg(long, default_value = "900x600", value_parser = crate::report::plot::parse_size, requires = "png")]
     pub chart_size: (u32, u32),
+    /// The chart's x axis, `FROM..TO` points pruned within 0..80 (default the whole curve):
+    /// a zoom where curves that differ little part, e.g. `55..80` for the all-points curves
+    /// of networks alike.
+    #[arg(long, value_name = "FROM..TO", value_parser = x_range_arg, requires = "png")]
+    pub x_range: Option<(u32, u32)>,
+    /// The chart's top error rate (default 1): curves are cut where they cross it.
+    #[arg(long, value_name = "E", value_parser = y_max_arg, requires = "png")]
+    pub y_max: Option<f64>,
     /// Where model networks run: `cpu` (the plain-Rust evaluator the search uses, all cores)
     /// or `gpu` / `vulkan[:N]` / `cuda[:N]` (burn on the GPU, batches of 1024; builds with
     /// `--features gpu` or `--features cuda`).
@@ -966,7 +974,11 @@ fn write_png(args: &EvalArgs, curves: &[PlotCurve], what: &str) -> anyhow::Resul
             .title
             .clone()
             .unwrap_or_else(|| format!("Pruning error rate ({what})"));
-        let drawn = plot_curves(&tmp, curves, &title, args.chart_size)
+        let view = CurveView {
+            x: args.x_range.unwrap_or((0, 80)),
+            y_max: args.y_max.unwrap_or(1.0),
+        };
+        let drawn = plot_curves(&tmp, curves, &title, args.chart_size, view)
             .and_then(|_| Ok(std::fs::read(&tmp)?));
         let _ = std::fs::remove_file(&tmp);
         let bytes = drawn?;
@@ -978,28 +990,77 @@ fn write_png(args: &EvalArgs, curves: &[PlotCurve], what: &str) -> anyhow::Resul
     Ok(())
 }
 
+/// clap parser for `--x-range`: `FROM..TO` with FROM < TO <= 80.
+fn x_range_arg(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("x range `{text}`: expected FROM..TO with 0 <= FROM < TO <= 80");
+    let (a, b) = text.split_once("..").ok_or_else(bad)?;
+    let (a, b) = (
+        a.trim().parse::<u32>().map_err(|_| bad())?,
+        b.trim().parse::<u32>().map_err(|_| bad())?,
+    );
+    if a < b && b <= 80 {
+        Ok((a, b))
+    } else {
+        Err(bad())
+    }
+}
+
+/// clap parser for `--y-max`: an error rate above 0, at most 1.
+fn y_max_arg(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| *v > 0.0 && *v <= 1.0)
+        .ok_or_else(|| format!("y max `{text}`: expected an error rate above 0, at most 1"))
+}
+
+/// The part of the curves a chart shows: x from..to (points pruned) and the top error rate.
+#[derive(Debug, Clone, Copy)]
+struct CurveView {
+    x: (u32, u32),
+    y_max: f64,
+}
+
+impl CurveView {
+    /// A curve's points inside the view. Error curves never fall as x grows, so a curve
+    /// leaves through the top once: it ends at the point where it crosses `y_max`
+    /// (interpolated), and nothing is drawn outside the plotting area.
+    fn clip(&self, curve: &[f64]) -> Vec<(f64, f64)> {
+        let (from, to) = (self.x.0 as usize, self.x.1 as usize);
+        let mut out: Vec<(f64, f64)> = Vec::new();
+        for (x, &e) in curve.iter().enumerate().take(to + 1).skip(from) {
+            if e <= self.y_max {
+                out.push((x as f64, e));
+                continue;
+            }
+            if let Some(&(px, pe)) = out.last() {
+                let t = (self.y_max - pe) / (e - pe);
+                out.push((px + t * (x as f64 - px), self.y_max));
+            }
+            break;
+        }
+        out
+    }
+}
+
 /// Draws every model's curves, both forms in the model's colour (all 81 points solid, legal
-/// moves only dashed), and the paper's reference points in black.
+/// moves only dashed), and the paper's reference points in black, inside `view`.
 fn plot_curves(
     path: &Path,
     curves: &[PlotCurve],
     title: &str,
     size: (u32, u32),
+    view: CurveView,
 ) -> anyhow::Result<()> {
     use crate::report::plot::{Chart, PAPER_COLOUR, Series, SeriesStyle, palette, render_chart};
-    let xs = |v: &[f64]| {
-        v.iter()
-            .enumerate()
-            .map(|(x, &e)| (x as f64, e))
-            .collect::<Vec<_>>()
-    };
+    let xs = |v: &[f64]| view.clip(v);
     let mut chart = Chart::new(
         title,
         "points rated worst and pruned (x of the 81; error = recorded move among them)",
         "error rate",
     )
-    .x_range(0.0, 80.0)
-    .y_range(0.0, 1.0)
+    .x_range(f64::from(view.x.0), f64::from(view.x.1))
+    .y_range(0.0, view.y_max)
     .size(size.0, size.1)
     .hline(0.10, "10% error");
     for (k, c) in curves.iter().enumerate() {
@@ -1025,7 +1086,13 @@ fn plot_curves(
         Series::new(
             "paper (KGS, Fig. 2, all 81 points)",
             SeriesStyle::Points,
-            PAPER_POINTS.to_vec(),
+            PAPER_POINTS
+                .iter()
+                .copied()
+                .filter(|&(x, e)| {
+                    (f64::from(view.x.0)..=f64::from(view.x.1)).contains(&x) && e <= view.y_max
+                })
+                .collect(),
         )
         .colour(PAPER_COLOUR),
     );
@@ -1035,6 +1102,28 @@ fn plot_curves(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zoomed_view_keeps_its_points_and_cuts_a_curve_where_it_leaves_the_top() {
+        let view = CurveView {
+            x: (2, 5),
+            y_max: 0.5,
+        };
+        let curve = [0.0, 0.1, 0.2, 0.3, 0.4, 0.7, 0.9];
+        // x 2..=4 inside; from 0.4 at x = 4 to 0.7 at x = 5 it crosses 0.5 a third of the way.
+        let got = view.clip(&curve);
+        assert_eq!(got.len(), 4);
+        assert_eq!(&got[..3], &[(2.0, 0.2), (3.0, 0.3), (4.0, 0.4)]);
+        assert!((got[3].0 - (4.0 + 1.0 / 3.0)).abs() < 1e-9 && got[3].1 == 0.5);
+        // A curve above the top from the first x shows nothing.
+        assert!(view.clip(&[0.9; 81]).is_empty());
+        assert_eq!(x_range_arg("55..80"), Ok((55, 80)));
+        for bad in ["80..55", "0..81", "5", "a..b", "7..7"] {
+            assert!(x_range_arg(bad).is_err(), "{bad}");
+        }
+        assert_eq!(y_max_arg("0.2"), Ok(0.2));
+        assert!(y_max_arg("0").is_err() && y_max_arg("1.5").is_err() && y_max_arg("nan").is_err());
+    }
 
     #[test]
     fn redraw_reads_a_curve_csv_and_refuses_a_short_or_shuffled_one() {

@@ -86,7 +86,9 @@ Examples:
   akushu eval --model models/cnn --model rules --model random --data data/paper --exclude-seen --png cmp.png
   akushu eval --model models/default --sgf ../shared/data/engine9x9.tar.xz
   akushu eval --model models/cnn-human-5x32-gpu2 --data data/paper --exclude-seen --by phase,rank \\
-    --breakdown-csv breakdown.csv --positions-csv positions.csv   # where it errs")]
+    --breakdown-csv breakdown.csv --positions-csv positions.csv   # where it errs
+  akushu eval --model models/cnn-human-5x32-gpu2 --model models/cnn-human-5x32-dan2 --data data/paper \
+    --exclude-seen --png zoom.png --x-range 55..80 --y-max 0.3   # where close curves part")]
     Eval(eval::EvalArgs),
     /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
     /// combines shard folders.
