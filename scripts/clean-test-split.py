@@ -1,20 +1,20 @@
 #!/usr/bin/env python3
 """Writes a leakage-free copy of a dataset's test split.
 
-Dataset splits are assigned by a seeded shuffle of the *accepted game list*
-(`dataset::build::assign_splits`), so two datasets built with different filters split the
-same game differently: a game in one dataset's test split may be in the other's training
+A dataset built with `--split-by shuffle` (as the shipped models' `data/paper` and
+`data/human` were) assigns splits by a seeded shuffle of the *accepted game list*, so two
+such datasets built with different filters split the same game differently: a game in one dataset's test split may be in the other's training
 split. This keeps only the test games of SRC that are in neither the train nor the
 validation split of any EXCLUDE dataset (games matched by their OGS id), and writes them as
-OUT/test.akd (same format, header and CRC-32 recomputed) plus OUT/games.csv and OUT/clean.json.
+OUT/test.akd (same format, header and CRC-32 recomputed, games renumbered from 0) plus
+OUT/games.csv (those games only) and OUT/clean.json.
 
     scripts/clean-test-split.py SRC OUT EXCLUDE [EXCLUDE ...]
-    e.g. scripts/clean-test-split.py /work/data-human /work/data-human-clean /work/data-paper
+    e.g. scripts/clean-test-split.py data/human data/human-clean data/paper
 """
 import csv
 import json
 import os
-import shutil
 import struct
 import sys
 import zlib
@@ -36,7 +36,12 @@ def main():
         seen |= split_ids(e, {"train", "validation"})
     with open(os.path.join(src, "games.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
-    keep = {int(r["game"]) for r in rows if r["split"] == "test" and r["id"] not in seen}
+    kept_rows = [r for r in rows if r["split"] == "test" and r["id"] not in seen]
+    # The kept games are renumbered 0.. in their order, in games.csv and in every record,
+    # so that games.csv lists exactly the games the split holds (what `akushu eval` checks
+    # against a model's training games).
+    renumber = {int(r["game"]): new for new, r in enumerate(kept_rows)}
+    keep = renumber.keys()
     total = sum(1 for r in rows if r["split"] == "test")
     with open(os.path.join(src, "test.akd"), "rb") as f:
         header = bytearray(f.read(HEADER))
@@ -47,7 +52,10 @@ def main():
     kept = bytearray()
     for i in range(count):
         rec = data[i * RECORD:(i + 1) * RECORD]
-        if struct.unpack_from("<I", rec, 36)[0] in keep:
+        game = struct.unpack_from("<I", rec, 36)[0]
+        if game in renumber:
+            rec = bytearray(rec)
+            struct.pack_into("<I", rec, 36, renumber[game])
             kept += rec
     n = len(kept) // RECORD
     struct.pack_into("<QII", header, 16, n, len(keep), zlib.crc32(kept) & 0xFFFFFFFF)
@@ -56,7 +64,13 @@ def main():
     with open(tmp, "wb") as f:
         f.write(header + kept)
     os.replace(tmp, os.path.join(out, "test.akd"))
-    shutil.copyfile(os.path.join(src, "games.csv"), os.path.join(out, "games.csv"))
+    tmp = os.path.join(out, "games.csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        for r in kept_rows:
+            w.writerow({**r, "game": renumber[int(r["game"])]})
+    os.replace(tmp, os.path.join(out, "games.csv"))
     summary = {"source": src, "excluded_train_validation_of": excludes,
                "test_games": total, "clean_games": len(keep),
                "test_positions": count, "clean_positions": n}
