@@ -1,0 +1,181 @@
+//! A further round of careless and hostile use through the real binary: full disks, second
+//! writers, SGF setups the analysis commands read, analysis queries and experiment files
+//! that make no sense. Every case ends with a clear refusal naming what is wrong, or does
+//! the right thing; nothing good is replaced by something partial.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+use common::{Run, akushu_in};
+
+fn akushu(args: &[&str]) -> Run {
+    akushu_in(args, "", 120)
+}
+
+fn work(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-round-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn fixtures() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sgf").to_string()
+}
+
+/// Every file below `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// A small tmpfs mounted at a fresh folder, unmounted when dropped: a real full disk.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    /// Mounts `size` (as `mount -o size=` reads it), or says why not and returns `None`
+    /// (mounting needs root, or a container that allows it).
+    fn mount(name: &str, size: &str) -> Option<Tmpfs> {
+        let dir = work(name);
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!(
+                "skipped: cannot mount a tmpfs at {} (needs root)",
+                dir.display()
+            );
+            let _ = fs::remove_dir_all(&dir);
+            return None;
+        }
+        Some(Tmpfs(dir))
+    }
+
+    /// Fills the disk but for about `free` bytes.
+    fn fill_but(&self, free: u64) {
+        let stat = nix_free(&self.0);
+        let fill = stat.saturating_sub(free);
+        fs::write(self.0.join("fill"), vec![0u8; fill as usize]).unwrap();
+    }
+
+    fn unfill(&self) {
+        fs::remove_file(self.0.join("fill")).unwrap();
+    }
+}
+
+/// Bytes free on the file system holding `dir`.
+fn nix_free(dir: &Path) -> u64 {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: statvfs on a valid NUL-terminated path into a zeroed struct it fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A full disk: every command's error names the file it could not write, a dataset that was
+/// there stays whole, and once space is back the same command finishes (a match, self-play
+/// or loop folder that got only its marker before the disk filled is started afresh, not
+/// refused as a folder of unknown games).
+#[test]
+fn a_full_disk_names_the_file_and_a_rerun_finishes() {
+    let Some(disk) = Tmpfs::mount("enospc", "256k") else {
+        return;
+    };
+    let d = &disk.0;
+    let ds = d.join("ds");
+    let r = akushu(&["dataset", "build", "--sgf", &fixtures(), "--out", &s(&ds)]);
+    assert!(r.ok(), "{}", r.stderr);
+    let good = snapshot(&ds);
+
+    disk.fill_but(4096);
+    // A rebuild into the same folder: refused by the disk, the old dataset untouched.
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &fixtures(),
+        "--out",
+        &s(&ds),
+        "--seed",
+        "2",
+    ]);
+    assert!(r.refused(), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("{}.tmp-", s(&ds)))
+            && r.stderr.contains("No space left on device"),
+        "the file is named: {}",
+        r.stderr
+    );
+    assert_eq!(snapshot(&ds), good, "the old dataset is whole");
+    let run_match = || {
+        akushu(&[
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            &s(&d.join("m")),
+        ])
+    };
+    let run_selfplay = || {
+        akushu(&[
+            "selfplay",
+            "--engine",
+            "uct:sims=10",
+            "--games",
+            "1",
+            "--quiet",
+            "--out",
+            &s(&d.join("sp")),
+        ])
+    };
+    for (what, r) in [("match", run_match()), ("selfplay", run_selfplay())] {
+        assert!(r.refused(), "{what}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&s(d)) && r.stderr.contains("No space left on device"),
+            "{what}: the file is named: {}",
+            r.stderr
+        );
+    }
+    // The disk filled after each folder was marked: only the scaffolding is there.
+    assert!(d.join("m/.akushu-output").exists() && !d.join("m/match.toml").exists());
+    disk.unfill();
+    for (what, r) in [("match", run_match()), ("selfplay", run_selfplay())] {
+        assert!(r.ok(), "{what} once space is back: {}", r.stderr);
+    }
+    assert!(d.join("m/games.csv").exists() && d.join("sp/games.csv").exists());
+}
