@@ -76,6 +76,7 @@ impl Tmpfs {
 
     /// Fills the disk but for about `free` bytes.
     fn fill_but(&self, free: u64) {
+        let _ = fs::remove_file(self.0.join("fill"));
         let stat = nix_free(&self.0);
         let fill = stat.saturating_sub(free);
         fs::write(self.0.join("fill"), vec![0u8; fill as usize]).unwrap();
@@ -163,19 +164,110 @@ fn a_full_disk_names_the_file_and_a_rerun_finishes() {
             &s(&d.join("sp")),
         ])
     };
-    for (what, r) in [("match", run_match()), ("selfplay", run_selfplay())] {
-        assert!(r.refused(), "{what}: {}", r.stderr);
+    // Room for the lock and the folder's marker, not for its header: the disk fills
+    // right after the folder was marked, and only the scaffolding is there.
+    let runs: [(&str, &dyn Fn() -> Run, &str); 2] = [
+        ("m", &run_match, "match.toml"),
+        ("sp", &run_selfplay, "selfplay.toml"),
+    ];
+    for (folder, run, header) in runs {
+        disk.fill_but(8192);
+        let r = run();
+        assert!(r.refused(), "{folder}: {}", r.stderr);
         assert!(
             r.stderr.contains(&s(d)) && r.stderr.contains("No space left on device"),
-            "{what}: the file is named: {}",
+            "{folder}: the file is named: {}",
+            r.stderr
+        );
+        let dir = d.join(folder);
+        assert!(dir.join(".akushu-output").exists() && !dir.join(header).exists());
+        disk.unfill();
+        let r = run();
+        assert!(r.ok(), "{folder} once space is back: {}", r.stderr);
+    }
+    assert!(d.join("m/games.csv").exists() && d.join("sp/games.csv").exists());
+}
+
+/// A second writer on a match, self-play, loop, merge or experiment folder is refused while
+/// the first holds it (here the lock names this test's own live pid), and writes nothing.
+#[test]
+fn a_second_writer_is_refused_on_every_folder_output() {
+    let w = work("locks");
+    let lock = |out: &Path| {
+        let mut name = out.file_name().unwrap().to_os_string();
+        name.push(".lock");
+        fs::write(
+            out.with_file_name(name),
+            format!("{}\n", std::process::id()),
+        )
+        .unwrap();
+    };
+    let exp = w.join("e.toml");
+    fs::write(
+        &exp,
+        "name = \"locked\"\ntitle = \"t\"\n[match]\ngames = 1\nkomi = 6.5\nseed = 1\n\
+         [players]\nblack = \"random\"\nwhite = \"random\"\n[[arm]]\nlabel = \"a\"\n",
+    )
+    .unwrap();
+    let loop_toml = concat!(env!("CARGO_MANIFEST_DIR"), "/experiments/loops/quick.toml");
+    let (m, sp, lp, merged, exps) = (
+        w.join("m"),
+        w.join("sp"),
+        w.join("lp"),
+        w.join("merged"),
+        w.join("exps"),
+    );
+    fs::create_dir_all(&exps).unwrap();
+    for out in [&m, &sp, &lp, &merged, &exps.join("locked")] {
+        lock(out);
+    }
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            "1",
+            "--out",
+            &s(&m),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        [
+            "selfplay",
+            "--engine",
+            "uct:sims=10",
+            "--games",
+            "1",
+            "--out",
+            &s(&sp),
+        ]
+        .map(String::from)
+        .to_vec(),
+        ["loop", loop_toml, "--out", &s(&lp)]
+            .map(String::from)
+            .to_vec(),
+        ["match", "merge", &s(&m), "--out", &s(&merged)]
+            .map(String::from)
+            .to_vec(),
+        ["experiment", "run", &s(&exp), "--out", &s(&exps)]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = akushu(&args);
+        assert!(
+            r.refused() && r.stderr.contains("being written by another akushu"),
+            "{args:?}: {}",
             r.stderr
         );
     }
-    // The disk filled after each folder was marked: only the scaffolding is there.
-    assert!(d.join("m/.akushu-output").exists() && !d.join("m/match.toml").exists());
-    disk.unfill();
-    for (what, r) in [("match", run_match()), ("selfplay", run_selfplay())] {
-        assert!(r.ok(), "{what} once space is back: {}", r.stderr);
+    for out in [&m, &sp, &lp, &merged, &exps.join("locked")] {
+        assert!(!out.exists(), "{} written under a lock", out.display());
     }
-    assert!(d.join("m/games.csv").exists() && d.join("sp/games.csv").exists());
+    fs::remove_dir_all(w).unwrap();
 }
