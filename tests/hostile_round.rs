@@ -271,3 +271,66 @@ fn a_second_writer_is_refused_on_every_folder_output() {
     }
     fs::remove_dir_all(w).unwrap();
 }
+
+/// `analyze` and `yose` read a file as `dataset build` and GTP `loadsgf` do: Latin-1 text
+/// without `CA`, setup in a later node before the first move, `AE` clearing a stone; and
+/// they refuse what those refuse: two moves in one node, a negative board size, a komi
+/// outside the one range.
+#[test]
+fn analyze_and_yose_read_records_as_every_other_command() {
+    let w = work("analyze-records");
+    let file = |name: &str, bytes: &[u8]| {
+        let p = w.join(name);
+        fs::write(&p, bytes).unwrap();
+        s(&p)
+    };
+    // Board rows of the diagram: `9  X . ...` is row 9 from A to J.
+    let row9 = |r: &Run| {
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with("9 "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (name, bytes, want_row9) in [
+        (
+            "latin1.sgf",
+            &b"(;SZ[9]PB[J\xf8rgen];B[aa];W[cc])"[..],
+            "9  X . . . . . . . .  9",
+        ),
+        (
+            "later-setup.sgf",
+            b"(;SZ[9];AB[aa][ba];W[ee])",
+            "9  X X . . . . . . .  9",
+        ),
+        (
+            "cleared.sgf",
+            b"(;SZ[9]AB[aa][ba]AW[cc];AE[aa];W[ee])",
+            "9  . X . . . . . . .  9",
+        ),
+    ] {
+        let r = akushu(&["analyze", "--sgf", &file(name, bytes)]);
+        assert!(r.ok(), "{name}: {}", r.stderr);
+        assert_eq!(row9(&r), want_row9, "{name}: {}", r.stdout);
+    }
+    for (name, bytes, why) in [
+        (
+            "two-moves.sgf",
+            &b"(;SZ[9];B[ee]W[cc])"[..],
+            "more than one move",
+        ),
+        ("negative-size.sgf", b"(;SZ[-9];B[ee])", "board size -9"),
+        ("huge-komi.sgf", b"(;SZ[9]KM[1e30]AB[aa];B[ee])", "komi"),
+    ] {
+        let path = file(name, bytes);
+        for args in [vec!["analyze", "--sgf", &path], vec!["yose", &path]] {
+            let r = akushu(&args);
+            assert!(
+                r.refused() && r.stderr.contains(name) && r.stderr.contains(why),
+                "{args:?}: {}",
+                r.stderr
+            );
+        }
+    }
+    fs::remove_dir_all(w).unwrap();
+}
