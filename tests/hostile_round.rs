@@ -334,3 +334,51 @@ fn analyze_and_yose_read_records_as_every_other_command() {
     }
     fs::remove_dir_all(w).unwrap();
 }
+
+/// An experiment whose arms play one match (a sweep over a variable no player uses, or two
+/// arms with the same players) is refused before any game: it would report the same games
+/// as different results.
+#[test]
+fn arms_that_play_the_same_match_are_refused() {
+    let w = work("same-arms");
+    let head = "name = \"t\"\ntitle = \"t\"\n[match]\ngames = 1\nkomi = 6.5\nseed = 1\n\
+                [players]\nblack = \"random\"\nwhite = \"random\"\n";
+    for (name, tail) in [
+        ("unused-sweep", "[sweep]\nvar = \"x\"\nvalues = [1, 2]\n"),
+        (
+            "twin-arms",
+            "[[arm]]\nlabel = \"a\"\n[[arm]]\nlabel = \"b\"\n",
+        ),
+    ] {
+        let file = w.join(format!("{name}.toml"));
+        fs::write(&file, format!("{head}{tail}")).unwrap();
+        let out = w.join(name);
+        let r = akushu(&["experiment", "run", &s(&file), "--out", &s(&out)]);
+        assert!(
+            r.refused() && r.stderr.contains("play the same match"),
+            "{name}: {}",
+            r.stderr
+        );
+        assert!(!out.join("t").exists(), "{name}: nothing played");
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// An analysis query whose `initialStones` name one point twice (here as both colours) is
+/// refused on that field, not answered on whichever stone came last.
+#[test]
+fn an_analysis_query_with_a_point_set_twice_is_refused() {
+    let q = r#"{"id":"q","moves":[],"initialStones":[["B","E5"],["W","E5"]],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9,"maxVisits":10}"#;
+    let r = akushu_in(
+        &["analysis", "--engine", "uct:sims=10"],
+        &format!("{q}\n"),
+        60,
+    );
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(
+        r.stdout.contains(r#""field":"initialStones""#) && r.stdout.contains("E5"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("moveInfos"), "{}", r.stdout);
+}
