@@ -382,3 +382,73 @@ fn an_analysis_query_with_a_point_set_twice_is_refused() {
     );
     assert!(!r.stdout.contains("moveInfos"), "{}", r.stdout);
 }
+
+/// A training of no epochs writes no weights, so it is refused wherever the count is given
+/// (`--epochs`, a config file, a loop's `[train]`) before anything is written, instead of
+/// reporting "model in DIR" for a directory without a model, or failing a loop's gate
+/// after its self-play.
+#[test]
+fn zero_epochs_are_refused_before_anything_is_written() {
+    let w = work("zero-epochs");
+    let out = w.join("m");
+    let r = akushu(&[
+        "train",
+        "--synthetic-games",
+        "5",
+        "--model",
+        "mlp",
+        "--epochs",
+        "0",
+        "--out",
+        &s(&out),
+    ]);
+    assert!(
+        r.refused()
+            && r.stderr
+                .contains("epochs: 0 is not in the allowed range 1 to"),
+        "{}",
+        r.stderr
+    );
+    let cfg = w.join("c.toml");
+    fs::write(&cfg, "epochs = 0\n").unwrap();
+    let r = akushu(&[
+        "train",
+        "--config",
+        &s(&cfg),
+        "--model",
+        "mlp",
+        "--synthetic-games",
+        "5",
+        "--out",
+        &s(&out),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("epochs: 0 is not in the allowed range"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.exists());
+    let quick = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/loops/quick.toml"
+    ))
+    .unwrap();
+    let loop_toml = w.join("loop.toml");
+    let start = concat!(env!("CARGO_MANIFEST_DIR"), "/models/cnn-small");
+    fs::write(
+        &loop_toml,
+        quick
+            .replace("epochs = 1", "epochs = 0")
+            .replace("\"models/cnn-small\"", &format!("{start:?}")),
+    )
+    .unwrap();
+    let lp = w.join("lp");
+    let r = akushu(&["loop", &s(&loop_toml), "--out", &s(&lp)]);
+    assert!(
+        r.refused() && r.stderr.contains("train.epochs: 0"),
+        "{}",
+        r.stderr
+    );
+    assert!(!lp.exists());
+    fs::remove_dir_all(w).unwrap();
+}

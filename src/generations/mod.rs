@@ -279,6 +279,17 @@ impl LoopConfig {
         if let Some(s) = &self.gate.sprt {
             Sprt::parse(s).context("gate.sprt")?;
         }
+        // The candidate's training, checked here rather than after a generation's self-play.
+        {
+            use crate::util::num::check;
+            let t = &self.train;
+            let bad = |e: String| anyhow::anyhow!("train.{e}");
+            check("epochs", t.epochs, 1, crate::net::model::MAX_EPOCHS).map_err(bad)?;
+            check("batch_size", t.batch_size, 1, 1 << 20).map_err(bad)?;
+            check("learning_rate", t.learning_rate, f64::MIN_POSITIVE, 10.0).map_err(bad)?;
+            check("bad_share", t.bad_share, 0.0, 1.0).map_err(bad)?;
+            check("threads", t.threads, 0, crate::util::num::MAX_THREADS).map_err(bad)?;
+        }
         self.train
             .device
             .parse::<crate::net::DeviceChoice>()
