@@ -2,63 +2,12 @@
 //! with a clear message, and nothing outside a command's output path is replaced or lost.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn ok(&self) -> bool {
-        self.code == Some(0)
-    }
-    /// Ended by itself with an error exit: not a signal (abort, stack overflow), not a panic.
-    fn refused(&self) -> bool {
-        matches!(self.code, Some(c) if c != 0 && c != 101) && !self.stderr.contains("panicked")
-    }
-}
-
-/// Runs akushu with `stdin` and a time limit; a run past the limit is killed and fails the
-/// test as a hang.
-fn akushu_in(args: &[&str], stdin: &str, limit_s: u64) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
-        .args(args)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let text = stdin.to_string();
-    std::thread::spawn(move || {
-        let _ = input.write_all(text.as_bytes());
-    });
-    let pid = child.id() as i32;
-    let out = std::thread::spawn(move || child.wait_with_output());
-    let deadline = Instant::now() + Duration::from_secs(limit_s);
-    while !out.is_finished() {
-        if Instant::now() >= deadline {
-            // SAFETY: kill(2) on the child this test started and has not reaped.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
-            panic!("hang: akushu {args:?} ran past {limit_s} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = out.join().unwrap().unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+mod common;
+use common::{Run, akushu_in};
 
 fn akushu(args: &[&str]) -> Run {
     akushu_in(args, "", 120)

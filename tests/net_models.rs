@@ -173,6 +173,55 @@ fn two_threads_give_the_one_thread_losses() {
     );
 }
 
+/// A data-parallel run (two threads: each batch split into two shards) paused at its first
+/// checkpoint resumes to the uninterrupted two-thread run's losses and weights, bit for bit,
+/// whatever `--threads` the resume is given: the checkpoint keeps the shard count, and the
+/// shards decide the sums' order.
+#[test]
+fn a_two_thread_run_resumes_to_the_same_weights_with_any_thread_count() {
+    let tmp = tempdir("threads_resume");
+    let cfg = tiny_cnn().with_epochs(1).with_validate_every(3);
+    let (t, v) = data();
+    let t = &t[..t.len().min(640)];
+    let with = |threads: usize, dir: &str, stop: bool, resume: bool| {
+        train::train(
+            &cfg,
+            t,
+            &v,
+            &tmp.join(dir),
+            &train::TrainOptions {
+                threads,
+                resume,
+                stop_after: stop.then_some(0.0),
+                ..train::TrainOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    let straight = with(2, "full", false, false);
+    assert!(straight.steps > 3, "{}", straight.steps);
+    let losses = |s: &train::TrainSummary| {
+        s.log
+            .iter()
+            .map(|r| (r.train_loss, r.validation_loss))
+            .collect::<Vec<_>>()
+    };
+    for (resume_threads, dir) in [(2, "same"), (1, "fewer")] {
+        let first = with(2, dir, true, false);
+        assert!(first.paused && first.steps == 3, "{first:?}");
+        let resumed = with(resume_threads, dir, false, true);
+        assert_eq!(
+            losses(&resumed),
+            losses(&straight),
+            "resumed on {resume_threads}"
+        );
+        assert!(
+            outputs(&tmp.join("full")) == outputs(&tmp.join(dir)),
+            "resumed on {resume_threads}: other weights"
+        );
+    }
+}
+
 #[test]
 fn cosine_schedule_warms_up_then_decays_to_its_floor() {
     use akushu::net::model::LrSchedule;

@@ -184,7 +184,7 @@ fn same_search_same_node_count() {
 fn bad_problem_files_give_clear_errors() {
     let err = |text: &str| Problem::parse(text, "bad.sgf").unwrap_err().to_string();
     assert!(err("not sgf at all").starts_with("bad.sgf:"));
-    assert!(err("(;SZ[19]AB[aa])").contains("only 9x9"));
+    assert!(err("(;SZ[19]AB[aa])").contains("9x9 only"));
     assert!(err("(;SZ[9]AB[aa]AK[B+3])").contains("AK[B+3]"));
     // a setup chain without liberties is rejected, not panicked on
     assert!(err("(;SZ[9]AB[aa]AW[ba][ab])").contains("setup"));

@@ -538,6 +538,24 @@ impl ExperimentFile {
                 );
             }
         }
+        // Arms share the seed and the match settings: two that play with the same players
+        // play the same games, and the report would show one result as two (a sweep whose
+        // variable no player uses does this).
+        let mut matches = std::collections::BTreeMap::new();
+        for arm in arms.iter().filter(|a| a.same_games_as.is_none()) {
+            let players = (arm.config.black.as_str(), arm.config.white.as_str());
+            if let Some(other) = matches.insert(players, &arm.label) {
+                bail!(
+                    "experiment {}: arms {other:?} and {:?} play the same match ({} vs {}, one \
+                     seed): they would report the same games twice; a sweep variable must \
+                     appear in a player's spec",
+                    self.name,
+                    arm.label,
+                    players.0,
+                    players.1
+                );
+            }
+        }
         Ok(arms)
     }
 }

@@ -623,7 +623,7 @@ pub fn run_match(
     if out.exists() && !out.is_dir() {
         bail!("{} exists and is not a folder", out.display());
     }
-    if old.is_none() && out.exists() && !crate::util::output::is_empty_dir(out)? {
+    if old.is_none() && out.exists() && !crate::util::output::holds_only_scaffolding(out)? {
         bail!(
             "{} is not empty but has no match.toml: its games cannot be tied to players, so \
              it is not resumed; use a new --out folder",
@@ -1024,7 +1024,8 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     crate::util::output::mark_dir(out, "match")?;
     for (game, path) in &sgfs {
         let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        write_atomic(&outdir.sgf(*game), &text)?;
+        let copy = outdir.sgf(*game);
+        write_atomic(&copy, &text).with_context(|| format!("writing {}", copy.display()))?;
     }
     let mut header = Header::new(&config);
     // The weights the shards recorded, not whatever is on disk now.

@@ -245,7 +245,7 @@ pub fn run_selfplay(
         bail!("{} exists and is not a folder", out.display());
     }
     let old = dir.read_header()?;
-    if old.is_none() && out.exists() && !crate::util::output::is_empty_dir(out)? {
+    if old.is_none() && out.exists() && !crate::util::output::holds_only_scaffolding(out)? {
         bail!(
             "{} is not empty but has no selfplay.toml: use a new --out folder",
             out.display()
@@ -450,7 +450,8 @@ pub fn build_dataset(
     );
     let tmp = crate::util::commit::temp_dir_for(out);
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)?;
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let result = (|| -> anyhow::Result<Manifest> {
@@ -512,7 +513,8 @@ pub fn build_dataset(
                 ])?;
             }
             c.flush()
-        })?;
+        })
+        .with_context(|| format!("writing {}", tmp.join("games.csv").display()))?;
         let config = BuildConfig {
             selfplay: dirs.to_vec(),
             seed: cfg.seed,
@@ -541,10 +543,12 @@ pub fn build_dataset(
             games_file: "games.csv".into(),
             elapsed_s: start.elapsed().as_secs_f64(),
         };
+        let manifest_path = tmp.join(format::MANIFEST_FILE);
         write_atomic(
-            &tmp.join(format::MANIFEST_FILE),
+            &manifest_path,
             serde_json::to_string_pretty(&manifest)?.as_bytes(),
-        )?;
+        )
+        .with_context(|| format!("writing {}", manifest_path.display()))?;
         Ok(manifest)
     })();
     match result.and_then(|m| commit_dir(&tmp, out).map(|()| m)) {

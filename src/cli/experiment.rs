@@ -291,6 +291,8 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 if args.quick { " (quick)" } else { "" },
                 out.display()
             );
+            // One run per experiment folder (`OUT/NAME`); other experiments may share `OUT`.
+            let _lock = crate::util::commit::OutputLock::acquire(&out.join(&file.name))?;
             let skipped = args.quick && file.quick.skip.is_some();
             if !args.no_play && !skipped && file.kind == experiment::Kind::Match {
                 let plans =

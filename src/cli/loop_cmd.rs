@@ -21,6 +21,8 @@ pub struct LoopArgs {
 
 pub fn run(args: LoopArgs) -> anyhow::Result<()> {
     let config = LoopConfig::from_file(&args.config)?;
+    // One loop per folder: two would train and gate the same generation side by side.
+    let _lock = crate::util::commit::OutputLock::acquire(&args.out)?;
     crate::outln!(
         "# akushu loop {} --out {}",
         args.config.display(),

@@ -166,6 +166,7 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
             Ok(())
         }
         Some(MatchSub::Merge(args)) => {
+            let _lock = crate::util::commit::OutputLock::acquire(&args.out)?;
             let outcome = arena::merge(&args.shards, &args.out)?;
             crate::outln!(
                 "merged {} folders into {}: {} games",
@@ -191,6 +192,9 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 .clone()
                 .ok_or_else(|| anyhow::anyhow!("--out DIR is required"))?;
             let config = args.config();
+            // One writer per match folder: two runs on one folder would play the same games
+            // twice and rewrite each other's games.csv.
+            let _lock = crate::util::commit::OutputLock::acquire(&out)?;
             // The full header (players' resolved configs, seed, rules) is stored in
             // OUT/match.toml; the terminal gets one line.
             crate::outln!(

@@ -133,6 +133,8 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         return write_plan(&args, dir);
     }
     let config = args.config();
+    // One writer per self-play folder (a second would play the same games again).
+    let _lock = crate::util::commit::OutputLock::acquire(&args.out)?;
     crate::outln!("# akushu selfplay --out {}", args.out.display());
     crate::outln!("{}", toml::to_string(&config)?);
     let started = std::time::Instant::now();

@@ -69,7 +69,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub validate_every: Option<u64>,
     /// Override: maximum epochs [default: 20].
-    #[arg(long)]
+    #[arg(long, value_parser = epochs_arg)]
     pub epochs: Option<usize>,
     /// Override: seed [default: 42].
     #[arg(long)]
@@ -373,6 +373,11 @@ fn minutes_arg(text: &str) -> Result<f64, String> {
 }
 
 /// clap parser for `--lr`.
+/// clap parser for `--epochs` (at least one: a run of none writes no weights).
+fn epochs_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("epochs", text, 1, crate::net::model::MAX_EPOCHS)
+}
+
 fn lr_arg(text: &str) -> Result<f64, String> {
     let v = crate::util::num::parse_in("learning rate", text, 0.0, 10.0)?;
     if v <= 0.0 {

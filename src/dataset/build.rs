@@ -642,8 +642,9 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
             .with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    crate::util::output::mark_dir(&tmp, OUTPUT_KIND)?;
-    let written = write_all(cfg, &tmp, &accepted, &splits, progress);
+    let written = crate::util::output::mark_dir(&tmp, OUTPUT_KIND)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| write_all(cfg, &tmp, &accepted, &splits, progress));
     let (split_counts, passes_dropped) = match written {
         Ok(w) => w,
         Err(e) => {
@@ -691,7 +692,9 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
             write_skipped_csv(&tmp.join("skipped.csv"), &skips)?;
         }
         let json = serde_json::to_string_pretty(&manifest)?;
-        fsio::write_atomic(&tmp.join(MANIFEST_FILE), json.as_bytes())?;
+        let manifest_path = tmp.join(MANIFEST_FILE);
+        fsio::write_atomic(&manifest_path, json.as_bytes())
+            .with_context(|| format!("writing {}", manifest_path.display()))?;
         commit_dir(&tmp, out)
     })();
     if result.is_err() {
@@ -775,8 +778,7 @@ fn write_all(
         let games: Vec<usize> = (0..accepted.len())
             .filter(|&g| splits[g] == split)
             .collect();
-        let mut w = SplitWriter::create(dir, split)
-            .with_context(|| format!("creating the {} split", split.name()))?;
+        let mut w = SplitWriter::create(dir, split)?;
         for batch in games.chunks(WRITE_BATCH) {
             let encoded: Vec<Result<(Vec<u8>, u64), sgf::ReplayError>> = batch
                 .par_iter()

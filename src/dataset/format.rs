@@ -409,9 +409,11 @@ impl Header {
     }
 }
 
-/// Writes one split file: a placeholder header, the records, then the real header.
+/// Writes one split file: a placeholder header, the records, then the real header. Its
+/// errors name the file (a full disk must say where it was met).
 pub struct SplitWriter {
     out: BufWriter<File>,
+    path: PathBuf,
     split: Split,
     version: u32,
     count: u64,
@@ -428,10 +430,12 @@ impl SplitWriter {
     /// Creates `split`'s file for records of format `version` (1 or 2).
     pub fn create_version(dir: &Path, split: Split, version: u32) -> io::Result<SplitWriter> {
         let path = split_path(dir, split);
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
-        out.write_all(&[0u8; HEADER_SIZE])?;
+        let named = |e| naming(&path, e);
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(&path).map_err(named)?);
+        out.write_all(&[0u8; HEADER_SIZE]).map_err(named)?;
         Ok(SplitWriter {
             out,
+            path,
             split,
             version,
             count: 0,
@@ -466,7 +470,7 @@ impl SplitWriter {
         debug_assert_eq!(bytes.len() % size, 0);
         self.crc.update(bytes);
         self.count += (bytes.len() / size) as u64;
-        self.out.write_all(bytes)
+        self.out.write_all(bytes).map_err(|e| naming(&self.path, e))
     }
 
     /// Records written so far.
@@ -483,13 +487,21 @@ impl SplitWriter {
             crc: self.crc.finalize(),
             split: self.split,
         };
-        let mut out = self.out;
-        out.seek(SeekFrom::Start(0))?;
-        out.write_all(&header.to_bytes())?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        let (mut out, path) = (self.out, self.path);
+        let written = (|| {
+            out.seek(SeekFrom::Start(0))?;
+            out.write_all(&header.to_bytes())?;
+            let file = out.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()
+        })();
+        written.map_err(|e| naming(&path, e))?;
         Ok(header)
     }
+}
+
+/// `e` with the path it was met on in its message (its kind kept).
+fn naming(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
 }
 
 fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), DatasetError> {

@@ -1,14 +1,18 @@
-//! A tiny private SGF loader for endgame problems and `akushu analyze` (the project's full
-//! SGF reader lives elsewhere; this reads only what problems need): board size 9, setup
-//! stones `AB`/`AW`, side to move `PL`, komi `KM`, the proven answer `AK` (black's area
-//! margin with komi, e.g. `AK[3]` or `AK[-2.5]`), and the main line's `B`/`W` moves.
+//! Endgame problems and `akushu analyze`'s positions from SGF: the game is read by the
+//! project's one SGF reader (`sgf::parse_record`: the spec's text encodings, board size,
+//! one komi range, setup stones `AB`/`AW`/`AE` in any node before the first move, `PL`,
+//! one move per node), so a file means here what it means to `dataset build` and GTP
+//! `loadsgf`. Problems add one property, the proven answer `AK` (black's area margin with
+//! komi, e.g. `AK[3]` or `AK[-2.5]`), read from the root.
 
 use std::path::Path;
 
 use sgf_parse::go::{self, Prop};
 use thiserror::Error;
 
-use crate::rules::{Board, Color, Move, N, Point};
+use crate::rules::{Board, Color, Move};
+use crate::sgf::parse_record;
+use crate::sgf::replay::initial_board;
 
 /// Why a problem file could not be read.
 #[derive(Debug, Error)]
@@ -39,98 +43,27 @@ pub struct Problem {
     pub moves: Vec<(Color, Move)>,
 }
 
-fn point(p: &go::Point) -> Option<Point> {
-    Point::from_rc(p.y as usize, p.x as usize).ok()
-}
-
 impl Problem {
-    /// Parses SGF text; `path` only names the source in errors.
-    pub fn parse(text: &str, path: &str) -> Result<Problem, ProblemError> {
+    /// Parses an SGF record's bytes; `path` names the source in errors.
+    pub fn parse(bytes: impl AsRef<[u8]>, path: &str) -> Result<Problem, ProblemError> {
+        let bytes = bytes.as_ref();
         let bad = |message: String| ProblemError::Bad {
             path: path.to_string(),
             message,
         };
-        // A UTF-8 byte-order mark is not part of the SGF text.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        if crate::sgf::record::nesting_depth(text.as_bytes()) > crate::sgf::record::MAX_DEPTH {
-            return Err(bad(crate::sgf::SgfError::TooDeep.to_string()));
-        }
-        let trees = go::parse(text).map_err(|e| bad(format!("SGF parse error: {e}")))?;
-        let root = trees.first().ok_or_else(|| bad("no game tree".into()))?;
-        let (mut black, mut white) = (Vec::new(), Vec::new());
-        let mut to_move = None;
-        let mut komi = 0.0f32;
-        let mut answer = None;
-        let mut moves = Vec::new();
-        for (depth, node) in root.main_variation().enumerate() {
-            for prop in node.properties() {
-                match prop {
-                    Prop::SZ((w, h)) if (*w as usize, *h as usize) != (N, N) => {
-                        return Err(bad(format!("board size {w}x{h}, only 9x9 is supported")));
-                    }
-                    Prop::AB(ps) | Prop::AW(ps) if depth == 0 => {
-                        let list = if matches!(prop, Prop::AB(_)) {
-                            &mut black
-                        } else {
-                            &mut white
-                        };
-                        for p in ps {
-                            list.push(
-                                point(p).ok_or_else(|| {
-                                    bad(format!("setup point {p:?} off the board"))
-                                })?,
-                            );
-                        }
-                    }
-                    Prop::PL(c) if depth == 0 => {
-                        to_move = Some(match c {
-                            sgf_parse::Color::Black => Color::Black,
-                            sgf_parse::Color::White => Color::White,
-                        })
-                    }
-                    Prop::KM(k) if k.is_finite() => komi = *k as f32,
-                    Prop::KM(k) => return Err(bad(format!("KM[{k}] is not a finite komi"))),
-                    Prop::B(m) | Prop::W(m) => {
-                        let c = if matches!(prop, Prop::B(_)) {
-                            Color::Black
-                        } else {
-                            Color::White
-                        };
-                        let mv = match m {
-                            go::Move::Pass => Move::Pass,
-                            go::Move::Move(p) => match point(p) {
-                                Some(q) => Move::Play(q),
-                                None => Move::Pass, // `tt` on 9x9 is a pass (FF[3])
-                            },
-                        };
-                        moves.push((c, mv));
-                    }
-                    Prop::Unknown(id, values) if id == "AK" => {
-                        let v = values.first().map(|s| s.trim()).unwrap_or("");
-                        answer = Some(
-                            v.parse::<f32>()
-                                .map_err(|_| bad(format!("AK[{v}] is not a number")))?,
-                        );
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let mut board = Board::new();
-        board
-            .setup(&black, &white, &[])
-            .map_err(|e| bad(format!("setup stones: {e}")))?;
         let name = Path::new(path)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.to_string());
+        let rec = parse_record(bytes, &name, path).map_err(|e| bad(e.to_string()))?;
+        let board = initial_board(&rec).map_err(|e| bad(e.to_string()))?;
         Ok(Problem {
             name,
             board,
-            to_move: to_move.unwrap_or(Color::Black),
-            komi,
-            answer,
-            moves,
+            to_move: rec.first_player.unwrap_or(Color::Black),
+            komi: rec.komi.unwrap_or(0.0),
+            answer: answer(bytes).map_err(bad)?,
+            moves: rec.moves,
         })
     }
 
@@ -153,9 +86,7 @@ impl Problem {
                 message: format!("larger than {limit} bytes: not a game record"),
             });
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
-        Problem::parse(&text, &path.display().to_string())
+        Problem::parse(&bytes, &path.display().to_string())
     }
 
     /// The position after the first `n` main-line moves, with the side to move after them.
@@ -177,4 +108,24 @@ impl Problem {
         }
         Ok((board, to_move))
     }
+}
+
+/// The root's `AK` (the proven answer), if any, from a record `parse_record` has accepted.
+fn answer(bytes: &[u8]) -> Result<Option<f32>, String> {
+    let text = crate::sgf::decode::decode(bytes).text;
+    let Some(root) = go::parse(&text).ok().and_then(|t| t.into_iter().next()) else {
+        return Ok(None);
+    };
+    for prop in root.properties() {
+        if let Prop::Unknown(id, values) = prop
+            && id == "AK"
+        {
+            let v = values.first().map(|s| s.trim()).unwrap_or("");
+            return match v.parse::<f32>() {
+                Ok(a) if a.is_finite() => Ok(Some(a)),
+                _ => Err(format!("AK[{v}] is not a number")),
+            };
+        }
+    }
+    Ok(None)
 }

@@ -279,6 +279,17 @@ impl LoopConfig {
         if let Some(s) = &self.gate.sprt {
             Sprt::parse(s).context("gate.sprt")?;
         }
+        // The candidate's training, checked here rather than after a generation's self-play.
+        {
+            use crate::util::num::check;
+            let t = &self.train;
+            let bad = |e: String| anyhow::anyhow!("train.{e}");
+            check("epochs", t.epochs, 1, crate::net::model::MAX_EPOCHS).map_err(bad)?;
+            check("batch_size", t.batch_size, 1, 1 << 20).map_err(bad)?;
+            check("learning_rate", t.learning_rate, f64::MIN_POSITIVE, 10.0).map_err(bad)?;
+            check("bad_share", t.bad_share, 0.0, 1.0).map_err(bad)?;
+            check("threads", t.threads, 0, crate::util::num::MAX_THREADS).map_err(bad)?;
+        }
         self.train
             .device
             .parse::<crate::net::DeviceChoice>()
@@ -461,7 +472,7 @@ pub fn run_loop(
                     );
                 }
             }
-            Err(_) if crate::util::output::is_empty_dir(out).unwrap_or(false) => {}
+            Err(_) if crate::util::output::holds_only_scaffolding(out).unwrap_or(false) => {}
             Err(_) => bail!(
                 "{} is not empty but has no loop.toml: use a new --out folder",
                 out.display()
@@ -525,7 +536,8 @@ pub fn run_loop(
         if !trained_marker.exists() {
             let train_positions =
                 train_candidate(config, g, &best, &data_dir, &model_dir, options)?;
-            write_atomic(&trained_marker, train_positions.to_string().as_bytes())?;
+            write_atomic(&trained_marker, train_positions.to_string().as_bytes())
+                .with_context(|| format!("writing {}", trained_marker.display()))?;
             if steps.finished() {
                 return Ok(LoopOutcome {
                     state,
@@ -656,7 +668,7 @@ fn train_candidate(
         // Killed before its first checkpoint: nothing to keep.
         std::fs::remove_dir_all(model).with_context(|| format!("clearing {}", model.display()))?;
     }
-    std::fs::create_dir_all(model)?;
+    std::fs::create_dir_all(model).with_context(|| format!("creating {}", model.display()))?;
     crate::util::output::mark_dir(model, "model")?;
     // The candidate's own provenance (not the best's it was copied from), recomputed the same
     // on a resume.
@@ -754,6 +766,8 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
             at65(&g.curve_human),
         ));
     }
-    write_atomic(&out.join("summary.md"), text.as_bytes())?;
+    let summary = out.join("summary.md");
+    write_atomic(&summary, text.as_bytes())
+        .with_context(|| format!("writing {}", summary.display()))?;
     chart::write_charts(state, out)
 }

@@ -193,6 +193,14 @@ fn parse_query(v: &Value) -> Result<Query, QueryError> {
                     "a stone needs a location, not pass",
                 ));
             };
+            // A point given twice (as both colours, say) has no one meaning: refused, as an
+            // SGF setup that makes a point both black and white is.
+            if black.contains(&p) || white.contains(&p) {
+                return Err(field_error(
+                    "initialStones",
+                    format!("{m} is given more than once"),
+                ));
+            }
             if c == Color::Black {
                 black.push(p)
             } else {

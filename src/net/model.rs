@@ -22,6 +22,9 @@ pub enum NetKind {
     Cnn,
 }
 
+/// Most epochs a run may ask for (`--epochs`, config files, the loop's `[train]`).
+pub const MAX_EPOCHS: usize = 100_000;
+
 /// Everything `akushu train` needs; saved as `config.json` next to the model.
 #[derive(Config, Debug)]
 pub struct TrainConfig {
@@ -206,6 +209,8 @@ impl TrainConfig {
         for &h in &self.mlp.hidden {
             check("mlp.hidden (width)", h, 1, 65_536)?;
         }
+        // No epoch trains nothing, and a run that writes no weights must not report a model.
+        check("epochs", self.epochs, 1, MAX_EPOCHS)?;
         check("batch_size", self.batch_size, 1, 1 << 20)?;
         check("learning_rate", self.learning_rate, f64::MIN_POSITIVE, 10.0)?;
         check("final_lr_fraction", self.final_lr_fraction, 0.0, 1.0)?;

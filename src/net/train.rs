@@ -3,9 +3,11 @@
 //! with examples/s and ETA, validation every N steps with the best weights kept, and a
 //! checkpoint at every validation (`--resume` continues from it, mid-epoch included).
 //!
-//! Same seed, same data, one thread: the same weights, whether or not the run was resumed.
-//! More threads split burn's kernels (convolutions, matrix products) across cores; the
-//! losses agree with the one-thread run to float rounding.
+//! Same seed, same data, same threads: the same weights, bit for bit, whether or not the
+//! run was resumed. On the CPU each batch is split into one shard per thread, and the shards
+//! decide the order of the gradient sums: runs on other thread counts agree to float
+//! rounding only. The checkpoint records the shard count and a resume keeps it, so a resumed
+//! run equals the uninterrupted one whatever `--threads` it is given.
 
 use super::NetError;
 use super::cnn::{Cnn, masked_softmax_loss};
@@ -386,6 +388,12 @@ struct TrainState {
     /// True once early stopping ended the run (raising `epochs` does not reopen it).
     #[serde(default)]
     stopped_early: bool,
+    /// The data-parallel shards each batch was split into (0: not recorded, older
+    /// checkpoints). The shards fix the order in which gradients are summed, so a resume
+    /// keeps the run's count whatever `--threads` it is given, and ends with the
+    /// uninterrupted run's weights.
+    #[serde(default)]
+    shards: usize,
     log: Vec<EpochLog>,
 }
 
@@ -970,6 +978,7 @@ where
     let batch = config.batch_size.max(1);
     let steps_per_epoch = train.len().div_ceil(batch) as u64;
     let total_steps = steps_per_epoch * config.epochs as u64;
+    let shards = resumed_shards(&mut state, &options.device);
     let run = Run {
         config,
         task,
@@ -978,7 +987,7 @@ where
         out,
         device: options.device.clone(),
         ad: options.device.clone().autodiff(),
-        shards: data_parallel_shards(&options.device),
+        shards,
         batch,
         steps_per_epoch,
         total_steps,
@@ -1083,6 +1092,27 @@ fn data_parallel_shards(device: &Device) -> usize {
         return 1;
     }
     rayon::current_num_threads().max(1)
+}
+
+/// The shards of this run: the checkpoint's count when it recorded one on the CPU (so a
+/// resume with other `--threads` sums the gradients as the run began), else one per thread;
+/// recorded in `state` for the next checkpoint.
+fn resumed_shards(state: &mut TrainState, device: &Device) -> usize {
+    let here = data_parallel_shards(device);
+    let shards = if state.shards > 0 && *device == super::cpu_device() {
+        if state.shards != here {
+            crate::errln!(
+                "resuming with the checkpoint's {} data-parallel shards (one per thread of the \
+                 interrupted run; {here} threads now), so the result equals the uninterrupted run's",
+                state.shards
+            );
+        }
+        state.shards
+    } else {
+        here
+    };
+    state.shards = shards;
+    shards
 }
 
 /// Rows `a..b` of a per-row array of `width` values (empty stays empty).

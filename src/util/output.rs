@@ -48,6 +48,28 @@ pub fn is_empty_dir(dir: &Path) -> io::Result<bool> {
     Ok(fs::read_dir(dir)?.next().is_none())
 }
 
+/// Whether `dir` holds nothing a run wrote but its scaffolding: no file below it except
+/// the marker at its top, empty folders allowed. A run stopped by a full disk after marking
+/// its folder leaves this, and a rerun must start it afresh rather than refuse it as a
+/// folder of unknown games. Symbolic links count as content (they are not followed).
+pub fn holds_only_scaffolding(dir: &Path) -> io::Result<bool> {
+    fn walk(d: &Path, top: bool) -> io::Result<bool> {
+        for e in fs::read_dir(d)? {
+            let e = e?;
+            let t = e.file_type()?;
+            if t.is_dir() {
+                if !walk(&e.path(), false)? {
+                    return Ok(false);
+                }
+            } else if !(top && t.is_file() && e.file_name() == MARKER_FILE) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+    walk(dir, true)
+}
+
 /// The kind named by `dir`'s marker file, if it has one.
 pub fn dir_kind(dir: &Path) -> Option<String> {
     let text = fs::read_to_string(dir.join(MARKER_FILE)).ok()?;
@@ -56,12 +78,12 @@ pub fn dir_kind(dir: &Path) -> Option<String> {
         .map(|k| k.trim().to_string())
 }
 
-/// Writes the marker of `kind` into `dir` (which akushu has just created or owns).
+/// Writes the marker of `kind` into `dir` (which akushu has just created or owns). The
+/// error names the marker file (a full disk is often first met here).
 pub fn mark_dir(dir: &Path, kind: &str) -> io::Result<()> {
-    super::fsio::write_atomic(
-        &dir.join(MARKER_FILE),
-        format!("akushu {kind}\n").as_bytes(),
-    )
+    let marker = dir.join(MARKER_FILE);
+    super::fsio::write_atomic(&marker, format!("akushu {kind}\n").as_bytes())
+        .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", marker.display())))
 }
 
 /// `path` made absolute and resolved as far as it exists (an output often does not).

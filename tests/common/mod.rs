@@ -7,7 +7,10 @@
 // Each test binary uses its own part of these helpers.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Whether `AKUSHU_REQUIRE_<what>` is on: `1`, `true` or `yes` (any case) turn it on;
 /// unset, empty, `0`, `false` or `no` leave it off. Any other value fails the test that
@@ -74,4 +77,58 @@ pub fn akushu_with(args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
 /// [`akushu_with`] without extra environment.
 pub fn akushu(args: &[&str]) -> (bool, String) {
     akushu_with(args, &[])
+}
+
+/// A finished run of the binary: its exit code (none when a signal ended it) and output.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(&self) -> bool {
+        self.code == Some(0)
+    }
+    /// Ended by itself with an error exit: not a signal (abort, stack overflow), not a panic.
+    pub fn refused(&self) -> bool {
+        matches!(self.code, Some(c) if c != 0 && c != 101) && !self.stderr.contains("panicked")
+    }
+}
+
+/// Runs akushu with `stdin` and a time limit; a run past the limit is killed and fails the
+/// test as a hang.
+pub fn akushu_in(args: &[&str], stdin: &str, limit_s: u64) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let text = stdin.to_string();
+    std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let pid = child.id() as i32;
+    let out = std::thread::spawn(move || child.wait_with_output());
+    let deadline = Instant::now() + Duration::from_secs(limit_s);
+    while !out.is_finished() {
+        if Instant::now() >= deadline {
+            // SAFETY: kill(2) on the child this test started and has not reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            panic!("hang: akushu {args:?} ran past {limit_s} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = out.join().unwrap().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }

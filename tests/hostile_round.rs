@@ -1,0 +1,454 @@
+//! A further round of careless and hostile use through the real binary: full disks, second
+//! writers, SGF setups the analysis commands read, analysis queries and experiment files
+//! that make no sense. Every case ends with a clear refusal naming what is wrong, or does
+//! the right thing; nothing good is replaced by something partial.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+use common::{Run, akushu_in};
+
+fn akushu(args: &[&str]) -> Run {
+    akushu_in(args, "", 120)
+}
+
+fn work(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-round-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn fixtures() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sgf").to_string()
+}
+
+/// Every file below `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+/// A small tmpfs mounted at a fresh folder, unmounted when dropped: a real full disk.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    /// Mounts `size` (as `mount -o size=` reads it), or says why not and returns `None`
+    /// (mounting needs root, or a container that allows it).
+    fn mount(name: &str, size: &str) -> Option<Tmpfs> {
+        let dir = work(name);
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            eprintln!(
+                "skipped: cannot mount a tmpfs at {} (needs root)",
+                dir.display()
+            );
+            let _ = fs::remove_dir_all(&dir);
+            return None;
+        }
+        Some(Tmpfs(dir))
+    }
+
+    /// Fills the disk but for about `free` bytes.
+    fn fill_but(&self, free: u64) {
+        let _ = fs::remove_file(self.0.join("fill"));
+        let stat = nix_free(&self.0);
+        let fill = stat.saturating_sub(free);
+        fs::write(self.0.join("fill"), vec![0u8; fill as usize]).unwrap();
+    }
+
+    fn unfill(&self) {
+        fs::remove_file(self.0.join("fill")).unwrap();
+    }
+}
+
+/// Bytes free on the file system holding `dir`.
+fn nix_free(dir: &Path) -> u64 {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: statvfs on a valid NUL-terminated path into a zeroed struct it fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut st) }, 0);
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A full disk: every command's error names the file it could not write, a dataset that was
+/// there stays whole, and once space is back the same command finishes (a match, self-play
+/// or loop folder that got only its marker before the disk filled is started afresh, not
+/// refused as a folder of unknown games).
+#[test]
+fn a_full_disk_names_the_file_and_a_rerun_finishes() {
+    let Some(disk) = Tmpfs::mount("enospc", "256k") else {
+        return;
+    };
+    let d = &disk.0;
+    let ds = d.join("ds");
+    let r = akushu(&["dataset", "build", "--sgf", &fixtures(), "--out", &s(&ds)]);
+    assert!(r.ok(), "{}", r.stderr);
+    let good = snapshot(&ds);
+
+    disk.fill_but(4096);
+    // A rebuild into the same folder: refused by the disk, the old dataset untouched.
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &fixtures(),
+        "--out",
+        &s(&ds),
+        "--seed",
+        "2",
+    ]);
+    assert!(r.refused(), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("{}.tmp-", s(&ds)))
+            && r.stderr.contains("No space left on device"),
+        "the file is named: {}",
+        r.stderr
+    );
+    assert_eq!(snapshot(&ds), good, "the old dataset is whole");
+    let run_match = || {
+        akushu(&[
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            &s(&d.join("m")),
+        ])
+    };
+    let run_selfplay = || {
+        akushu(&[
+            "selfplay",
+            "--engine",
+            "uct:sims=10",
+            "--games",
+            "1",
+            "--quiet",
+            "--out",
+            &s(&d.join("sp")),
+        ])
+    };
+    // Room for the lock and the folder's marker, not for its header: the disk fills
+    // right after the folder was marked, and only the scaffolding is there.
+    let runs: [(&str, &dyn Fn() -> Run, &str); 2] = [
+        ("m", &run_match, "match.toml"),
+        ("sp", &run_selfplay, "selfplay.toml"),
+    ];
+    for (folder, run, header) in runs {
+        disk.fill_but(8192);
+        let r = run();
+        assert!(r.refused(), "{folder}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&s(d)) && r.stderr.contains("No space left on device"),
+            "{folder}: the file is named: {}",
+            r.stderr
+        );
+        let dir = d.join(folder);
+        assert!(dir.join(".akushu-output").exists() && !dir.join(header).exists());
+        disk.unfill();
+        let r = run();
+        assert!(r.ok(), "{folder} once space is back: {}", r.stderr);
+    }
+    assert!(d.join("m/games.csv").exists() && d.join("sp/games.csv").exists());
+}
+
+/// A second writer on a match, self-play, loop, merge or experiment folder is refused while
+/// the first holds it (here the lock names this test's own live pid), and writes nothing.
+#[test]
+fn a_second_writer_is_refused_on_every_folder_output() {
+    let w = work("locks");
+    let lock = |out: &Path| {
+        let mut name = out.file_name().unwrap().to_os_string();
+        name.push(".lock");
+        fs::write(
+            out.with_file_name(name),
+            format!("{}\n", std::process::id()),
+        )
+        .unwrap();
+    };
+    let exp = w.join("e.toml");
+    fs::write(
+        &exp,
+        "name = \"locked\"\ntitle = \"t\"\n[match]\ngames = 1\nkomi = 6.5\nseed = 1\n\
+         [players]\nblack = \"random\"\nwhite = \"random\"\n[[arm]]\nlabel = \"a\"\n",
+    )
+    .unwrap();
+    let loop_toml = concat!(env!("CARGO_MANIFEST_DIR"), "/experiments/loops/quick.toml");
+    let (m, sp, lp, merged, exps) = (
+        w.join("m"),
+        w.join("sp"),
+        w.join("lp"),
+        w.join("merged"),
+        w.join("exps"),
+    );
+    fs::create_dir_all(&exps).unwrap();
+    for out in [&m, &sp, &lp, &merged, &exps.join("locked")] {
+        lock(out);
+    }
+    let cases: Vec<Vec<String>> = vec![
+        vec![
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "random",
+            "--games",
+            "1",
+            "--out",
+            &s(&m),
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        [
+            "selfplay",
+            "--engine",
+            "uct:sims=10",
+            "--games",
+            "1",
+            "--out",
+            &s(&sp),
+        ]
+        .map(String::from)
+        .to_vec(),
+        ["loop", loop_toml, "--out", &s(&lp)]
+            .map(String::from)
+            .to_vec(),
+        ["match", "merge", &s(&m), "--out", &s(&merged)]
+            .map(String::from)
+            .to_vec(),
+        ["experiment", "run", &s(&exp), "--out", &s(&exps)]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = akushu(&args);
+        assert!(
+            r.refused() && r.stderr.contains("being written by another akushu"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    for out in [&m, &sp, &lp, &merged, &exps.join("locked")] {
+        assert!(!out.exists(), "{} written under a lock", out.display());
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// `analyze` and `yose` read a file as `dataset build` and GTP `loadsgf` do: Latin-1 text
+/// without `CA`, setup in a later node before the first move, `AE` clearing a stone; and
+/// they refuse what those refuse: two moves in one node, a negative board size, a komi
+/// outside the one range.
+#[test]
+fn analyze_and_yose_read_records_as_every_other_command() {
+    let w = work("analyze-records");
+    let file = |name: &str, bytes: &[u8]| {
+        let p = w.join(name);
+        fs::write(&p, bytes).unwrap();
+        s(&p)
+    };
+    // Board rows of the diagram: `9  X . ...` is row 9 from A to J.
+    let row9 = |r: &Run| {
+        r.stdout
+            .lines()
+            .find(|l| l.starts_with("9 "))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (name, bytes, want_row9) in [
+        (
+            "latin1.sgf",
+            &b"(;SZ[9]PB[J\xf8rgen];B[aa];W[cc])"[..],
+            "9  X . . . . . . . .  9",
+        ),
+        (
+            "later-setup.sgf",
+            b"(;SZ[9];AB[aa][ba];W[ee])",
+            "9  X X . . . . . . .  9",
+        ),
+        (
+            "cleared.sgf",
+            b"(;SZ[9]AB[aa][ba]AW[cc];AE[aa];W[ee])",
+            "9  . X . . . . . . .  9",
+        ),
+    ] {
+        let r = akushu(&["analyze", "--sgf", &file(name, bytes)]);
+        assert!(r.ok(), "{name}: {}", r.stderr);
+        assert_eq!(row9(&r), want_row9, "{name}: {}", r.stdout);
+    }
+    for (name, bytes, why) in [
+        (
+            "two-moves.sgf",
+            &b"(;SZ[9];B[ee]W[cc])"[..],
+            "more than one move",
+        ),
+        ("negative-size.sgf", b"(;SZ[-9];B[ee])", "board size -9"),
+        ("huge-komi.sgf", b"(;SZ[9]KM[1e30]AB[aa];B[ee])", "komi"),
+    ] {
+        let path = file(name, bytes);
+        for args in [vec!["analyze", "--sgf", &path], vec!["yose", &path]] {
+            let r = akushu(&args);
+            assert!(
+                r.refused() && r.stderr.contains(name) && r.stderr.contains(why),
+                "{args:?}: {}",
+                r.stderr
+            );
+        }
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// An experiment whose arms play one match (a sweep over a variable no player uses, or two
+/// arms with the same players) is refused before any game: it would report the same games
+/// as different results.
+#[test]
+fn arms_that_play_the_same_match_are_refused() {
+    let w = work("same-arms");
+    let head = "name = \"t\"\ntitle = \"t\"\n[match]\ngames = 1\nkomi = 6.5\nseed = 1\n\
+                [players]\nblack = \"random\"\nwhite = \"random\"\n";
+    for (name, tail) in [
+        ("unused-sweep", "[sweep]\nvar = \"x\"\nvalues = [1, 2]\n"),
+        (
+            "twin-arms",
+            "[[arm]]\nlabel = \"a\"\n[[arm]]\nlabel = \"b\"\n",
+        ),
+    ] {
+        let file = w.join(format!("{name}.toml"));
+        fs::write(&file, format!("{head}{tail}")).unwrap();
+        let out = w.join(name);
+        let r = akushu(&["experiment", "run", &s(&file), "--out", &s(&out)]);
+        assert!(
+            r.refused() && r.stderr.contains("play the same match"),
+            "{name}: {}",
+            r.stderr
+        );
+        assert!(!out.join("t").exists(), "{name}: nothing played");
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// An analysis query whose `initialStones` name one point twice (here as both colours) is
+/// refused on that field, not answered on whichever stone came last.
+#[test]
+fn an_analysis_query_with_a_point_set_twice_is_refused() {
+    let q = r#"{"id":"q","moves":[],"initialStones":[["B","E5"],["W","E5"]],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9,"maxVisits":10}"#;
+    let r = akushu_in(
+        &["analysis", "--engine", "uct:sims=10"],
+        &format!("{q}\n"),
+        60,
+    );
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(
+        r.stdout.contains(r#""field":"initialStones""#) && r.stdout.contains("E5"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("moveInfos"), "{}", r.stdout);
+}
+
+/// A training of no epochs writes no weights, so it is refused wherever the count is given
+/// (`--epochs`, a config file, a loop's `[train]`) before anything is written, instead of
+/// reporting "model in DIR" for a directory without a model, or failing a loop's gate
+/// after its self-play.
+#[test]
+fn zero_epochs_are_refused_before_anything_is_written() {
+    let w = work("zero-epochs");
+    let out = w.join("m");
+    let r = akushu(&[
+        "train",
+        "--synthetic-games",
+        "5",
+        "--model",
+        "mlp",
+        "--epochs",
+        "0",
+        "--out",
+        &s(&out),
+    ]);
+    assert!(
+        r.refused()
+            && r.stderr
+                .contains("epochs: 0 is not in the allowed range 1 to"),
+        "{}",
+        r.stderr
+    );
+    let cfg = w.join("c.toml");
+    fs::write(&cfg, "epochs = 0\n").unwrap();
+    let r = akushu(&[
+        "train",
+        "--config",
+        &s(&cfg),
+        "--model",
+        "mlp",
+        "--synthetic-games",
+        "5",
+        "--out",
+        &s(&out),
+    ]);
+    assert!(
+        r.refused() && r.stderr.contains("epochs: 0 is not in the allowed range"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.exists());
+    let quick = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/loops/quick.toml"
+    ))
+    .unwrap();
+    let loop_toml = w.join("loop.toml");
+    let start = concat!(env!("CARGO_MANIFEST_DIR"), "/models/cnn-small");
+    fs::write(
+        &loop_toml,
+        quick
+            .replace("epochs = 1", "epochs = 0")
+            .replace("\"models/cnn-small\"", &format!("{start:?}")),
+    )
+    .unwrap();
+    let lp = w.join("lp");
+    let r = akushu(&["loop", &s(&loop_toml), "--out", &s(&lp)]);
+    assert!(
+        r.refused() && r.stderr.contains("train.epochs: 0"),
+        "{}",
+        r.stderr
+    );
+    assert!(!lp.exists());
+    fs::remove_dir_all(w).unwrap();
+}
