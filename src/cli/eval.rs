@@ -1063,26 +1063,28 @@ fn plot_curves(
     .y_range(0.0, view.y_max)
     .size(size.0, size.1)
     .hline(0.10, "10% error");
+    // A series the view leaves empty (a legal-moves curve above a zoom's top, the paper's
+    // points outside its x range) is left out of the legend as well.
+    let mut series = Vec::new();
     for (k, c) in curves.iter().enumerate() {
-        chart = chart
-            .series(
-                Series::new(
-                    format!("{}: all 81 points", c.label),
-                    SeriesStyle::Line,
-                    xs(&c.all),
-                )
-                .colour(palette(k)),
+        series.push(
+            Series::new(
+                format!("{}: all 81 points", c.label),
+                SeriesStyle::Line,
+                xs(&c.all),
             )
-            .series(
-                Series::new(
-                    format!("{}: legal moves only", c.label),
-                    SeriesStyle::Dashed,
-                    xs(&c.legal),
-                )
-                .colour(palette(k)),
-            );
+            .colour(palette(k)),
+        );
+        series.push(
+            Series::new(
+                format!("{}: legal moves only", c.label),
+                SeriesStyle::Dashed,
+                xs(&c.legal),
+            )
+            .colour(palette(k)),
+        );
     }
-    chart = chart.series(
+    series.push(
         Series::new(
             "paper (KGS, Fig. 2, all 81 points)",
             SeriesStyle::Points,
@@ -1096,6 +1098,9 @@ fn plot_curves(
         )
         .colour(PAPER_COLOUR),
     );
+    for s in series.into_iter().filter(|s| !s.points.is_empty()) {
+        chart = chart.series(s);
+    }
     render_chart(&chart, path).with_context(|| format!("writing {}", path.display()))
 }
 
