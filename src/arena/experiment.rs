@@ -760,6 +760,9 @@ pub struct Recorded {
     pub seconds_per_game: f64,
     /// The `games.csv` they were read from.
     pub csv: PathBuf,
+    /// The arm's sequential test (if it has one) has decided on these games: a run plays
+    /// none of its other games.
+    pub decided: bool,
 }
 
 /// The games of `dir/games.csv` played between the arm's two players (either colour: an
@@ -775,18 +778,23 @@ pub fn recorded_games(config: &MatchConfig, dir: &Path) -> anyhow::Result<Option
     let players = |a: &str, b: &str| {
         (a == config.black && b == config.white) || (a == config.white && b == config.black)
     };
-    let rows: Vec<_> = super::record::read_csv(&csv)?
+    let rows: BTreeMap<u32, _> = super::record::read_csv(&csv)?
         .into_iter()
         .filter(|r| r.game <= config.games && players(&r.black, &r.white))
+        .map(|r| (r.game, r))
         .collect();
     if rows.is_empty() {
         return Ok(None);
     }
-    let total: f64 = rows.iter().map(|r| r.wall_seconds).sum();
+    let total: f64 = rows.values().map(|r| r.wall_seconds).sum();
+    let decided = config
+        .sprt_state(&rows)
+        .is_some_and(|s| s.decision != super::sprt::Decision::Undecided);
     Ok(Some(Recorded {
         games: rows.len() as u32,
         seconds_per_game: total / rows.len() as f64,
         csv,
+        decided,
     }))
 }
 
@@ -801,10 +809,15 @@ pub struct ArmPlan {
     /// Seconds per game from recorded games of the same players: those in `dir`, else
     /// those in the committed record.
     pub estimate: Option<Recorded>,
+    /// The games in `dir` decide the arm's sequential test: nothing is left to play.
+    pub decided: bool,
 }
 
 impl ArmPlan {
     pub fn remaining(&self) -> u32 {
+        if self.decided {
+            return 0;
+        }
         self.planned.saturating_sub(self.done)
     }
 }
@@ -834,7 +847,8 @@ pub fn plan_arms(
             label: arm.label.clone(),
             dir,
             planned: arm.config.games,
-            done: here.map_or(0, |r| r.games),
+            done: here.as_ref().map_or(0, |r| r.games),
+            decided: here.is_some_and(|r| r.decided),
             estimate,
         });
     }
@@ -878,6 +892,9 @@ pub fn plan_text(name: &str, plans: &[ArmPlan], jobs: usize) -> String {
     let mut text = String::new();
     for p in plans {
         let time = match (&p.estimate, arm_seconds(p, jobs), p.remaining()) {
+            (_, _, 0) if p.decided => {
+                "its sequential test has decided, nothing to play".to_string()
+            }
             (_, _, 0) => "nothing to play".to_string(),
             (Some(r), Some(s), _) => format!(
                 "about {} ({:.2} s a game, mean of {} recorded in {})",
@@ -1234,6 +1251,41 @@ vars = { sims = 50 }
             "{text}"
         );
         assert_eq!(text.lines().count(), 4, "{text}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn an_arm_whose_sequential_test_has_decided_has_nothing_left_to_play() {
+        let root =
+            std::env::temp_dir().join(format!("akushu-experiment-sprt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let mut f: ExperimentFile = toml::from_str(FILE).unwrap();
+        f.settings.sprt = Some("elo0=-35,elo1=35".into());
+        f.vars
+            .insert("prune".into(), toml::Value::String("nn:{x}@0".into()));
+        let out = root.join("out");
+        let header = "game,black,white,black_player,winner,result,score,moves,reason,\
+                      black_seconds,white_seconds,black_sims,white_sims,wall_seconds,seed,\
+                      error_by,error,gtp_score,score_disagreement\n";
+        let (b41, w) = ("uct:sims=1000,prune=nn:41@0", "uct:sims=1000");
+        // x=41: A (black) won its first 30 games, which decides the test; x=0: 3 wins only.
+        let write = |arm: &str, black: &str, n: u32| {
+            let dir = out.join("t").join(arm);
+            std::fs::create_dir_all(&dir).unwrap();
+            let rows: String = (1..=n).map(|g| row(g, black, w, 2.0)).collect();
+            std::fs::write(dir.join("games.csv"), header.to_string() + &rows).unwrap();
+        };
+        write("x=41", b41, 30);
+        write("x=0", "uct:sims=1000,prune=nn:0@0", 3);
+        let plans = plan_arms(&f, false, &out, &root.join("record")).unwrap();
+        let (x0, x41) = (&plans[0], &plans[1]);
+        assert!(x41.decided && x41.remaining() == 0, "{x41:?}");
+        assert!(!x0.decided && x0.remaining() == 97, "{x0:?}");
+        let text = plan_text("t", &plans, 2);
+        assert!(
+            text.contains("30 already in") && text.contains("sequential test has decided"),
+            "{text}"
+        );
         std::fs::remove_dir_all(&root).unwrap();
     }
 
