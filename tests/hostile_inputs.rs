@@ -7,21 +7,15 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{Run, akushu_in};
+use common::{Run, akushu_in, s, scratch};
 
 fn akushu(args: &[&str]) -> Run {
     akushu_in(args, "", 120)
 }
 
+/// A fresh scratch folder for one test.
 fn work(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("akushu-hostile-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
+    scratch("hostile", name)
 }
 
 fn fixtures() -> PathBuf {

@@ -8,21 +8,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{Run, akushu_in};
+use common::{Run, akushu_in, s, scratch};
 
 fn akushu(args: &[&str]) -> Run {
     akushu_in(args, "", 120)
 }
 
+/// A fresh scratch folder for one test.
 fn work(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("akushu-round-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> String {
-    p.display().to_string()
+    scratch("round", name)
 }
 
 fn fixtures() -> String {

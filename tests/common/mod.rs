@@ -132,3 +132,16 @@ pub fn akushu_in(args: &[&str], stdin: &str, limit_s: u64) -> Run {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// A fresh scratch folder `akushu-{prefix}-{name}-{pid}` in the temporary directory.
+pub fn scratch(prefix: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("akushu-{prefix}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A path as a command-line word.
+pub fn s(p: &std::path::Path) -> String {
+    p.display().to_string()
+}
