@@ -787,9 +787,7 @@ pub fn recorded_games(config: &MatchConfig, dir: &Path) -> anyhow::Result<Option
         return Ok(None);
     }
     let total: f64 = rows.values().map(|r| r.wall_seconds).sum();
-    let decided = config
-        .sprt_state(&rows)
-        .is_some_and(|s| s.decision != super::sprt::Decision::Undecided);
+    let decided = config.sprt_decided(&rows);
     Ok(Some(Recorded {
         games: rows.len() as u32,
         seconds_per_game: total / rows.len() as f64,

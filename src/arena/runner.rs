@@ -132,10 +132,7 @@ impl TimeSpec {
     /// that does not parse keeps [`TimeSpec::DEFAULT_GRACE`]; [`TimeSpec::clock`] names the
     /// fault).
     pub fn with_default_grace(system: String) -> TimeSpec {
-        let words: Vec<&str> = system.split_whitespace().collect();
-        let per_move = TimeControl::from_kgs(&words)
-            .ok()
-            .and_then(overtime_per_move);
+        let per_move = parse_control(&system).ok().and_then(overtime_per_move);
         TimeSpec {
             grace: TimeSpec::default_grace(per_move),
             system,
@@ -144,8 +141,7 @@ impl TimeSpec {
 
     /// The clock, checked.
     pub fn clock(&self) -> anyhow::Result<MatchClock> {
-        let words: Vec<&str> = self.system.split_whitespace().collect();
-        let control = TimeControl::from_kgs(&words)
+        let control = parse_control(&self.system)
             .map_err(|e| anyhow::anyhow!("time control `{}`: {e}", self.system))?;
         crate::util::num::check("time grace (seconds)", self.grace, 0.0, 60.0)
             .map_err(anyhow::Error::msg)?;
@@ -164,6 +160,12 @@ impl TimeSpec {
             grace: self.grace,
         })
     }
+}
+
+/// A clock system in kgs-time_settings words.
+fn parse_control(system: &str) -> anyhow::Result<TimeControl> {
+    let words: Vec<&str> = system.split_whitespace().collect();
+    TimeControl::from_kgs(&words)
 }
 
 /// The seconds one move gets in a clock's overtime (none for absolute time or no clock).
@@ -245,6 +247,13 @@ impl MatchConfig {
         let sprt = self.sprt?;
         let scores = (1..=self.games).map_while(|g| rows.get(&g)).map(a_score);
         Some(sprt.run(scores))
+    }
+
+    /// Whether the match's sequential test has decided on the games in `rows`: such a match
+    /// plays no more games.
+    pub fn sprt_decided(&self, rows: &BTreeMap<u32, GameRecord>) -> bool {
+        self.sprt_state(rows)
+            .is_some_and(|s| s.decision != Decision::Undecided)
     }
 
     /// The seed of game `game`.
@@ -679,12 +688,7 @@ pub fn run_match(
         rows.insert(row.game, row);
     }
     // A match whose sequential test has decided plays nothing more.
-    let decided = |rows: &BTreeMap<u32, GameRecord>| {
-        config
-            .sprt_state(rows)
-            .is_some_and(|s| s.decision != Decision::Undecided)
-    };
-    let pending: Vec<u32> = if decided(&rows) {
+    let pending: Vec<u32> = if config.sprt_decided(&rows) {
         Vec::new()
     } else {
         config
@@ -775,7 +779,7 @@ pub fn run_match(
             let a_wins = all.iter().filter(|r| a_score(r) == 1.0).count();
             bar.set_message(format!("A wins {a_wins}/{}", all.len()));
             bar.inc(1);
-            if decided(&rows) {
+            if config.sprt_decided(&rows) {
                 if !stop.swap(true, Ordering::Relaxed) {
                     bar.println("the sequential test has decided: no further game starts");
                 }

@@ -372,12 +372,12 @@ fn minutes_arg(text: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// clap parser for `--lr`.
 /// clap parser for `--epochs` (at least one: a run of none writes no weights).
 fn epochs_arg(text: &str) -> Result<usize, String> {
     crate::util::num::parse_in("epochs", text, 1, crate::net::model::MAX_EPOCHS)
 }
 
+/// clap parser for `--lr`.
 fn lr_arg(text: &str) -> Result<f64, String> {
     let v = crate::util::num::parse_in("learning rate", text, 0.0, 10.0)?;
     if v <= 0.0 {

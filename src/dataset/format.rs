@@ -430,7 +430,7 @@ impl SplitWriter {
     /// Creates `split`'s file for records of format `version` (1 or 2).
     pub fn create_version(dir: &Path, split: Split, version: u32) -> io::Result<SplitWriter> {
         let path = split_path(dir, split);
-        let named = |e| naming(&path, e);
+        let named = |e| crate::util::fsio::naming(&path, e);
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&path).map_err(named)?);
         out.write_all(&[0u8; HEADER_SIZE]).map_err(named)?;
         Ok(SplitWriter {
@@ -470,7 +470,9 @@ impl SplitWriter {
         debug_assert_eq!(bytes.len() % size, 0);
         self.crc.update(bytes);
         self.count += (bytes.len() / size) as u64;
-        self.out.write_all(bytes).map_err(|e| naming(&self.path, e))
+        self.out
+            .write_all(bytes)
+            .map_err(|e| crate::util::fsio::naming(&self.path, e))
     }
 
     /// Records written so far.
@@ -494,14 +496,9 @@ impl SplitWriter {
             let file = out.into_inner().map_err(|e| e.into_error())?;
             file.sync_all()
         })();
-        written.map_err(|e| naming(&path, e))?;
+        written.map_err(|e| crate::util::fsio::naming(&path, e))?;
         Ok(header)
     }
-}
-
-/// `e` with the path it was met on in its message (its kind kept).
-fn naming(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
 }
 
 fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), DatasetError> {

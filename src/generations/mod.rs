@@ -163,6 +163,25 @@ pub struct TrainSection {
     pub ownership: Option<bool>,
 }
 
+impl TrainSection {
+    /// Writes these settings over `c`, a network's training config (its shape stays).
+    fn apply(&self, c: &mut TrainConfig) {
+        c.epochs = self.epochs;
+        c.learning_rate = self.learning_rate;
+        c.batch_size = self.batch_size;
+        c.target = self.target;
+        c.bad_share = self.bad_share;
+        c.augment = self.augment;
+        c.mix = self.mix.clone();
+        if let Some(v) = self.value_channels {
+            c.cnn.value_channels = v;
+        }
+        if let Some(o) = self.ownership {
+            c.cnn.ownership = o;
+        }
+    }
+}
+
 impl Default for TrainSection {
     fn default() -> Self {
         TrainSection {
@@ -279,17 +298,21 @@ impl LoopConfig {
         if let Some(s) = &self.gate.sprt {
             Sprt::parse(s).context("gate.sprt")?;
         }
-        // The candidate's training, checked here rather than after a generation's self-play.
-        {
-            use crate::util::num::check;
-            let t = &self.train;
-            let bad = |e: String| anyhow::anyhow!("train.{e}");
-            check("epochs", t.epochs, 1, crate::net::model::MAX_EPOCHS).map_err(bad)?;
-            check("batch_size", t.batch_size, 1, 1 << 20).map_err(bad)?;
-            check("learning_rate", t.learning_rate, f64::MIN_POSITIVE, 10.0).map_err(bad)?;
-            check("bad_share", t.bad_share, 0.0, 1.0).map_err(bad)?;
-            check("threads", t.threads, 0, crate::util::num::MAX_THREADS).map_err(bad)?;
-        }
+        // The candidate's training, checked here by `train`'s own rules (over a default
+        // network: the best one's shape is read when a generation trains) rather than after
+        // a generation's self-play.
+        let mut candidate = TrainConfig::new(crate::net::model::NetKind::Cnn);
+        self.train.apply(&mut candidate);
+        candidate
+            .validate()
+            .map_err(|e| anyhow::anyhow!("train.{e}"))?;
+        crate::util::num::check(
+            "threads",
+            self.train.threads,
+            0,
+            crate::util::num::MAX_THREADS,
+        )
+        .map_err(|e| anyhow::anyhow!("train.{e}"))?;
         self.train
             .device
             .parse::<crate::net::DeviceChoice>()
@@ -643,19 +666,7 @@ fn train_candidate(
         .with_context(|| format!("the best network's config in {}", best.display()))?;
     let t = &config.train;
     let mut c = best_config;
-    c.epochs = t.epochs;
-    c.learning_rate = t.learning_rate;
-    c.batch_size = t.batch_size;
-    c.target = t.target;
-    c.bad_share = t.bad_share;
-    c.augment = t.augment;
-    c.mix = t.mix.clone();
-    if let Some(v) = t.value_channels {
-        c.cnn.value_channels = v;
-    }
-    if let Some(o) = t.ownership {
-        c.cnn.ownership = o;
-    }
+    t.apply(&mut c);
     c.seed = config.seed_for(g, 3);
     c.init_from = Some(best.display().to_string());
     c.max_train = 0;

@@ -74,6 +74,12 @@ pub fn remove_stale_temps(dir: &Path) -> io::Result<usize> {
     Ok(removed)
 }
 
+/// `e` with the path it was met on in its message (its kind kept): a full disk must say
+/// where it was met.
+pub fn naming(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
+}
+
 /// Writes `bytes` to `path` atomically (temporary file, fsync, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |w| w.write_all(bytes))

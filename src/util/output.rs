@@ -83,7 +83,7 @@ pub fn dir_kind(dir: &Path) -> Option<String> {
 pub fn mark_dir(dir: &Path, kind: &str) -> io::Result<()> {
     let marker = dir.join(MARKER_FILE);
     super::fsio::write_atomic(&marker, format!("akushu {kind}\n").as_bytes())
-        .map_err(|e| io::Error::new(e.kind(), format!("writing {}: {e}", marker.display())))
+        .map_err(|e| super::fsio::naming(&marker, e))
 }
 
 /// `path` made absolute and resolved as far as it exists (an output often does not).
