@@ -175,6 +175,31 @@ fn loop_candidates_grow_value_and_ownership_heads_from_the_selfplay_results() {
 }
 
 #[test]
+fn a_heads_only_loop_keeps_the_start_networks_move_distribution() {
+    let mut config = quick_loop();
+    config.generations = 1;
+    config.train.value_channels = Some(8);
+    config.train.heads_only = true;
+    let tmp = Scratch::new("loop-heads-only");
+    let outcome = run_loop(&config, &tmp.path().join("loop"), &LoopOptions::default()).unwrap();
+    let candidate = PathBuf::from(&outcome.state.generations[0].candidate);
+    let trunk = |dir: &Path| match akushu::net::SavedModel::load(dir).unwrap().0 {
+        akushu::net::SavedModel::Cnn(m, _) => {
+            let mut w = m.stem.weight.val().into_data().try_to_vec::<f32>().unwrap();
+            w.extend(m.head.weight.val().into_data().try_to_vec::<f32>().unwrap());
+            w
+        }
+        _ => unreachable!("the quick loop's start is a CNN"),
+    };
+    assert_eq!(trunk(&candidate), trunk(&root().join(&config.start)));
+    assert!(
+        akushu::net::NetPruner::load(&candidate)
+            .unwrap()
+            .has_value()
+    );
+}
+
+#[test]
 fn selfplay_killed_mid_run_resumes_with_no_game_lost_or_counted_twice() {
     let tmp = Scratch::new("sp-kill");
     let whole = tmp.path().join("whole");
@@ -303,4 +328,12 @@ fn bad_loop_configs_are_refused_with_the_reason() {
     );
     let err = LoopConfig::from_file(&no_net).unwrap_err();
     assert!(format!("{err:#}").contains("{net}"), "{err:#}");
+    // The start network has no value or ownership head for `heads_only` to train; refused
+    // before any self-play.
+    let headless = write(
+        "headless.toml",
+        &text.replace("[train]\n", "[train]\nheads_only = true\n"),
+    );
+    let err = LoopConfig::from_file(&headless).unwrap_err();
+    assert!(format!("{err:#}").contains("train.heads_only"), "{err:#}");
 }

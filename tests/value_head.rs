@@ -183,3 +183,54 @@ fn a_move_only_network_grows_heads_through_init_from() {
     assert!(format!("{err:#}").contains("no value head"), "{err:#}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Every weight of `m`'s tower and move head, then of its value head, as flat vectors.
+fn trunk_and_value(m: &akushu::net::cnn::Cnn) -> (Vec<f32>, Vec<f32>) {
+    let flat = |t: Tensor<4>| t.into_data().try_to_vec::<f32>().unwrap();
+    let mut trunk = flat(m.stem.weight.val());
+    for b in &m.blocks {
+        trunk.extend(flat(b.conv1.weight.val()));
+        trunk.extend(flat(b.conv2.weight.val()));
+    }
+    trunk.extend(flat(m.head.weight.val()));
+    let v = m.value.as_ref().unwrap();
+    let value = [&v.project, &v.hidden, &v.out]
+        .iter()
+        .flat_map(|l| l.weight.val().into_data().try_to_vec::<f32>().unwrap())
+        .collect();
+    (trunk, value)
+}
+
+#[test]
+fn heads_only_training_moves_the_value_head_and_nothing_else() {
+    let dir = tempdir("heads-only");
+    let (t, v) = (stone_games(30, 5), stone_games(6, 6));
+    let base = dir.join("base");
+    train::train(&tiny(8).with_epochs(1), &t, &v, &base, &Default::default()).unwrap();
+    let tuned = dir.join("tuned");
+    let cfg = tiny(8)
+        .with_epochs(2)
+        .with_heads_only(true)
+        .with_init_from(Some(base.display().to_string()));
+    train::train(&cfg, &t, &v, &tuned, &Default::default()).unwrap();
+    let weights = |d: &Path| match SavedModel::load(d).unwrap() {
+        (SavedModel::Cnn(m, _), c) => (trunk_and_value(&m), c.heads_only),
+        _ => unreachable!("a CNN"),
+    };
+    let (((t0, v0), _), ((t1, v1), recorded)) = (weights(&base), weights(&tuned));
+    assert!(recorded, "config.json records heads_only");
+    assert_eq!(
+        t0, t1,
+        "the tower and the move head keep their weights to the bit"
+    );
+    assert_ne!(v0, v1, "the value head learned");
+    // Without it the same run moves the tower too (the test above is not vacuous).
+    let free = dir.join("free");
+    let cfg = cfg.with_heads_only(false);
+    train::train(&cfg, &t, &v, &free, &Default::default()).unwrap();
+    assert_ne!(t0, weights(&free).0.0);
+    // A network without a value or ownership head has nothing to train this way.
+    let err = tiny(0).with_heads_only(true).validate().unwrap_err();
+    assert!(err.contains("heads_only"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -122,6 +122,11 @@ pub struct TrainArgs {
     /// Override: weight of the ownership loss (0 to 100) [default: 1].
     #[arg(long, value_parser = head_weight_arg)]
     pub ownership_weight: Option<f64>,
+    /// Override: train only the value and ownership heads (true/false); the tower and the
+    /// move head keep the `--init-from` weights, so the move distribution stays as it was
+    /// [default: false].
+    #[arg(long)]
+    pub heads_only: Option<bool>,
     /// Override: random symmetry augmentation (true/false) [default: true for the CNN,
     /// false for the MLP].
     #[arg(long)]
@@ -277,9 +282,9 @@ fn flag_of(field: &str) -> String {
         "learning_rate" => "--lr".to_string(),
         "model" | "epochs" | "seed" | "batch_size" | "max_train" | "max_validation"
         | "patience" | "hidden" | "encoding" | "loss" | "blocks" | "channels"
-        | "value_channels" | "ownership" | "value_weight" | "ownership_weight" | "augment"
-        | "lr_schedule" | "warmup_steps" | "validate_every" | "init_from" | "target"
-        | "bad_share" | "mix" => format!("--{}", last.replace('_', "-")),
+        | "value_channels" | "ownership" | "value_weight" | "ownership_weight" | "heads_only"
+        | "augment" | "lr_schedule" | "warmup_steps" | "validate_every" | "init_from"
+        | "target" | "bad_share" | "mix" => format!("--{}", last.replace('_', "-")),
         _ => format!("config field {field}"),
     }
 }
@@ -335,6 +340,9 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     }
     if let Some(v) = args.ownership_weight {
         c.ownership_weight = v;
+    }
+    if let Some(v) = args.heads_only {
+        c.heads_only = v;
     }
     if let Some(v) = args.augment {
         c.augment = v;

@@ -161,6 +161,10 @@ pub struct TrainSection {
     /// best network.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ownership: Option<bool>,
+    /// Train only the value and ownership heads: the candidates keep the best network's
+    /// tower and move head, so only the value the search mixes in can change.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub heads_only: bool,
 }
 
 impl TrainSection {
@@ -179,6 +183,7 @@ impl TrainSection {
         if let Some(o) = self.ownership {
             c.cnn.ownership = o;
         }
+        c.heads_only = self.heads_only;
     }
 }
 
@@ -196,6 +201,7 @@ impl Default for TrainSection {
             threads: 0,
             value_channels: None,
             ownership: None,
+            heads_only: false,
         }
     }
 }
@@ -298,10 +304,12 @@ impl LoopConfig {
         if let Some(s) = &self.gate.sprt {
             Sprt::parse(s).context("gate.sprt")?;
         }
-        // The candidate's training, checked here by `train`'s own rules (over a default
-        // network: the best one's shape is read when a generation trains) rather than after
-        // a generation's self-play.
-        let mut candidate = TrainConfig::new(crate::net::model::NetKind::Cnn);
+        // The candidate's training, checked here by `train`'s own rules over the start
+        // network's config (its shape decides, e.g., whether `heads_only` has a head to
+        // train) rather than after a generation's self-play. A config that does not read
+        // is left to the load that trains from it, which names the file.
+        let mut candidate = TrainConfig::from_file(&config_path(Path::new(&self.start)))
+            .unwrap_or_else(|_| TrainConfig::new(crate::net::model::NetKind::Cnn));
         self.train.apply(&mut candidate);
         candidate
             .validate()

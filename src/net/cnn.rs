@@ -148,6 +148,17 @@ impl Cnn {
 
     /// Every head's output for `[batch, planes, 9, 9]` inputs (one pass through the tower).
     pub fn forward_heads(&self, input: Tensor<4>) -> Heads {
+        self.heads(input, false)
+    }
+
+    /// [`forward_heads`](Self::forward_heads) with the tower and the move head cut from the
+    /// gradient: training through it changes only the value and ownership heads (the move
+    /// logits are the same numbers).
+    pub fn forward_heads_frozen_trunk(&self, input: Tensor<4>) -> Heads {
+        self.heads(input, true)
+    }
+
+    fn heads(&self, input: Tensor<4>, frozen_trunk: bool) -> Heads {
         if self.value.is_none() && self.ownership.is_none() {
             return Heads {
                 policy: self.forward(input),
@@ -163,6 +174,11 @@ impl Cnn {
             let [batch, c, _, _] = x.dims();
             let policy = self.policy_conv2d(x.clone());
             (policy, x.reshape([batch, c, NN]).swap_dims(1, 2)) // [batch, 81, c]
+        };
+        let (policy, x) = if frozen_trunk {
+            (policy.detach(), x.detach())
+        } else {
+            (policy, x)
         };
         let [batch, _, _] = x.dims();
         let value = self.value.as_ref().map(|v| {

@@ -95,6 +95,13 @@ pub struct TrainConfig {
     /// Weight of the ownership head's loss (networks with an ownership head).
     #[config(default = 1.0)]
     pub ownership_weight: f64,
+    /// Train only the value and ownership heads: the residual tower and the move head keep
+    /// the weights they start from (`init_from`), so the move distribution the search uses
+    /// as prior and pruner stays exactly as it was while outcomes teach the value. AlphaGo
+    /// kept its human move network as the search's prior and learned the value from
+    /// self-play; this is that split inside one network.
+    #[config(default = false)]
+    pub heads_only: bool,
     /// What the weights were trained on (datasets by fingerprint, the `init_from` chain),
     /// filled in by the run; none in models trained before it was recorded.
     #[config(default = "None")]
@@ -220,6 +227,13 @@ impl TrainConfig {
         check("ownership_weight", self.ownership_weight, 0.0, 100.0)?;
         for m in &self.mix {
             check("mix.share", m.share, 0.0, 0.95)?;
+        }
+        if self.heads_only && !(self.model == NetKind::Cnn && self.cnn.has_extra_heads()) {
+            return Err(
+                "heads_only: the network has no value or ownership head to train (a CNN with \
+                 cnn.value_channels > 0 or cnn.ownership = true)"
+                    .into(),
+            );
         }
         if self.mix.iter().map(|m| m.share).sum::<f64>() >= 1.0 {
             return Err("mix: the shares add up to 1 or more (the main dataset needs some)".into());

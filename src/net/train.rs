@@ -250,6 +250,8 @@ pub struct CnnTask {
     /// Weight of the ownership head's loss (mean squared error of `tanh` per point); `None`
     /// = no ownership head.
     pub ownership_weight: Option<f64>,
+    /// Only the value and ownership heads learn ([`TrainConfig::heads_only`]).
+    pub heads_only: bool,
 }
 
 impl CnnTask {
@@ -259,6 +261,7 @@ impl CnnTask {
             target,
             value_weight: (config.cnn.value_channels > 0).then_some(config.value_weight),
             ownership_weight: config.cnn.ownership.then_some(config.ownership_weight),
+            heads_only: config.heads_only,
         }
     }
 
@@ -268,6 +271,7 @@ impl CnnTask {
             target,
             value_weight: None,
             ownership_weight: None,
+            heads_only: false,
         }
     }
 }
@@ -297,7 +301,11 @@ impl Task<Cnn> for CnnTask {
         if self.value_weight.is_none() && self.ownership_weight.is_none() {
             return model.forward(x); // [b, 81]
         }
-        let heads = model.forward_heads(x);
+        let heads = if self.heads_only {
+            model.forward_heads_frozen_trunk(x)
+        } else {
+            model.forward_heads(x)
+        };
         let mut parts = vec![heads.policy];
         parts.extend(heads.value.filter(|_| self.value_weight.is_some()));
         parts.extend(heads.ownership.filter(|_| self.ownership_weight.is_some()));
