@@ -122,6 +122,11 @@ pub struct TrainArgs {
     /// Override: weight of the ownership loss (0 to 100) [default: 1].
     #[arg(long, value_parser = head_weight_arg)]
     pub ownership_weight: Option<f64>,
+    /// Override: the search's share of the value target, 0 to 1: the head learns
+    /// `(1 - s) * result + s * the self-play search's root win rate` (human records keep
+    /// the result) [default: 0].
+    #[arg(long, value_parser = crate::util::num::share_arg)]
+    pub value_search_share: Option<f64>,
     /// Override: train only the value and ownership heads (true/false); the tower and the
     /// move head keep the `--init-from` weights, so the move distribution stays as it was
     /// [default: false].
@@ -138,7 +143,7 @@ pub struct TrainArgs {
     pub target: Option<crate::net::model::Target>,
     /// Override: with `--target visits`, the visit share under which the MLP's BCE target
     /// calls a point bad (0 to 1) [default: 0.05].
-    #[arg(long, value_parser = share_arg)]
+    #[arg(long, value_parser = crate::util::num::share_arg)]
     pub bad_share: Option<f64>,
     /// Override: mix another dataset's train split into training as this share of the
     /// examples, `DIR=SHARE` (repeat for more; shares under 1 in all) [default: none].
@@ -147,11 +152,6 @@ pub struct TrainArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// clap parser for `--bad-share`.
-fn share_arg(text: &str) -> Result<f64, String> {
-    crate::util::num::parse_in("share", text, 0.0, 1.0)
 }
 
 /// clap parser for `--mix DIR=SHARE`.
@@ -283,8 +283,8 @@ fn flag_of(field: &str) -> String {
         "model" | "epochs" | "seed" | "batch_size" | "max_train" | "max_validation"
         | "patience" | "hidden" | "encoding" | "loss" | "blocks" | "channels"
         | "value_channels" | "ownership" | "value_weight" | "ownership_weight" | "heads_only"
-        | "augment" | "lr_schedule" | "warmup_steps" | "validate_every" | "init_from"
-        | "target" | "bad_share" | "mix" => format!("--{}", last.replace('_', "-")),
+        | "value_search_share" | "augment" | "lr_schedule" | "warmup_steps" | "validate_every"
+        | "init_from" | "target" | "bad_share" | "mix" => format!("--{}", last.replace('_', "-")),
         _ => format!("config field {field}"),
     }
 }
@@ -343,6 +343,9 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     }
     if let Some(v) = args.heads_only {
         c.heads_only = v;
+    }
+    if let Some(v) = args.value_search_share {
+        c.value_search_share = v;
     }
     if let Some(v) = args.augment {
         c.augment = v;

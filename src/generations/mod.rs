@@ -165,6 +165,13 @@ pub struct TrainSection {
     /// tower and move head, so only the value the search mixes in can change.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub heads_only: bool,
+    /// The search's share of the value target (`train --value-search-share`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub value_search_share: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl TrainSection {
@@ -184,6 +191,7 @@ impl TrainSection {
             c.cnn.ownership = o;
         }
         c.heads_only = self.heads_only;
+        c.value_search_share = self.value_search_share;
     }
 }
 
@@ -202,6 +210,7 @@ impl Default for TrainSection {
             value_channels: None,
             ownership: None,
             heads_only: false,
+            value_search_share: 0.0,
         }
     }
 }

@@ -102,6 +102,14 @@ pub struct TrainConfig {
     /// self-play; this is that split inside one network.
     #[config(default = false)]
     pub heads_only: bool,
+    /// The value head's target: `(1 - s) * result + s * root win rate`, the root win rate
+    /// being the self-play search's for the side to move where the record has one (human
+    /// records keep the result). 0 = the game's result alone. The result of one game is a
+    /// noisy label for each of its positions; the search's own estimate at the position is
+    /// a smoother one (AlphaZero learns from the result; averaging the two is a known
+    /// remedy for the noise).
+    #[config(default = 0.0)]
+    pub value_search_share: f64,
     /// What the weights were trained on (datasets by fingerprint, the `init_from` chain),
     /// filled in by the run; none in models trained before it was recorded.
     #[config(default = "None")]
@@ -225,6 +233,7 @@ impl TrainConfig {
         check("cnn.value_channels", self.cnn.value_channels, 0, 1024)?;
         check("value_weight", self.value_weight, 0.0, 100.0)?;
         check("ownership_weight", self.ownership_weight, 0.0, 100.0)?;
+        check("value_search_share", self.value_search_share, 0.0, 1.0)?;
         for m in &self.mix {
             check("mix.share", m.share, 0.0, 0.95)?;
         }

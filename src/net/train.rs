@@ -105,6 +105,19 @@ pub fn value_target(p: &Position) -> f32 {
     }
 }
 
+/// The value head's training target: the result blended with the search's root win rate
+/// for the side to move, `(1 - share) * result + share * root` ([`TrainConfig::value_search_share`]);
+/// the result alone where the record has no root value, NaN where the result is unknown.
+pub fn blended_value_target(p: &Position, share: f64) -> f32 {
+    let result = value_target(p);
+    let root = p.search.as_ref().map_or(f32::NAN, |s| s.value);
+    if share == 0.0 || result.is_nan() || !root.is_finite() {
+        return result;
+    }
+    let share = share as f32;
+    (1.0 - share) * result + share * root.clamp(0.0, 1.0)
+}
+
 /// Each point's final owner from the side to move's view (+1 the mover's, -1 the
 /// opponent's, 0 nobody's); NaN everywhere when the record has no final ownership.
 pub fn ownership_target(p: &Position) -> [f32; NN] {
@@ -252,6 +265,8 @@ pub struct CnnTask {
     pub ownership_weight: Option<f64>,
     /// Only the value and ownership heads learn ([`TrainConfig::heads_only`]).
     pub heads_only: bool,
+    /// The search's share of the value target ([`TrainConfig::value_search_share`]).
+    pub value_search_share: f64,
 }
 
 impl CnnTask {
@@ -262,6 +277,7 @@ impl CnnTask {
             value_weight: (config.cnn.value_channels > 0).then_some(config.value_weight),
             ownership_weight: config.cnn.ownership.then_some(config.ownership_weight),
             heads_only: config.heads_only,
+            value_search_share: config.value_search_share,
         }
     }
 
@@ -272,6 +288,7 @@ impl CnnTask {
             value_weight: None,
             ownership_weight: None,
             heads_only: false,
+            value_search_share: 0.0,
         }
     }
 }
@@ -284,7 +301,10 @@ impl Task<Cnn> for CnnTask {
         };
         encode_rows(batch, &mut enc, self.target, cnn_planes);
         if self.value_weight.is_some() {
-            enc.value = batch.iter().map(value_target).collect();
+            enc.value = batch
+                .iter()
+                .map(|p| blended_value_target(p, self.value_search_share))
+                .collect();
         }
         if self.ownership_weight.is_some() {
             enc.ownership = batch.iter().flat_map(ownership_target).collect();
@@ -1315,8 +1335,11 @@ pub fn validate<M: Module, T: Task<M>>(
         let logits = if out.dims()[1] > NN {
             // Heads after the move logits: the value logit comes first.
             if !enc.value.is_empty() {
+                // Called against the games' results whatever the training target blends in,
+                // so runs with different targets compare.
+                let results: Vec<f32> = chunk.iter().map(value_target).collect();
                 let v = out.clone().slice([0..rows, NN..NN + 1]);
-                value.add(&super::plain::float_values(v), &enc.value);
+                value.add(&super::plain::float_values(v), &results);
             }
             out.slice([0..rows, 0..NN])
         } else {
@@ -1523,6 +1546,29 @@ mod tests {
         let enc = mlp.encode(&[with]);
         assert_eq!(enc.soft[5], 0.75);
         assert_eq!(enc.soft[6], 0.25);
+    }
+
+    #[test]
+    fn the_value_target_blends_the_result_with_the_search_root() {
+        let mut root = target(&[(5, 1)]);
+        root.as_mut().unwrap().value = 0.8;
+        let mut won = position(root);
+        won.winner = 2; // white, the side to move
+        assert_eq!(blended_value_target(&won, 0.0), 1.0);
+        assert!((blended_value_target(&won, 0.5) - 0.9).abs() < 1e-6);
+        assert!((blended_value_target(&won, 1.0) - 0.8).abs() < 1e-6);
+        won.winner = 1;
+        assert!((blended_value_target(&won, 0.25) - 0.2).abs() < 1e-6);
+        // No root value (human records, an engine that gave none): the result alone; no
+        // result: unknown, whatever the root says.
+        let mut human = position(None);
+        human.winner = 2;
+        assert_eq!(blended_value_target(&human, 0.5), 1.0);
+        let mut no_root = position(target(&[(5, 1)]));
+        no_root.winner = 2;
+        assert_eq!(blended_value_target(&no_root, 0.5), 1.0, "NaN root");
+        won.winner = 0;
+        assert!(blended_value_target(&won, 0.5).is_nan());
     }
 
     #[test]
