@@ -11,6 +11,7 @@
 use akushu::dataset::{Split, read_split};
 use akushu::net::encode::NetInput;
 use akushu::net::pruner::NetPruner;
+use akushu::net::train::value_target;
 use akushu::rules::NN;
 
 fn main() -> anyhow::Result<()> {
@@ -18,11 +19,10 @@ fn main() -> anyhow::Result<()> {
     let [data, split, max, models @ ..] = args.as_slice() else {
         anyhow::bail!("usage: policy_sharpness DATASET train|validation|test MAX MODEL...");
     };
-    let split = match split.as_str() {
-        "train" => Split::Train,
-        "validation" => Split::Validation,
-        _ => Split::Test,
-    };
+    let split = Split::ALL
+        .into_iter()
+        .find(|s| s.name() == split)
+        .ok_or_else(|| anyhow::anyhow!("split {split:?}: expected train, validation or test"))?;
     let max: usize = max.parse()?;
     let all = read_split(std::path::Path::new(data), split)?;
     let step = (all.len() / max.max(1)).max(1);
@@ -57,8 +57,10 @@ fn main() -> anyhow::Result<()> {
                 ll -= f64::from(1.0 - bad[p.played as usize]).max(1e-9).ln();
             }
             n += 1;
-            if let (Some(v), w @ (1 | 2)) = (v, p.winner) {
-                let mover_won = (w == 1) == (p.to_move != 2);
+            // The mover's result as the value head is trained on it (NaN = unknown).
+            let result = value_target(p);
+            if let (Some(v), false) = (v, result.is_nan()) {
+                let mover_won = result == 1.0;
                 let q = f64::from(v).clamp(1e-6, 1.0 - 1e-6);
                 vacc += f64::from(u8::from((q > 0.5) == mover_won));
                 vll -= if mover_won { q.ln() } else { (1.0 - q).ln() };

@@ -1067,22 +1067,14 @@ fn plot_curves(
     // points outside its x range) is left out of the legend as well.
     let mut series = Vec::new();
     for (k, c) in curves.iter().enumerate() {
-        series.push(
-            Series::new(
-                format!("{}: all 81 points", c.label),
-                SeriesStyle::Line,
-                xs(&c.all),
-            )
-            .colour(palette(k)),
-        );
-        series.push(
-            Series::new(
-                format!("{}: legal moves only", c.label),
-                SeriesStyle::Dashed,
-                xs(&c.legal),
-            )
-            .colour(palette(k)),
-        );
+        for (form, style, curve) in [
+            ("all 81 points", SeriesStyle::Line, &c.all),
+            ("legal moves only", SeriesStyle::Dashed, &c.legal),
+        ] {
+            series.push(
+                Series::new(format!("{}: {form}", c.label), style, xs(curve)).colour(palette(k)),
+            );
+        }
     }
     series.push(
         Series::new(
