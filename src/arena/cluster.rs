@@ -538,8 +538,7 @@ fn write_plan_files(dir: &Path, files: &[(PathBuf, String)]) -> anyhow::Result<(
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     for (path, text) in files {
-        write_atomic(path, text.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_atomic(path, text.as_bytes())?;
     }
     Ok(())
 }

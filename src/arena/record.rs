@@ -138,7 +138,6 @@ pub fn read_csv(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
 
 /// Writes `rows` (sorted by game) to `path` atomically.
 pub fn write_csv(path: &Path, rows: &[GameRecord]) -> anyhow::Result<()> {
-    use anyhow::Context;
     let mut sorted: Vec<&GameRecord> = rows.iter().collect();
     sorted.sort_by_key(|r| r.game);
     crate::util::fsio::write_atomic_with(path, |w| {
@@ -148,7 +147,7 @@ pub fn write_csv(path: &Path, rows: &[GameRecord]) -> anyhow::Result<()> {
         }
         writer.flush()
     })
-    .with_context(|| format!("writing {}", path.display()))
+    .map_err(anyhow::Error::from)
 }
 
 /// The SGF of a game: engine specs, komi, rules, result, seed and end reason in the root.

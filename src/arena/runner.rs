@@ -477,8 +477,7 @@ impl ResultsDir {
             "# akushu match results: program and the full resolved configuration\n{}",
             toml::to_string(header)?
         );
-        write_atomic(&self.header(), text.as_bytes())
-            .with_context(|| format!("writing {}", self.header().display()))
+        write_atomic(&self.header(), text.as_bytes()).map_err(anyhow::Error::from)
     }
 
     /// The finished games, or none when the folder is new.
@@ -527,12 +526,10 @@ impl ResultsDir {
             (Some(sprt), Some(state)) => format!("{text}\n{}\n", sprt.describe(&state)),
             _ => text,
         };
-        write_atomic(&self.summary(), text.as_bytes())
-            .with_context(|| format!("writing {}", self.summary().display()))?;
+        write_atomic(&self.summary(), text.as_bytes())?;
         let json = summary_json(header, rows.len(), planned, &summary);
         let path = self.root.join("summary.json");
-        write_atomic(&path, format!("{json:#}\n").as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_atomic(&path, format!("{json:#}\n").as_bytes())?;
         Ok(summary)
     }
 }
@@ -765,8 +762,7 @@ pub fn run_match(
                 );
             }
             let sgf_path = dir.sgf(game);
-            write_atomic(&sgf_path, played.sgf.as_bytes())
-                .with_context(|| format!("writing {}", sgf_path.display()))?;
+            write_atomic(&sgf_path, played.sgf.as_bytes())?;
             if !played.record.error.is_empty() {
                 bar.println(format!(
                     "game {game}: {} lost by error: {}",
@@ -1029,7 +1025,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     for (game, path) in &sgfs {
         let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let copy = outdir.sgf(*game);
-        write_atomic(&copy, &text).with_context(|| format!("writing {}", copy.display()))?;
+        write_atomic(&copy, &text)?;
     }
     let mut header = Header::new(&config);
     // The weights the shards recorded, not whatever is on disk now.

@@ -175,8 +175,7 @@ impl SelfplayDir {
             "# akushu self-play run: program and the full resolved configuration\n{}",
             toml::to_string(header)?
         );
-        write_atomic(&self.header(), text.as_bytes())
-            .with_context(|| format!("writing {}", self.header().display()))
+        write_atomic(&self.header(), text.as_bytes()).map_err(anyhow::Error::from)
     }
 
     /// The finished games, in game order.
@@ -204,7 +203,7 @@ impl SelfplayDir {
             }
             c.flush()
         })
-        .with_context(|| format!("writing {}", self.csv().display()))
+        .map_err(anyhow::Error::from)
     }
 
     /// A finished game's records, checked against the CRC-32 in its row.
@@ -360,8 +359,7 @@ pub fn run_selfplay(
                 (dir.records(game), played.records.as_slice()),
                 (dir.sgf(game), played.sgf.as_bytes()),
             ] {
-                write_atomic(&path, bytes)
-                    .with_context(|| format!("writing {}", path.display()))?;
+                write_atomic(&path, bytes)?;
             }
             positions += played.row.positions as u64;
             rows.insert(game, played.row);
@@ -547,8 +545,7 @@ pub fn build_dataset(
         write_atomic(
             &manifest_path,
             serde_json::to_string_pretty(&manifest)?.as_bytes(),
-        )
-        .with_context(|| format!("writing {}", manifest_path.display()))?;
+        )?;
         Ok(manifest)
     })();
     match result.and_then(|m| commit_dir(&tmp, out).map(|()| m)) {

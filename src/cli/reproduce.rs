@@ -224,8 +224,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     let mut text = render(&info, &results, &plots);
     text.push_str(&ratings_section(&runs, &args.out, &charts));
     let path = args.out.join("REPORT.md");
-    crate::util::fsio::write_atomic(&path, text.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))?;
+    crate::util::fsio::write_atomic(&path, text.as_bytes())?;
     crate::outln!("written: {} ({:.0} s)", path.display(), info.seconds);
     if !failures.is_empty() {
         bail!(

@@ -693,8 +693,7 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
         }
         let json = serde_json::to_string_pretty(&manifest)?;
         let manifest_path = tmp.join(MANIFEST_FILE);
-        fsio::write_atomic(&manifest_path, json.as_bytes())
-            .with_context(|| format!("writing {}", manifest_path.display()))?;
+        fsio::write_atomic(&manifest_path, json.as_bytes())?;
         commit_dir(&tmp, out)
     })();
     if result.is_err() {
@@ -864,7 +863,7 @@ fn write_games_csv(
         c.flush()?;
         Ok(())
     })
-    .with_context(|| format!("writing {}", path.display()))
+    .map_err(anyhow::Error::from)
 }
 
 fn write_skipped_csv(path: &Path, skips: &[Skip]) -> Result<()> {
@@ -877,7 +876,7 @@ fn write_skipped_csv(path: &Path, skips: &[Skip]) -> Result<()> {
         c.flush()?;
         Ok(())
     })
-    .with_context(|| format!("writing {}", path.display()))
+    .map_err(anyhow::Error::from)
 }
 
 #[cfg(test)]

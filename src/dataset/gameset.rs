@@ -169,7 +169,7 @@ impl GameSet {
     /// Writes the set atomically.
     pub fn write(&self, path: &Path) -> Result<()> {
         crate::util::fsio::write_atomic_with(path, |w| w.write_all(&self.to_bytes()))
-            .with_context(|| format!("writing {}", path.display()))
+            .map_err(anyhow::Error::from)
     }
 
     pub fn read(path: &Path) -> Result<GameSet> {

@@ -436,7 +436,7 @@ impl LoopState {
 
     fn save(&self, path: &Path) -> anyhow::Result<()> {
         write_atomic(path, serde_json::to_string_pretty(self)?.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))
+            .map_err(anyhow::Error::from)
     }
 
     /// The best network after the finished generations.
@@ -521,8 +521,7 @@ pub fn run_loop(
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     crate::util::output::mark_dir(out, LOOP_KIND)?;
-    write_atomic(&config_file, toml::to_string(config)?.as_bytes())
-        .with_context(|| format!("writing {}", config_file.display()))?;
+    write_atomic(&config_file, toml::to_string(config)?.as_bytes())?;
     let state_file = out.join("state.json");
     let mut state = LoopState::load(&state_file)?;
     let mut steps = Steps {
@@ -576,8 +575,7 @@ pub fn run_loop(
         if !trained_marker.exists() {
             let train_positions =
                 train_candidate(config, g, &best, &data_dir, &model_dir, options)?;
-            write_atomic(&trained_marker, train_positions.to_string().as_bytes())
-                .with_context(|| format!("writing {}", trained_marker.display()))?;
+            write_atomic(&trained_marker, train_positions.to_string().as_bytes())?;
             if steps.finished() {
                 return Ok(LoopOutcome {
                     state,
@@ -795,7 +793,6 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
         ));
     }
     let summary = out.join("summary.md");
-    write_atomic(&summary, text.as_bytes())
-        .with_context(|| format!("writing {}", summary.display()))?;
+    write_atomic(&summary, text.as_bytes())?;
     chart::write_charts(state, out)
 }

@@ -220,8 +220,7 @@ pub fn write_sgf(path: &str, game: &Game) -> Result<(), String> {
     };
     let mut text = to_sgf(game);
     text.push('\n');
-    crate::util::fsio::write_atomic(&target, text.as_bytes())
-        .map_err(|e| format!("printsgf: cannot write `{path}`: {e}"))
+    crate::util::fsio::write_atomic(&target, text.as_bytes()).map_err(|e| format!("printsgf: {e}"))
 }
 
 #[cfg(test)]

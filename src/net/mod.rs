@@ -54,6 +54,9 @@ pub enum NetError {
     },
     #[error("{0}")]
     Data(String),
+    /// An I/O error whose message already names its file (as `fsio`'s atomic writes do).
+    #[error("{0}")]
+    Write(std::io::Error),
 }
 
 /// The CPU device all training and evaluation runs on: burn's pure-Rust `flex` backend,

@@ -363,14 +363,8 @@ pub fn save_weights<M: Module>(module: &M, path: &Path) -> Result<(), NetError> 
         &sidecar,
         format!("{}\n", weights_checksum(&bytes)).as_bytes(),
     )
-    .map_err(|source| NetError::Io {
-        path: sidecar.clone(),
-        source,
-    })?;
-    write_atomic(path, &bytes).map_err(|source| NetError::Io {
-        path: path.into(),
-        source,
-    })
+    .map_err(NetError::Write)?;
+    write_atomic(path, &bytes).map_err(NetError::Write)
 }
 
 /// Loads burnpack weights into `module` (which must have the same shape).

@@ -213,8 +213,7 @@ pub fn recover(
     };
     let path = dir.join(RECOVERED_FILE);
     let json = serde_json::to_string_pretty(&provenance)?;
-    crate::util::fsio::write_atomic(&path, json.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))?;
+    crate::util::fsio::write_atomic(&path, json.as_bytes())?;
     Ok(provenance)
 }
 

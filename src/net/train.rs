@@ -1001,7 +1001,7 @@ where
     let (mut state, mut model, mut optim) =
         start_or_resume(model, train.len(), validation.len(), &ckpt, options.resume)?;
     let cfg_path = config_path(out);
-    write_atomic(&cfg_path, config.to_json().as_bytes()).map_err(io_err(&cfg_path))?;
+    write_atomic(&cfg_path, config.to_json().as_bytes()).map_err(NetError::Write)?;
 
     let batch = config.batch_size.max(1);
     let steps_per_epoch = train.len().div_ceil(batch) as u64;
@@ -1259,10 +1259,10 @@ fn save_checkpoint<M: Module>(
             path: op.clone(),
             message: format!("{e:?}"),
         })?;
-        write_atomic(&op, &bytes).map_err(io_err(&op))?;
+        write_atomic(&op, &bytes).map_err(NetError::Write)?;
         let state_path = tmp.join("state.json");
         let json = serde_json::to_string_pretty(state).expect("state serialises");
-        write_atomic(&state_path, json.as_bytes()).map_err(io_err(&state_path))?;
+        write_atomic(&state_path, json.as_bytes()).map_err(NetError::Write)?;
         crate::util::commit::replace_dir(&tmp, &ckpt, "checkpoint").map_err(|e| NetError::Io {
             path: ckpt.clone(),
             source: std::io::Error::other(format!("{e:#}")),
@@ -1422,7 +1422,7 @@ fn write_log(path: &Path, log: &[EpochLog]) -> Result<(), NetError> {
         }
         csv.flush()
     })
-    .map_err(io_err(path))
+    .map_err(NetError::Write)
 }
 
 /// Examples trained in the first `step` steps: whole epochs of `len` examples, then full

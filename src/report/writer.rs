@@ -903,8 +903,7 @@ pub fn write_results(results: &[ExperimentResult], dir: &Path) -> anyhow::Result
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for (name, bytes) in [("results.csv", csv), ("results.json", json.into_bytes())] {
         let path = dir.join(name);
-        crate::util::fsio::write_atomic(&path, &bytes)
-            .with_context(|| format!("writing {}", path.display()))?;
+        crate::util::fsio::write_atomic(&path, &bytes)?;
     }
     Ok(())
 }

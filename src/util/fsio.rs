@@ -80,18 +80,20 @@ pub fn naming(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
 }
 
-/// Writes `bytes` to `path` atomically (temporary file, fsync, rename).
+/// Writes `bytes` to `path` atomically (temporary file, fsync, rename). An error names
+/// `path`, so callers need not.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |w| w.write_all(bytes))
 }
 
-/// Writes `path` atomically through a buffered writer handed to `fill`.
+/// Writes `path` atomically through a buffered writer handed to `fill`. An error names
+/// `path` (its kind kept), so callers need not.
 pub fn write_atomic_with<F>(path: &Path, fill: F) -> io::Result<()>
 where
     F: FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
 {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir)?;
+        fs::create_dir_all(dir).map_err(|e| naming(path, e))?;
     }
     let tmp = temp_path(path);
     let result = (|| {
@@ -104,7 +106,7 @@ where
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    result
+    result.map_err(|e| naming(path, e))
 }
 
 #[cfg(test)]
@@ -130,6 +132,23 @@ mod tests {
             1,
             "no temporary file left behind"
         );
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn errors_name_the_path() {
+        let dir = std::env::temp_dir().join(format!("akushu-fsio-name-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("plain");
+        fs::write(&file, b"x").unwrap();
+        // A folder cannot be made under a plain file, nor a file written over a folder.
+        for path in [file.join("below.txt"), dir.clone()] {
+            let e = write_atomic(&path, b"one").unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("writing {}: ", path.display())),
+                "{e}"
+            );
+        }
         fs::remove_dir_all(dir).unwrap();
     }
 }

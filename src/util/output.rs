@@ -83,7 +83,6 @@ pub fn dir_kind(dir: &Path) -> Option<String> {
 pub fn mark_dir(dir: &Path, kind: &str) -> io::Result<()> {
     let marker = dir.join(MARKER_FILE);
     super::fsio::write_atomic(&marker, format!("akushu {kind}\n").as_bytes())
-        .map_err(|e| super::fsio::naming(&marker, e))
 }
 
 /// `path` made absolute and resolved as far as it exists (an output often does not).
@@ -278,8 +277,9 @@ where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
     match file_target(path, kind, force, inputs)? {
-        FileTarget::Replace(target) => super::fsio::write_atomic_with(&target, |w| fill(w))
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display())),
+        FileTarget::Replace(target) => {
+            super::fsio::write_atomic_with(&target, |w| fill(w)).map_err(anyhow::Error::from)
+        }
         FileTarget::Stream(target) => {
             let f = fs::OpenOptions::new()
                 .write(true)
