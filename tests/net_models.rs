@@ -522,3 +522,71 @@ fn symmetry_averaged_ratings_are_the_mean_of_the_views_and_turn_with_the_board()
         .unwrap_err();
     assert!(err.to_string().contains("needs a CNN"), "{err}");
 }
+
+#[test]
+fn a_network_without_history_never_sees_the_last_moves() {
+    // `history = false`: training encodes planes 10 and 11 empty, and every evaluator (plain,
+    // 8-bit, burn's batched curve) gives the network no last moves whatever it is handed,
+    // so what it learned and what the search shows it agree.
+    use akushu::net::train::{CnnTask, Task};
+    use akushu::rules::NO_POINT;
+    let tmp = tempdir("no_history");
+    let (t, v) = data();
+    assert!(v.iter().any(|p| p.last_moves[0] != NO_POINT));
+    let cfg = tiny_cnn().with_cnn(CnnConfig::new().with_blocks(1).with_channels(8));
+    let blind = cfg
+        .clone()
+        .with_cnn(cfg.cnn.clone().with_history(false))
+        .with_epochs(1);
+    let options = train::TrainOptions::default();
+    train::train(&blind, &t, &v, &tmp.join("blind"), &options).unwrap();
+    train::train(
+        &cfg.clone().with_epochs(1),
+        &t,
+        &v,
+        &tmp.join("seeing"),
+        &options,
+    )
+    .unwrap();
+
+    let plane = |enc: &train::Encoded, row: usize, plane: usize| -> f32 {
+        let at = row * enc.width + plane * NN;
+        enc.input[at..at + NN].iter().sum()
+    };
+    let enc = CnnTask::of(&blind, blind.target).encode(&v);
+    let seen = CnnTask::of(&cfg, cfg.target).encode(&v);
+    assert!((0..v.len()).all(|r| plane(&enc, r, 10) == 0.0 && plane(&enc, r, 11) == 0.0));
+    assert!((0..v.len()).any(|r| plane(&seen, r, 10) > 0.0));
+
+    for name in ["blind", "seeing"] {
+        let dir = tmp.join(name);
+        let reads = name == "seeing";
+        for pruner in [
+            NetPruner::load(&dir).unwrap(),
+            NetPruner::load_quantized(&dir).unwrap(),
+        ] {
+            assert_eq!(pruner.reads_history(), reads, "{name}");
+            let changed = v.iter().any(|pos| {
+                let board = pos.board();
+                let inp = NetInput::from_position(pos, &board);
+                let (mut a, mut b) = ([0.0; NN], [0.0; NN]);
+                pruner.rate(&inp, &mut a);
+                pruner.rate(&inp.with_history(false), &mut b);
+                let mut batch = [[0.0; NN]];
+                pruner.rate_batch(&[inp], &mut batch);
+                assert_eq!(batch[0], a, "{name}: one position and a batch of it agree");
+                a != b
+            });
+            assert_eq!(changed, reads, "{name}: the last moves change its output");
+        }
+        // Burn's batched curve (`eval --device`) reads the same inputs as the plain one.
+        let (model, _) = SavedModel::load(&dir).unwrap();
+        let burn = train::network_curve(&model, &v, &cpu_device(), &|_| {});
+        let plain = akushu::net::curve::evaluate(&NetPruner::load(&dir).unwrap(), &v, &|_| {});
+        assert_eq!(burn.n, plain.n);
+        let gap: f64 = (0..NN)
+            .map(|x| (burn.error_all(x) - plain.error_all(x)).abs())
+            .sum();
+        assert!(gap < 0.05, "{name}: burn and plain curves differ by {gap}");
+    }
+}

@@ -145,21 +145,25 @@ fn the_loop_resumes_after_an_interruption_at_every_step_with_the_same_result() {
 
 #[test]
 fn loop_candidates_grow_value_and_ownership_heads_from_the_selfplay_results() {
+    // Also `history = false`: the candidates learn on the inputs a `strong2` search gives
+    // them, and say so in their config, so every evaluator withholds the last moves.
+    use akushu::prune::Pruner;
     let mut config = quick_loop();
     config.generations = 1;
     config.train.value_channels = Some(8);
     config.train.ownership = Some(true);
+    config.train.history = Some(false);
     let tmp = Scratch::new("loop-heads");
     let out = tmp.path().join("loop");
     let outcome = run_loop(&config, &out, &LoopOptions::default()).unwrap();
     let candidate = PathBuf::from(&outcome.state.generations[0].candidate);
     let (_, c) = akushu::net::SavedModel::load(&candidate).unwrap();
     assert_eq!((c.cnn.value_channels, c.cnn.ownership), (8, true));
-    assert!(
-        akushu::net::NetPruner::load(&candidate)
-            .unwrap()
-            .has_value()
-    );
+    assert!(!c.cnn.history);
+    let pruner = akushu::net::NetPruner::load(&candidate).unwrap();
+    assert!(pruner.has_value() && !pruner.reads_history());
+    let (_, start) = akushu::net::SavedModel::load(&root().join(&config.start)).unwrap();
+    assert!(start.cnn.history, "the start network keeps reading them");
     // Every self-play game has a result, so the value head was validated on all of them.
     let log = std::fs::read_to_string(candidate.join("train_log.csv")).unwrap();
     let header: Vec<&str> = log.lines().next().unwrap().split(',').collect();

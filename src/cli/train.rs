@@ -116,6 +116,12 @@ pub struct TrainArgs {
     /// from self-play records that have one [default: false].
     #[arg(long)]
     pub ownership: Option<bool>,
+    /// Override (CNN): whether the network reads the last two moves (true/false). `false`
+    /// keeps those input planes empty in training and wherever the network is used: the
+    /// inputs a `history=false` search (`strong2`) gives it. `--init-from` a network that
+    /// read them brings its weights over [default: true].
+    #[arg(long)]
+    pub history: Option<bool>,
     /// Override: weight of the value loss beside the move loss (0 to 100) [default: 1].
     #[arg(long, value_parser = head_weight_arg)]
     pub value_weight: Option<f64>,
@@ -282,9 +288,11 @@ fn flag_of(field: &str) -> String {
         "learning_rate" => "--lr".to_string(),
         "model" | "epochs" | "seed" | "batch_size" | "max_train" | "max_validation"
         | "patience" | "hidden" | "encoding" | "loss" | "blocks" | "channels"
-        | "value_channels" | "ownership" | "value_weight" | "ownership_weight" | "heads_only"
-        | "value_search_share" | "augment" | "lr_schedule" | "warmup_steps" | "validate_every"
-        | "init_from" | "target" | "bad_share" | "mix" => format!("--{}", last.replace('_', "-")),
+        | "value_channels" | "ownership" | "history" | "value_weight" | "ownership_weight"
+        | "heads_only" | "value_search_share" | "augment" | "lr_schedule" | "warmup_steps"
+        | "validate_every" | "init_from" | "target" | "bad_share" | "mix" => {
+            format!("--{}", last.replace('_', "-"))
+        }
         _ => format!("config field {field}"),
     }
 }
@@ -334,6 +342,9 @@ fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
     }
     if let Some(v) = args.ownership {
         c.cnn.ownership = v;
+    }
+    if let Some(v) = args.history {
+        c.cnn.history = v;
     }
     if let Some(v) = args.value_weight {
         c.value_weight = v;

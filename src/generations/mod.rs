@@ -168,6 +168,11 @@ pub struct TrainSection {
     /// The search's share of the value target (`train --value-search-share`).
     #[serde(skip_serializing_if = "is_zero")]
     pub value_search_share: f64,
+    /// Whether the candidates read the last two moves (`train --history`); unset = as the
+    /// best network. `false` trains them on the inputs a `history=false` engine
+    /// (`strong2`) gives its network.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<bool>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -192,6 +197,9 @@ impl TrainSection {
         }
         c.heads_only = self.heads_only;
         c.value_search_share = self.value_search_share;
+        if let Some(h) = self.history {
+            c.cnn.history = h;
+        }
     }
 }
 
@@ -211,6 +219,7 @@ impl Default for TrainSection {
             ownership: None,
             heads_only: false,
             value_search_share: 0.0,
+            history: None,
         }
     }
 }

@@ -34,6 +34,13 @@ pub struct CnnConfig {
     /// An ownership head (one logit per point).
     #[config(default = false)]
     pub ownership: bool,
+    /// Whether the network reads the last two moves (input planes 10 and 11). `false`
+    /// keeps those planes empty in training and wherever the network is evaluated: the
+    /// inputs a `history=false` search (`strong2`) gives it, so such a network is never
+    /// shown a plane it learned to lean on and then denied it. An input choice, not a
+    /// shape: the weights are the same either way.
+    #[config(default = true)]
+    pub history: bool,
 }
 
 /// Hidden units of the value head.

@@ -71,6 +71,19 @@ impl<'a> NetInput<'a> {
         }
     }
 
+    /// This input as a network that reads no last moves sees it: `last` emptied unless
+    /// `history` ([`CnnConfig::history`](super::cnn::CnnConfig::history)).
+    pub fn with_history(self, history: bool) -> NetInput<'a> {
+        if history {
+            self
+        } else {
+            NetInput {
+                last: [NO_POINT; 2],
+                ..self
+            }
+        }
+    }
+
     /// Whether the side to move may play at `p` (occupied, suicide and ko are illegal).
     pub fn is_legal(&self, p: Point) -> bool {
         Some(p) != self.ko && self.board.is_legal(self.to_move, p)

@@ -275,6 +275,17 @@ pub enum SavedModel {
     Cnn(Box<Cnn>, CnnConfig),
 }
 
+impl SavedModel {
+    /// Whether the network's inputs carry the last two moves: a CNN trained with
+    /// `history = false` reads none (the MLP's encodings decide for themselves).
+    pub fn reads_history(&self) -> bool {
+        match self {
+            SavedModel::Mlp(..) => true,
+            SavedModel::Cnn(_, c) => c.history,
+        }
+    }
+}
+
 /// Paths inside a model directory.
 pub fn config_path(dir: &Path) -> PathBuf {
     dir.join("config.json")

@@ -82,6 +82,10 @@ pub struct NetPruner {
     /// of [`sym_point`]'s numbering (1 = the position as it stands;
     /// [`with_symmetries`](Self::with_symmetries)).
     views: u8,
+    /// Whether the network reads the last two moves
+    /// ([`CnnConfig::history`](super::cnn::CnnConfig::history)): one that does not is
+    /// given none, whatever the caller passes.
+    history: bool,
 }
 
 impl NetPruner {
@@ -107,6 +111,7 @@ impl NetPruner {
             name: format!("nnq:{}", dir.display()),
             net: PlainNet::QuantCnn(QuantCnn::from_plain(&PlainCnn::from_burn(m))),
             views: 1,
+            history: model.reads_history(),
         })
     }
 
@@ -172,6 +177,7 @@ impl NetPruner {
             name,
             net,
             views: 1,
+            history: model.reads_history(),
         }
     }
 
@@ -218,6 +224,7 @@ impl NetPruner {
         want_value: bool,
     ) -> Option<f32> {
         let want_value = want_value && self.net.has_value();
+        let inp = &inp.with_history(self.history);
         BUFFERS.with(|b| {
             let Buffers { input, scratch } = &mut *b.borrow_mut();
             match &self.net {
@@ -272,7 +279,7 @@ impl NetPruner {
                 input.resize(n * per, 0.0);
             }
             for (inp, planes) in inputs.iter().zip(input.chunks_mut(per)) {
-                cnn_planes(inp, planes);
+                cnn_planes(&inp.with_history(self.history), planes);
             }
             let mut logits = vec![0f32; n * NN];
             self.net
@@ -348,11 +355,13 @@ impl Pruner for NetPruner {
         self.name.clone()
     }
     fn reads_history(&self) -> bool {
-        // The CNN's planes 10 and 11 (and the planes MLP's copy of them) hold the last moves.
-        !matches!(
-            self.net,
-            PlainNet::Mlp(_, MlpEncoding::Paper | MlpEncoding::OneHot, _)
-        )
+        // The CNN's planes 10 and 11 (and the planes MLP's copy of them) hold the last moves,
+        // unless the network was trained with them empty.
+        self.history
+            && !matches!(
+                self.net,
+                PlainNet::Mlp(_, MlpEncoding::Paper | MlpEncoding::OneHot, _)
+            )
     }
     fn badness(&self, ctx: &PruneContext<'_>, out: &mut [f32; NN]) {
         self.rate(&NetInput::from_context(ctx), out);

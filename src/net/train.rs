@@ -267,6 +267,8 @@ pub struct CnnTask {
     pub heads_only: bool,
     /// The search's share of the value target ([`TrainConfig::value_search_share`]).
     pub value_search_share: f64,
+    /// Whether the inputs carry the last two moves ([`CnnConfig::history`](super::cnn::CnnConfig::history)).
+    pub history: bool,
 }
 
 impl CnnTask {
@@ -278,6 +280,7 @@ impl CnnTask {
             ownership_weight: config.cnn.ownership.then_some(config.ownership_weight),
             heads_only: config.heads_only,
             value_search_share: config.value_search_share,
+            history: config.cnn.history,
         }
     }
 
@@ -289,6 +292,7 @@ impl CnnTask {
             ownership_weight: None,
             heads_only: false,
             value_search_share: 0.0,
+            history: true,
         }
     }
 }
@@ -299,7 +303,9 @@ impl Task<Cnn> for CnnTask {
             width: CNN_PLANES * NN,
             ..Encoded::default()
         };
-        encode_rows(batch, &mut enc, self.target, cnn_planes);
+        encode_rows(batch, &mut enc, self.target, |inp, row| {
+            cnn_planes(&inp.with_history(self.history), row)
+        });
         if self.value_weight.is_some() {
             enc.value = batch
                 .iter()
@@ -1401,9 +1407,12 @@ pub fn network_curve(
                 chunk,
                 device,
             ),
-            super::SavedModel::Cnn(m, _) => validate(
+            super::SavedModel::Cnn(m, cfg) => validate(
                 m.as_ref(),
-                &CnnTask::moves_only(Target::Played),
+                &CnnTask {
+                    history: cfg.history,
+                    ..CnnTask::moves_only(Target::Played)
+                },
                 chunk,
                 device,
             ),
