@@ -340,4 +340,24 @@ fn bad_loop_configs_are_refused_with_the_reason() {
     );
     let err = LoopConfig::from_file(&headless).unwrap_err();
     assert!(format!("{err:#}").contains("train.heads_only"), "{err:#}");
+    // A start network whose config.json does not read is refused by name before any
+    // self-play, not an hour later by the training that would read it.
+    let broken = tmp.path().join("broken-net");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::copy(
+        root().join("models/cnn-small/model.bpk"),
+        broken.join("model.bpk"),
+    )
+    .unwrap();
+    std::fs::write(broken.join("config.json"), "{ \"model\": ").unwrap();
+    let unreadable = write(
+        "unreadable.toml",
+        &text.replace("models/cnn-small", broken.to_str().unwrap()),
+    );
+    let err = LoopConfig::from_file(&unreadable).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("broken-net") && msg.contains("config.json"),
+        "{msg}"
+    );
 }

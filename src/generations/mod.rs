@@ -324,10 +324,11 @@ impl LoopConfig {
         }
         // The candidate's training, checked here by `train`'s own rules over the start
         // network's config (its shape decides, e.g., whether `heads_only` has a head to
-        // train) rather than after a generation's self-play. A config that does not read
-        // is left to the load that trains from it, which names the file.
-        let mut candidate = TrainConfig::from_file(&config_path(Path::new(&self.start)))
-            .unwrap_or_else(|_| TrainConfig::new(crate::net::model::NetKind::Cnn));
+        // train) rather than after a generation's self-play; a config that does not read
+        // is refused here too, for the same reason.
+        let start_config = config_path(Path::new(&self.start));
+        let mut candidate = TrainConfig::from_file(&start_config)
+            .map_err(|e| anyhow::anyhow!("start {}: {e}", self.start))?;
         self.train.apply(&mut candidate);
         candidate
             .validate()
