@@ -533,7 +533,7 @@ fn a_network_without_history_never_sees_the_last_moves() {
     let tmp = tempdir("no_history");
     let (t, v) = data();
     assert!(v.iter().any(|p| p.last_moves[0] != NO_POINT));
-    let cfg = tiny_cnn().with_cnn(CnnConfig::new().with_blocks(1).with_channels(8));
+    let cfg = tiny_cnn();
     let blind = cfg
         .clone()
         .with_cnn(cfg.cnn.clone().with_history(false))

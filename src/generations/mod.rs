@@ -326,9 +326,8 @@ impl LoopConfig {
         // network's config (its shape decides, e.g., whether `heads_only` has a head to
         // train) rather than after a generation's self-play; a config that does not read
         // is refused here too, for the same reason.
-        let start_config = config_path(Path::new(&self.start));
-        let mut candidate = TrainConfig::from_file(&start_config)
-            .map_err(|e| anyhow::anyhow!("start {}: {e}", self.start))?;
+        let mut candidate = TrainConfig::from_file(&config_path(Path::new(&self.start)))
+            .with_context(|| format!("start {}", self.start))?;
         self.train.apply(&mut candidate);
         candidate
             .validate()

@@ -267,7 +267,8 @@ pub struct CnnTask {
     pub heads_only: bool,
     /// The search's share of the value target ([`TrainConfig::value_search_share`]).
     pub value_search_share: f64,
-    /// Whether the inputs carry the last two moves ([`CnnConfig::history`](super::cnn::CnnConfig::history)).
+    /// Whether the inputs carry the last two moves
+    /// ([`CnnConfig::history`](super::cnn::CnnConfig::history)).
     pub history: bool,
 }
 
