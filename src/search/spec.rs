@@ -197,8 +197,8 @@ fn resolved_uct_kind(spec: &str) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(&parse_uct_kind(spec)?)?)
 }
 
-/// The model directories an engine spec loads (`nn`/`nnq` pruners and `policy=nn:...`), so
-/// that a match folder can record which weights played. Empty for specs without networks
+/// The model directories an engine spec loads (`nn`/`nnq` pruners, `policy=nn:...` and
+/// `value=nnq:...`), so that a match folder can record which weights played. Empty for specs without networks
 /// (and for specs that do not parse: those fail elsewhere with a better message).
 pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     let Ok(c) = parse_uct_kind(spec.trim()) else {
@@ -210,6 +210,7 @@ pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
         c.soft.map(|p| p.pruner),
         c.widen.map(|w| w.pruner),
         c.policy,
+        c.value,
     ];
     let mut dirs: Vec<std::path::PathBuf> = pruners
         .into_iter()
@@ -1311,6 +1312,23 @@ mod tests {
         assert!(preset.prune.is_some() && preset.policy.is_some());
         let cleared = parse_uct_kind("strong3:prune=none,policy=none").unwrap();
         assert!(cleared.prune.is_none() && cleared.policy.is_none());
+    }
+
+    /// A value network that is not the policy's is weights that played too: match and
+    /// self-play headers checksum every directory this lists.
+    #[test]
+    fn model_dirs_lists_a_separate_value_network() {
+        let dirs = model_dirs("strong2:value=nnq:models/cnn-human-5x32-value,value_mix=0.5");
+        let names: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        assert_eq!(
+            names,
+            ["models/cnn-human-5x32-gpu2", "models/cnn-human-5x32-value"]
+        );
+        assert_eq!(
+            model_dirs("strong4").len(),
+            1,
+            "one model named three times"
+        );
     }
 
     #[test]
