@@ -324,6 +324,21 @@ fn bad_loop_configs_are_refused_with_the_reason() {
     );
     let err = LoopConfig::from_file(&missing).unwrap_err();
     assert!(format!("{err:#}").contains("no-such-net"), "{err:#}");
+    // A network the engine names besides `{net}` (here a value) must be there too.
+    let no_value = write(
+        "novalue.toml",
+        &text.replacen(
+            "policy=nn:{net}\"",
+            "policy=nn:{net},value=nnq:models/no-such-value\"",
+            1,
+        ),
+    );
+    let err = LoopConfig::from_file(&no_value).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("engine") && msg.contains("no-such-value"),
+        "{msg}"
+    );
     let no_net = write(
         "nonet.toml",
         &text

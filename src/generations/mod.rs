@@ -302,6 +302,20 @@ impl LoopConfig {
                 self.start
             );
         }
+        // Networks a spec names besides `{net}` (a fixed value, a second pruner) are
+        // looked for now, not when the first game starts its engine.
+        for (name, template) in [("engine", &self.engine), ("gate_engine", &self.gate_engine)] {
+            let spec = Self::spec(template, Path::new(&self.start));
+            for dir in crate::search::spec::model_dirs(&spec) {
+                let found = crate::search::pruners::resolve_model_dir(&dir);
+                if !weights_path(&found).exists() {
+                    bail!(
+                        "{name} names the network {}: no trained network there (model.bpk missing)",
+                        dir.display()
+                    );
+                }
+            }
+        }
         if self.data.window == 0 {
             bail!("data.window must be at least 1");
         }
