@@ -198,8 +198,9 @@ fn resolved_uct_kind(spec: &str) -> anyhow::Result<String> {
 }
 
 /// The model directories an engine spec loads (`nn`/`nnq` pruners, `policy=nn:...` and
-/// `value=nnq:...`), so that a match folder can record which weights played. Empty for specs without networks
-/// (and for specs that do not parse: those fail elsewhere with a better message).
+/// `value=nnq:...`), so that a match folder can record which weights played. Empty for
+/// specs without networks (and for specs that do not parse: those fail elsewhere with a
+/// better message).
 pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     let Ok(c) = parse_uct_kind(spec.trim()) else {
         return Vec::new();
