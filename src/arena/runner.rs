@@ -359,14 +359,18 @@ pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
     spec_model_checksums([&config.black, &config.white])
 }
 
-/// The checksum of every model directory the engine `specs` load (unreadable ones left out).
+/// The checksum of every model directory the engine `specs` load (unreadable ones left out),
+/// keyed by the directory as the spec names it. Each is read where the engine loads it
+/// ([`crate::search::pruners::resolve_model_dir`]): a network found beside the program, not
+/// under the working folder, plays, so it is recorded too.
 pub fn spec_model_checksums<'a>(
     specs: impl IntoIterator<Item = &'a String>,
 ) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for spec in specs {
         for dir in crate::search::spec::model_dirs(spec) {
-            if let Ok(sum) = crate::net::model::model_checksum(&dir) {
+            let found = crate::search::pruners::resolve_model_dir(&dir);
+            if let Ok(sum) = crate::net::model::model_checksum(&found) {
                 out.insert(dir.display().to_string(), sum);
             }
         }
@@ -1053,6 +1057,33 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_network_found_beside_the_program_is_checksummed() {
+        // A relative name absent under the working folder (the crate root under `cargo
+        // test`) but present beside the test program: the engine loads it from there.
+        let exe_dir = std::env::current_exe()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let name = format!("akushu-beside-{}/model", std::process::id());
+        assert!(!Path::new(&name).exists());
+        let copy = exe_dir.join(&name);
+        std::fs::create_dir_all(&copy).unwrap();
+        for entry in std::fs::read_dir("models/cnn-small").unwrap() {
+            let from = entry.unwrap().path();
+            std::fs::copy(&from, copy.join(from.file_name().unwrap())).unwrap();
+        }
+        let spec = format!("strong2:prune=nnq:{name}:65@1,policy=nnq:{name}");
+        let sums = spec_model_checksums([&spec]);
+        let _ = std::fs::remove_dir_all(copy.parent().unwrap());
+        let shipped = crate::net::model::model_checksum(Path::new("models/cnn-small")).unwrap();
+        assert_eq!(sums.get(&name), Some(&shipped), "{sums:?}");
+        // A name found nowhere is left out, as before.
+        let spec = "strong2:prune=nnq:no/such/model:65@1,policy=nnq:no/such/model".to_string();
+        assert!(spec_model_checksums([&spec]).is_empty());
+    }
 
     #[test]
     fn a_short_clock_gets_a_grace_below_its_move_time() {
