@@ -23,8 +23,10 @@
 //! score of the simulations through them (mean and spread of the final area margin: the
 //! search's own, as `kata-analyze` reports it) and principal variation; `rootInfo` sums the
 //! root; `ownership` is each point's final owner averaged over the simulations, row by row
-//! from the top left; `policy` is the root's prior share of every point then pass (-1 where
-//! a move is illegal), the network's where the engine has one.
+//! from the top left; `policy` (every point then pass, -1 where a move is illegal) and each
+//! candidate's `prior` are the policy network's move probabilities where the engine has one,
+//! as KataGo reports its network's (pass 0: the network rates board points only), else the
+//! root's prior share of each candidate.
 
 use serde_json::{Value, json};
 
@@ -980,5 +982,68 @@ mod tests {
         assert!(start.elapsed().as_secs_f64() < 5.0);
         let visits = v["rootInfo"]["visits"].as_u64().unwrap();
         assert!(visits > 0 && visits < 10_000_000, "{visits}");
+    }
+
+    /// The policy is the network's move probabilities, as `eval` computes them for the same
+    /// position (last moves included), not the search's prior visits: KaTrain draws it. Also
+    /// each candidate's `prior`, for Black and for White to move.
+    #[test]
+    fn the_policy_is_the_networks_move_probabilities_as_eval_gives_them() {
+        use crate::net::NetPruner;
+        use crate::net::curve::PositionScorer;
+        let files = ["tests/fixtures/sgf/ogs_style.sgf".into()];
+        let (positions, skipped) = crate::net::data::sgf_positions(&files);
+        assert_eq!(skipped, []);
+        let net = NetPruner::load_named("nnq:models/cnn-human-5x32-gpu2").unwrap();
+        let mut s = AnalysisServer::new("strong3:sims=30", 1).unwrap();
+        let mut moves: Vec<Value> = Vec::new();
+        let mut colours = Vec::new();
+        for (k, pos) in positions.iter().enumerate().take(12) {
+            let board = pos.board();
+            let mut bad = [0f32; N * N];
+            net.score(pos, &board, &mut bad);
+            let query = json!({"id": format!("p{k}"), "moves": moves, "komi": 6.5,
+                "maxVisits": 30, "includePolicy": true});
+            let v = one(&mut s, &query.to_string());
+            let policy: Vec<f64> = v["policy"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_f64().unwrap())
+                .collect();
+            assert_eq!(policy.len(), N * N + 1);
+            assert_eq!(policy[N * N], 0.0, "the network does not rate the pass");
+            let mut legal_sum = 0.0;
+            for (i, &p) in policy[..N * N].iter().enumerate() {
+                if board.is_legal(pos.color(), crate::rules::Point::new(i)) {
+                    let want = 1.0 - f64::from(bad[i]);
+                    assert!(
+                        (p - want).abs() <= 1e-6,
+                        "position {k}, point {i}: {p} vs {want}"
+                    );
+                    legal_sum += p;
+                } else {
+                    assert_eq!(p, -1.0, "position {k}, point {i} is illegal");
+                }
+            }
+            assert!((legal_sum - 1.0).abs() < 1e-4, "{legal_sum}");
+            for info in v["moveInfos"].as_array().unwrap() {
+                let mv = Move::from_gtp(info["move"].as_str().unwrap()).unwrap();
+                let want = policy[mv.index()].max(0.0);
+                assert!(
+                    (info["prior"].as_f64().unwrap() - want).abs() <= 1e-6,
+                    "{info}"
+                );
+            }
+            colours.push(pos.color());
+            let mv = Move::from_index(pos.played as usize).unwrap();
+            let c = if pos.color() == Color::Black {
+                "B"
+            } else {
+                "W"
+            };
+            moves.push(json!([c, mv.to_gtp()]));
+        }
+        assert!(colours.contains(&Color::White) && colours.contains(&Color::Black));
     }
 }

@@ -93,9 +93,10 @@ pub trait Analyzer {
     /// Searches the current position with `color` to move for `sims` more simulations
     /// (JSON analysis' `maxVisits`), keeping scores and owners; returns the simulations run.
     fn analyze_sims(&mut self, color: Color, sims: u64) -> u64;
-    /// The root's prior share of every point then pass (-1 where the move is not a root
-    /// candidate: occupied, illegal or pruned), from the network's policy where the engine
-    /// has one; none before the root is expanded.
+    /// Every point's policy then the pass's, -1 where the move is illegal. An engine with a
+    /// policy network gives the network's move probabilities (as KataGo's analysis does);
+    /// one without gives the root's prior share of each candidate (-1 also where the search
+    /// pruned the move), none before the root is expanded.
     fn root_policy(&self, _color: Color) -> Option<Vec<f32>> {
         None
     }

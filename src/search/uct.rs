@@ -264,6 +264,9 @@ pub struct UctEngine {
     workers: Vec<Worker>,
     /// The pruner shown by GTP analyze commands (tree, else soft, else playout pruner).
     view_pruner: Option<(Arc<dyn Pruner>, usize, u32)>,
+    /// The network of the policy prior, whose move probabilities analysis reports as the
+    /// policy (KataGo's `policy` and `prior` are the network's, not the search's).
+    policy_net: Option<Arc<dyn Pruner>>,
     /// Each colour's clock (GTP `time_settings` and `time_left`; counted down by the engine
     /// itself between reports).
     clocks: [Clock; 2],
@@ -356,6 +359,7 @@ impl UctEngine {
             .or(soft.map(|s| (s.slot, s.x, s.depth)))
             .or(playout_prune.map(|p| (p.slot, 0, 0)))
             .map(|(slot, x, depth)| (pruners[slot].clone(), x, depth));
+        let policy_net = policy.map(|p| pruners[p.slot].clone());
         let threads = config.threads.max(1);
         let trees: Vec<Tree> = match config.parallel {
             Parallel::Root => (0..threads)
@@ -390,6 +394,7 @@ impl UctEngine {
             trees,
             workers,
             view_pruner,
+            policy_net,
             clocks: [Clock::new(TimeControl::None); 2],
             last_sims: 0,
         })
@@ -436,6 +441,31 @@ impl UctEngine {
             *slot = last_move_code(*m);
         }
         out
+    }
+
+    /// The policy network's move probabilities for `color` at the current position, every
+    /// point then pass, as the search's prior reads them (`1 - badness`, with the history
+    /// the search gives it): -1 where the game layer forbids the move (occupied, suicide,
+    /// superko), 0 for the pass (the network rates board points only). `None` without a
+    /// policy network.
+    fn network_policy(&self, color: Color) -> Option<Vec<f32>> {
+        let net = self.policy_net.as_ref()?;
+        let board = self.game.board();
+        let mut bad = [0f32; NN];
+        let last = given_last(self.config.history, self.last_two_moves());
+        rate(&**net, board, color, last, &mut bad);
+        let allowed = self.root_allowed(color);
+        let mut out: Vec<f32> = (0..NN)
+            .map(|i| {
+                if allowed & bit(i) == 0 {
+                    -1.0
+                } else {
+                    (1.0 - bad[i]).clamp(0.0, 1.0)
+                }
+            })
+            .collect();
+        out.push(0.0);
+        Some(out)
     }
 
     /// Root moves the game layer allows (superko included).
@@ -726,9 +756,11 @@ impl Analyzer for UctEngine {
         let totals = self.root_totals();
         let first = &self.trees[0];
         let children = first.root_children();
-        // The prior: each candidate's share of the prior visits the root's children got at
-        // creation (network policy, heuristic and soft-pruning priors); an engine without
-        // priors gives every candidate the same share.
+        // The prior: the policy network's probability of the move where the engine has one
+        // (as KataGo reports it); else each candidate's share of the prior visits the root's
+        // children got at creation (heuristic and soft-pruning priors), and an engine
+        // without priors gives every candidate the same share.
+        let network = self.network_policy(color);
         let prior_total: u32 = totals.iter().map(|t| t.3).sum();
         let uniform = 1.0 / children.len().max(1) as f32;
         let mut out: Vec<Candidate> = totals
@@ -736,10 +768,10 @@ impl Analyzer for UctEngine {
             .enumerate()
             .filter(|(_, t)| t.2 && t.0 > 0)
             .map(|(i, &(visits, wins, _, prior_visits))| {
-                let prior = if prior_total > 0 {
-                    prior_visits as f32 / prior_total as f32
-                } else {
-                    uniform
+                let prior = match &network {
+                    Some(p) => p[i].max(0.0),
+                    None if prior_total > 0 => prior_visits as f32 / prior_total as f32,
+                    None => uniform,
                 };
                 let mv = Move::from_index(i).expect("root child index");
                 let winrate = wins / visits as f32;
@@ -812,7 +844,10 @@ impl Analyzer for UctEngine {
         self.last_sims
     }
 
-    fn root_policy(&self, _color: Color) -> Option<Vec<f32>> {
+    fn root_policy(&self, color: Color) -> Option<Vec<f32>> {
+        if let Some(p) = self.network_policy(color) {
+            return Some(p);
+        }
         let totals = self.root_totals();
         let prior_total: u32 = totals.iter().filter(|t| t.2).map(|t| t.3).sum();
         let children = totals.iter().filter(|t| t.2).count();
