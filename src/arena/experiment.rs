@@ -1001,6 +1001,7 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
             .map(|a| substitute(a, &v))
             .collect::<Result<Vec<String>, String>>()
             .map_err(anyhow::Error::msg)?;
+        check_curve_inputs(&args)?;
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("creating {}", out_dir.display()))?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("akushu"));
@@ -1010,7 +1011,10 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
             .status()
             .with_context(|| format!("running {}", exe.display()))?;
         if !status.success() {
-            bail!("`akushu {}` failed ({status})", args.join(" "));
+            bail!(
+                "`akushu {}` failed ({status}; its error is printed above it)",
+                args.join(" ")
+            );
         }
     }
     let mut data = read_curve(&csv, &spec.x, &spec.y)?;
@@ -1019,6 +1023,21 @@ fn run_curve(file: &ExperimentFile, opts: &RunOptions) -> anyhow::Result<Outcome
         None => None,
     };
     Ok(Outcome::Curve(data))
+}
+
+/// The flags of a curve command that name an input: game records and datasets.
+const CURVE_INPUT_FLAGS: [&str; 2] = ["--sgf", "--data"];
+
+/// Refuses a curve command whose input files do not exist, naming the file and how to get
+/// it, so that the report says what is missing instead of only an exit status.
+fn check_curve_inputs(args: &[String]) -> anyhow::Result<()> {
+    for pair in args.windows(2) {
+        let path = Path::new(&pair[1]);
+        if CURVE_INPUT_FLAGS.contains(&pair[0].as_str()) && std::fs::metadata(path).is_err() {
+            bail!("{}", crate::util::fsio::missing_input(&pair[0], path));
+        }
+    }
+    Ok(())
 }
 
 /// The `positions` of the first row of an `eval --summary` CSV.
@@ -1077,6 +1096,67 @@ pub fn read_curve(path: &Path, x: &str, ys: &[String]) -> anyhow::Result<CurveDa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `reproduce --quick` runs on a plain clone: every input a committed experiment's
+    /// quick curve reads lies inside the checkout and is committed, never `../shared`.
+    #[test]
+    fn quick_curves_read_only_what_the_checkout_holds() {
+        let mut curves = 0;
+        for entry in std::fs::read_dir("experiments").unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let file = load(&path).unwrap();
+            let Some(curve) = &file.curve else { continue };
+            curves += 1;
+            let command = if curve.quick_command.is_empty() {
+                &curve.command
+            } else {
+                &curve.quick_command
+            };
+            for pair in command.windows(2) {
+                if !CURVE_INPUT_FLAGS.contains(&pair[0].as_str()) {
+                    continue;
+                }
+                let input = Path::new(&pair[1]);
+                assert!(
+                    input.is_relative()
+                        && input
+                            .components()
+                            .all(|c| c != std::path::Component::ParentDir),
+                    "{}: {} {} lies outside the checkout",
+                    path.display(),
+                    pair[0],
+                    pair[1]
+                );
+                assert!(input.exists(), "{}: {} is missing", path.display(), pair[1]);
+            }
+        }
+        assert!(curves > 0, "no curve experiment found");
+    }
+
+    /// A curve whose input is missing fails before it runs, naming the file and how to get
+    /// it (the report shows this text).
+    #[test]
+    fn a_missing_curve_input_is_named_with_how_to_get_it() {
+        let args = [
+            "eval",
+            "--model",
+            "models/default",
+            "--sgf",
+            "../nowhere/engine9x9.tar.xz",
+        ]
+        .map(String::from);
+        let err = format!("{:#}", check_curve_inputs(&args).unwrap_err());
+        assert!(err.contains("../nowhere/engine9x9.tar.xz"), "{err}");
+        assert!(err.contains("scripts/build-shared-data.sh"), "{err}");
+        let args = ["eval", "--data", "data/no-such-dataset"].map(String::from);
+        let err = format!("{:#}", check_curve_inputs(&args).unwrap_err());
+        assert!(err.contains("akushu dataset build"), "{err}");
+        let present = ["eval", "--sgf", "tests/fixtures/sgf"].map(String::from);
+        check_curve_inputs(&present).unwrap();
+    }
 
     #[test]
     fn names_and_labels_never_leave_the_results_folder() {

@@ -655,7 +655,7 @@ fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
     if !args.sgf.is_empty() {
         for p in &args.sgf {
             if std::fs::symlink_metadata(p).is_err() {
-                anyhow::bail!("--sgf {}: no such file or folder", p.display());
+                anyhow::bail!("{}", crate::util::fsio::missing_input("--sgf", p));
             }
         }
         let (all, skipped) = sgf_positions(&args.sgf);

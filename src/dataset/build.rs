@@ -440,7 +440,7 @@ fn read_paths(cfg: &BuildConfig) -> Vec<PathBuf> {
 pub fn check_output(cfg: &BuildConfig, out: &Path, force: bool) -> Result<()> {
     for input in &cfg.inputs {
         if std::fs::symlink_metadata(input).is_err() {
-            bail!("input {}: no such file or folder", input.display());
+            bail!("{}", crate::util::fsio::missing_input("input", input));
         }
     }
     crate::util::output::check_dir_output(out, OUTPUT_KIND, force, &read_paths(cfg))?;

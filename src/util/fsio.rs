@@ -15,6 +15,33 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The shared game archives the README names, which a plain clone does not have.
+const SHARED_ARCHIVES: [&str; 3] = ["ogs9x9.tar.xz", "ogs9x9_index.csv.xz", "engine9x9.tar.xz"];
+
+/// How to get a missing input the project's commands name, for the error that reports it:
+/// the shared game archives are built from public repositories, datasets by `dataset build`.
+/// Empty when there is nothing to say beyond the path.
+pub fn missing_input_hint(path: &Path) -> &'static str {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if SHARED_ARCHIVES.contains(&name) {
+        " (a shared game archive: build it from the public repositories' checkouts with \
+         `sh scripts/build-shared-data.sh`; README.md, Getting the game records)"
+    } else if path.starts_with("data") && path.extension().is_none() {
+        " (a dataset folder: build it with `akushu dataset build`; README.md, Datasets)"
+    } else {
+        ""
+    }
+}
+
+/// The error for an input that does not exist: its path and how to get it.
+pub fn missing_input(what: &str, path: &Path) -> String {
+    format!(
+        "{what} {}: no such file or folder{}",
+        path.display(),
+        missing_input_hint(path)
+    )
+}
+
 /// A path as text that keeps every byte: valid UTF-8 as it is, any other byte as `%NN` (as in
 /// a URL; not a backslash, which archive names use as a separator), where `Path::display`
 /// would put U+FFFD and two names could read the same. Records name their source files this
