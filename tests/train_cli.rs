@@ -333,3 +333,103 @@ fn a_run_killed_inside_a_checkpoint_resumes_to_the_same_result() {
     assert!(!work.join("locked").exists());
     std::fs::remove_dir_all(work).unwrap();
 }
+
+/// The `step` a run's checkpoint holds.
+fn checkpoint_step(dir: &std::path::Path) -> u64 {
+    let text = std::fs::read_to_string(dir.join("checkpoint/state.json")).unwrap();
+    let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+    state["step"].as_u64().unwrap()
+}
+
+/// `--stop-after-minutes` pauses mid-epoch, between validations, with a checkpoint there; a
+/// run killed after that checkpoint resumes from it, and the run ends with the
+/// uninterrupted run's log and weights. A run killed before any checkpoint says so when
+/// resumed, instead of starting over silently.
+#[test]
+fn a_paused_or_killed_run_resumes_mid_epoch_from_its_checkpoint() {
+    let work = temp("midepoch");
+    // Two epochs of about 100 steps, validated at their ends only.
+    let base = |out: &str| -> Vec<String> {
+        [
+            "train",
+            "--synthetic-games",
+            "40",
+            "--model",
+            "mlp",
+            "--epochs",
+            "2",
+            "--batch-size",
+            "16",
+            "--threads",
+            "1",
+            "--quiet",
+            "--out",
+            out,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let resume = |out: &str| -> Vec<String> {
+        [
+            "train",
+            "--synthetic-games",
+            "40",
+            "--out",
+            out,
+            "--resume",
+            "--threads",
+            "1",
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let whole = work.join("whole");
+    let (ok, text) = akushu(&args(&base(&whole.display().to_string())));
+    assert!(ok, "{text}");
+    let total = checkpoint_step(&whole);
+    let want = log_values(&whole);
+    assert_eq!(
+        want.len(),
+        3,
+        "a header and one validation per epoch: {want:?}"
+    );
+
+    // Paused after a few milliseconds: mid-epoch, before the first validation. The log's
+    // validation losses (full precision) then show the resumed weights are the same.
+    let paused = work.join("paused");
+    let name = paused.display().to_string();
+    let mut first = base(&name);
+    first.extend(["--stop-after-minutes".to_string(), "0.0001".to_string()]);
+    let (ok, text) = akushu(&args(&first));
+    assert!(ok && text.contains("paused"), "{text}");
+    let at = checkpoint_step(&paused);
+    assert!(0 < at && at < total / 2, "paused at step {at} of {total}");
+    // Killed two steps after that checkpoint: the resume starts from it.
+    let (ok, text) = akushu_failing(&args(&resume(&name)), "train-step:2");
+    assert!(!ok && text.contains("killed"), "{text}");
+    assert_eq!(
+        checkpoint_step(&paused),
+        at,
+        "no checkpoint since the pause"
+    );
+    let (ok, text) = akushu(&args(&resume(&name)));
+    assert!(ok, "{text}");
+    assert!(
+        text.contains(&format!("resuming after step {at}")),
+        "{text}"
+    );
+    assert_eq!(log_values(&paused), want);
+
+    // Killed before its first checkpoint: the resume says there is none.
+    let early = work.join("early");
+    let name = early.display().to_string();
+    let (ok, text) = akushu_failing(&args(&base(&name)), "train-step:3");
+    assert!(!ok && text.contains("killed"), "{text}");
+    let (ok, text) = akushu(&args(&resume(&name)));
+    assert!(ok && text.contains("no checkpoint"), "{text}");
+    assert_eq!(log_values(&early), want);
+    std::fs::remove_dir_all(work).unwrap();
+}

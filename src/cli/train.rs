@@ -54,8 +54,8 @@ pub struct TrainArgs {
     /// logits: new channels and blocks start cut off from the output (`src/net/grow.rs`).
     #[arg(long, conflicts_with = "resume")]
     pub init_from: Option<PathBuf>,
-    /// Pause at the first checkpoint after this many minutes (resume later with `--resume`;
-    /// above 0, at most 1e6).
+    /// Pause after this many minutes, at the step running then (mid-epoch too): checkpoint
+    /// and stop (resume later with `--resume`; above 0, at most 1e6).
     #[arg(long, value_parser = minutes_arg)]
     pub stop_after_minutes: Option<f64>,
     /// Override: learning-rate schedule [default: constant].
@@ -505,6 +505,23 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         config.max_validation,
         config.seed ^ 1,
     );
+    if let Some(dir) = args
+        .data
+        .as_ref()
+        .filter(|_| valid_set.is_empty() || train_set.is_empty())
+    {
+        anyhow::bail!(
+            "{}: its {} split holds no position (a dataset of a few games can put none in \
+             it): rebuild it with a larger `akushu dataset build --validation SHARE` (e.g. 0.3) \
+             or from more games",
+            dir.display(),
+            if train_set.is_empty() {
+                "training"
+            } else {
+                "validation"
+            }
+        );
+    }
     crate::outln!(
         "# data: {} training, {} validation positions (loaded in {:.1} s)",
         train_set.len(),

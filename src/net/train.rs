@@ -1,7 +1,8 @@
 //! The training loop: seeded shuffles and initialisation, Adam with a learning-rate schedule,
 //! a data loader thread that encodes the next batches while the step runs, a progress bar
 //! with examples/s and ETA, validation every N steps with the best weights kept, and a
-//! checkpoint at every validation (`--resume` continues from it, mid-epoch included).
+//! checkpoint at every validation, every ten minutes between them and at a pause
+//! (`--resume` continues from it, mid-epoch included).
 //!
 //! Same seed, same data, same threads: the same weights, bit for bit, whether or not the
 //! run was resumed. On the CPU each batch is split into one shard per thread, and the shards
@@ -429,8 +430,20 @@ struct TrainState {
     /// uninterrupted run's weights.
     #[serde(default)]
     shards: usize,
+    /// The training loss summed over the steps since the last validation, and their
+    /// examples: a checkpoint taken between validations (a pause, or the clock's
+    /// [`CHECKPOINT_SECONDS`]) keeps them, so the resumed run logs what an uninterrupted one
+    /// does.
+    #[serde(default)]
+    interval_loss_sum: f64,
+    #[serde(default)]
+    interval_loss_n: usize,
     log: Vec<EpochLog>,
 }
+
+/// Wall seconds between checkpoints when validations are further apart: a killed run loses
+/// at most this much when it is resumed.
+const CHECKPOINT_SECONDS: f64 = 600.0;
 
 /// What a finished (or paused) run reports.
 #[derive(Debug, Clone)]
@@ -456,7 +469,8 @@ pub struct TrainOptions {
     pub threads: usize,
     /// Where the network runs (the CPU unless a GPU build chose another device).
     pub device: Device,
-    /// Pause (checkpoint and return) at the first validation after this many wall seconds.
+    /// Pause (checkpoint and return) after this many wall seconds, at the step running
+    /// then, mid-epoch and between validations included.
     pub stop_after: Option<f64>,
 }
 
@@ -765,7 +779,15 @@ fn start_or_resume<M: Module>(
         crate::errln!("{line}");
     }
     let state_path = ckpt.join("state.json");
-    if !(resume && state_path.exists()) {
+    if !resume {
+        return Ok((fresh, model, optim));
+    }
+    if !state_path.exists() {
+        // A run killed before its first checkpoint: say so, rather than start over silently.
+        crate::errln!(
+            "--resume: no checkpoint in {} (the run stopped before its first one): starting from step 0",
+            ckpt.display()
+        );
         return Ok((fresh, model, optim));
     }
     let text = std::fs::read_to_string(&state_path).map_err(io_err(&state_path))?;
@@ -810,6 +832,15 @@ impl Interval {
         }
     }
 
+    /// The interval a checkpoint left open (its loss so far), or a new one.
+    fn resumed(state: &TrainState) -> Interval {
+        Interval {
+            loss_sum: state.interval_loss_sum,
+            loss_n: state.interval_loss_n,
+            ..Interval::start()
+        }
+    }
+
     fn mean_loss(&self) -> f64 {
         self.loss_sum / self.loss_n.max(1) as f64
     }
@@ -839,8 +870,15 @@ impl<T> Run<'_, T> {
         (step / self.steps_per_epoch) as usize + 1
     }
 
-    /// Runs the steps from `state.step` to the next validation or the end of the epoch, the
-    /// loader encoding batches ahead on its own thread; returns the trained model.
+    /// Whether a validation is due after `step` steps: every `validate_every` steps and at
+    /// each epoch's end.
+    fn validation_due(&self, step: u64) -> bool {
+        step.is_multiple_of(self.validate_every) || step.is_multiple_of(self.steps_per_epoch)
+    }
+
+    /// Runs the steps from `state.step` to the next validation or the end of the epoch, or
+    /// until `deadline` passes, the loader encoding batches ahead on its own thread; returns
+    /// the trained model.
     fn steps<M: Module>(
         &self,
         model: M,
@@ -848,6 +886,7 @@ impl<T> Run<'_, T> {
         state: &mut TrainState,
         interval: &mut Interval,
         lr: &mut f64,
+        deadline: Instant,
     ) -> Result<M, NetError>
     where
         T: Task<M>,
@@ -863,6 +902,8 @@ impl<T> Run<'_, T> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Encoded>(4);
         // The model moves into the scope and back out (the step consumes and returns it).
         let (trained, result) = std::thread::scope(|scope| -> (M, Result<(), NetError>) {
+            // Owned here, so that leaving early drops it and ends the loader's sends.
+            let rx = rx;
             let mut model = model;
             let order = &order;
             scope.spawn(move || {
@@ -895,6 +936,11 @@ impl<T> Run<'_, T> {
                     config.epochs,
                     interval.mean_loss()
                 ));
+                // Tests kill a run here, between checkpoints (`AKUSHU_FAILPOINT=train-step:N`).
+                crate::util::commit::failpoint("train-step");
+                if Instant::now() >= deadline {
+                    break;
+                }
             }
             (model, Ok(()))
         });
@@ -1042,19 +1088,35 @@ where
         train.len(),
     ));
     let started = Instant::now();
+    let stop_at = options
+        .stop_after
+        .map(|s| started + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
     let mut paused = false;
     let mut lr = config.learning_rate;
+    let mut interval = Interval::resumed(&state);
     while state.step < total_steps && !state.stopped_early {
         let epoch = run.epoch_of(state.step);
-        let mut interval = Interval::start();
-        model = run.steps(model, &mut optim, &mut state, &mut interval, &mut lr)?;
-        run.validate_and_log(&model.valid(), epoch, lr, &interval, &mut state)?;
+        let next_save = Instant::now() + std::time::Duration::from_secs_f64(CHECKPOINT_SECONDS);
+        let deadline = stop_at.map_or(next_save, |s| s.min(next_save));
+        model = run.steps(
+            model,
+            &mut optim,
+            &mut state,
+            &mut interval,
+            &mut lr,
+            deadline,
+        )?;
+        if run.validation_due(state.step) || state.step == total_steps {
+            run.validate_and_log(&model.valid(), epoch, lr, &interval, &mut state)?;
+            interval = Interval::start();
+        }
+        // Between validations the checkpoint keeps the open interval's loss.
+        state.interval_loss_sum = interval.loss_sum;
+        state.interval_loss_n = interval.loss_n;
         save_checkpoint(&model, &optim, &state, out)?;
         if state.step < total_steps
             && !state.stopped_early
-            && options
-                .stop_after
-                .is_some_and(|s| started.elapsed().as_secs_f64() >= s)
+            && stop_at.is_some_and(|s| Instant::now() >= s)
         {
             paused = true;
             break;
