@@ -174,3 +174,49 @@ fn build_stats_show() {
     assert!(!ok && stderr.contains("manifest.json"), "{stderr}");
     std::fs::remove_dir_all(work).unwrap();
 }
+
+/// A dataset whose validation and test splits got no game (here forced by zero shares, as
+/// a few games often get by chance): the build warns and names the share to raise, and
+/// `train` on it refuses with the same hint instead of a bare "must not be empty".
+#[test]
+fn a_dataset_of_a_few_games_warns_of_its_empty_splits() {
+    let work = std::env::temp_dir().join(format!("akushu-cli-few-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let out = work.join("ds").display().to_string();
+    let one_game = format!("{}/ogs_style.sgf", fixtures());
+    let (ok, stdout, stderr) = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &one_game,
+        "--validation",
+        "0",
+        "--test",
+        "0",
+        "--out",
+        &out,
+        "--quiet",
+    ]);
+    assert!(ok, "{stdout}{stderr}");
+    assert_eq!(line_value(&stdout, "games:"), 1, "{stdout}");
+    for split in ["validation", "test"] {
+        assert!(
+            stderr.contains(&format!(
+                "warning: the {split} split holds no game of the 1"
+            )) && stderr.contains(&format!("--{split} share")),
+            "{stderr}"
+        );
+    }
+    let model = work.join("m").display().to_string();
+    let (ok, stdout, stderr) = akushu(&[
+        "train", "--data", &out, "--model", "mlp", "--out", &model, "--quiet",
+    ]);
+    assert!(!ok, "{stdout}");
+    assert!(
+        stderr.contains("validation split holds no position")
+            && stderr.contains("dataset build --validation"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&work).unwrap();
+}

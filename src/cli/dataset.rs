@@ -286,6 +286,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     for (name, c) in &m.splits {
         crate::outln!("  {name}: {} games, {} positions", c.games, c.positions);
     }
+    warn_empty_splits(&m.splits, m.games);
     print_counts("errors", &errors_only(&m));
     print_counts("filtered", &m.filtered);
     crate::outln!("elapsed: {:.1} s", m.elapsed_s);
@@ -325,9 +326,27 @@ fn run_selfplay_build(a: &BuildArgs) -> Result<()> {
     for (name, c) in &m.splits {
         crate::outln!("  {name}: {} games, {} positions", c.games, c.positions);
     }
+    warn_empty_splits(&m.splits, m.games);
     crate::outln!("passes not stored: {}", m.passes_dropped);
     crate::outln!("wrote {}", a.out.display());
     Ok(())
+}
+
+/// Warns about a split left empty (a dataset of a few games can put none in validation or
+/// test): `train` needs a validation split and `eval` a test split.
+fn warn_empty_splits(splits: &BTreeMap<String, build::SplitCounts>, games: u64) {
+    if games == 0 {
+        return;
+    }
+    for name in ["validation", "test"] {
+        if splits.get(name).is_none_or(|c| c.games == 0) {
+            crate::errln!(
+                "warning: the {name} split holds no game of the {games} (`train` needs \
+                 validation games, `eval` test games): rebuild with a larger --{name} share \
+                 (e.g. 0.3) or from more games"
+            );
+        }
+    }
 }
 
 fn print_counts(title: &str, counts: &BTreeMap<String, u64>) {
