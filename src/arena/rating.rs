@@ -36,6 +36,9 @@ pub struct Results {
     pub folders: usize,
     /// Games counted.
     pub games: usize,
+    /// Games found again in another folder (a cluster run's shard folders beside the folder
+    /// they were merged into) and counted once.
+    pub repeats: usize,
 }
 
 impl Results {
@@ -81,10 +84,16 @@ pub struct Rating {
 /// `match.toml`), in path order.
 pub fn match_folders(roots: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = BTreeSet::new();
+    // Each folder once, by what it is: a root given twice, or through a link, is one folder.
+    let mut visited = BTreeSet::new();
     let mut stack: Vec<PathBuf> = roots.to_vec();
     while let Some(dir) = stack.pop() {
         if !dir.is_dir() {
             anyhow::bail!("{} is not a folder", dir.display());
+        }
+        let real = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+        if !visited.insert(real) {
+            continue;
         }
         if dir.join("match.toml").is_file() {
             out.insert(dir.clone());
@@ -134,9 +143,12 @@ pub fn player_id(spec: &str, header: &Header) -> String {
     format!("{id} ({clock})")
 }
 
-/// Reads every game of `folders`.
+/// Reads every game of `folders`, each game once: a game is known by its players, its
+/// number and its seed, so the copies a cluster run leaves (shard folders and the merged
+/// folder) count once.
 pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
     let mut results = Results::default();
+    let mut seen: std::collections::HashSet<(usize, usize, u32, u64)> = Default::default();
     for dir in folders {
         let rd = ResultsDir::new(dir);
         let Some(header) = rd.read_header()? else {
@@ -149,7 +161,11 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
             continue;
         }
         for r in &rd.read_rows()? {
-            results.add(a, b, a_score(r));
+            if seen.insert((a, b, r.game, r.seed)) {
+                results.add(a, b, a_score(r));
+            } else {
+                results.repeats += 1;
+            }
         }
         results.folders += 1;
     }
@@ -348,6 +364,15 @@ pub fn table(ratings: &[Rating], results: &Results) -> String {
         results.games,
         results.folders
     );
+    if results.repeats > 0 {
+        out.insert_str(
+            out.find('\n').expect("a first line"),
+            &format!(
+                "; {} game(s) found again in another folder counted once",
+                results.repeats
+            ),
+        );
+    }
     for (rank, r) in ratings.iter().enumerate() {
         let interval = if r.player == r.reference {
             "reference".to_string()
@@ -393,6 +418,44 @@ mod tests {
     use super::*;
     use crate::arena::sprt::expected_score;
     use crate::util::rng::FastRng;
+
+    /// A cluster run leaves its shard folders beside the folder they were merged into, and a
+    /// folder may be named twice or through a link: every game counts once.
+    #[test]
+    fn a_game_found_in_several_folders_counts_once() {
+        let work = std::env::temp_dir().join(format!("akushu-rate-once-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        let source = std::path::Path::new("report/runs/random_pruning/x=41");
+        let text = std::fs::read_to_string(source.join("games.csv")).unwrap();
+        let (header, rows) = text.split_once('\n').unwrap();
+        let rows: Vec<&str> = rows.lines().collect();
+        let half = rows.len() / 2;
+        // The merged folder and its two shards, as `scripts/cluster-merge.sh` leaves them.
+        for (name, part) in [
+            ("merged", &rows[..]),
+            ("shard-0", &rows[..half]),
+            ("shard-1", &rows[half..]),
+        ] {
+            let dir = work.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::copy(source.join("match.toml"), dir.join("match.toml")).unwrap();
+            let csv = format!("{header}\n{}\n", part.join("\n"));
+            std::fs::write(dir.join("games.csv"), csv).unwrap();
+        }
+        let (alone, _) = rate(&[work.join("merged")]).unwrap();
+        assert_eq!(alone.games, rows.len());
+        let (all, _) = rate(std::slice::from_ref(&work)).unwrap();
+        assert_eq!((all.games, all.repeats), (rows.len(), rows.len()));
+        assert_eq!(all.pairs, alone.pairs);
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(work.join("merged"), work.join("link")).unwrap();
+            let twice = [work.join("merged"), work.join("link"), work.join("merged")];
+            let (once, _) = rate(&twice).unwrap();
+            assert_eq!((once.folders, once.games), (1, rows.len()));
+        }
+        std::fs::remove_dir_all(&work).unwrap();
+    }
 
     /// Players of known Elo (an anchor named as GNU Go at level 10 among them) play
     /// seeded games; the fit recovers each within its interval, and a player nobody links
