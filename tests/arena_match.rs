@@ -261,6 +261,42 @@ fn resume_refuses_games_played_without_the_networks_last_moves() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// `akushu match --sprt` prints the test's verdict (decision, LLR and bounds) on the
+/// terminal, not only in summary.md.
+#[test]
+fn the_match_command_prints_the_sequential_tests_verdict() {
+    let dir = temp_dir("sprt-cli");
+    let out = dir.display().to_string();
+    let args = [
+        "match",
+        "--black",
+        "uct:sims=200",
+        "--white",
+        "random",
+        "--games",
+        "60",
+        "--seed",
+        "3",
+        "--alternate",
+        "--sprt",
+        "elo0=0,elo1=100",
+        "--quiet",
+        "--out",
+        &out,
+    ];
+    let (ok, text) = common::akushu(&args);
+    assert!(ok, "{text}");
+    let verdict = text
+        .lines()
+        .find(|l| l.starts_with("SPRT elo0=0 elo1=100"))
+        .unwrap_or_else(|| panic!("no verdict in:\n{text}"));
+    assert!(
+        verdict.contains("H1 accepted") && verdict.contains("LLR") && verdict.contains("bounds"),
+        "{verdict}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// `sprt` stops a match at the game that decides, whatever `jobs`; the summary records the
 /// decision; a decided folder resumed with more games plays none.
 #[test]

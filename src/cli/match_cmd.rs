@@ -219,6 +219,11 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 outcome.played_now
             );
             crate::out!("{}", outcome.summary);
+            // The sequential test's verdict (LLR, bounds, decision), as summary.md has it.
+            let by_game = outcome.rows.iter().map(|r| (r.game, r.clone())).collect();
+            if let (Some(sprt), Some(state)) = (config.sprt, config.sprt_state(&by_game)) {
+                crate::outln!("\n{}", sprt.describe(&state));
+            }
             Ok(())
         }
     }
