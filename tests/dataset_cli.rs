@@ -82,6 +82,14 @@ fn build_stats_show() {
     assert_eq!(line_value(&stats, "games:"), 1);
     assert_eq!(line_value(&stats, "positions:"), 12);
     assert!(stats.contains("filter:rank"), "{stats}");
+    // The fingerprint README promises, the one the build printed.
+    let fingerprint = |text: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("fingerprint: "))
+            .map(str::to_string)
+    };
+    assert!(fingerprint(&stdout).is_some(), "{stdout}");
+    assert_eq!(fingerprint(&stats), fingerprint(&stdout), "{stats}");
 
     let split = if stats.contains("train: 1 games") {
         "train"

@@ -375,6 +375,9 @@ fn bar(n: u64, max: u64) -> String {
 fn run_stats(dir: &Path) -> Result<()> {
     let m = Manifest::load(dir)?;
     crate::outln!("dataset: {}", dir.display());
+    if !m.fingerprint.is_empty() {
+        crate::outln!("fingerprint: {}", m.fingerprint);
+    }
     crate::outln!("games: {}", m.games);
     crate::outln!("positions: {}", m.positions);
     for (name, c) in &m.splits {
@@ -396,7 +399,7 @@ fn run_stats(dir: &Path) -> Result<()> {
             } else {
                 p.white_rank
             };
-            *ranks.entry(r).or_default() += 1;
+            *ranks.entry(rank_line(r)).or_default() += 1;
         }
     }
     if total != m.positions {
@@ -419,12 +422,31 @@ fn run_stats(dir: &Path) -> Result<()> {
     crate::outln!("rank of the player to move (positions):");
     let max = ranks.values().copied().max().unwrap_or(0);
     for (r, n) in &ranks {
-        crate::outln!("  {:>8} {n:>9} {}", rank_text(*r), bar(*n, max));
+        let label = if *r == WEAKEST_RANK_LINE {
+            format!("{}-", rank_text(*r))
+        } else {
+            rank_text(*r)
+        };
+        crate::outln!("  {label:>8} {n:>9} {}", bar(*n, max));
     }
     crate::outln!("duplicates dropped: {}", m.duplicates);
     print_counts("skipped (errors)", &errors_only(&m));
     print_counts("skipped (filters)", &m.filtered);
     Ok(())
+}
+
+/// The weakest rank `dataset stats` lists on a line of its own (30k, the bottom of OGS's
+/// scale); weaker ranks, which only broken records give (a mirrored scrape's `46k`), share
+/// its line, shown as `30k-`.
+const WEAKEST_RANK_LINE: i8 = -29;
+
+/// The line of the rank histogram a position's rank is counted on.
+fn rank_line(rank: i8) -> i8 {
+    if rank == crate::sgf::props::RANK_UNKNOWN {
+        rank
+    } else {
+        rank.max(WEAKEST_RANK_LINE)
+    }
 }
 
 /// The board with `X`/`O`, the played point as `*`, and the ko point as `k`.
@@ -585,4 +607,23 @@ fn game_row(dir: &Path, g: u32) -> Option<String> {
         row.get(source)?,
         row.get(result)?
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sgf::props::RANK_UNKNOWN;
+
+    /// Ranks below OGS's 30k (broken records) share the 30k line; real ranks and the
+    /// unknown rank keep their own.
+    #[test]
+    fn ranks_weaker_than_thirty_kyu_share_one_line() {
+        let rank = |t: &str| crate::sgf::parse_rank(t).unwrap();
+        assert_eq!(rank_line(rank("46k")), rank("30k"));
+        assert_eq!(rank_line(rank("30k")), rank("30k"));
+        assert_eq!(rank_line(rank("29k")), rank("29k"));
+        assert_eq!(rank_line(rank("3d")), rank("3d"));
+        assert_eq!(rank_line(RANK_UNKNOWN), RANK_UNKNOWN);
+        assert_eq!(rank_text(WEAKEST_RANK_LINE), "30k");
+    }
 }
