@@ -154,7 +154,10 @@ fn models_record_their_data_and_eval_refuses_their_training_games() {
     let (ok, text) = akushu(&["eval", "--data", &a, "--model", &m1]);
     assert!(ok && text.contains("0 of the"), "{text}");
     let (ok, text) = akushu(&["eval", "--data", &a, "--split", "train", "--model", &m1]);
-    assert!(!ok && text.contains("--allow-overlap"), "{text}");
+    assert!(
+        !ok && text.contains("--allow-overlap") && text.contains("--exclude-seen"),
+        "{text}"
+    );
     let summary = dir.join("s.csv");
     let (ok, text) = akushu(&[
         "eval",

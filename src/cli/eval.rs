@@ -892,9 +892,9 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
                 if n > 0 && !args.allow_overlap {
                     anyhow::bail!(
                         "{label} was trained on {n} of the {} evaluated games: its figures \
-                         here would be inflated. Evaluate on games it never saw (a dataset \
-                         split by content, the default), or pass --allow-overlap to print them \
-                         with the overlap",
+                         here would be inflated. Pass --exclude-seen to evaluate only the \
+                         games it never saw, evaluate on a dataset split by content (the \
+                         default), or pass --allow-overlap to print them with the overlap",
                         evaluated.len()
                     );
                 }
