@@ -1136,6 +1136,25 @@ mod tests {
         assert!(curves > 0, "no curve experiment found");
     }
 
+    /// Every committed experiment whose arms sit on an x axis says what x is: a chart's axis
+    /// labelled "x" tells a reader nothing.
+    #[test]
+    fn committed_charts_name_their_x_axis() {
+        for entry in std::fs::read_dir("experiments").unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let file = load(&path).unwrap();
+            let on_axis = file.arms.iter().any(|a| a.x.is_some()) || file.sweep.is_some();
+            assert!(
+                !on_axis || !file.plot.x_label.trim().is_empty(),
+                "{}: arms with x but no [plot] x_label",
+                path.display()
+            );
+        }
+    }
+
     /// A curve whose input is missing fails before it runs, naming the file and how to get
     /// it (the report shows this text).
     #[test]

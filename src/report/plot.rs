@@ -375,6 +375,38 @@ fn tick_label(v: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// The title's font size from 24 down to 12 points, the largest at which it fits the
+/// chart's width (a centred title too wide is cut at both ends); a title too long even at 12
+/// keeps its start and ends in an ellipsis.
+fn fitted_title<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+) -> (String, u32) {
+    const LARGEST: u32 = 24;
+    const SMALLEST: u32 = 12;
+    // The caption's margin (20 each side) and a little air.
+    let room = root.dim_in_pixel().0.saturating_sub(50);
+    let width = |text: &str, size: u32| {
+        let style = TextStyle::from(("sans-serif", size).into_font());
+        root.estimate_text_size(text, &style)
+            .map_or(u32::MAX, |(w, _)| w)
+    };
+    for size in (SMALLEST..=LARGEST).rev() {
+        if width(title, size) <= room {
+            return (title.to_string(), size);
+        }
+    }
+    let mut chars: Vec<char> = title.chars().collect();
+    while chars.len() > 1 {
+        chars.pop();
+        let cut = format!("{}…", chars.iter().collect::<String>().trim_end());
+        if width(&cut, SMALLEST) <= room {
+            return (cut, SMALLEST);
+        }
+    }
+    (title.to_string(), SMALLEST)
+}
+
 fn draw<DB: DrawingBackend>(
     chart: &Chart,
     root: DrawingArea<DB, plotters::coord::Shift>,
@@ -383,8 +415,9 @@ fn draw<DB: DrawingBackend>(
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let (x0, x1) = chart.x_range;
     let (y0, y1) = chart.y_range;
+    let (title, size) = fitted_title(&root, &chart.title);
     let mut ctx = ChartBuilder::on(&root)
-        .caption(&chart.title, ("sans-serif", 24))
+        .caption(&title, ("sans-serif", size))
         .margin(20)
         .x_label_area_size(45)
         .y_label_area_size(60)
@@ -542,6 +575,29 @@ mod tests {
                 .collect(),
         );
         assert_eq!(legend_corner(&err), Corner::UpperLeft);
+    }
+
+    /// A long title shrinks until it fits the chart's width instead of being cut at both
+    /// ends; a short one keeps the full size.
+    #[test]
+    fn a_long_title_is_fitted_to_the_width() {
+        register_font();
+        let mut svg = String::new();
+        let root =
+            plotters::backend::SVGBackend::with_string(&mut svg, (900, 600)).into_drawing_area();
+        let short = "Pruning error rate";
+        assert_eq!(fitted_title(&root, short), (short.to_string(), 24));
+        let long = "Pruning error rate of models/default on 5,000 positions of the committed games \
+                    of strong against GNU Go";
+        let (text, size) = fitted_title(&root, long);
+        assert_eq!(text, long);
+        assert!((12..24).contains(&size), "{size}");
+        let style = TextStyle::from(("sans-serif", size).into_font());
+        assert!(root.estimate_text_size(&text, &style).unwrap().0 <= 850);
+        let endless = long.repeat(4);
+        let (text, size) = fitted_title(&root, &endless);
+        assert_eq!(size, 12);
+        assert!(text.ends_with('…') && endless.starts_with(text.trim_end_matches('…')));
     }
 
     #[test]
