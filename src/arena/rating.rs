@@ -502,6 +502,29 @@ mod tests {
         assert_eq!(d.games, 10.0);
     }
 
+    /// A game is stored once per pair, under the lower index, with the lower index's score:
+    /// a game added with its players in the other order (`add(1, 0, s)`) counts `1 - s` for
+    /// player 0. Three wins of player 1 added as (1, 0) and one win of player 0 added as
+    /// (0, 1) are four games in which player 0 scored 1, and the fit puts player 1 ahead.
+    #[test]
+    fn a_game_added_with_its_players_swapped_counts_for_the_right_player() {
+        let mut r = Results::default();
+        let (a, b) = (r.player("a".into()), r.player("b".into()));
+        for _ in 0..3 {
+            r.add(b, a, 1.0);
+        }
+        r.add(a, b, 1.0);
+        r.add(b, a, 0.5);
+        assert_eq!(r.pairs.len(), 1);
+        assert_eq!(r.pairs[&(a, b)], (5.0, 1.5));
+        assert_eq!(r.games, 5);
+        let ratings = fit(&r, 1.0);
+        let get = |name: &str| ratings.iter().find(|x| x.player == name).unwrap().clone();
+        assert_eq!(get("a").score, 1.5 / 5.0);
+        assert_eq!(get("b").score, 3.5 / 5.0);
+        assert!(get("b").elo > get("a").elo, "{ratings:?}");
+    }
+
     #[test]
     fn inverse_of_a_small_matrix() {
         let inv = invert(vec![vec![4.0, 1.0], vec![1.0, 3.0]]).unwrap();

@@ -473,6 +473,135 @@ mod tests {
         assert_ne!(other.records, a.records);
     }
 
+    /// The records of a finished game, decoded.
+    fn records(g: &SelfplayGame) -> Vec<Position> {
+        g.records
+            .chunks(crate::dataset::format::SEARCH_RECORD_SIZE)
+            .map(|r| crate::dataset::format::decode(r).unwrap())
+            .collect()
+    }
+
+    /// A record's value is the root's win rate for the side to move. Under a komi of 100
+    /// (or -100) no board result changes the winner, so every position is decided: the
+    /// winner's records read 1 (or near it) and the loser's 0, whichever colour won. The
+    /// move cap ends the game before the passes would.
+    #[test]
+    fn a_decided_position_s_value_is_near_one_for_the_winner_to_move() {
+        for (komi, winner) in [(100.0, Color::White), (-100.0, Color::Black)] {
+            let plan = GamePlan {
+                game: 1,
+                seed: 5,
+                black: "uct:sims=30".into(),
+                white: "uct:sims=30".into(),
+            };
+            let rules = GameRules {
+                komi,
+                max_moves: 24,
+                ..GameRules::default()
+            };
+            let g = play(&plan, &rules).unwrap();
+            assert_eq!(g.row.winner, winner.letter().to_string());
+            let recs = records(&g);
+            assert!(recs.len() >= 20, "{} records", recs.len());
+            for p in &recs {
+                let v = p.search.as_ref().unwrap().value;
+                if p.color() == winner {
+                    assert!(v > 0.95, "komi {komi}: move {}: {v}", p.move_number);
+                } else {
+                    assert!(v < 0.05, "komi {komi}: move {}: {v}", p.move_number);
+                }
+            }
+        }
+    }
+
+    /// Over a seeded game between equal engines, the values near the end (the last ten
+    /// records, when the game is nearly decided) favour the eventual winner: the winner's
+    /// own records average above one half and the loser's below.
+    #[test]
+    fn near_the_end_the_winner_s_records_value_its_position_above_one_half() {
+        let plan = GamePlan {
+            game: 1,
+            seed: 11,
+            black: "uct:sims=200".into(),
+            white: "uct:sims=200".into(),
+        };
+        let g = play(&plan, &GameRules::default()).unwrap();
+        let winner = match g.row.winner.as_str() {
+            "B" => Color::Black,
+            "W" => Color::White,
+            w => panic!("a seeded game with komi 6.5 has a winner, not {w}"),
+        };
+        let recs = records(&g);
+        let end = &recs[recs.len().saturating_sub(10)..];
+        let mean = |c: Color| {
+            let vals: Vec<f32> = end
+                .iter()
+                .filter(|p| p.color() == c)
+                .map(|p| p.search.as_ref().unwrap().value)
+                .collect();
+            assert!(vals.len() >= 4, "{c:?}: {vals:?}");
+            vals.iter().sum::<f32>() / vals.len() as f32
+        };
+        let (won, lost) = (mean(winner), mean(winner.opponent()));
+        assert!(won > 0.5, "winner {winner:?}: {won}");
+        assert!(lost < 0.5, "loser: {lost}");
+    }
+
+    /// A game the move cap ended is counted (a score, the area margin with komi) but has no
+    /// final owners: its stones need not be settled, so no record claims ownership.
+    #[test]
+    fn a_capped_game_is_scored_without_ownership() {
+        let plan = GamePlan {
+            game: 1,
+            seed: 3,
+            black: "uct:sims=20".into(),
+            white: "uct:sims=20".into(),
+        };
+        let rules = GameRules {
+            max_moves: 30,
+            ..GameRules::default()
+        };
+        let g = play(&plan, &rules).unwrap();
+        assert_eq!(g.row.reason, EndReason::MoveCap);
+        let score = g.row.score.expect("a capped game is counted");
+        let recs = records(&g);
+        assert_eq!(recs.len(), 30);
+        for p in &recs {
+            let t = p.search.as_ref().unwrap();
+            assert_eq!(t.ownership, None, "move {}", p.move_number);
+            assert_eq!(t.score, score);
+        }
+    }
+
+    /// `final_ownership`'s colours: 1 for black's stones and the empty points only black
+    /// reaches, 2 for white's, 0 for dame. Black walls column D and white column F: A-D are
+    /// black's, F-J white's and column E, reached by both, nobody's.
+    #[test]
+    fn final_owners_are_one_for_black_two_for_white_and_zero_for_dame() {
+        let mut game = Game::new(6.5);
+        for row in 1..=9 {
+            for (color, col) in [(Color::Black, 'D'), (Color::White, 'F')] {
+                let mv = Move::from_gtp(&format!("{col}{row}")).unwrap();
+                game.play_as(color, mv).unwrap();
+            }
+        }
+        let own = final_ownership(&game);
+        for (i, &o) in own.iter().enumerate() {
+            let col = Point::new(i).col();
+            let want = match col {
+                0..=3 => 1,
+                4 => 0,
+                _ => 2,
+            };
+            assert_eq!(
+                o,
+                want,
+                "point {} (column {col})",
+                Move::from_index(i).unwrap().to_gtp()
+            );
+        }
+    }
+
     #[test]
     fn engines_without_root_visits_are_refused() {
         let plan = GamePlan {

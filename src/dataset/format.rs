@@ -776,6 +776,81 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// The version-2 bytes where the module's layout table puts them, field by field, in
+    /// both directions: an encoded record read at the documented offsets, and a record
+    /// written at the documented offsets decoded.
+    #[test]
+    fn version_two_fields_lie_at_their_documented_offsets() {
+        // The table: 40..204 visits, 204..208 value, 208..212 simulations, 212..233 owners,
+        // 233 flags, 234..236 reserved, 236..240 score.
+        const VISITS: usize = 40;
+        const VALUE: usize = 204;
+        const SIMULATIONS: usize = 208;
+        const OWNERS: usize = 212;
+        const FLAGS: usize = 233;
+        const SCORE: usize = 236;
+        let p = with_search(0);
+        let t = p.search.as_ref().unwrap();
+        let r = encode_any(&p);
+        assert_eq!(r.len(), SEARCH_RECORD_SIZE);
+        assert_eq!(r[..RECORD_SIZE], encode(&p));
+        let u16_at = |i: usize| u16::from_le_bytes([r[i], r[i + 1]]);
+        let f32_at = |i: usize| f32::from_le_bytes(r[i..i + 4].try_into().unwrap());
+        for (k, &v) in t.visits.iter().enumerate() {
+            assert_eq!(u16_at(VISITS + 2 * k), v, "visits of slot {k}");
+        }
+        assert_eq!(VISITS + 2 * VISIT_SLOTS, VALUE);
+        assert_eq!(f32_at(VALUE), t.value);
+        assert_eq!(
+            u32::from_le_bytes(r[SIMULATIONS..SIMULATIONS + 4].try_into().unwrap()),
+            t.simulations
+        );
+        let own = t.ownership.unwrap();
+        for (i, &o) in own.iter().enumerate() {
+            assert_eq!(
+                (r[OWNERS + i / 4] >> (2 * (i % 4))) & 3,
+                o,
+                "owner of point {i}"
+            );
+        }
+        assert_eq!(OWNERS + NN.div_ceil(4), FLAGS);
+        assert_eq!(r[FLAGS], 1, "ownership known");
+        assert_eq!(r[FLAGS + 1..SCORE], [0, 0], "reserved");
+        assert_eq!(f32_at(SCORE), t.score);
+        assert_eq!(SCORE + 4, SEARCH_RECORD_SIZE);
+
+        // A record written from the table alone decodes to the fields put there.
+        let mut w = encode(&sample(1)).to_vec();
+        w.resize(SEARCH_RECORD_SIZE, 0);
+        w[VISITS + 2 * 7..VISITS + 2 * 7 + 2].copy_from_slice(&513u16.to_le_bytes());
+        w[VISITS + 2 * 81..VISITS + 2 * 81 + 2].copy_from_slice(&9u16.to_le_bytes());
+        w[VALUE..VALUE + 4].copy_from_slice(&0.625f32.to_le_bytes());
+        w[SIMULATIONS..SIMULATIONS + 4].copy_from_slice(&70_000u32.to_le_bytes());
+        // Point 0 black, point 5 white, point 80 black; the rest nobody's.
+        w[OWNERS] = 1;
+        w[OWNERS + 1] = 2 << 2;
+        w[OWNERS + 20] = 1;
+        w[FLAGS] = 1;
+        w[SCORE..SCORE + 4].copy_from_slice(&(-12.5f32).to_le_bytes());
+        let back = decode(&w).unwrap();
+        let s = back.search.unwrap();
+        let mut visits = [0u16; VISIT_SLOTS];
+        visits[7] = 513;
+        visits[81] = 9;
+        assert_eq!(s.visits, visits);
+        assert_eq!(s.value, 0.625);
+        assert_eq!(s.simulations, 70_000);
+        let mut owners = [0u8; NN];
+        owners[0] = 1;
+        owners[5] = 2;
+        owners[80] = 1;
+        assert_eq!(s.ownership, Some(owners));
+        assert_eq!(s.score, -12.5);
+        // Flags 0: the owner bytes are not read.
+        w[FLAGS] = 0;
+        assert_eq!(decode(&w).unwrap().search.unwrap().ownership, None);
+    }
+
     #[test]
     fn visits_above_u16_are_scaled_keeping_every_visited_move() {
         let mut counts = [0u32; VISIT_SLOTS];

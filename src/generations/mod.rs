@@ -635,11 +635,7 @@ pub fn run_loop(
             };
             (st.decision, name.to_string())
         });
-        let promoted = match &sprt {
-            Some((Decision::H1, _)) => true,
-            Some((Decision::H0, _)) => false,
-            _ => share >= config.gate.threshold,
-        };
+        let promoted = gate_decision(sprt.as_ref().map(|s| s.0), share, config.gate.threshold);
         let elo = state.elo() + if promoted { elo_of(share, n) } else { 0.0 };
         let test = read_split(&data_dir, Split::Test)?;
         let curve_selfplay = error_curve(&model_dir, &test, config)?;
@@ -759,6 +755,19 @@ fn train_candidate(
     Ok(train_set.len() as u64)
 }
 
+/// The gate's decision: promote the candidate or keep the best. A sequential test that
+/// decided is final (H1 promotes, H0 keeps); without one, or when it stayed undecided, the
+/// candidate is promoted when its `share` of the gate's points reaches `threshold`, the
+/// boundary included: 55 points of 100 meet a threshold of 0.55 (`55.0 / 100.0` is the double
+/// nearest 0.55, the same one the literal `0.55` reads as, so the comparison is exact).
+pub fn gate_decision(sprt: Option<Decision>, share: f64, threshold: f64) -> bool {
+    match sprt {
+        Some(Decision::H1) => true,
+        Some(Decision::H0) => false,
+        Some(Decision::Undecided) | None => share >= threshold,
+    }
+}
+
 /// The Elo difference a share `s` of points over `n` games means (the share kept half a game
 /// from 0 and 1, so a clean sweep gives a finite number).
 pub fn elo_of(s: f64, n: u32) -> f64 {
@@ -818,4 +827,47 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
     let summary = out.join("summary.md");
     write_atomic(&summary, text.as_bytes())?;
     chart::write_charts(state, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The share the loop computes from `points` over `n` games, as `run_loop` does.
+    fn share(points: f64, n: u32) -> f64 {
+        points / f64::from(n.max(1))
+    }
+
+    /// "Promote when the candidate's share of points reaches the threshold": a candidate
+    /// exactly at the threshold (55/100 at 0.55, 110/200 at 0.55, 11/20 at the default)
+    /// reaches it and is promoted; half a point less is not.
+    #[test]
+    fn gate_at_exactly_its_threshold_promotes() {
+        let default = GateSection::default().threshold;
+        assert!(gate_decision(None, share(55.0, 100), 0.55));
+        assert!(gate_decision(None, share(110.0, 200), 0.55));
+        assert!(gate_decision(None, share(11.0, 20), default));
+        assert!(gate_decision(None, share(50.0, 100), 0.5));
+        assert!(!gate_decision(None, share(54.5, 100), 0.55));
+        assert!(!gate_decision(None, share(109.5, 200), 0.55));
+        // An undecided sequential test falls back to the same threshold.
+        assert!(gate_decision(
+            Some(Decision::Undecided),
+            share(55.0, 100),
+            0.55
+        ));
+        assert!(!gate_decision(
+            Some(Decision::Undecided),
+            share(54.0, 100),
+            0.55
+        ));
+    }
+
+    /// A sequential test that decided overrides the share: H1 promotes a candidate below
+    /// the threshold, H0 keeps the best against a candidate above it.
+    #[test]
+    fn gate_decided_sequential_test_overrides_the_share() {
+        assert!(gate_decision(Some(Decision::H1), share(40.0, 100), 0.55));
+        assert!(!gate_decision(Some(Decision::H0), share(70.0, 100), 0.55));
+    }
 }

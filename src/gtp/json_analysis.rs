@@ -838,6 +838,90 @@ mod tests {
         assert_eq!(white["rootInfo"]["currentPlayer"], "W");
     }
 
+    /// `initialStones` for a diagram of rows 9 to 1 (`B`, `W` or `.` per point).
+    fn initial_stones(rows: &[&str; 9]) -> String {
+        let mut stones = Vec::new();
+        for (r, line) in rows.iter().enumerate() {
+            for (c, cell) in line.split(' ').enumerate() {
+                let vertex = format!("{}{}", "ABCDEFGHJ".as_bytes()[c] as char, 9 - r);
+                if cell == "B" || cell == "W" {
+                    stones.push(format!(r#"["{cell}","{vertex}"]"#));
+                }
+            }
+        }
+        stones.join(",")
+    }
+
+    /// Every score of a response (the root's and each move's `scoreLead` and `scoreMean`),
+    /// for moves searched enough to have settled.
+    fn scores(v: &Value) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        for field in ["scoreLead", "scoreMean"] {
+            out.push((
+                format!("rootInfo.{field}"),
+                v["rootInfo"][field].as_f64().unwrap(),
+            ));
+            for i in v["moveInfos"].as_array().unwrap() {
+                if i["visits"].as_u64().unwrap() >= 20 {
+                    let mv = i["move"].as_str().unwrap();
+                    out.push((format!("{mv}.{field}"), i[field].as_f64().unwrap()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Scores are reported for the side `reportAnalysisWinratesAs` names, in the root's
+    /// figures and every move's alike: in a position white leads by about 36 + 7 = 43 points
+    /// (36 points of area, row 7 shared, komi 7), with white to move `WHITE` and `SIDETOMOVE`
+    /// report about +43 everywhere and `BLACK` about -43; with black to move, `BLACK` and
+    /// `SIDETOMOVE` report about -43 and `WHITE` about +43.
+    #[test]
+    fn every_move_s_score_is_for_the_side_the_query_asks() {
+        // The settled position of `a_side_ahead_is_ahead_from_every_perspective` with the
+        // colours swapped: white's two-eyed rows 1-6 (a dead black stone at E3), black's
+        // rows 8-9.
+        let stones = initial_stones(&[
+            ". B . B . B . B .",
+            "B B B B B B B B B",
+            ". . . . . . . . .",
+            "W W W W W W W W W",
+            ". W . W . W . W .",
+            "W W W W W W W W W",
+            ". W . . B . . W .",
+            "W W W W W W W W W",
+            ". W . W . W . W .",
+        ]);
+        let mut s = server();
+        for (player, persp, white_ahead_reads) in [
+            ("W", "WHITE", 1.0),
+            ("W", "SIDETOMOVE", 1.0),
+            ("W", "BLACK", -1.0),
+            ("B", "BLACK", -1.0),
+            ("B", "SIDETOMOVE", -1.0),
+            ("B", "WHITE", 1.0),
+        ] {
+            let v = one(
+                &mut s,
+                &format!(
+                    r#"{{"id":"p","moves":[],"initialStones":[{stones}],"initialPlayer":"{player}",
+                        "komi":7,"maxVisits":1000,
+                        "overrideSettings":{{"reportAnalysisWinratesAs":"{persp}"}}}}"#
+                ),
+            );
+            assert_eq!(v["rootInfo"]["currentPlayer"], player, "{v}");
+            let scores = scores(&v);
+            assert!(scores.len() > 4, "{player} to move, {persp}: {scores:?}");
+            for (what, score) in scores {
+                let lead = score * white_ahead_reads;
+                assert!(
+                    (34.0..52.0).contains(&lead),
+                    "{player} to move, as {persp}: {what} = {score}"
+                );
+            }
+        }
+    }
+
     /// A client script: input lines handed over at given poll calls, output collected.
     struct Script {
         /// (poll call at which the line arrives, line)

@@ -578,6 +578,26 @@ impl Tree {
         pv
     }
 
+    /// The moves from the root to every expanded node (the root's empty line included), for
+    /// tests that replay the positions the search rated.
+    #[cfg(test)]
+    pub(crate) fn expanded_lines(&self) -> Vec<Vec<usize>> {
+        let mut out = Vec::new();
+        let mut stack = vec![(0usize, Vec::new())];
+        while let Some((i, line)) = stack.pop() {
+            let Some(kids) = self.nodes[i].children() else {
+                continue;
+            };
+            for k in kids {
+                let mut next = line.clone();
+                next.push(self.nodes[k].mv());
+                stack.push((k, next));
+            }
+            out.push(line);
+        }
+        out
+    }
+
     /// Claims `count` arena slots when at least `need` are free; the first slot's index.
     fn claim(&self, need: usize, count: usize) -> Option<usize> {
         let mut len = self.len.load(Relaxed);
@@ -1275,6 +1295,65 @@ mod tests {
         let rate_other = other.1 / other.0 as f32;
         assert!(rate_e5 - rate_other > 0.3, "{rate_e5} vs {rate_other}");
         assert!(rate_e5 < 0.95, "playouts keep their half: {rate_e5}");
+    }
+
+    /// A "network" whose value gives black a win probability of 0.1 in every position.
+    struct BlackLosesValue;
+    impl crate::prune::Pruner for BlackLosesValue {
+        fn name(&self) -> String {
+            "black-loses-value".into()
+        }
+        fn reads_history(&self) -> bool {
+            false
+        }
+        fn badness(&self, _ctx: &crate::prune::PruneContext<'_>, out: &mut [f32; NN]) {
+            out.fill(0.5);
+        }
+        fn badness_value(
+            &self,
+            ctx: &crate::prune::PruneContext<'_>,
+            out: &mut [f32; NN],
+        ) -> Option<f32> {
+            out.fill(0.5);
+            Some(if ctx.to_move == Color::Black {
+                0.1
+            } else {
+                0.9
+            })
+        }
+        fn has_value(&self) -> bool {
+            true
+        }
+    }
+
+    /// `lambda` is the value's weight: a result is `(1 - lambda) * playout + lambda * value`.
+    /// With a komi of -100 every playout is a black win (1) while the value gives black 0.1,
+    /// so black's mean result is `(1 - lambda) + 0.1 * lambda`: 0.775 at `lambda = 0.25` and
+    /// 0.325 at `lambda = 0.75` (0.19 at 0.9). Weights the other way round would give the
+    /// means swapped (0.325, 0.775, 0.91), 0.45 or more away. Simulations ended by two passes
+    /// in the tree count the area alone, a black win, and exploration keeps returning to
+    /// the pass children, so the means sit up to a few hundredths above the formula.
+    #[test]
+    fn lambda_weighs_the_value_and_one_minus_lambda_the_playout() {
+        for (lambda, want) in [(0.25f32, 0.775f32), (0.75, 0.325), (0.9, 0.19)] {
+            let (mut t, _) = worker(None, None);
+            t.settings.value = Some(ValueMix { slot: 0, lambda });
+            t.settings.expand = 0;
+            t.settings.playout.komi = -100.0;
+            let slots = vec![PrunerSlot::new(Arc::new(BlackLosesValue), 1 << 12).with_value()];
+            let mut w = Worker::new(slots, FastRng::new(5));
+            w.search(&t, &SimBudget::new(3000), None);
+            // The root's children hold black's results (black is to move at the root).
+            let (visits, wins) = t.root_children().iter().fold((0u32, 0f32), |(v, w), c| {
+                (v + c.real_visits(), w + c.real_wins())
+            });
+            assert_eq!(visits, 3000);
+            let mean = wins / visits as f32;
+            assert!(
+                mean > want - 0.02 && mean < want + 0.1,
+                "lambda {lambda}: black's mean result {mean}, want {want}"
+            );
+        }
     }
 
     #[test]

@@ -980,7 +980,7 @@ impl Engine for UctEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::Position;
+    use crate::dataset::{NO_POINT, Position};
     use crate::net::NetPruner;
     use crate::net::curve::PositionScorer;
     use crate::net::data::sgf_positions;
@@ -1088,6 +1088,94 @@ mod tests {
                 "{spec_name}: {children} children of {roots} checked"
             );
         }
+    }
+
+    /// Below depth 1 both last moves a node's position is rated with come from the tree's
+    /// own path, newest first. For every network kind that reads the last moves, every
+    /// position the search expanded (at any depth; searched from a recorded position whose
+    /// history the record gives) is in the cache under its true last two moves, with the
+    /// scores `eval` gives that position with that history.
+    #[test]
+    fn the_search_rates_every_depth_of_its_tree_with_the_true_last_moves() {
+        let positions = recorded_positions();
+        let k = 6;
+        let pos = &positions[k];
+        assert_eq!(pos.game, positions[0].game);
+        let mut networks = 0;
+        for (spec_name, eval_name) in NETWORKS {
+            let eval_net = NetPruner::load_named(eval_name).unwrap();
+            if !eval_net.reads_history() {
+                continue;
+            }
+            networks += 1;
+            // Narrow (the 60 worst moves pruned at every node) so that 2000 simulations
+            // reach depth 4 and more.
+            let config = UctConfig {
+                sims: 2000,
+                expand: 1,
+                cache: 1 << 18,
+                history: true,
+                prune: Some(TreePrune {
+                    pruner: spec_name.into(),
+                    x: 60,
+                    depth: 0,
+                }),
+                ..UctConfig::default()
+            };
+            let mut engine = UctEngine::new(config, 5).unwrap();
+            engine.new_game(6.5);
+            for p in &positions[..k] {
+                engine.play(p.color(), p.played_move()).unwrap();
+            }
+            let root = *engine.game.board();
+            assert_eq!(root.cells(), pos.board().cells());
+            engine.analyze(pos.color());
+            let slot = &engine.workers[0].slots[0];
+            // Positions checked and positions not found in the cache, by depth.
+            let (mut found, mut missing) = ([0usize; 8], [0usize; 8]);
+            for line in engine.trees[0].expanded_lines() {
+                let mut board = root;
+                let mut color = pos.color();
+                let mut last = pos.last_moves;
+                for &mv in &line {
+                    board
+                        .play_move(color, Move::from_index(mv).unwrap())
+                        .unwrap();
+                    color = color.opponent();
+                    last = [mv as u8, last[0], last[1], last[2]];
+                }
+                let depth = line.len().min(7);
+                let Some(got) = slot.cached(&board, color, [last[0], last[1]]) else {
+                    missing[depth] += 1;
+                    continue;
+                };
+                let at = Position {
+                    cells: *board.cells(),
+                    to_move: color as u8,
+                    last_moves: last,
+                    ko: board.ko_point().map_or(NO_POINT, |p| p.index() as u8),
+                    ..pos.clone()
+                };
+                let mut want = [0f32; NN];
+                eval_net.score(&at, &at.board(), &mut want);
+                assert_eq!(got, &want, "{spec_name}: the position after {line:?}");
+                found[depth] += 1;
+            }
+            // The direct-mapped cache may have evicted a few entries; most must be there.
+            for d in 0..8 {
+                assert!(
+                    missing[d] * 20 <= found[d] + missing[d],
+                    "{spec_name}: depth {d}: {} of {} positions not rated with their last moves",
+                    missing[d],
+                    found[d] + missing[d]
+                );
+            }
+            assert!(
+                found[2] > 20 && found[3] > 5 && found[4] > 0,
+                "{spec_name}: too shallow a tree to check: {found:?}"
+            );
+        }
+        assert!(networks >= 3, "{networks} networks read the last moves");
     }
 
     /// `history=false` (the recorded presets) gives the networks no last moves, as before.
