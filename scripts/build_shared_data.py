@@ -265,13 +265,16 @@ def history_files(repo, path, flag):
     """{relative path: bytes} of the `.sgf` files under `path` in the last commit of the
     checkout's history that holds `path` (the folder deleted later), read with git."""
     try:
-        git(repo, "rev-parse", "--git-dir")
+        top = git(repo, "rev-parse", "--show-toplevel").decode().strip()
     except (OSError, subprocess.CalledProcessError):
+        top = None
+    # The checkout's own history only: not that of a repository the folder happens to sit in.
+    if top is None or os.path.realpath(top) != os.path.realpath(repo):
         raise BuildError(
             f"{flag} {repo}: no {path}/ folder and no git history to take it from "
             "(use a full clone of the repository)"
         ) from None
-    last = git(repo, "rev-list", "-1", "--all", "--", path).decode().strip()
+    last = git(repo, "rev-list", "-1", "HEAD", "--", path).decode().strip()
     if not last:
         raise BuildError(f"{flag} {repo}: {path}/ is in neither the checkout nor its git history")
     commit = last
@@ -306,8 +309,8 @@ def collect_ogs(teeny):
     """{game id: (kept bytes, rank source, sorted subsets)} over all five subsets."""
     copies = {}  # id -> list of (priority, subset, bytes)
     sources = [(0, DAN_SUBSET, teeny_part(teeny, DAN_PATH, "--teeny-go"))]
-    for rank, subset in enumerate(OGS_SUBSETS, start=1):
-        sources.append((rank, subset, folder_files(os.path.join(teeny, "data", subset))))
+    for priority, subset in enumerate(OGS_SUBSETS, start=1):
+        sources.append((priority, subset, folder_files(os.path.join(teeny, "data", subset))))
     for priority, subset, files in sources:
         for rel, data in files.items():
             m = GAME_FILE.fullmatch(rel)
@@ -332,7 +335,8 @@ def index_row(gid, data, source, subsets):
     except ValueError:
         # A record that does not parse keeps its row: the index covers every archived game.
         root, moves, passes, siblings = ({}, []), "", "", False
-    row = {k: root_value(root, k) for k in ("DT", "SZ", "HA", "KM", "RU", "RE", "TM", "OT", "PB", "PW")}
+    plain = ("DT", "SZ", "HA", "KM", "RU", "RE", "TM", "OT", "PB", "PW")
+    row = {k: root_value(root, k) for k in plain}
     row.update(game_id=gid, subsets="+".join(subsets), rank_source=source)
     for colour in ("B", "W"):
         raw = root_value(root, colour + "R")
@@ -390,7 +394,9 @@ def collect_engine(gnugo, fuego, teeny):
 
 
 def xz_writer(path):
-    # preset 9: the 64 MiB dictionary of the shared archives; CRC64 is lzma's default.
+    # preset 9 (64 MiB dictionary, one block) in-process, so the bytes do not depend on an
+    # xz binary's thread count. The shared OGS archive was written with xz's multi-block
+    # default: its compressed bytes differ from these, the tar inside is the same.
     return lzma.open(path, "wb", preset=9)
 
 
@@ -438,19 +444,17 @@ def main(argv):
         check_dir("--teeny-go", a.teeny_go, "data/" + subset)
     check_dir("--gnugo", a.gnugo, GNUGO_PATH)
     check_dir("--fuego", a.fuego, FUEGO_PATH)
-    os.makedirs(a.out, exist_ok=True)
-
+    # Everything is read before anything is written: a failure leaves no partial output.
     games = collect_ogs(a.teeny_go)
     ids = sorted(games)
+    rows = [index_row(gid, *games[gid]) for gid in ids]
+    engine = collect_engine(a.gnugo, a.fuego, a.teeny_go)
+    os.makedirs(a.out, exist_ok=True)
     write_tar_xz(
         os.path.join(a.out, "ogs9x9.tar.xz"),
         [(f"ogs9x9/ogs_{gid}.sgf", games[gid][0]) for gid in ids],
     )
-    write_index(
-        os.path.join(a.out, "ogs9x9_index.csv.xz"),
-        [index_row(gid, *games[gid]) for gid in ids],
-    )
-    engine = collect_engine(a.gnugo, a.fuego, a.teeny_go)
+    write_index(os.path.join(a.out, "ogs9x9_index.csv.xz"), rows)
     write_tar_xz(os.path.join(a.out, "engine9x9.tar.xz"), engine)
     print(f"ogs9x9.tar.xz: {len(ids)} games; engine9x9.tar.xz: {len(engine)} games; in {a.out}")
 
