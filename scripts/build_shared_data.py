@@ -46,7 +46,7 @@ Index columns, and how each is derived:
 - `BR_num`, `WR_num`: 1k = 0, 2k = -1, ..., 1d = 1, 2d = 2 (pro ranks `Np` count as 9d + N,
   an assumption: none occur in these files); empty when the rank is unknown.
 - `n_moves`: `B`/`W` moves along the main line (first child at each branch), passes
-  included, broken coordinates (`B[dundefined]`, a few OGS files) not; `n_pass`: the
+  included, broken coordinates (`B[dundefined]`, in one OGS file) not; `n_pass`: the
   passes among them (`[]` or `[tt]`).
 - `has_siblings`: 1 when some node of the parsed tree has more than one child (a real
   variation). Differs on purpose from the shared index, whose 102 flags match the text
