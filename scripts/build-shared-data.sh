@@ -11,7 +11,7 @@
 # Why a script: a plain clone of akushu has no game records, and the records may not be
 # redistributed with it; this rebuilds them from their sources. Only 9x9 games; the output
 # is deterministic (members sorted, mode 644, owner 0/0, mtime 0, xz preset 9), so two runs
-# give identical bytes. About three minutes and 1 GB of memory for the full sources.
+# give identical bytes. About five minutes and 1.5 GB of memory for the full sources.
 #
 # What it takes from where, which games it drops (error stubs, duplicates by game id, other
 # board sizes, engine files that are problems rather than games) and how each index column
