@@ -37,7 +37,8 @@ Index columns, and how each is derived:
   subsets still in the repository).
 - `DT, SZ, HA, KM, RU, RE, TM, OT, PB, PW`: the root node's first value of each, as
   written (SGF escapes such as `\\]` kept, as in the shared index) and trimmed; empty when
-  absent. Stray text in the root (an unescaped `]` in a name) is skipped, not fatal.
+  absent. Stray text (outside any value, e.g. after an unescaped `]` in a name) is
+  skipped, not fatal.
 - `BR_raw`, `WR_raw`: the root's `BR`/`WR`, the same way.
 - `BR`, `WR`: corrected ranks. The `head` scrape mirrored kyu ranks: a file saying `Nk`
   means `(30-N)k` (so `0k` is 30k and `-3k` is 33k). Found by comparing the games present in
@@ -50,8 +51,8 @@ Index columns, and how each is derived:
   passes among them (`[]` or `[tt]`).
 - `has_siblings`: 1 when some node of the parsed tree has more than one child (a real
   variation). Differs on purpose from the shared index, whose 102 flags match the text
-  `) (` anywhere in the file: chat comments such as `:) (no russian)`; no OGS file here
-  has a real variation, so this column is 0 throughout.
+  `) (` anywhere in the file (chat comments: a smiley before a bracketed remark); no OGS
+  file here has a real variation, so this column is 0 throughout.
 - `bot_suspect`: 1 when the game is in `bot_games` or a player name contains one of
   `BOT_NAMES` (case-insensitive). The list was rebuilt from the shared index's suspects
   and reproduces all of its flags; it stays a heuristic (it flags "Abbot", misses bots
@@ -105,9 +106,9 @@ VALUE = re.compile(r"\[((?:[^\]\\]|\\.)*)\]", re.S)
 def parse_sgf(text):
     """Parse the first game tree of `text` into nested `(properties, children)` pairs.
 
-    `properties` maps a property name to its list of values as written (escapes kept). Iterative, because
-    OGS writes each move as a nested variation, hundreds of levels deep in long games.
-    Raises ValueError on text that is not an SGF tree."""
+    `properties` maps a property name to its list of values as written (escapes kept).
+    Iterative, because OGS writes each move as a nested variation, hundreds of levels deep
+    in long games. Raises ValueError on text that is not an SGF tree."""
     start = text.find("(")
     if start < 0 or not text[start + 1 :].lstrip().startswith(";"):
         raise ValueError("no game tree")
