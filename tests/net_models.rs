@@ -86,8 +86,9 @@ fn resumed_training_matches_an_uninterrupted_run() {
 
 #[test]
 fn resuming_mid_epoch_matches_an_uninterrupted_run() {
-    // Validation (and so a checkpoint) every 3 steps: the first run pauses after its first
-    // checkpoint, inside epoch 1, and the resumed run must end where the straight run ends.
+    // Validation every 3 steps: the first run, given no time, pauses after its first step,
+    // between validations inside epoch 1 (its checkpoint keeps the open interval's loss), and
+    // the resumed run must end where the straight run ends, log and weights.
     let tmp = tempdir("cnn_mid_epoch");
     let cfg = tiny_cnn()
         .with_validate_every(3)
@@ -106,7 +107,10 @@ fn resuming_mid_epoch_matches_an_uninterrupted_run() {
         },
     )
     .unwrap();
-    assert!(first.paused && first.steps == 3, "{first:?}");
+    assert!(
+        first.paused && first.steps == 1 && first.log.is_empty(),
+        "{first:?}"
+    );
     let resumed = run(&cfg, &tmp.join("split"), true);
     assert_eq!(resumed.steps, straight.steps);
     assert!(
@@ -173,8 +177,8 @@ fn two_threads_give_the_one_thread_losses() {
     );
 }
 
-/// A data-parallel run (two threads: each batch split into two shards) paused at its first
-/// checkpoint resumes to the uninterrupted two-thread run's losses and weights, bit for bit,
+/// A data-parallel run (two threads: each batch split into two shards) paused after its first
+/// step resumes to the uninterrupted two-thread run's losses and weights, bit for bit,
 /// whatever `--threads` the resume is given: the checkpoint keeps the shard count, and the
 /// shards decide the sums' order.
 #[test]
@@ -208,7 +212,7 @@ fn a_two_thread_run_resumes_to_the_same_weights_with_any_thread_count() {
     };
     for (resume_threads, dir) in [(2, "same"), (1, "fewer")] {
         let first = with(2, dir, true, false);
-        assert!(first.paused && first.steps == 3, "{first:?}");
+        assert!(first.paused && first.steps == 1, "{first:?}");
         let resumed = with(resume_threads, dir, false, true);
         assert_eq!(
             losses(&resumed),
