@@ -11,7 +11,7 @@
 use akushu::dataset::{Split, read_split};
 use akushu::net::encode::NetInput;
 use akushu::net::pruner::NetPruner;
-use akushu::net::train::value_target;
+use akushu::net::targets::value_target;
 use akushu::rules::NN;
 
 fn main() -> anyhow::Result<()> {

@@ -150,9 +150,9 @@ fn loop_candidates_grow_value_and_ownership_heads_from_the_selfplay_results() {
     use akushu::prune::Pruner;
     let mut config = quick_loop();
     config.generations = 1;
-    config.train.value_channels = Some(8);
-    config.train.ownership = Some(true);
-    config.train.history = Some(false);
+    config.train.options.value_channels = Some(8);
+    config.train.options.ownership = Some(true);
+    config.train.options.history = Some(false);
     let tmp = Scratch::new("loop-heads");
     let out = tmp.path().join("loop");
     let outcome = run_loop(&config, &out, &LoopOptions::default()).unwrap();
@@ -182,8 +182,8 @@ fn loop_candidates_grow_value_and_ownership_heads_from_the_selfplay_results() {
 fn a_heads_only_loop_keeps_the_start_networks_move_distribution() {
     let mut config = quick_loop();
     config.generations = 1;
-    config.train.value_channels = Some(8);
-    config.train.heads_only = true;
+    config.train.options.value_channels = Some(8);
+    config.train.options.heads_only = Some(true);
     let tmp = Scratch::new("loop-heads-only");
     let outcome = run_loop(&config, &tmp.path().join("loop"), &LoopOptions::default()).unwrap();
     let candidate = PathBuf::from(&outcome.state.generations[0].candidate);
@@ -375,4 +375,28 @@ fn bad_loop_configs_are_refused_with_the_reason() {
         msg.contains("broken-net") && msg.contains("config.json"),
         "{msg}"
     );
+}
+
+/// The committed loop folders' `loop.toml` files, written when every `[train]` default was
+/// spelt out, run the same loops as their experiment files (so the folders still resume),
+/// and the experiment files still parse.
+#[test]
+fn committed_loop_folders_continue_their_experiment_files() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(root().join("report/loops")).unwrap() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let experiment = root().join(format!("experiments/loops/{name}.toml"));
+        if !dir.join("loop.toml").exists() || !experiment.exists() {
+            continue;
+        }
+        let read = |p: &Path| -> LoopConfig {
+            toml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+        };
+        let (saved, now) = (read(&dir.join("loop.toml")), read(&experiment));
+        // The start networks are named relative to the repository root, the tests' folder.
+        assert!(now.continues(&saved).unwrap(), "{name}: {saved:?}\n{now:?}");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked}");
 }

@@ -57,7 +57,7 @@ pub struct TrainBenchArgs {
     pub hidden: Vec<usize>,
     /// MLP input encoding.
     #[arg(long, value_enum, default_value = "paper")]
-    pub encoding: crate::cli::train::EncodingArg,
+    pub encoding: crate::net::options::EncodingArg,
     /// Examples per step; several (comma-separated) are measured one after another.
     #[arg(long, value_delimiter = ',', default_value = "256")]
     pub batch_size: Vec<usize>,

@@ -13,9 +13,8 @@ use clap::Args;
 
 use crate::dataset::Split;
 use crate::net::data::{read_split, synthetic_split};
-use crate::net::encode::MlpEncoding;
-use crate::net::mlp::MlpLoss;
-use crate::net::model::{LrSchedule, NetKind, TrainConfig, config_path, weights_path};
+use crate::net::model::{NetKind, TrainConfig, config_path, weights_path};
+use crate::net::options::TrainOverrides;
 use crate::net::train::{TrainOptions, mix_in, sample, train};
 
 #[derive(Debug, Clone, Args)]
@@ -58,140 +57,13 @@ pub struct TrainArgs {
     /// and stop (resume later with `--resume`; above 0, at most 1e6).
     #[arg(long, value_parser = minutes_arg)]
     pub stop_after_minutes: Option<f64>,
-    /// Override: learning-rate schedule [default: constant].
-    #[arg(long, value_enum)]
-    pub lr_schedule: Option<LrSchedule>,
-    /// Override: linear warm-up steps [default: 0].
-    #[arg(long)]
-    pub warmup_steps: Option<u64>,
-    /// Override: validate and checkpoint every N optimiser steps (0 = each epoch's end)
-    /// [default: 0].
-    #[arg(long)]
-    pub validate_every: Option<u64>,
-    /// Override: maximum epochs [default: 20].
-    #[arg(long, value_parser = epochs_arg)]
-    pub epochs: Option<usize>,
-    /// Override: seed [default: 42].
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Override: batch size (1 to 1,048,576) [default: 256].
-    #[arg(long, value_parser = batch_arg)]
-    pub batch_size: Option<usize>,
-    /// Override: Adam learning rate (above 0, at most 10) [default: 0.001].
-    #[arg(long, value_parser = lr_arg)]
-    pub lr: Option<f64>,
-    /// Override: use at most this many training positions, a seeded sample (0 = all)
-    /// [default: 0].
-    #[arg(long)]
-    pub max_train: Option<usize>,
-    /// Override: validate on at most this many positions (0 = all) [default: 20000].
-    #[arg(long)]
-    pub max_validation: Option<usize>,
-    /// Override: early-stopping patience in epochs [default: 3].
-    #[arg(long)]
-    pub patience: Option<usize>,
-    /// Override (MLP): hidden widths, comma-separated [default: 256,256].
-    #[arg(long, value_delimiter = ',')]
-    pub hidden: Option<Vec<usize>>,
-    /// Override (MLP): input encoding [default: paper].
-    #[arg(long, value_enum)]
-    pub encoding: Option<EncodingArg>,
-    /// Override (MLP): loss (`bce` as in the paper, or `softmax` over legal points)
-    /// [default: bce].
-    #[arg(long, value_enum)]
-    pub loss: Option<LossArg>,
-    /// Override (CNN): residual blocks (1 to 64) [default: 3, the shape of `models/cnn`].
-    #[arg(long, value_parser = blocks_arg)]
-    pub blocks: Option<usize>,
-    /// Override (CNN): channels (1 to 1024) [default: 32].
-    #[arg(long, value_parser = channels_arg)]
-    pub channels: Option<usize>,
-    /// Override (CNN): a value head with this many pooled features (0 to 1024; 0 = none):
-    /// it learns each position's outcome for the side to move, as `value=` reads it in the
-    /// search [default: 0]. With `--init-from` a model of the same tower without the head,
-    /// the tower and move head come over and the head starts fresh.
-    #[arg(long, value_parser = value_channels_arg)]
-    pub value_channels: Option<usize>,
-    /// Override (CNN): an ownership head (true/false), learning each point's final owner
-    /// from self-play records that have one [default: false].
-    #[arg(long)]
-    pub ownership: Option<bool>,
-    /// Override (CNN): whether the network reads the last two moves (true/false). `false`
-    /// keeps those input planes empty in training and wherever the network is used: the
-    /// inputs a `history=false` search (`strong2`) gives it. `--init-from` a network that
-    /// read them brings its weights over [default: true].
-    #[arg(long)]
-    pub history: Option<bool>,
-    /// Override: weight of the value loss beside the move loss (0 to 100) [default: 1].
-    #[arg(long, value_parser = head_weight_arg)]
-    pub value_weight: Option<f64>,
-    /// Override: weight of the ownership loss (0 to 100) [default: 1].
-    #[arg(long, value_parser = head_weight_arg)]
-    pub ownership_weight: Option<f64>,
-    /// Override: the search's share of the value target, 0 to 1: the head learns
-    /// `(1 - s) * result + s * the self-play search's root win rate` (human records keep
-    /// the result) [default: 0].
-    #[arg(long, value_parser = crate::util::num::share_arg)]
-    pub value_search_share: Option<f64>,
-    /// Override: train only the value and ownership heads (true/false); the tower and the
-    /// move head keep the `--init-from` weights, so the move distribution stays as it was
-    /// [default: false].
-    #[arg(long)]
-    pub heads_only: Option<bool>,
-    /// Override: random symmetry augmentation (true/false) [default: true for the CNN,
-    /// false for the MLP].
-    #[arg(long)]
-    pub augment: Option<bool>,
-    /// Override: the target, `played` (the move played) or `visits` (a self-play record's
-    /// root visits: soft cross-entropy, or for the MLP's BCE "bad = under --bad-share of the
-    /// visits"; records without visits fall back to the move played) [default: played].
-    #[arg(long, value_enum)]
-    pub target: Option<crate::net::model::Target>,
-    /// Override: with `--target visits`, the visit share under which the MLP's BCE target
-    /// calls a point bad (0 to 1) [default: 0.05].
-    #[arg(long, value_parser = crate::util::num::share_arg)]
-    pub bad_share: Option<f64>,
-    /// Override: mix another dataset's train split into training as this share of the
-    /// examples, `DIR=SHARE` (repeat for more; shares under 1 in all) [default: none].
-    #[arg(long, value_name = "DIR=SHARE", value_parser = mix_arg)]
-    pub mix: Vec<crate::net::model::MixSource>,
+    // The training options (`--epochs`, `--lr`, ...), the loop's `[train]` keys too; a
+    // plain comment, since clap would take a doc comment here for a help text.
+    #[command(flatten)]
+    pub options: TrainOverrides,
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
-}
-
-/// clap parser for `--mix DIR=SHARE`.
-fn mix_arg(text: &str) -> Result<crate::net::model::MixSource, String> {
-    let (dir, share) = text
-        .rsplit_once('=')
-        .ok_or_else(|| format!("--mix {text:?}: expected DIR=SHARE, e.g. data/paper=0.5"))?;
-    Ok(crate::net::model::MixSource {
-        data: dir.to_string(),
-        share: crate::util::num::parse_in("mix share", share, 0.0, 0.95)?,
-    })
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum EncodingArg {
-    Paper,
-    OneHot,
-    Planes,
-}
-
-impl From<EncodingArg> for MlpEncoding {
-    fn from(v: EncodingArg) -> MlpEncoding {
-        match v {
-            EncodingArg::Paper => MlpEncoding::Paper,
-            EncodingArg::OneHot => MlpEncoding::OneHot,
-            EncodingArg::Planes => MlpEncoding::Planes,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum LossArg {
-    Bce,
-    Softmax,
 }
 
 /// A new run: the config file (or defaults for `--model`), then the flags. A resumed run:
@@ -280,107 +152,23 @@ fn config_changes(saved: &TrainConfig, now: &TrainConfig) -> Vec<String> {
     out
 }
 
-/// The flag that sets a config field (`cnn.blocks` -> `--blocks`); a field no flag sets is
-/// named as `config.json` spells it.
+/// The flag that sets a config field (`cnn.blocks` -> `--blocks`, `learning_rate` ->
+/// `--lr`); a field no flag sets is named as `config.json` spells it.
 fn flag_of(field: &str) -> String {
     let last = field.rsplit('.').next().unwrap_or(field);
     match last {
-        "learning_rate" => "--lr".to_string(),
-        "model" | "epochs" | "seed" | "batch_size" | "max_train" | "max_validation"
-        | "patience" | "hidden" | "encoding" | "loss" | "blocks" | "channels"
-        | "value_channels" | "ownership" | "history" | "value_weight" | "ownership_weight"
-        | "heads_only" | "value_search_share" | "augment" | "lr_schedule" | "warmup_steps"
-        | "validate_every" | "init_from" | "target" | "bad_share" | "mix" => {
-            format!("--{}", last.replace('_', "-"))
-        }
-        _ => format!("config field {field}"),
+        // The two config fields set by arguments of `train` itself, not by an option.
+        "model" | "init_from" => format!("--{}", last.replace('_', "-")),
+        _ => TrainOverrides::flag(last).unwrap_or_else(|| format!("config field {field}")),
     }
 }
 
+/// The flags over `c`: the training options, and `--init-from` (the one config field set by
+/// an input rather than an option, so it stays out of the loop's keys).
 fn apply_flags(mut c: TrainConfig, args: &TrainArgs) -> TrainConfig {
-    if let Some(v) = args.epochs {
-        c.epochs = v;
-    }
-    if let Some(v) = args.seed {
-        c.seed = v;
-    }
-    if let Some(v) = args.batch_size {
-        c.batch_size = v;
-    }
-    if let Some(v) = args.lr {
-        c.learning_rate = v;
-    }
-    if let Some(v) = args.max_train {
-        c.max_train = v;
-    }
-    if let Some(v) = args.max_validation {
-        c.max_validation = v;
-    }
-    if let Some(v) = args.patience {
-        c.patience = v;
-    }
-    if let Some(v) = &args.hidden {
-        c.mlp.hidden = v.clone();
-    }
-    if let Some(v) = args.encoding {
-        c.mlp.encoding = v.into();
-    }
-    if let Some(v) = args.loss {
-        c.mlp.loss = match v {
-            LossArg::Bce => MlpLoss::Bce,
-            LossArg::Softmax => MlpLoss::Softmax,
-        };
-    }
-    if let Some(v) = args.blocks {
-        c.cnn.blocks = v;
-    }
-    if let Some(v) = args.channels {
-        c.cnn.channels = v;
-    }
-    if let Some(v) = args.value_channels {
-        c.cnn.value_channels = v;
-    }
-    if let Some(v) = args.ownership {
-        c.cnn.ownership = v;
-    }
-    if let Some(v) = args.history {
-        c.cnn.history = v;
-    }
-    if let Some(v) = args.value_weight {
-        c.value_weight = v;
-    }
-    if let Some(v) = args.ownership_weight {
-        c.ownership_weight = v;
-    }
-    if let Some(v) = args.heads_only {
-        c.heads_only = v;
-    }
-    if let Some(v) = args.value_search_share {
-        c.value_search_share = v;
-    }
-    if let Some(v) = args.augment {
-        c.augment = v;
-    }
-    if let Some(v) = args.lr_schedule {
-        c.lr_schedule = v;
-    }
-    if let Some(v) = args.warmup_steps {
-        c.warmup_steps = v;
-    }
-    if let Some(v) = args.validate_every {
-        c.validate_every = v;
-    }
+    args.options.apply(&mut c);
     if let Some(v) = &args.init_from {
         c.init_from = Some(v.display().to_string());
-    }
-    if let Some(v) = args.target {
-        c.target = v;
-    }
-    if let Some(v) = args.bad_share {
-        c.bad_share = v;
-    }
-    if !args.mix.is_empty() {
-        c.mix = args.mix.clone();
     }
     c
 }
@@ -392,45 +180,6 @@ fn minutes_arg(text: &str) -> Result<f64, String> {
         return Err(format!("minutes: {v} must be above 0"));
     }
     Ok(v)
-}
-
-/// clap parser for `--epochs` (at least one: a run of none writes no weights).
-fn epochs_arg(text: &str) -> Result<usize, String> {
-    crate::util::num::parse_in("epochs", text, 1, crate::net::model::MAX_EPOCHS)
-}
-
-/// clap parser for `--lr`.
-fn lr_arg(text: &str) -> Result<f64, String> {
-    let v = crate::util::num::parse_in("learning rate", text, 0.0, 10.0)?;
-    if v <= 0.0 {
-        return Err(format!("learning rate: {v} must be above 0"));
-    }
-    Ok(v)
-}
-
-/// clap parser for `--batch-size`.
-fn batch_arg(text: &str) -> Result<usize, String> {
-    crate::util::num::parse_in("batch size", text, 1, 1 << 20)
-}
-
-/// clap parser for `--blocks`.
-fn blocks_arg(text: &str) -> Result<usize, String> {
-    crate::util::num::parse_in("blocks", text, 1, 64)
-}
-
-/// clap parser for `--value-channels`.
-fn value_channels_arg(text: &str) -> Result<usize, String> {
-    crate::util::num::parse_in("value channels", text, 0, 1024)
-}
-
-/// clap parser for `--value-weight` and `--ownership-weight`.
-fn head_weight_arg(text: &str) -> Result<f64, String> {
-    crate::util::num::parse_in("head weight", text, 0.0, 100.0)
-}
-
-/// clap parser for `--channels`.
-fn channels_arg(text: &str) -> Result<usize, String> {
-    crate::util::num::parse_in("channels", text, 1, 1024)
 }
 
 /// The output kind in a model directory's marker file.

@@ -33,8 +33,9 @@ use crate::arena::selfplay_run::{
 use crate::arena::sprt::{Decision, Sprt};
 use crate::dataset::{Split, read_split};
 use crate::net::model::{
-    MixSource, Target, TrainConfig, config_path, model_checksum, weights_path,
+    LrSchedule, Target, TrainConfig, config_path, model_checksum, weights_path,
 };
+use crate::net::options::TrainOverrides;
 use crate::net::train::{TrainOptions, mix_in, sample, train};
 use crate::util::fsio::write_atomic;
 use crate::util::rng::mix64;
@@ -137,89 +138,182 @@ impl Default for DataSection {
     }
 }
 
-/// `[train]`: what changes from the best network's own training config (the shape stays).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+/// `[train]`: how the candidates train. Every training option (the keys of
+/// [`TrainOverrides`], `akushu train`'s flags by their config names) written over the best
+/// network's own config, the loop's defaults ([`loop_train_defaults`]) under the keys not
+/// given; then where the training runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TrainSection {
-    pub epochs: usize,
-    pub learning_rate: f64,
-    pub batch_size: usize,
-    pub target: Target,
-    pub bad_share: f64,
-    pub augment: bool,
-    /// Datasets mixed in with their shares (e.g. the human paper-like set).
-    pub mix: Vec<MixSource>,
+    #[serde(flatten)]
+    pub options: TrainOverrides,
     /// `cpu`, `gpu`, `vulkan[:N]`, `cuda[:N]` (what the build has).
     pub device: String,
     /// Threads for the CPU kernels (0 = all cores; 1 = bit-reproducible).
     pub threads: usize,
-    /// The candidates' value head (features; 0 = none); unset = the best network's. A head
-    /// the best network lacks starts fresh and learns the self-play games' results.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value_channels: Option<usize>,
-    /// The candidates' ownership head (the self-play games' final owners); unset = as the
-    /// best network.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ownership: Option<bool>,
-    /// Train only the value and ownership heads: the candidates keep the best network's
-    /// tower and move head, so only the value the search mixes in can change.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub heads_only: bool,
-    /// The search's share of the value target (`train --value-search-share`).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub value_search_share: f64,
-    /// Whether the candidates read the last two moves (`train --history`); unset = as the
-    /// best network. `false` trains them on the inputs a `history=false` engine
-    /// (`strong2`) gives its network.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub history: Option<bool>,
 }
 
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
+/// The loop's own training defaults, under the `[train]` keys not given: a short run at a
+/// low rate on the search's visits with every example augmented, without the mixes,
+/// warm-up, schedule, sample or mid-epoch validations the best network may have been
+/// trained with. Every other option stays as the best network has it (its shape and heads,
+/// the heads' loss weights, patience).
+pub fn loop_train_defaults() -> TrainOverrides {
+    TrainOverrides {
+        epochs: Some(2),
+        learning_rate: Some(3e-4),
+        batch_size: Some(256),
+        target: Some(Target::Visits),
+        bad_share: Some(0.05),
+        augment: Some(true),
+        mix: Some(Vec::new()),
+        heads_only: Some(false),
+        value_search_share: Some(0.0),
+        max_train: Some(0),
+        validate_every: Some(0),
+        warmup_steps: Some(0),
+        lr_schedule: Some(LrSchedule::Constant),
+        ..TrainOverrides::default()
+    }
 }
 
 impl TrainSection {
-    /// Writes these settings over `c`, a network's training config (its shape stays).
+    /// Writes the loop's defaults, then the keys given, over `c`: a network's training
+    /// config becomes its candidate's (the seed and the start weights are the loop's).
     fn apply(&self, c: &mut TrainConfig) {
-        c.epochs = self.epochs;
-        c.learning_rate = self.learning_rate;
-        c.batch_size = self.batch_size;
-        c.target = self.target;
-        c.bad_share = self.bad_share;
-        c.augment = self.augment;
-        c.mix = self.mix.clone();
-        if let Some(v) = self.value_channels {
-            c.cnn.value_channels = v;
-        }
-        if let Some(o) = self.ownership {
-            c.cnn.ownership = o;
-        }
-        c.heads_only = self.heads_only;
-        c.value_search_share = self.value_search_share;
-        if let Some(h) = self.history {
-            c.cnn.history = h;
-        }
+        loop_train_defaults().apply(c);
+        self.options.apply(c);
     }
 }
 
 impl Default for TrainSection {
     fn default() -> Self {
         TrainSection {
-            epochs: 2,
-            learning_rate: 3e-4,
-            batch_size: 256,
-            target: Target::Visits,
-            bad_share: 0.05,
-            augment: true,
-            mix: Vec::new(),
+            options: TrainOverrides::default(),
             device: "cpu".into(),
             threads: 0,
-            value_channels: None,
-            ownership: None,
-            heads_only: false,
-            value_search_share: 0.0,
-            history: None,
+        }
+    }
+}
+
+// `[train]` is read by hand rather than through `#[serde(flatten)]`, which would buffer the
+// table and report a bad value at the `[train]` line without naming its key: here `device`
+// and `threads` are taken out as they come and every other key goes, one at a time, to
+// `TrainOverrides`'s derived reader (which refuses unknown keys), so an error points at its
+// key's line as everywhere else in the file.
+impl<'de> Deserialize<'de> for TrainSection {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(SectionVisitor)
+    }
+}
+
+struct SectionVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SectionVisitor {
+    type Value = TrainSection;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the [train] table")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<TrainSection, A::Error> {
+        let mut keys = RunKeys {
+            map,
+            device: None,
+            threads: None,
+        };
+        let options =
+            TrainOverrides::deserialize(serde::de::value::MapAccessDeserializer::new(&mut keys))?;
+        let defaults = TrainSection::default();
+        Ok(TrainSection {
+            options,
+            device: keys.device.unwrap_or(defaults.device),
+            threads: keys.threads.unwrap_or(defaults.threads),
+        })
+    }
+}
+
+/// The `[train]` table as `TrainOverrides` sees it: its keys less `device` and `threads`,
+/// which are read into the fields here on the way.
+struct RunKeys<A> {
+    map: A,
+    device: Option<String>,
+    threads: Option<usize>,
+}
+
+/// A key of `[train]`: a training option's (deserialized by its reader's seed), or one of
+/// the two that say where the training runs.
+enum Key<T> {
+    Option(T),
+    Device,
+    Threads,
+}
+
+impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for RunKeys<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        // The seed is used by the first option key only; `device` and `threads` leave it.
+        let mut seed = Some(seed);
+        loop {
+            match self.map.next_key_seed(KeySeed(&mut seed))? {
+                None => return Ok(None),
+                Some(Key::Option(key)) => return Ok(Some(key)),
+                Some(Key::Device) => self.device = Some(self.map.next_value()?),
+                Some(Key::Threads) => self.threads = Some(self.map.next_value()?),
+            }
+        }
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+}
+
+/// Every key of `[train]`: the options' and the two of where it runs.
+fn section_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let options = TrainOverrides::fields().into_iter().map(|f| &*f.leak());
+        options.chain(["device", "threads"]).collect()
+    })
+}
+
+/// Reads one key: `device`, `threads`, or an option key handed to the option reader's seed
+/// inside the TOML key's own deserializer (so an unknown key is reported at its line).
+struct KeySeed<'a, K>(&'a mut Option<K>);
+
+impl<'de, K: serde::de::DeserializeSeed<'de>> serde::de::DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = Key<K::Value>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de, K: serde::de::DeserializeSeed<'de>> serde::de::Visitor<'de> for KeySeed<'_, K> {
+    type Value = Key<K::Value>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key of [train]")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Self::Value, E> {
+        use serde::de::IntoDeserializer;
+        match key {
+            "device" => Ok(Key::Device),
+            "threads" => Ok(Key::Threads),
+            // Refused here, not by the option reader, so the error lists every key.
+            _ if !section_keys().contains(&key) => Err(E::unknown_field(key, section_keys())),
+            _ => {
+                let seed = self.0.take().expect("one option key per seed");
+                seed.deserialize(key.into_deserializer()).map(Key::Option)
+            }
         }
     }
 }
@@ -358,7 +452,13 @@ impl LoopConfig {
             .parse::<crate::net::DeviceChoice>()
             .map_err(|e| anyhow::anyhow!("train.device: {e}"))?;
         self.selfplay_config(1, Path::new(&self.start)).validate()?;
-        for m in &self.train.mix {
+        if self.train.options.seed.is_some() {
+            bail!(
+                "train.seed: the loop derives each candidate's seed from its own `seed` and the \
+                 generation; set `seed` at the top of the file"
+            );
+        }
+        for m in self.train.options.mix.iter().flatten() {
             if !Path::new(&m.data).join("manifest.json").exists() {
                 bail!("train.mix: {} is not a dataset (no manifest.json)", m.data);
             }
@@ -369,6 +469,26 @@ impl LoopConfig {
             bail!("eval.human: {h} is not a dataset (no manifest.json)");
         }
         Ok(())
+    }
+
+    /// Whether `old` (the `loop.toml` of a folder) is this loop: the same in everything but
+    /// `generations`, its `[train]` compared by the candidates' config it makes from the
+    /// start network's, so a key left out and the same key at the loop's default are one
+    /// (folders written before the keys were optional spell the defaults out).
+    pub fn continues(&self, old: &LoopConfig) -> anyhow::Result<bool> {
+        let start = TrainConfig::from_file(&config_path(Path::new(&self.start)))
+            .with_context(|| format!("start {}", self.start))?;
+        let candidate = |train: &TrainSection| {
+            let mut c = start.clone();
+            train.apply(&mut c);
+            c.to_json()
+        };
+        let same_training = candidate(&self.train) == candidate(&old.train);
+        let (mut a, mut b) = (self.clone(), old.clone());
+        a.generations = b.generations;
+        a.train.options = TrainOverrides::default();
+        b.train.options = TrainOverrides::default();
+        Ok(same_training && a == b)
     }
 
     /// A spec template with `{net}` filled in.
@@ -525,9 +645,7 @@ pub fn run_loop(
             Ok(text) => {
                 let old: LoopConfig = toml::from_str(&text)
                     .with_context(|| format!("parsing {}", config_file.display()))?;
-                let mut same = config.clone();
-                same.generations = old.generations;
-                if same != old {
+                if !config.continues(&old)? {
                     bail!(
                         "{} holds another loop: resume only with the same config (generations \
                          may grow), or use a new --out folder",
@@ -703,10 +821,6 @@ fn train_candidate(
     t.apply(&mut c);
     c.seed = config.seed_for(g, 3);
     c.init_from = Some(best.display().to_string());
-    c.max_train = 0;
-    c.validate_every = 0;
-    c.warmup_steps = 0;
-    c.lr_schedule = crate::net::model::LrSchedule::Constant;
     c.validate().map_err(|e| anyhow::anyhow!("train: {e}"))?;
     let resume = model.join("checkpoint").join("state.json").exists();
     if !resume && model.exists() {
@@ -869,5 +983,55 @@ mod tests {
     fn gate_decided_sequential_test_overrides_the_share() {
         assert!(gate_decision(Some(Decision::H1), share(40.0, 100), 0.55));
         assert!(!gate_decision(Some(Decision::H0), share(70.0, 100), 0.55));
+    }
+
+    /// Every training option, set by its `akushu train` flag, is a `[train]` key of the loop
+    /// with the same value, beside `device` and `threads`; an unknown key is named with the
+    /// full list.
+    #[test]
+    fn every_training_option_is_a_train_key() {
+        let options = crate::net::options::tests::every_option_by_flag();
+        let section = TrainSection {
+            options,
+            device: "cuda:1".into(),
+            threads: 3,
+        };
+        let text = toml::to_string(&section).unwrap();
+        let back: TrainSection = toml::from_str(&text).unwrap();
+        assert_eq!(back, section, "{text}");
+        let e = toml::from_str::<TrainSection>("epochs = 1\nepochz = 3\n").unwrap_err();
+        let message = e.to_string();
+        assert!(
+            message.contains("line 2")
+                && message.contains("`epochz`")
+                && message.contains("`device`")
+                && message.contains("`learning_rate`"),
+            "{message}"
+        );
+        // A bad value is reported at its key's line, named by its type.
+        let e = toml::from_str::<TrainSection>("threads = 1\nepochs = \"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    /// A section with no keys trains candidates with the loop's defaults.
+    #[test]
+    fn an_empty_section_takes_the_loop_defaults() {
+        let section: TrainSection = toml::from_str("").unwrap();
+        assert_eq!(section, TrainSection::default());
+        let mut c = TrainConfig::new(crate::net::NetKind::Cnn);
+        c.warmup_steps = 100;
+        c.lr_schedule = LrSchedule::Cosine;
+        section.apply(&mut c);
+        assert_eq!(
+            (
+                c.epochs,
+                c.learning_rate,
+                c.target,
+                c.augment,
+                c.warmup_steps
+            ),
+            (2, 3e-4, Target::Visits, true, 0)
+        );
+        assert_eq!(c.lr_schedule, LrSchedule::Constant);
     }
 }

@@ -5,7 +5,10 @@
 //! - [`mlp`] (the paper's network) and [`cnn`] (ours): burn modules with their configs.
 //! - [`grow`]: a trained CNN grown into a wider, deeper one with the same logits.
 //! - [`model`]: a trained model on disk (`config.json`, `model.bpk`, `train_log.csv`).
+//! - [`options`]: the training options a run may change, one struct for the flags and the
+//!   loop's keys.
 //! - [`provenance`]: the datasets and games a model was trained on.
+//! - [`targets`]: what each head learns from a position (move, value, ownership).
 //! - [`train`]: the seeded, checkpointed, early-stopping training loop.
 //! - [`plain`]: the burn-free batch-1 evaluators the search calls.
 //! - [`quant`]: the CNN evaluator with 8-bit integer convolutions (faster, same on every CPU).
@@ -23,12 +26,14 @@ pub mod encode;
 pub mod grow;
 pub mod mlp;
 pub mod model;
+pub mod options;
 pub mod plain;
 pub mod provenance;
 pub mod pruner;
 pub mod quant;
 pub mod speed;
 pub mod synthetic;
+pub mod targets;
 pub mod train;
 
 pub use model::{NetKind, SavedModel, TrainConfig};

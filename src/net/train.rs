@@ -9,6 +9,9 @@
 //! decide the order of the gradient sums: runs on other thread counts agree to float
 //! rounding only. The checkpoint records the shard count and a resume keeps it, so a resumed
 //! run equals the uninterrupted one whatever `--threads` it is given.
+//!
+//! What each head learns from a position (the targets) is [`targets`](super::targets);
+//! here are the tasks that encode batches with them and the losses that compare.
 
 use super::NetError;
 use super::cnn::{Cnn, masked_softmax_loss};
@@ -18,6 +21,10 @@ use super::mlp::{Mlp, MlpLoss, bce_with_logits};
 use super::model::{
     LrSchedule, NetKind, Target, TrainConfig, config_path, load_weights, log_path, save_weights,
     weights_path,
+};
+use super::targets::{
+    bad_move_target, blended_value_target, ownership_target, played_point, value_target,
+    visit_target,
 };
 use crate::dataset::Position;
 use crate::rules::NN;
@@ -92,61 +99,8 @@ fn encode_rows(
         let inp = NetInput::from_position(pos, &board);
         row(&inp, out);
         enc.illegal.extend(inp.legal_mask().iter().map(|l| !l));
-        enc.played.push((pos.played as i64).min(NN as i64 - 1));
+        enc.played.push(played_point(pos));
     }
-}
-
-/// A position's outcome for the side to move: 1 won, 0 lost, NaN when the record does not
-/// say (unknown result or a draw).
-pub fn value_target(p: &Position) -> f32 {
-    match p.winner {
-        0 => f32::NAN,
-        w if w == p.to_move => 1.0,
-        _ => 0.0,
-    }
-}
-
-/// The value head's training target: the result blended with the search's root win rate
-/// for the side to move, `(1 - share) * result + share * root` ([`TrainConfig::value_search_share`]);
-/// the result alone where the record has no root value, NaN where the result is unknown.
-pub fn blended_value_target(p: &Position, share: f64) -> f32 {
-    let result = value_target(p);
-    let root = p.search.as_ref().map_or(f32::NAN, |s| s.value);
-    if share == 0.0 || result.is_nan() || !root.is_finite() {
-        return result;
-    }
-    let share = share as f32;
-    (1.0 - share) * result + share * root.clamp(0.0, 1.0)
-}
-
-/// Each point's final owner from the side to move's view (+1 the mover's, -1 the
-/// opponent's, 0 nobody's); NaN everywhere when the record has no final ownership.
-pub fn ownership_target(p: &Position) -> [f32; NN] {
-    match p.search.as_ref().and_then(|s| s.ownership.as_ref()) {
-        None => [f32::NAN; NN],
-        Some(owners) => std::array::from_fn(|i| match owners[i] {
-            0 => 0.0,
-            o if o == p.to_move => 1.0,
-            _ => -1.0,
-        }),
-    }
-}
-
-/// The distribution a position's visits give the 81 points (pass left out, the rest
-/// renormalised); one-hot on the played point for a record without visits.
-pub fn visit_target(p: &Position) -> [f32; NN] {
-    let mut t = [0f32; NN];
-    let visits = p.search.as_ref().map(|s| &s.visits[..NN]);
-    let total: u32 = visits.map_or(0, |v| v.iter().map(|&x| x as u32).sum());
-    match visits {
-        Some(v) if total > 0 => {
-            for (o, &x) in t.iter_mut().zip(v) {
-                *o = x as f32 / total as f32;
-            }
-        }
-        _ => t[(p.played as usize).min(NN - 1)] = 1.0,
-    }
-    t
 }
 
 fn softmax_loss(logits: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
@@ -230,20 +184,7 @@ impl Task<Mlp> for MlpTask {
         match self.loss {
             MlpLoss::Softmax => softmax_loss(logits, enc, device),
             MlpLoss::Bce => {
-                let mut t = vec![1f32; enc.rows * NN];
-                if enc.soft.is_empty() {
-                    for (row, &p) in t.chunks_mut(NN).zip(&enc.played) {
-                        row[p as usize] = 0.0;
-                    }
-                } else {
-                    // The paper's target from the search: good where the root spent at least
-                    // `bad_share` of its visits (a one-hot row keeps its played move good).
-                    for (row, share) in t.iter_mut().zip(&enc.soft) {
-                        if f64::from(*share) >= self.bad_share {
-                            *row = 0.0;
-                        }
-                    }
-                }
+                let t = bad_move_target(&enc.played, &enc.soft, self.bad_share);
                 let targets = Tensor::from_data(TensorData::new(t, [enc.rows, NN]), device); // [b, 81]
                 bce_with_logits(logits, targets)
             }
@@ -1519,7 +1460,8 @@ fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::record::{SearchTarget, VISIT_SLOTS};
+    use crate::dataset::record::VISIT_SLOTS;
+    use crate::net::targets::tests::{position, target};
 
     #[test]
     fn the_bar_counts_each_epochs_short_last_batch() {
@@ -1536,43 +1478,6 @@ mod tests {
             done += (len - within).min(batch) as u64;
         }
         assert_eq!(done, examples_before(3 * steps, steps, batch, len));
-    }
-
-    fn position(search: Option<Box<SearchTarget>>) -> Position {
-        let mut cells = [0u8; NN];
-        cells[0] = 1;
-        Position {
-            cells,
-            to_move: 2,
-            played: 5,
-            move_number: 1,
-            last_moves: [
-                0,
-                crate::dataset::NO_POINT,
-                crate::dataset::NO_POINT,
-                crate::dataset::NO_POINT,
-            ],
-            ko: crate::dataset::NO_POINT,
-            winner: 0,
-            black_rank: 0,
-            white_rank: 0,
-            game: 0,
-            search,
-        }
-    }
-
-    fn target(visits: &[(usize, u16)]) -> Option<Box<SearchTarget>> {
-        let mut v = [0u16; VISIT_SLOTS];
-        for &(i, n) in visits {
-            v[i] = n;
-        }
-        Some(Box::new(SearchTarget {
-            visits: v,
-            value: f32::NAN,
-            simulations: 0,
-            ownership: None,
-            score: f32::NAN,
-        }))
     }
 
     #[test]
@@ -1618,29 +1523,6 @@ mod tests {
         let enc = mlp.encode(&[with]);
         assert_eq!(enc.soft[5], 0.75);
         assert_eq!(enc.soft[6], 0.25);
-    }
-
-    #[test]
-    fn the_value_target_blends_the_result_with_the_search_root() {
-        let mut root = target(&[(5, 1)]);
-        root.as_mut().unwrap().value = 0.8;
-        let mut won = position(root);
-        won.winner = 2; // white, the side to move
-        assert_eq!(blended_value_target(&won, 0.0), 1.0);
-        assert!((blended_value_target(&won, 0.5) - 0.9).abs() < 1e-6);
-        assert!((blended_value_target(&won, 1.0) - 0.8).abs() < 1e-6);
-        won.winner = 1;
-        assert!((blended_value_target(&won, 0.25) - 0.2).abs() < 1e-6);
-        // No root value (human records, an engine that gave none): the result alone; no
-        // result: unknown, whatever the root says.
-        let mut human = position(None);
-        human.winner = 2;
-        assert_eq!(blended_value_target(&human, 0.5), 1.0);
-        let mut no_root = position(target(&[(5, 1)]));
-        no_root.winner = 2;
-        assert_eq!(blended_value_target(&no_root, 0.5), 1.0, "NaN root");
-        won.winner = 0;
-        assert!(blended_value_target(&won, 0.5).is_nan());
     }
 
     #[test]
