@@ -166,9 +166,11 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             path.display()
         );
         let t = Instant::now();
-        if let Some(why) = missing_programs(&file, args.quick) {
+        if let Some(why) = missing_programs(&file, args.quick).filter(|_| plays(&file)) {
             // An opponent that is not installed (GNU Go on a machine with only Rust) skips
-            // its experiment, said in the report, instead of failing the whole run.
+            // its experiment, said in the report, instead of failing the whole run. An
+            // experiment summarised from its recorded games (`--no-play`, `--only`) needs
+            // no opponent.
             crate::errln!("-- {}: skipped: {why}", file.name);
             results.push(ExperimentResult {
                 file: file.clone(),
