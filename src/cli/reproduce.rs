@@ -15,7 +15,8 @@ use super::experiment::{default_jobs, default_runs};
 
 #[derive(Debug, Clone, Args)]
 pub struct ReproduceArgs {
-    /// Few games and few simulations per arm: a quick check of the whole pipeline (about 3 minutes on 2 cores).
+    /// Few games and few simulations per arm: a quick check of the whole pipeline (README.md
+    /// gives its measured time on 2 cores).
     #[arg(long)]
     pub quick: bool,
     /// Folder of the experiment files.
