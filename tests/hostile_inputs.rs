@@ -1222,3 +1222,37 @@ fn names_that_are_not_utf8_keep_their_bytes_in_games_csv() {
     assert!(!csv.contains('\u{fffd}'), "{csv}");
     fs::remove_dir_all(w).unwrap();
 }
+
+/// `akushu analysis` as a long-lived server: a query line over 1 MiB is dropped with
+/// KataGo's parse error and the next query is still answered; stdin that is a directory
+/// ends the input with a message instead of endless error lines.
+#[test]
+fn the_analysis_server_caps_lines_and_ends_on_unreadable_input() {
+    let huge = format!("{{\"id\":\"big\",\"pad\":\"{}\"}}", "x".repeat(2 << 20));
+    let next = r#"{"id":"after","moves":[],"maxVisits":5}"#;
+    let run = common::akushu_in(
+        &["analysis", "--engine", "uct:sims=5"],
+        &format!("{huge}\n{next}\n"),
+        60,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].contains("\"error\"") && !lines[0].contains("xxxx"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].contains("\"id\":\"after\""), "{}", lines[1]);
+
+    let dir = std::fs::File::open(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["analysis", "--engine", "uct:sims=5"])
+        .stdin(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty(), "{} bytes written", out.stdout.len());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("reading stdin"), "{stderr}");
+}

@@ -1,7 +1,7 @@
 //! `akushu analysis --engine SPEC`: KataGo's JSON analysis protocol on stdin/stdout (see
 //! `gtp::json_analysis`), for GUIs such as KaTrain. Logs go to stderr.
 
-use std::io::{BufRead, Write, stdin, stdout};
+use std::io::{Write, stdin, stdout};
 
 use clap::Args;
 
@@ -16,6 +16,13 @@ pub struct AnalysisArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
+
+/// Longest query line read, in bytes (as `gtp` reads commands): a client that never sends a
+/// newline cannot fill the memory.
+const MAX_LINE: u64 = 1 << 20;
+
+/// What stands for a line over [`MAX_LINE`]: not JSON, so it gets KataGo's parse error.
+const TOO_LONG: &str = "query line longer than 1 MiB (dropped)";
 
 /// The server's pipe: responses to stdout (flushed line by line, a GUI waits on them) and
 /// input lines from the reader thread.
@@ -71,9 +78,22 @@ pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
     // seen while a search runs.
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
-        for line in stdin().lock().lines() {
-            // An unreadable line (invalid UTF-8) is answered as KataGo answers bad JSON.
-            let line = line.unwrap_or_else(|_| String::from("\u{fffd}"));
+        use crate::util::lines::{CappedLine, read_capped_line};
+        let mut input = stdin().lock();
+        loop {
+            let line = match read_capped_line(&mut input, MAX_LINE) {
+                Ok(Some(CappedLine::Line(l))) => l,
+                // An unreadable line (invalid UTF-8) is answered as KataGo answers bad JSON.
+                Ok(Some(CappedLine::NotUtf8)) => String::from("\u{fffd}"),
+                Ok(Some(CappedLine::TooLong)) => TOO_LONG.to_string(),
+                Ok(None) => return,
+                Err(e) => {
+                    // Input that cannot be read (a directory, a broken pipe) ends it, as
+                    // the end of input does; it is never read again and again.
+                    crate::errln!("akushu analysis: reading stdin: {e}: no more input");
+                    return;
+                }
+            };
             if tx.send(line).is_err() {
                 return;
             }

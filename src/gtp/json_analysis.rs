@@ -389,6 +389,16 @@ impl AnalysisServer {
             None => {}
         }
         match parse_query(&v) {
+            Ok(q) if q.turns.is_empty() => {
+                // KataGo queues nothing and writes nothing for `"analyzeTurns": []`, so its
+                // client waits for an answer that never comes: say so in KataGo's warning
+                // shape instead.
+                vec![
+                    json!({"id": id, "field": "analyzeTurns",
+                           "warning": "no turn to analyze: the query gets no other response"})
+                    .to_string(),
+                ]
+            }
             Ok(q) => {
                 let q = std::sync::Arc::new(q);
                 for (&turn, &priority) in q.turns.iter().zip(&q.priorities) {
@@ -733,6 +743,21 @@ mod tests {
         // E5 and C3 are occupied: illegal, -1 as in KataGo.
         assert_eq!(policy[4 * 9 + 4], -1.0);
         assert!(policy.iter().filter(|p| p.as_f64().unwrap() >= 0.0).count() > 70);
+    }
+
+    /// A query with no turn to analyze is answered (KataGo's warning shape), so a client
+    /// that waits for one line per query does not wait forever.
+    #[test]
+    fn an_empty_list_of_turns_is_answered_with_a_warning() {
+        let mut s = server();
+        let v = one(
+            &mut s,
+            r#"{"id":"none","moves":[["B","E5"]],"analyzeTurns":[],"maxVisits":10}"#,
+        );
+        assert_eq!(v["id"], "none");
+        assert_eq!(v["field"], "analyzeTurns");
+        assert!(v["warning"].is_string(), "{v}");
+        assert!(s.queue.is_empty());
     }
 
     #[test]

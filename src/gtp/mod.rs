@@ -792,25 +792,11 @@ fn read_lines<R: BufRead>(mut input: R, tx: SyncSender<Incoming>) {
 
 /// Reads one line of at most `MAX_LINE` bytes; `None` at the end of input.
 fn read_line<R: BufRead>(input: &mut R) -> io::Result<Option<Input>> {
-    let mut bytes = Vec::new();
-    // A command line is read up to MAX_LINE bytes: a peer that never sends a newline must
-    // not fill the memory.
-    if io::Read::take(&mut *input, MAX_LINE + 1).read_until(b'\n', &mut bytes)? == 0 {
-        return Ok(None);
-    }
-    if bytes.len() as u64 > MAX_LINE && bytes.last() != Some(&b'\n') {
-        // Drop the rest of the line, then refuse it.
-        while !bytes.ends_with(b"\n") {
-            bytes.clear();
-            if io::Read::take(&mut *input, MAX_LINE).read_until(b'\n', &mut bytes)? == 0 {
-                break;
-            }
-        }
-        return Ok(Some(Input::Refused("? command line too long\n\n")));
-    }
-    Ok(Some(match String::from_utf8(bytes) {
-        Ok(l) => Input::Line(l.trim_end_matches(['\n', '\r']).to_string()),
+    use crate::util::lines::{CappedLine, read_capped_line};
+    Ok(read_capped_line(input, MAX_LINE)?.map(|line| match line {
+        CappedLine::Line(l) => Input::Line(l),
+        CappedLine::TooLong => Input::Refused("? command line too long\n\n"),
         // Invalid UTF-8: answer it as malformed rather than stopping.
-        Err(_) => Input::Refused("? invalid UTF-8 in command\n\n"),
+        CappedLine::NotUtf8 => Input::Refused("? invalid UTF-8 in command\n\n"),
     }))
 }

@@ -3,6 +3,7 @@
 
 pub mod commit;
 pub mod fsio;
+pub mod lines;
 pub mod num;
 pub mod output;
 pub mod progress;
@@ -69,22 +70,31 @@ pub fn keep_freed_memory() {
     }
 }
 
-/// Asks the kernel to end this process when the process that started it exits (Linux's
-/// `PR_SET_PDEATHSIG`): an engine started by a GUI through a shell (`sh -c "akushu ..."`,
-/// as KaTrain's custom engine command does) is the shell's child, so the GUI killing its
-/// shell would otherwise leave the engine running with nobody to answer. Does nothing
-/// elsewhere; also exits at once when the parent is already gone.
+/// Ends this process soon after the process that started it exits: an engine started by a
+/// GUI through a shell (`sh -c "akushu ..."`, as KaTrain's custom engine command does) is
+/// the shell's child, so the GUI killing its shell would otherwise leave the engine running
+/// with nobody to answer. A thread watches the parent's pid (twice a second) rather than
+/// Linux's `PR_SET_PDEATHSIG`, which fires when the *thread* that started us exits: a client
+/// that starts the engine from a worker thread would lose it. Exits at once when the parent
+/// is already gone.
 pub fn exit_with_parent() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory;
-    // getppid has no preconditions.
-    unsafe {
-        let parent = libc::getppid();
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-        // The parent may have exited before the call: then we were re-parented already.
-        if libc::getppid() != parent {
+    #[cfg(unix)]
+    {
+        // SAFETY: getppid has no preconditions and touches no memory.
+        let parent = unsafe { libc::getppid() };
+        if parent == 1 {
+            // Started by init, or the parent is already gone: nobody to wait for.
             std::process::exit(0);
         }
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                // SAFETY: as above.
+                if unsafe { libc::getppid() } != parent {
+                    std::process::exit(0);
+                }
+            }
+        });
     }
 }
 
