@@ -516,7 +516,8 @@ fn symmetry_averaged_ratings_are_the_mean_of_the_views_and_turn_with_the_board()
         "sym2:models/x",
         "sym8:nnq:models/x",
     ] {
-        assert_eq!(NetPruner::model_dir(name), Path::new("models/x"), "{name}");
+        let parsed = akushu::prune::name::PrunerName::parse_or_dir(name).unwrap();
+        assert_eq!(parsed.model_dir(), Some(Path::new("models/x")), "{name}");
     }
     // an MLP has no planes to turn
     let mlp = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mlp-paper");

@@ -5,6 +5,7 @@
 //! (`--positions-csv`) to see where a pruner errs.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -18,20 +19,23 @@ use crate::net::baselines::{OracleBaseline, RandomBaseline, RuleBaseline};
 use crate::net::curve::{Curve, MoveRanks, PositionScorer, PrunerScorer, rank_each};
 use crate::net::data::{SgfSkip, SplitChoice, read_choice, sgf_positions, synthetic_split};
 use crate::net::train::sample;
+use crate::prune::name::PrunerName;
 use crate::rules::NN;
+use crate::search::pruners::make_pruner;
 
 use crate::util::output::{FileKind, file_target, write_file};
 
 #[derive(Debug, Clone, Args)]
 pub struct EvalArgs {
-    /// A model directory (e.g. `models/default`), `nnq:DIR` for a CNN evaluated with 8-bit
-    /// integer convolutions, `sym8:DIR` / `sym8:nnq:DIR` for a CNN whose probabilities are
-    /// averaged over the 8 board symmetries (8 times the cost; `sym4:` and `sym2:` over the
-    /// first 4 or 2), `random` / `rules` for the baselines, or `oracle` (rates the recorded
-    /// move best: the best curve any ranking can draw).
+    /// A model directory (e.g. `models/default`, or `nn:DIR`), `nnq:DIR` for a CNN evaluated
+    /// with 8-bit integer convolutions, `sym8:DIR` / `sym8:nnq:DIR` for a CNN whose
+    /// probabilities are averaged over the 8 board symmetries (8 times the cost; `sym4:` and
+    /// `sym2:` over the first 4 or 2), any other pruner an engine spec names (`rule`,
+    /// `kakeme`, `none`), `random` / `random:SEED` / `rules` for the baselines, or `oracle`
+    /// (rates the recorded move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
     #[arg(long, required_unless_present = "redraw")]
-    pub model: Vec<String>,
+    pub model: Vec<EvalModel>,
     /// Dataset directory written by `akushu dataset build`.
     #[arg(long, required_unless_present_any = ["synthetic_games", "sgf", "redraw"])]
     pub data: Option<PathBuf>,
@@ -85,7 +89,8 @@ pub struct EvalArgs {
     /// Where model networks run: `cpu` (the plain-Rust evaluator the search uses, all cores)
     /// or `gpu` / `vulkan[:N]` / `cuda[:N]` (burn on the GPU, batches of 1024; builds with
     /// `--features gpu` or `--features cuda`).
-    /// Both give the same curve to float rounding. Baselines always run on the CPU.
+    /// Both give the same curve to float rounding. Baselines and pruners without a network
+    /// always run on the CPU; 8-bit and symmetry-averaged networks run only there.
     #[arg(long, default_value = "cpu")]
     pub device: crate::net::DeviceChoice,
     /// Replace `--csv`/`--summary`/`--png` files even when akushu did not write them.
@@ -262,8 +267,7 @@ impl EvalArgs {
         v.extend(self.data.iter().cloned());
         // A model directory's own files are inputs; results may go beside them (the shipped
         // models keep their eval CSVs and plots there).
-        for name in self.model.iter().filter(|m| !is_baseline(m)) {
-            let dir = NetPruner::model_dir(name);
+        for dir in self.model.iter().filter_map(EvalModel::model_dir) {
             v.push(crate::net::model::config_path(dir));
             let weights = crate::net::model::weights_path(dir);
             v.push(crate::net::model::checksum_path(&weights));
@@ -272,12 +276,32 @@ impl EvalArgs {
         v
     }
 
+    /// Refuses, before anything is evaluated, a network the GPU evaluator cannot run: it
+    /// runs burn's float model of a directory, without 8-bit convolutions or symmetry
+    /// averaging.
+    fn check_devices(&self) -> anyhow::Result<()> {
+        if !self.device.is_gpu() {
+            return Ok(());
+        }
+        for model in &self.model {
+            if let EvalModel::Pruner(PrunerName::Network(net)) = model
+                && (net.views > 1 || net.weights.quantized())
+            {
+                anyhow::bail!(
+                    "--model {model}: 8-bit and symmetry-averaged networks run on the CPU \
+                     evaluator only; evaluate it with --device cpu"
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every output before the (long) evaluation starts, so a refused path costs
     /// nothing.
     fn check_outputs(&self) -> anyhow::Result<()> {
         let inputs = self.inputs();
         if let Some(base) = &self.csv {
-            for (i, label) in model_labels(&self.model).iter().enumerate() {
+            for (i, label) in labels_of(&self.model).iter().enumerate() {
                 file_target(
                     &csv_path_for(base, i, label),
                     CURVE_CSV,
@@ -521,27 +545,93 @@ fn write_positions(
 /// up to 32.
 pub const PAPER_POINTS: [(f64, f64); 2] = [(30.0, 0.10), (32.0, 0.10)];
 
-/// `random`, `rules` or a model directory.
-pub fn scorer_for(name: &str, seed: u64) -> anyhow::Result<Box<dyn PositionScorer>> {
-    struct Owned<P: crate::prune::Pruner>(P);
-    impl<P: crate::prune::Pruner> PositionScorer for Owned<P> {
+/// What `eval --model` names: any pruner an engine spec names ([`PrunerName`], with a bare
+/// model directory for a network), or one of the curve's own baselines. Parsed when the
+/// command line is, so a bad name is refused before anything is read.
+#[derive(Clone, PartialEq)]
+pub enum EvalModel {
+    /// `rules`: the curve's rule baseline ([`RuleBaseline`], ties broken at random), not the
+    /// search's `rule` pruner (ties in flat-index order).
+    Rules,
+    /// `oracle`: rates the recorded move best, the curve's ceiling.
+    Oracle,
+    /// A pruner by name; `random[:SEED]` is the curve's random baseline
+    /// ([`RandomBaseline`], seeded by `--seed` when the name gives no seed).
+    Pruner(PrunerName),
+}
+
+impl std::str::FromStr for EvalModel {
+    type Err = crate::prune::name::PrunerNameError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(match text {
+            "rules" => EvalModel::Rules,
+            "oracle" => EvalModel::Oracle,
+            _ => EvalModel::Pruner(PrunerName::parse_or_dir(text)?),
+        })
+    }
+}
+
+impl std::fmt::Display for EvalModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvalModel::Rules => f.write_str("rules"),
+            EvalModel::Oracle => f.write_str("oracle"),
+            EvalModel::Pruner(name) => name.fmt(f),
+        }
+    }
+}
+
+/// As the name was given, so the run's first line (`# akushu eval EvalArgs { .. }`) prints
+/// the names as the command line spelled them.
+impl std::fmt::Debug for EvalModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.to_string())
+    }
+}
+
+impl EvalModel {
+    /// The network's model directory; `None` for baselines and pruners without weights.
+    pub fn model_dir(&self) -> Option<&Path> {
+        match self {
+            EvalModel::Pruner(name) => name.model_dir(),
+            _ => None,
+        }
+    }
+}
+
+/// The scorer `model` names. Networks load from their directory as named (a path that
+/// does not exist is an error here, not looked for beside the program as engines do);
+/// every other pruner is built by the search's registry, so a pruner kind added there gets
+/// a curve here too.
+pub fn scorer_for(model: &EvalModel, seed: u64) -> anyhow::Result<Box<dyn PositionScorer>> {
+    /// A shared pruner as a scorer.
+    struct Shared(Arc<dyn crate::prune::Pruner>);
+    impl PositionScorer for Shared {
         fn name(&self) -> String {
             self.0.name()
         }
         fn score(&self, pos: &Position, board: &crate::rules::Board, out: &mut [f32; NN]) {
-            PrunerScorer(&self.0).score(pos, board, out)
+            PrunerScorer(&*self.0).score(pos, board, out)
         }
     }
-    Ok(match name {
-        "random" => Box::new(Owned(RandomBaseline { seed })),
-        "rules" => Box::new(Owned(RuleBaseline { seed })),
-        "oracle" => Box::new(OracleBaseline),
-        name => Box::new(NetPruner::load_named(name)?),
-    })
+    let pruner: Arc<dyn crate::prune::Pruner> = match model {
+        EvalModel::Oracle => return Ok(Box::new(OracleBaseline)),
+        EvalModel::Pruner(PrunerName::Network(net)) => {
+            return Ok(Box::new(NetPruner::load_network(net)?));
+        }
+        EvalModel::Rules => Arc::new(RuleBaseline { seed }),
+        EvalModel::Pruner(PrunerName::Random(own)) => Arc::new(RandomBaseline {
+            seed: own.unwrap_or(seed),
+        }),
+        EvalModel::Pruner(name) => make_pruner(name)?,
+    };
+    Ok(Box::new(Shared(pruner)))
 }
 
-fn is_baseline(name: &str) -> bool {
-    matches!(name, "random" | "rules" | "oracle")
+/// [`model_labels`] of the models' names as given.
+fn labels_of(models: &[EvalModel]) -> Vec<String> {
+    model_labels(&models.iter().map(ToString::to_string).collect::<Vec<_>>())
 }
 
 /// The last `depth` components of `name` joined by `/` (the whole name if it has fewer).
@@ -684,6 +774,7 @@ fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     crate::outln!("# akushu eval {args:?}");
     args.check_outputs()?;
+    args.check_devices()?;
     if !args.redraw.is_empty() {
         let curves = args
             .redraw
@@ -718,14 +809,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let mut breakdown_rows = Vec::new();
     let mut ranked = Vec::new();
     let device = args.device.device()?;
-    let labels = model_labels(&args.model);
+    let labels = labels_of(&args.model);
     for (i, name) in args.model.iter().enumerate() {
         let bar = indicatif::ProgressBar::new(positions.len() as u64);
         bar.set_message(labels[i].clone());
         let start = Instant::now();
-        let on_device = args.device.is_gpu() && !is_baseline(name);
-        let curve = if on_device {
-            let (model, _) = crate::net::SavedModel::load_on(Path::new(name), &device)
+        let on_device = args.device.is_gpu().then(|| name.model_dir()).flatten();
+        let curve = if let Some(dir) = on_device {
+            let (model, _) = crate::net::SavedModel::load_on(dir, &device)
                 .with_context(|| format!("loading {name} onto {}", args.device))?;
             crate::net::train::network_curve(&model, &positions, &device, &|n| bar.inc(n))
         } else {
@@ -857,20 +948,24 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
              by this akushu)"
         );
     }
-    let labels = model_labels(&args.model);
+    let labels = labels_of(&args.model);
     let mut out = Vec::new();
     let mut seen = GameSet::default();
     for (name, label) in args.model.iter().zip(&labels) {
-        let Some(evaluated) = evaluated.as_ref().filter(|_| !is_baseline(name)) else {
-            out.push(if is_baseline(name) || args.data.is_none() {
+        // Only a network has training games.
+        let Some(dir) = name.model_dir() else {
+            out.push(String::new());
+            continue;
+        };
+        let Some(evaluated) = evaluated.as_ref() else {
+            out.push(if args.data.is_none() {
                 String::new()
             } else {
                 "unknown".into()
             });
             continue;
         };
-        let model = ModelGames::load(NetPruner::model_dir(name))
-            .with_context(|| format!("--model {name}"))?;
+        let model = ModelGames::load(dir).with_context(|| format!("--model {name}"))?;
         match model.games {
             Err(why) => {
                 crate::outln!("# {label}: training games unknown ({why}): overlap not checked");

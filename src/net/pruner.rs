@@ -9,6 +9,7 @@ use super::model::SavedModel;
 use super::plain::{PlainCnn, PlainMlp, Scratch, masked_softmax_badness};
 use super::quant::QuantCnn;
 use crate::dataset::Position;
+use crate::prune::name::{NetworkName, PrunerName, SYMMETRY_VIEWS};
 use crate::prune::{PruneContext, Pruner};
 use crate::rules::{Board, NN};
 use std::cell::RefCell;
@@ -115,45 +116,31 @@ impl NetPruner {
         })
     }
 
-    /// Loads a network named as `eval --model` names one: `DIR`, `nnq:DIR` (8-bit
-    /// convolutions, [`load_quantized`](Self::load_quantized)), or either behind `symN:`
-    /// (N = 2, 4 or 8: probabilities averaged over N symmetries,
-    /// [`with_symmetries`](Self::with_symmetries)).
-    pub fn load_named(name: &str) -> anyhow::Result<NetPruner> {
-        // `symN:` with any N is a symmetry prefix, never part of a path: an N that is not a
-        // view count is refused by name.
-        if let Some((n, inner)) = name.strip_prefix("sym").and_then(|r| r.split_once(':'))
-            && !n.is_empty()
-            && n.bytes().all(|b| b.is_ascii_digit())
-        {
-            let views = n.parse::<u8>().ok().filter(|v| SYMMETRY_VIEWS.contains(v));
-            let Some(views) = views else {
-                anyhow::bail!(
-                    "`{name}`: sym{n}: is not a symmetry average (sym{}: only)",
-                    SYMMETRY_VIEWS.map(|v| v.to_string()).join(":, sym")
-                );
-            };
-            return NetPruner::load_named(inner)?.with_symmetries(views);
-        }
-        match name.strip_prefix("nnq:") {
-            Some(dir) => NetPruner::load_quantized(Path::new(dir)),
-            // `nn:DIR`, the search's spelling of the same network, is the directory.
-            None => NetPruner::load(Path::new(name.strip_prefix("nn:").unwrap_or(name))),
+    /// Loads a network by its parsed name: its directory read as [`load`](Self::load) or
+    /// [`load_quantized`](Self::load_quantized), then averaged over its `symN:` views
+    /// ([`with_symmetries`](Self::with_symmetries)). The directory is read as named (the
+    /// search's `search::pruners` also looks beside the program and caches).
+    pub fn load_network(name: &NetworkName) -> anyhow::Result<NetPruner> {
+        let dir = name.weights.dir();
+        let net = if name.weights.quantized() {
+            NetPruner::load_quantized(dir)?
+        } else {
+            NetPruner::load(dir)?
+        };
+        match name.views {
+            1 => Ok(net),
+            views => net.with_symmetries(views),
         }
     }
 
-    /// The model directory a [`load_named`](Self::load_named) name reads (its `symN:` and
-    /// `nnq:` prefixes dropped).
-    pub fn model_dir(name: &str) -> &Path {
-        let name = SYMMETRY_VIEWS
-            .iter()
-            .find_map(|v| name.strip_prefix(&format!("sym{v}:")))
-            .unwrap_or(name);
-        Path::new(
-            name.strip_prefix("nnq:")
-                .or_else(|| name.strip_prefix("nn:"))
-                .unwrap_or(name),
-        )
+    /// Loads a network named as `eval --model` names one ([`PrunerName::parse_or_dir`]):
+    /// `DIR`, `nn:DIR`, `nnq:DIR`, or any of them behind `symN:`. A name of a pruner without
+    /// weights (`rule`, ...) is refused.
+    pub fn load_named(name: &str) -> anyhow::Result<NetPruner> {
+        match PrunerName::parse_or_dir(name)? {
+            PrunerName::Network(net) => NetPruner::load_network(&net),
+            other => anyhow::bail!("`{other}` is a pruner without a network"),
+        }
     }
 
     /// Same as [`load`](Self::load) with the network layer's typed error.
@@ -291,9 +278,6 @@ impl NetPruner {
         })
     }
 }
-
-/// The symmetry-view counts [`NetPruner::with_symmetries`] takes.
-const SYMMETRY_VIEWS: [u8; 3] = [2, 4, 8];
 
 /// Badness from the CNN's probabilities averaged over `views` symmetric views of one
 /// position: `planes` (the position's CNN planes, `CNN_PLANES * NN` at the front; grown to

@@ -7,8 +7,10 @@
 //!
 //! This module holds the trait and the pruners that need nothing above the rules (`none`,
 //! [`random`], [`rules`]); the network and kake-me pruners live in `net` and `endgame`, and
-//! `search::pruners` builds any of them by name.
+//! `search::pruners` builds any of them by name. Names are parsed once, here ([`name`]), so
+//! every layer above reads the same grammar.
 
+pub mod name;
 pub mod random;
 pub mod rules;
 

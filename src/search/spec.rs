@@ -11,8 +11,8 @@
 //!
 //! `KIND[:key=value,...]`. Pruner values are `PRUNER[:ARG]:...` where the trailing fields
 //! are the numbers (`X[@D]` for `prune`, `SHARE` for `playout_prune`, `N:X[@D]` for `soft`)
-//! and everything before them names the pruner for [`super::pruners::make_pruner`]
-//! (`rule`, `random`, `random:7`, `nn`, `nn:models/x`). A missing `@D` means depth 0.
+//! and everything before them is the pruner's name ([`PrunerName`]: `rule`, `random`,
+//! `random:7`, `nn`, `nn:models/x`, `sym8:nnq:models/x`, ...). A missing `@D` means depth 0.
 //!
 //! One registry, [`ENGINE_KINDS`], names every engine kind; GTP, matches, experiments and
 //! benchmarks all build through [`build_engine`]. Each kind's keys live in one table of
@@ -33,6 +33,7 @@ use super::random::{RandomConfig, RandomEngine};
 use super::uct::{
     Parallel, PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine, Widen,
 };
+use crate::prune::name::PrunerName;
 use crate::util::num::{MAX_SECONDS, MAX_THREADS};
 
 // ---------------------------------------------------------------------------------------
@@ -197,10 +198,11 @@ fn resolved_uct_kind(spec: &str) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(&parse_uct_kind(spec)?)?)
 }
 
-/// The model directories an engine spec loads (`nn`/`nnq` pruners, `policy=nn:...` and
-/// `value=nnq:...`), so that a match folder can record which weights played. Empty for
-/// specs without networks (and for specs that do not parse: those fail elsewhere with a
-/// better message).
+/// The model directories an engine spec loads (network pruners in any spelling: `nn`,
+/// `nnq:DIR`, `sym8:nnq:DIR`, ...; `policy=` and `value=` networks), so that a match folder
+/// can record which weights played. Empty for specs without networks (and for specs that do
+/// not parse: those fail elsewhere with a better message); a pruner name that does not parse
+/// is left out the same way.
 pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     let Ok(c) = parse_uct_kind(spec.trim()) else {
         return Vec::new();
@@ -216,11 +218,7 @@ pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<std::path::PathBuf> = pruners
         .into_iter()
         .flatten()
-        .filter_map(|p| match p.split_once(':') {
-            Some(("nn" | "nnq", dir)) => Some(dir.into()),
-            None if p == "nn" => Some(super::pruners::DEFAULT_MODEL.into()),
-            _ => None,
-        })
+        .filter_map(|p| Some(p.parse::<PrunerName>().ok()?.model_dir()?.to_path_buf()))
         .collect();
     dirs.sort();
     dirs.dedup();
@@ -1330,6 +1328,24 @@ mod tests {
             1,
             "one model named three times"
         );
+    }
+
+    /// Every spelling of a network names its directory, `symN:` ones included, so a match
+    /// header checksums the weights a `sym8:nnq:` pruner reads; pruners without weights
+    /// name none.
+    #[test]
+    fn model_dirs_reads_every_network_spelling() {
+        let dirs = model_dirs(
+            "uct:prune=sym8:nnq:models/x:65@1,playout_prune=sym2:models/y:0.5,\
+             soft=nn:20:41@1,widen=sym4:nn:models/w:2:40:2",
+        );
+        let names: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        assert_eq!(
+            names,
+            ["models/default", "models/w", "models/x", "models/y"]
+        );
+        let dirs = model_dirs("uct:prune=rule:41@0,playout_prune=random:3:0.5,soft=kakeme:9:9");
+        assert!(dirs.is_empty(), "{dirs:?}");
     }
 
     #[test]

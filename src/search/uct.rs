@@ -35,6 +35,7 @@ use super::tree::{
     PlayoutPruning, PolicyPrior, RootNoise, Settings, SimBudget, SoftPruning, Tree, TreePruning,
     ValueMix, Widening, Worker,
 };
+use crate::prune::name::PrunerName;
 use crate::prune::{LastMoves, NO_LAST_MOVES, last_move_code};
 
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
@@ -230,15 +231,10 @@ impl Default for UctConfig {
 /// Builds a pruner from a spec like `rule`, `random:7` or `nn:models/x`; a `random` pruner
 /// without a seed takes the engine's.
 pub fn resolve_pruner(spec: &str, seed: u64) -> anyhow::Result<Arc<dyn Pruner>> {
-    let (kind, arg) = match spec.split_once(':') {
-        Some((k, a)) => (k, Some(a.to_string())),
-        None => (spec, None),
-    };
-    let arg = match (kind, arg) {
-        ("random", None) => Some(seed.to_string()),
-        (_, a) => a,
-    };
-    make_pruner(kind, arg.as_deref()).with_context(|| format!("pruner `{spec}`"))
+    let name = spec
+        .parse::<PrunerName>()
+        .with_context(|| format!("pruner `{spec}`"))?;
+    make_pruner(&name.or_seed(seed)).with_context(|| format!("pruner `{spec}`"))
 }
 
 /// One root move after a search.
