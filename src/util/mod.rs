@@ -3,6 +3,7 @@
 
 pub mod commit;
 pub mod fsio;
+pub mod npz;
 pub mod num;
 pub mod output;
 pub mod progress;
