@@ -64,6 +64,10 @@ takes one back. Names are the export's names:
          ownership: Linear(c, 1)    (the value and ownership Linears act on each point's c
          features: x.flatten(2).transpose(1, 2), shape [batch, 81, c])
 
+`scripts/torch_train_bench.py`'s `Cnn` has this layout without the heads: a state dict of a
+network without value or ownership head loads into it as it is. The PyTorch functions are
+not exercised by the tests (torch is not installed where they run); the numpy ones are.
+
 Needs numpy (`sh scripts/install-python.sh`). `tests/python_model.rs` checks the numpy forward
 pass against akushu's evaluator and the round trip through `rewrite` and `model import`.
 """

@@ -10,7 +10,6 @@
 //! it says why and skips, and with `AKUSHU_REQUIRE_PYTHON` set it fails.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use akushu::dataset::format::SplitWriter;
 use akushu::dataset::{Position, Split};
@@ -159,35 +158,9 @@ fn exported_models_import_with_the_same_outputs() {
     let _ = std::fs::remove_dir_all(scratch);
 }
 
-/// True when python3 can import numpy; otherwise skips (or fails when required).
-fn python_ready() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        common::skip_or_fail(
-            "PYTHON",
-            "the Python model test",
-            "python3 with numpy is not available",
-            "sh scripts/install-python.sh",
-        );
-    }
-    ok
-}
-
 fn script(args: &[&str]) -> String {
-    let out = Command::new("python3")
-        .arg(repo("scripts/akushu_model.py"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "akushu_model.py {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    let path = common::s(&repo("scripts/akushu_model.py"));
+    common::python(&[&[path.as_str()], args].concat())
 }
 
 /// The script's forward pass over the test split of `data`.
@@ -213,7 +186,7 @@ fn python_rate(file: &Path, data: &Path) -> Vec<([f32; NN], f32)> {
 
 #[test]
 fn the_numpy_forward_pass_matches_akushu() {
-    if !python_ready() {
+    if !common::python_with_numpy("the Python model test") {
         return;
     }
     let scratch = common::scratch("model-export", "python");
@@ -261,15 +234,7 @@ fn the_numpy_forward_pass_matches_akushu() {
         common::s(&file),
         common::s(&packed)
     );
-    let out = Command::new("python3")
-        .args(["-c", &code])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::python(&["-c", &code]);
     let dir = scratch.join("packed");
     let (ok, text) = import(&packed, &dir);
     assert!(ok, "import of a compressed Fortran-order export: {text}");
