@@ -15,7 +15,8 @@ use super::experiment::{default_jobs, default_runs};
 
 #[derive(Debug, Clone, Args)]
 pub struct ReproduceArgs {
-    /// Few games and few simulations per arm: a quick check of the whole pipeline (about 3 minutes on 2 cores).
+    /// Few games and few simulations per arm: a quick check of the whole pipeline (README.md
+    /// gives its measured time on 2 cores).
     #[arg(long)]
     pub quick: bool,
     /// Folder of the experiment files.
@@ -166,9 +167,11 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             path.display()
         );
         let t = Instant::now();
-        if let Some(why) = missing_programs(&file, args.quick) {
+        if let Some(why) = missing_programs(&file, args.quick).filter(|_| plays(&file)) {
             // An opponent that is not installed (GNU Go on a machine with only Rust) skips
-            // its experiment, said in the report, instead of failing the whole run.
+            // its experiment, said in the report, instead of failing the whole run. An
+            // experiment summarised from its recorded games (`--no-play`, `--only`) needs
+            // no opponent.
             crate::errln!("-- {}: skipped: {why}", file.name);
             results.push(ExperimentResult {
                 file: file.clone(),

@@ -87,6 +87,8 @@ pub struct Chart {
     pub categorical: bool,
     /// Names of x ticks (`(-1, "none")`); other ticks show their number.
     pub x_names: Vec<(f64, String)>,
+    /// Write the x names upright, one per whole number (many long names: players).
+    pub upright_x_names: bool,
     /// Width and height in pixels.
     pub size: (u32, u32),
 }
@@ -103,6 +105,7 @@ impl Chart {
             hlines: Vec::new(),
             categorical: false,
             x_names: Vec::new(),
+            upright_x_names: false,
             size: DEFAULT_SIZE,
         }
     }
@@ -416,10 +419,25 @@ fn draw<DB: DrawingBackend>(
     let (x0, x1) = chart.x_range;
     let (y0, y1) = chart.y_range;
     let (title, size) = fitted_title(&root, &chart.title);
+    // Upright names need the height of the longest one below the axis (at most 45% of the
+    // chart); level tick labels need one line.
+    let name_font = ("sans-serif", 12).into_font();
+    let x_label_area = if chart.upright_x_names {
+        let longest = chart
+            .x_names
+            .iter()
+            .filter_map(|(_, n)| root.estimate_text_size(n, &name_font.clone().into()).ok())
+            .map(|(w, _)| w)
+            .max()
+            .unwrap_or(0);
+        (longest + 42).min(root.dim_in_pixel().1 * 45 / 100)
+    } else {
+        45
+    };
     let mut ctx = ChartBuilder::on(&root)
         .caption(&title, ("sans-serif", size))
         .margin(20)
-        .x_label_area_size(45)
+        .x_label_area_size(x_label_area)
         .y_label_area_size(60)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|x| e(&x))?;
@@ -431,7 +449,7 @@ fn draw<DB: DrawingBackend>(
             .iter()
             .all(|s| s.points.iter().all(|p| p.0.fract() == 0.0));
     let span = x1 - x0;
-    let x_ticks = if whole_x && span <= 10.0 {
+    let x_ticks = if whole_x && (span <= 10.0 || chart.upright_x_names) {
         span.floor() as usize + 1
     } else {
         10
@@ -448,7 +466,8 @@ fn draw<DB: DrawingBackend>(
         .y_desc(chart.y_label.as_str())
         .x_labels(x_ticks)
         .x_label_formatter(&|v| {
-            if whole_x && (v - v.round()).abs() > 1e-9 {
+            // Upright names are drawn below, by hand: the mesh would centre them on the axis.
+            if chart.upright_x_names || (whole_x && (v - v.round()).abs() > 1e-9) {
                 String::new()
             } else {
                 x_name(v.round()).unwrap_or_else(|| tick_label(*v))
@@ -456,10 +475,20 @@ fn draw<DB: DrawingBackend>(
         })
         .y_label_formatter(&|v| tick_label(*v))
         .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 15))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|x| e(&x))?;
 
+    if chart.upright_x_names {
+        // Each name starts just below its tick and runs down, clear of the plot.
+        let style = TextStyle::from(name_font.transform(FontTransform::Rotate90));
+        for (x, name) in &chart.x_names {
+            let (px, py) = ctx.backend_coord(&(*x, y0));
+            root.draw(&Text::new(name.as_str(), (px + 6, py + 8), style.clone()))
+                .map_err(|x| e(&x))?;
+        }
+    }
     for (y, label) in &chart.hlines {
         let grey = RGBColor(120, 120, 120);
         // dashes: short segments along the line

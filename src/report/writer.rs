@@ -759,7 +759,7 @@ pub fn ratings_chart(ratings: &[crate::arena::rating::Rating]) -> Option<Chart> 
     let n = linked.iter().map(|(k, _)| *k).max().unwrap_or(1) as f64;
     let mut chart = Chart::new(
         "Ratings of every player in the match folders (Bradley-Terry)",
-        "player, by rank in the ratings table",
+        "player (the ratings table's rank: name)",
         "Elo (GNU Go 3.8 level 10 = 0)",
     )
     .x_range(0.5, n + 0.5)
@@ -786,8 +786,24 @@ pub fn ratings_chart(ratings: &[crate::arena::rating::Rating]) -> Option<Chart> 
         )
         .colour(PAPER_COLOUR),
     );
-    chart.categorical = n <= 10.0;
+    chart.categorical = true;
+    chart.upright_x_names = true;
+    chart.x_names = linked
+        .iter()
+        .map(|(k, r)| (*k as f64, format!("{k}: {}", short_player(&r.player))))
+        .collect();
     Some(chart)
+}
+
+/// A player's name as a chart can write it: its first 34 characters, `…` for the rest (the
+/// ratings table beside the chart has the whole name under the same rank).
+fn short_player(name: &str) -> String {
+    const MOST: usize = 34;
+    if name.chars().count() <= MOST {
+        return name.to_string();
+    }
+    let head: String = name.chars().take(MOST - 1).collect();
+    format!("{}…", head.trim_end())
 }
 
 /// How report charts are drawn (`--chart-size`, `--chart-format`, `--chart-title`).
