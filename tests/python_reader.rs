@@ -31,23 +31,6 @@ fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/akushu_dataset.py")
 }
 
-/// True when python3 can import numpy; otherwise skips (or fails when required).
-fn python_ready() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        common::skip_or_fail(
-            "PYTHON",
-            "the Python reader test",
-            "python3 with numpy is not available",
-            "sh scripts/install-python.sh",
-        );
-    }
-    ok
-}
-
 /// Record `index` of `split` as the Python reader prints it.
 fn python_record(dir: &Path, split: Split, index: usize) -> Result<Value, String> {
     let out = Command::new("python3")
@@ -140,7 +123,7 @@ fn check_every_record(dir: &Path) -> usize {
 #[test]
 #[ignore = "needs python3 with numpy (sh scripts/install-python.sh): cargo test --release -- --ignored"]
 fn the_python_reader_reads_what_akushu_writes() {
-    if !python_ready() {
+    if !common::python_with_numpy("the Python reader test") {
         return;
     }
     // Version 1: hand-made records with every field away from its default.

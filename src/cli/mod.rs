@@ -12,6 +12,7 @@ pub mod experiment;
 pub mod gtp;
 pub mod loop_cmd;
 pub mod match_cmd;
+pub mod model;
 pub mod provenance;
 pub mod rate;
 pub mod reproduce;
@@ -129,6 +130,10 @@ Examples:
   akushu rate report/runs                       # every committed match folder
   akushu rate report/runs/strong_gnugo runs/my-match")]
     Rate(rate::RateArgs),
+    /// Networks in and out of Python: `export` a model directory as a numpy `.npz`,
+    /// `import` one (trained elsewhere, e.g. PyTorch) into a new model directory.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// What a model was trained on: datasets by fingerprint, its `--init-from` chain, its
     /// training games; `--recover` records it for models trained before it was kept.
     #[command(after_help = "\
@@ -163,6 +168,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Eval(args) => eval::run(args),
         Command::Match(cmd) => match_cmd::run(cmd),
         Command::Rate(args) => rate::run(args),
+        Command::Model(cmd) => model::run(cmd),
         Command::Provenance(args) => provenance::run(args),
         Command::Selfplay(args) => selfplay::run(args),
         Command::Loop(args) => loop_cmd::run(args),

@@ -43,6 +43,9 @@ fn describe(p: &Provenance, indent: &str) {
             d.splits.join("+")
         );
     }
+    if let Some(i) = &p.imported {
+        crate::outln!("{indent}imported from {} ({})", i.file, i.checksum);
+    }
     if let Some(r) = &p.recovered {
         crate::outln!("{indent}recovered: {r}");
     }

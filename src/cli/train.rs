@@ -182,9 +182,6 @@ fn minutes_arg(text: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// The output kind in a model directory's marker file.
-const MODEL_KIND: &str = "model";
-
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = resolve(&args)?;
     // One writer per model directory: a second `train --out` into it is refused.
@@ -206,10 +203,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     if args.resume {
         crate::util::output::check_not_input(&args.out, &inputs)?;
     } else {
-        crate::util::output::check_dir_output(&args.out, MODEL_KIND, false, &inputs)?;
+        crate::util::output::check_dir_output(
+            &args.out,
+            crate::net::model::MODEL_KIND,
+            false,
+            &inputs,
+        )?;
         std::fs::create_dir_all(&args.out)
             .with_context(|| format!("creating {}", args.out.display()))?;
-        crate::util::output::mark_dir(&args.out, MODEL_KIND)
+        crate::util::output::mark_dir(&args.out, crate::net::model::MODEL_KIND)
             .with_context(|| format!("marking {}", args.out.display()))?;
     }
     let device = args.device.device()?;

@@ -5,6 +5,7 @@
 //! - [`mlp`] (the paper's network) and [`cnn`] (ours): burn modules with their configs.
 //! - [`grow`]: a trained CNN grown into a wider, deeper one with the same logits.
 //! - [`model`]: a trained model on disk (`config.json`, `model.bpk`, `train_log.csv`).
+//! - [`export`]: a model's weights and config as a numpy `.npz`, and a model from one.
 //! - [`options`]: the training options a run may change, one struct for the flags and the
 //!   loop's keys.
 //! - [`provenance`]: the datasets and games a model was trained on.
@@ -23,6 +24,7 @@ pub mod cnn;
 pub mod curve;
 pub mod data;
 pub mod encode;
+pub mod export;
 pub mod grow;
 pub mod mlp;
 pub mod model;

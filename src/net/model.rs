@@ -184,14 +184,25 @@ impl TrainConfig {
             path: path.into(),
             source,
         })?;
+        TrainConfig::from_text(path, &text, model)
+    }
+
+    /// A config from the text of a file at `path` (named in errors; `.toml` read as TOML,
+    /// anything else as JSON), as [`from_file_or`](Self::from_file_or) reads it: the config
+    /// a model export carries is read the same way as `config.json`.
+    pub fn from_text(
+        path: &Path,
+        text: &str,
+        model: Option<NetKind>,
+    ) -> Result<TrainConfig, NetError> {
         let bad = |message: String| NetError::Config {
             path: path.into(),
             message,
         };
         let given: serde_json::Value = if path.extension().is_some_and(|e| e == "toml") {
-            toml::from_str(&text).map_err(|e| bad(e.to_string()))?
+            toml::from_str(text).map_err(|e| bad(e.to_string()))?
         } else {
-            serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?
+            serde_json::from_str(text).map_err(|e| bad(e.to_string()))?
         };
         let kind: NetKind = match (given.get("model"), model) {
             (Some(v), _) if !v.is_null() => {
@@ -285,6 +296,10 @@ impl SavedModel {
         }
     }
 }
+
+/// The kind in a model directory's output marker (`util::output`): `train` and
+/// `model import` write model directories.
+pub const MODEL_KIND: &str = "model";
 
 /// Paths inside a model directory.
 pub fn config_path(dir: &Path) -> PathBuf {

@@ -38,6 +38,42 @@ pub struct Provenance {
     /// (recovered provenance shares one file per dataset); empty: `training_games.hashes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub game_sets: Vec<String>,
+    /// Where weights made outside akushu came from (`akushu model import`); their training
+    /// data is then unknown (`unknown` says so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<Imported>,
+}
+
+/// The file a model's weights were imported from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Imported {
+    /// The export file as given.
+    pub file: String,
+    /// Its checksum ([`weights_checksum`](super::model::weights_checksum) of the file).
+    pub checksum: String,
+}
+
+impl Provenance {
+    /// The provenance of weights imported from `file` (with checksum `checksum`): no
+    /// dataset, no games known.
+    pub fn imported(file: &Path, checksum: String) -> Provenance {
+        Provenance {
+            datasets: Vec::new(),
+            init_from: None,
+            games: 0,
+            unknown: vec![format!(
+                "imported from {}: trained outside akushu, on games it does not know",
+                file.display()
+            )],
+            recovered: None,
+            game_sets: Vec::new(),
+            imported: Some(Imported {
+                file: file.display().to_string(),
+                checksum,
+            }),
+        }
+    }
 }
 
 /// The file beside a model trained before provenance was kept that records it afterwards
@@ -136,6 +172,7 @@ pub fn of_run(
             unknown,
             recovered: None,
             game_sets: Vec::new(),
+            imported: None,
         },
         set,
     ))
@@ -210,6 +247,7 @@ pub fn recover(
         unknown: Vec::new(),
         recovered: Some(note.to_string()),
         game_sets,
+        imported: None,
     };
     let path = dir.join(RECOVERED_FILE);
     let json = serde_json::to_string_pretty(&provenance)?;
@@ -333,6 +371,7 @@ mod tests {
             unknown: vec![],
             recovered: None,
             game_sets: vec![],
+            imported: None,
         };
         let mut c = TrainConfig::new(super::super::model::NetKind::Mlp);
         c.provenance = Some(p.clone());

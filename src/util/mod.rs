@@ -4,6 +4,7 @@
 pub mod commit;
 pub mod fsio;
 pub mod lines;
+pub mod npz;
 pub mod num;
 pub mod output;
 pub mod progress;

@@ -37,6 +37,35 @@ pub fn skip_or_fail(what: &str, test: &str, why: &str, fix: &str) {
     eprintln!("skipping {test}: {why} ({fix}; AKUSHU_REQUIRE_{what}=1 makes this a failure)");
 }
 
+/// Whether python3 can import numpy (the Python scripts' tests); when it cannot, `test` is
+/// skipped, or fails with `AKUSHU_REQUIRE_PYTHON` on.
+pub fn python_with_numpy(test: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import numpy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip_or_fail(
+            "PYTHON",
+            test,
+            "python3 with numpy is not available",
+            "sh scripts/install-python.sh",
+        );
+    }
+    ok
+}
+
+/// python3 run with `args`: its stdout; the test fails with its stderr when it fails.
+pub fn python(args: &[&str]) -> String {
+    let out = Command::new("python3").args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "python3 {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A file of the shared game records beside the checkout (`../shared/data/NAME`), or `None`
 /// (with a note) when it is absent; with `AKUSHU_REQUIRE_DATA` set, absence is a failure.
 pub fn shared_data(name: &str) -> Option<PathBuf> {
