@@ -253,35 +253,51 @@ fn args(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
+/// A new one-thread MLP run on 40 synthetic games into `out`: two epochs of `batch`, then
+/// `extra` flags.
+fn mlp_run(out: &str, batch: &str, extra: &[&str]) -> Vec<String> {
+    let base = [
+        "train",
+        "--synthetic-games",
+        "40",
+        "--model",
+        "mlp",
+        "--epochs",
+        "2",
+        "--batch-size",
+        batch,
+        "--threads",
+        "1",
+        "--quiet",
+        "--out",
+        out,
+    ];
+    base.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+/// `--resume` of an [`mlp_run`] in `out`.
+fn mlp_resume(out: &str) -> Vec<String> {
+    let flags = [
+        "train",
+        "--synthetic-games",
+        "40",
+        "--out",
+        out,
+        "--resume",
+        "--threads",
+        "1",
+        "--quiet",
+    ];
+    flags.iter().map(|s| s.to_string()).collect()
+}
+
 /// A run killed at either step of a checkpoint commit (its files written and synced; the new
 /// checkpoint swapped in) resumes to the uninterrupted run's result, validation for
 /// validation; a second writer into a model directory is refused while the first holds it.
 #[test]
 fn a_run_killed_inside_a_checkpoint_resumes_to_the_same_result() {
     let work = temp("killed");
-    let run = |out: &str| -> Vec<String> {
-        [
-            "train",
-            "--synthetic-games",
-            "40",
-            "--model",
-            "mlp",
-            "--epochs",
-            "2",
-            "--batch-size",
-            "64",
-            "--validate-every",
-            "10",
-            "--threads",
-            "1",
-            "--quiet",
-            "--out",
-            out,
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-    };
+    let run = |out: &str| mlp_run(out, "64", &["--validate-every", "10"]);
     let whole = work.join("whole").display().to_string();
     let (ok, text) = akushu(&args(&run(&whole)));
     assert!(ok, "{text}");
@@ -295,18 +311,7 @@ fn a_run_killed_inside_a_checkpoint_resumes_to_the_same_result() {
         // The checkpoint is whole: its weights match their checksum and the state reads.
         let state = std::fs::read_to_string(out.join("checkpoint/state.json")).unwrap();
         assert!(state.contains("\"step\""), "{state}");
-        let resume = [
-            "train",
-            "--synthetic-games",
-            "40",
-            "--out",
-            &name,
-            "--resume",
-            "--threads",
-            "1",
-            "--quiet",
-        ];
-        let (ok, text) = akushu(&resume);
+        let (ok, text) = akushu(&args(&mlp_resume(&name)));
         assert!(ok, "{point}: {text}");
         assert_eq!(log_values(&out), want, "{point}");
         // Nothing is left beside the checkpoint or the model directory.
@@ -349,43 +354,8 @@ fn checkpoint_step(dir: &std::path::Path) -> u64 {
 fn a_paused_or_killed_run_resumes_mid_epoch_from_its_checkpoint() {
     let work = temp("midepoch");
     // Two epochs of about 100 steps, validated at their ends only.
-    let base = |out: &str| -> Vec<String> {
-        [
-            "train",
-            "--synthetic-games",
-            "40",
-            "--model",
-            "mlp",
-            "--epochs",
-            "2",
-            "--batch-size",
-            "16",
-            "--threads",
-            "1",
-            "--quiet",
-            "--out",
-            out,
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-    };
-    let resume = |out: &str| -> Vec<String> {
-        [
-            "train",
-            "--synthetic-games",
-            "40",
-            "--out",
-            out,
-            "--resume",
-            "--threads",
-            "1",
-            "--quiet",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-    };
+    let base = |out: &str| mlp_run(out, "16", &[]);
+    let resume = mlp_resume;
     let whole = work.join("whole");
     let (ok, text) = akushu(&args(&base(&whole.display().to_string())));
     assert!(ok, "{text}");
@@ -401,8 +371,7 @@ fn a_paused_or_killed_run_resumes_mid_epoch_from_its_checkpoint() {
     // validation losses (full precision) then show the resumed weights are the same.
     let paused = work.join("paused");
     let name = paused.display().to_string();
-    let mut first = base(&name);
-    first.extend(["--stop-after-minutes".to_string(), "0.0001".to_string()]);
+    let first = mlp_run(&name, "16", &["--stop-after-minutes", "0.0001"]);
     let (ok, text) = akushu(&args(&first));
     assert!(ok && text.contains("paused"), "{text}");
     let at = checkpoint_step(&paused);

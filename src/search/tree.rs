@@ -1220,12 +1220,12 @@ mod tests {
         }
     }
 
-    /// A "network" whose value says black wins exactly when black holds E5 (and rates every
-    /// move alike).
-    struct E5Value;
-    impl crate::prune::Pruner for E5Value {
+    /// A "network" that rates every move alike and whose value gives black the win
+    /// probability its function finds in the board (for the side to move, as networks do).
+    struct BlackValue(fn(&Board) -> f32);
+    impl crate::prune::Pruner for BlackValue {
         fn name(&self) -> String {
-            "e5-value".into()
+            "black-value".into()
         }
         fn reads_history(&self) -> bool {
             false
@@ -1239,8 +1239,7 @@ mod tests {
             out: &mut [f32; NN],
         ) -> Option<f32> {
             out.fill(0.5);
-            let black = ctx.board.color_at(Point::new(40)) == Some(Color::Black);
-            let p_black = if black { 0.95 } else { 0.05 };
+            let p_black = (self.0)(ctx.board);
             Some(if ctx.to_move == Color::Black {
                 p_black
             } else {
@@ -1252,12 +1251,24 @@ mod tests {
         }
     }
 
-    /// A search whose only slot is [`E5Value`], mixing its value at `lambda`.
+    /// Black wins exactly when black holds E5.
+    const E5_VALUE: BlackValue = BlackValue(|board| {
+        if board.color_at(Point::new(40)) == Some(Color::Black) {
+            0.95
+        } else {
+            0.05
+        }
+    });
+
+    /// Black loses: a win probability of 0.1 in every position.
+    const BLACK_LOSES_VALUE: BlackValue = BlackValue(|_| 0.1);
+
+    /// A search whose only slot is [`E5_VALUE`], mixing its value at `lambda`.
     fn valued(lambda: f32) -> (Tree, Worker) {
         let (mut t, _) = worker(None, None);
         t.settings.value = Some(ValueMix { slot: 0, lambda });
         t.settings.expand = 0;
-        let slots = vec![PrunerSlot::new(Arc::new(E5Value), 1 << 12).with_value()];
+        let slots = vec![PrunerSlot::new(Arc::new(E5_VALUE), 1 << 12).with_value()];
         (t, Worker::new(slots, FastRng::new(3)))
     }
 
@@ -1297,35 +1308,6 @@ mod tests {
         assert!(rate_e5 < 0.95, "playouts keep their half: {rate_e5}");
     }
 
-    /// A "network" whose value gives black a win probability of 0.1 in every position.
-    struct BlackLosesValue;
-    impl crate::prune::Pruner for BlackLosesValue {
-        fn name(&self) -> String {
-            "black-loses-value".into()
-        }
-        fn reads_history(&self) -> bool {
-            false
-        }
-        fn badness(&self, _ctx: &crate::prune::PruneContext<'_>, out: &mut [f32; NN]) {
-            out.fill(0.5);
-        }
-        fn badness_value(
-            &self,
-            ctx: &crate::prune::PruneContext<'_>,
-            out: &mut [f32; NN],
-        ) -> Option<f32> {
-            out.fill(0.5);
-            Some(if ctx.to_move == Color::Black {
-                0.1
-            } else {
-                0.9
-            })
-        }
-        fn has_value(&self) -> bool {
-            true
-        }
-    }
-
     /// `lambda` is the value's weight: a result is `(1 - lambda) * playout + lambda * value`.
     /// With a komi of -100 every playout is a black win (1) while the value gives black 0.1,
     /// so black's mean result is `(1 - lambda) + 0.1 * lambda`: 0.775 at `lambda = 0.25` and
@@ -1340,7 +1322,7 @@ mod tests {
             t.settings.value = Some(ValueMix { slot: 0, lambda });
             t.settings.expand = 0;
             t.settings.playout.komi = -100.0;
-            let slots = vec![PrunerSlot::new(Arc::new(BlackLosesValue), 1 << 12).with_value()];
+            let slots = vec![PrunerSlot::new(Arc::new(BLACK_LOSES_VALUE), 1 << 12).with_value()];
             let mut w = Worker::new(slots, FastRng::new(5));
             w.search(&t, &SimBudget::new(3000), None);
             // The root's children hold black's results (black is to move at the root).
