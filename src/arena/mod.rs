@@ -16,6 +16,7 @@
 
 pub mod cluster;
 pub mod experiment;
+pub mod game;
 pub mod gtp;
 pub mod player;
 pub mod rating;

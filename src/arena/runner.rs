@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::player::{GtpTimeouts, build_player};
 use super::record::{GameRecord, read_csv, write_csv};
-use super::referee::{GameRules, GameSetup, MatchClock, PlayedGame, play_game};
+use super::referee::{GameRules, GameSetup, MatchClock, RefereedGame, referee_game};
 use super::sprt::{Decision, Sprt, SprtState};
 use super::summary::{MatchSummary, summarize};
 use crate::search::TimeControl;
@@ -286,12 +286,9 @@ impl MatchConfig {
     }
 
     fn rules(&self) -> GameRules {
-        GameRules {
-            komi: self.komi,
-            max_moves: self.max_moves,
-            // validate() has checked it; a clock that does not parse plays without one.
-            clock: self.time.as_ref().and_then(|t| t.clock().ok()),
-        }
+        // validate() has checked the clock; one that does not parse plays without one.
+        let clock = self.time.as_ref().and_then(|t| t.clock().ok());
+        GameRules::plain(self.komi, self.max_moves, clock)
     }
 }
 
@@ -730,7 +727,7 @@ pub fn run_match(
         usize::MAX
     });
     let write_result: anyhow::Result<()> = std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<PlayedGame>();
+        let (tx, rx) = mpsc::channel::<RefereedGame>();
         let jobs = config.jobs.min(pending.len().max(1));
         // However the writer leaves (done, decided or failed), no worker waits on the window.
         let _close = window.closer();
@@ -744,7 +741,7 @@ pub fn run_match(
                     if !window.wait_until_open(i) || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let played = play_game(&config.game_setup(game), rules, config.timeouts);
+                    let played = referee_game(&config.game_setup(game), &rules, config.timeouts);
                     if tx.send(played).is_err() {
                         break;
                     }

@@ -88,6 +88,7 @@ impl SelfplayConfig {
             seed: self.game_seed(game),
             black: self.engines[(k / n) as usize].clone(),
             white: self.engines[(k % n) as usize].clone(),
+            black_player: String::new(),
         }
     }
 
