@@ -128,6 +128,11 @@ pub trait RunConfig: Serialize + DeserializeOwned {
     const SUBDIRS: &'static [&'static str] = &[];
     /// The engine specs the run plays: the header resolves and checksums them.
     fn specs(&self) -> Vec<&String>;
+    /// Which games the run plays.
+    fn schedule(&self) -> Schedule;
+    /// Refuses to resume the run of `old` (recorded in `header`) with this config: the kind's
+    /// own rule of which settings may change between runs of one folder.
+    fn check_same_run(&self, old: &Self, header: &Path) -> anyhow::Result<()>;
 }
 
 /// A games folder's header: the program, the run's config, each in-process engine's spec
@@ -236,8 +241,10 @@ pub struct GamesDir<C, R> {
     kind: PhantomData<fn() -> (C, R)>,
 }
 
-/// What [`GamesDir::open`] found: the header a previous run wrote, and its finished games.
+/// What [`GamesDir::open`] found: this run's header, the header a previous run wrote, and
+/// its finished games.
 pub struct Opened<C, R> {
+    pub header: RunHeader<C>,
     pub old: Option<RunHeader<C>>,
     pub rows: BTreeMap<u32, R>,
 }
@@ -296,18 +303,14 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
         write_rows(&self.csv(), rows)
     }
 
-    /// Opens the folder for a run with `header` over the games of `schedule`, resuming what
-    /// is there. `same_run` says why a previous run's header is another run (the kind's own
-    /// rule: which settings may change between runs of one folder). The new header keeps
-    /// the first run's checksums of networks no longer readable. Creates the folder, marks
-    /// it and removes a killed run's temporary files; the header itself is written by
-    /// [`GamesDir::start`], once the run knows it will play.
-    pub fn open(
-        &self,
-        header: &mut RunHeader<C>,
-        schedule: Schedule,
-        same_run: impl FnOnce(&RunHeader<C>) -> anyhow::Result<()>,
-    ) -> anyhow::Result<Opened<C, R>> {
+    /// Opens the folder for a run of `config`, resuming what is there (see the module's
+    /// doc). The new header keeps the first run's checksums of networks no longer readable.
+    /// Creates the folder, marks it and removes a killed run's temporary files; the header
+    /// itself is written by [`GamesDir::start`], once the run knows it will play.
+    pub fn open(&self, config: &C) -> anyhow::Result<Opened<C, R>>
+    where
+        C: Clone,
+    {
         let out = &self.root;
         if out.exists() && !out.is_dir() {
             bail!("{} exists and is not a folder", out.display());
@@ -321,8 +324,9 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
                 C::FILE
             );
         }
+        let mut header = RunHeader::new(config);
         if let Some(old) = &old {
-            same_run(old)?;
+            config.check_same_run(&old.config, &self.header())?;
             check_models(&old.models, &header.models, &self.header())?;
             super::runner::check_history(&old.engines, &self.header())?;
             for (k, v) in &old.models {
@@ -342,10 +346,10 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
             .with_context(|| format!("cleaning {}", out.display()))?;
         let mut rows = BTreeMap::new();
         for row in self.read_rows()? {
-            schedule.check_finished(row.game(), &self.csv())?;
+            config.schedule().check_finished(row.game(), &self.csv())?;
             rows.insert(row.game(), row);
         }
-        Ok(Opened { old, rows })
+        Ok(Opened { header, old, rows })
     }
 
     /// The games of `planned` not finished in `rows`, saying so when a run resumes.

@@ -247,14 +247,6 @@ impl MatchConfig {
         }
     }
 
-    /// Which games this run plays.
-    pub fn schedule(&self) -> Schedule {
-        Schedule {
-            games: self.games,
-            shard: self.shard,
-        }
-    }
-
     /// The games this run is responsible for.
     pub fn planned_games(&self) -> Vec<u32> {
         self.schedule().planned()
@@ -275,6 +267,23 @@ impl RunConfig for MatchConfig {
         "# akushu match results: program and the full resolved configuration";
     fn specs(&self) -> Vec<&String> {
         vec![&self.black, &self.white]
+    }
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            games: self.games,
+            shard: self.shard,
+        }
+    }
+    fn check_same_run(&self, old: &MatchConfig, header: &Path) -> anyhow::Result<()> {
+        if old.same_match(self) {
+            return Ok(());
+        }
+        bail!(
+            "{} holds a different match ({}): resume only with the same players, seed, komi, \
+             colours, move cap, timeouts and shard, or use a new --out folder",
+            header.display(),
+            describe_difference(old, self)
+        )
     }
 }
 
@@ -495,18 +504,11 @@ pub fn run_match(
 ) -> anyhow::Result<MatchOutcome> {
     config.validate()?;
     let dir = ResultsDir::new(out);
-    let mut header = Header::new(config);
-    let Opened { old, mut rows } = dir.open(&mut header, config.schedule(), |old| {
-        if old.config.same_match(config) {
-            return Ok(());
-        }
-        bail!(
-            "{} holds a different match ({}): resume only with the same players, seed, komi, \
-             colours, move cap, timeouts and shard, or use a new --out folder",
-            dir.header().display(),
-            describe_difference(&old.config, config)
-        )
-    })?;
+    let Opened {
+        header,
+        old,
+        mut rows,
+    } = dir.open(config)?;
     // A match whose sequential test has decided plays nothing more.
     let planned = if config.sprt_decided(&rows) {
         Vec::new()

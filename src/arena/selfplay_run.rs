@@ -93,14 +93,6 @@ impl SelfplayConfig {
         }
     }
 
-    /// Which games this run plays.
-    pub fn schedule(&self) -> Schedule {
-        Schedule {
-            games: self.games,
-            shard: self.shard,
-        }
-    }
-
     /// The games this run plays.
     pub fn planned_games(&self) -> Vec<u32> {
         self.schedule().planned()
@@ -125,6 +117,22 @@ impl RunConfig for SelfplayConfig {
     const SUBDIRS: &'static [&'static str] = &["sgf", "records"];
     fn specs(&self) -> Vec<&String> {
         self.engines.iter().collect()
+    }
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            games: self.games,
+            shard: self.shard,
+        }
+    }
+    fn check_same_run(&self, old: &SelfplayConfig, header: &Path) -> anyhow::Result<()> {
+        if old.same_run(self) {
+            return Ok(());
+        }
+        bail!(
+            "{} holds a different self-play run: resume only with the same engines, seed, \
+             rules and shard (more games and other jobs are fine), or use a new --out folder",
+            header.display()
+        )
     }
 }
 
@@ -182,17 +190,11 @@ pub fn run_selfplay(
 ) -> anyhow::Result<SelfplayOutcome> {
     config.validate()?;
     let dir = SelfplayDir::new(out);
-    let mut header = Header::new(config);
-    let Opened { old, mut rows } = dir.open(&mut header, config.schedule(), |old| {
-        if old.config.same_run(config) {
-            return Ok(());
-        }
-        bail!(
-            "{} holds a different self-play run: resume only with the same engines, seed, \
-             rules and shard (more games and other jobs are fine), or use a new --out folder",
-            dir.header().display()
-        )
-    })?;
+    let Opened {
+        header,
+        old,
+        mut rows,
+    } = dir.open(config)?;
     let pending = dir.pending(config.planned_games(), &rows);
     if !pending.is_empty() {
         // A spec that does not build fails now, not in every game.
