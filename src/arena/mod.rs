@@ -1,21 +1,28 @@
-//! The arena: matches between two players (in-process engine specs or external GTP engines),
-//! with reproducible seeds, resumable results folders, sharding and merging.
+//! The arena: matches between two players (in-process engine specs or external GTP engines)
+//! and self-play, with reproducible seeds, resumable folders, sharding and merging.
 //!
+//! - [`game`]: the one game runner ([`game::play_game`]), its rules, winner and observer;
+//! - [`folder`]: the one resumable, shardable folder of games (header, `games.csv`, `sgf/`);
 //! - [`player`]: the fallible [`Player`](player::Player) interface, spec parsing, in-process
 //!   and GTP players;
 //! - [`gtp`]: the GTP client (child process, per-command timeouts);
-//! - [`referee`]: plays one game and scores it;
+//! - [`referee`]: a match's game on the runner, as its CSV row and SGF;
 //! - [`record`]: the CSV row and the SGF of a game;
 //! - [`summary`]: win rates with Wilson intervals ([`crate::util::stats`]), errors, time
 //!   per move, overhead;
 //! - [`experiment`]: experiment files (`experiments/*.toml`) and running their arms;
-//! - [`runner`]: plans, runs, resumes, shards and merges matches;
+//! - [`runner`]: matches on the games folder: plans, runs, resumes, shards and merges;
+//! - [`selfplay`]: a self-play game on the runner, recorded by an observer as training
+//!   records;
+//! - [`selfplay_run`]: self-play runs on the games folder, and datasets built from them;
 //! - [`sprt`]: the sequential test that stops a match once its games decide;
 //! - [`rating`]: Bradley-Terry ratings of every player in a set of match folders;
 //! - [`cluster`]: an experiment's shards as Slurm array jobs and GNU parallel tasks.
 
 pub mod cluster;
 pub mod experiment;
+pub mod folder;
+pub mod game;
 pub mod gtp;
 pub mod player;
 pub mod rating;

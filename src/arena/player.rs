@@ -10,6 +10,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 use super::gtp::{GtpClient, GtpError};
+use crate::dataset::record::VISIT_SLOTS;
 use crate::rules::{Color, Move};
 use crate::search::TimeControl;
 use crate::search::{Engine, EngineMove, MoveStats};
@@ -68,6 +69,19 @@ pub trait Player: Send {
     fn play(&mut self, color: Color, mv: Move) -> Result<(), PlayerError>;
     /// Asks for a move for `color`. The returned stats carry arena-measured seconds.
     fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError>;
+    /// Asks for a move with the search's root visits at every point and pass (self-play's
+    /// training target and its temperature draw). A player that cannot say answers as
+    /// [`Player::genmove`] does, with no visits.
+    fn genmove_with_visits(&mut self, color: Color) -> Result<Searched, PlayerError> {
+        let (mv, stats) = self.genmove(color)?;
+        Ok((mv, stats, None))
+    }
+    /// Takes back the last move (the temperature draw replaces a player's own choice).
+    fn undo(&mut self) -> Result<(), PlayerError> {
+        Err(PlayerError::Rejected(
+            "this player cannot take a move back".into(),
+        ))
+    }
     /// The player's own count of the final position (GTP `final_score`), if it has one.
     fn final_score(&mut self) -> Option<String> {
         None
@@ -89,6 +103,10 @@ pub trait Player: Send {
         Ok(())
     }
 }
+
+/// A move with its stats and, where the player reports them, the root's visits by point
+/// index (pass last).
+pub type Searched = (EngineMove, MoveStats, Option<Box<[u32; VISIT_SLOTS]>>);
 
 /// In-process engines of every registered kind ([`crate::search::spec::ENGINE_KINDS`]).
 pub use crate::search::spec::build_engine;
@@ -116,11 +134,7 @@ pub fn build_player(
                 PlayerError::Build(format!("{e:#}"))
             }
         })?;
-        Ok(Box::new(InProcess {
-            spec: spec.to_string(),
-            engine,
-            cpu: crate::util::thread_cpu_seconds().map(|_| 0.0),
-        }))
+        Ok(Box::new(InProcess::new(spec, engine)))
     }
 }
 
@@ -130,6 +144,30 @@ pub struct InProcess {
     engine: Box<dyn Engine>,
     /// CPU seconds of this thread spent in `genmove` (`None` where the platform does not say).
     cpu: Option<f64>,
+}
+
+impl InProcess {
+    /// The player of an engine already built from `spec`.
+    pub fn new(spec: &str, engine: Box<dyn Engine>) -> InProcess {
+        InProcess {
+            spec: spec.to_string(),
+            engine,
+            cpu: crate::util::thread_cpu_seconds().map(|_| 0.0),
+        }
+    }
+
+    /// Runs `search` on the engine, timing it on the wall clock and this thread's CPU clock.
+    fn timed<T>(&mut self, search: impl FnOnce(&mut dyn Engine) -> T) -> (T, f64) {
+        let start = Instant::now();
+        let cpu0 = crate::util::thread_cpu_seconds();
+        let answer = search(self.engine.as_mut());
+        let seconds = start.elapsed().as_secs_f64();
+        self.cpu = match (self.cpu, cpu0, crate::util::thread_cpu_seconds()) {
+            (Some(sum), Some(a), Some(b)) => Some(sum + (b - a).max(0.0)),
+            _ => None,
+        };
+        (answer, seconds)
+    }
 }
 
 impl Player for InProcess {
@@ -146,15 +184,32 @@ impl Player for InProcess {
             .map_err(|e| PlayerError::Rejected(e.to_string()))
     }
     fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
-        let start = Instant::now();
-        let cpu0 = crate::util::thread_cpu_seconds();
-        let (mv, mut stats) = self.engine.genmove(color);
-        stats.seconds = start.elapsed().as_secs_f64();
-        self.cpu = match (self.cpu, cpu0, crate::util::thread_cpu_seconds()) {
-            (Some(sum), Some(a), Some(b)) => Some(sum + (b - a).max(0.0)),
-            _ => None,
-        };
+        let ((mv, mut stats), seconds) = self.timed(|e| e.genmove(color));
+        stats.seconds = seconds;
         Ok((mv, stats))
+    }
+    fn genmove_with_visits(&mut self, color: Color) -> Result<Searched, PlayerError> {
+        if self.engine.analyzer().is_none() {
+            let (mv, stats) = self.genmove(color)?;
+            return Ok((mv, stats, None));
+        }
+        let ((mv, mut stats, candidates), seconds) = self.timed(|e| {
+            let analyzer = e.analyzer().expect("checked above");
+            analyzer.genmove_analyze(color, 1)
+        });
+        stats.seconds = seconds;
+        let mut counts = Box::new([0u32; VISIT_SLOTS]);
+        for c in &candidates {
+            counts[c.mv.index()] += c.visits;
+        }
+        Ok((mv, stats, Some(counts)))
+    }
+    fn undo(&mut self) -> Result<(), PlayerError> {
+        if self.engine.undo() {
+            Ok(())
+        } else {
+            Err(PlayerError::Rejected("no move to take back".into()))
+        }
     }
     fn cpu_seconds(&self) -> Option<f64> {
         self.cpu
@@ -252,6 +307,10 @@ impl Player for GtpPlayer {
 
     fn final_score(&mut self) -> Option<String> {
         self.command("final_score").ok()
+    }
+
+    fn undo(&mut self) -> Result<(), PlayerError> {
+        self.command("undo").map(|_| ())
     }
 
     fn set_time_control(&mut self, control: TimeControl) -> Result<(), PlayerError> {

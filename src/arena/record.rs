@@ -121,33 +121,20 @@ pub fn round_seconds(s: f64) -> f64 {
     (s * 1e6).round() / 1e6
 }
 
-/// Reads `games.csv`. Rows that do not parse are an error naming the line: a results file is
-/// written atomically, so a bad row means someone edited it.
-pub fn read_csv(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
-    use anyhow::Context;
-    let mut reader =
-        csv::Reader::from_path(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut rows = Vec::new();
-    for (i, row) in reader.deserialize().enumerate() {
-        let row: GameRecord =
-            row.with_context(|| format!("{}: bad row {} (line {})", path.display(), i + 1, i + 2))?;
-        rows.push(row);
+impl super::folder::GameRow for GameRecord {
+    fn game(&self) -> u32 {
+        self.game
     }
-    Ok(rows)
+}
+
+/// Reads a match's `games.csv` (see [`super::folder::read_rows`]).
+pub fn read_csv(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
+    super::folder::read_rows(path)
 }
 
 /// Writes `rows` (sorted by game) to `path` atomically.
 pub fn write_csv(path: &Path, rows: &[GameRecord]) -> anyhow::Result<()> {
-    let mut sorted: Vec<&GameRecord> = rows.iter().collect();
-    sorted.sort_by_key(|r| r.game);
-    crate::util::fsio::write_atomic_with(path, |w| {
-        let mut writer = csv::Writer::from_writer(w);
-        for r in &sorted {
-            writer.serialize(r).map_err(std::io::Error::other)?;
-        }
-        writer.flush()
-    })
-    .map_err(anyhow::Error::from)
+    super::folder::write_rows(path, rows)
 }
 
 /// The SGF of a game: engine specs, komi, rules, result, seed and end reason in the root.

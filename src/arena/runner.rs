@@ -7,56 +7,25 @@
 //! atomically after each game: it is the checkpoint), `sgf/game-NNNNN.sgf`, and `summary.md`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
+use super::folder::{GamesDir, Opened, RunConfig, RunHeader, Schedule};
+pub use super::folder::{ProgramInfo, resolved_specs};
 use super::player::{GtpTimeouts, build_player};
-use super::record::{GameRecord, read_csv, write_csv};
-use super::referee::{GameRules, GameSetup, MatchClock, PlayedGame, play_game};
+use super::record::{GameRecord, read_csv};
+use super::referee::{GameRules, GameSetup, MatchClock, RefereedGame, referee_game};
 use super::sprt::{Decision, Sprt, SprtState};
 use super::summary::{MatchSummary, summarize};
 use crate::search::TimeControl;
 use crate::util::fsio::write_atomic;
 use crate::util::rng::FastRng;
 
-/// `i/n`: this run plays the games `g` with `(g - 1) % n == i` (0-based `i`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    pub index: u32,
-    pub count: u32,
-}
-
-impl Shard {
-    pub fn owns(&self, game: u32) -> bool {
-        (game - 1) % self.count == self.index
-    }
-}
-
-impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let err = || format!("shard must be i/n with 0 <= i < n, got {s:?}");
-        let (i, n) = s.split_once('/').ok_or_else(err)?;
-        let index: u32 = i.trim().parse().map_err(|_| err())?;
-        let count: u32 = n.trim().parse().map_err(|_| err())?;
-        if count == 0 || index >= count {
-            return Err(err());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
+pub use super::folder::Shard;
 
 /// Most games one match may plan.
 pub const MAX_GAMES: u32 = 1_000_000;
@@ -280,67 +249,46 @@ impl MatchConfig {
 
     /// The games this run is responsible for.
     pub fn planned_games(&self) -> Vec<u32> {
-        (1..=self.games)
-            .filter(|&g| self.shard.is_none_or(|s| s.owns(g)))
-            .collect()
+        self.schedule().planned()
     }
 
     fn rules(&self) -> GameRules {
-        GameRules {
-            komi: self.komi,
-            max_moves: self.max_moves,
-            // validate() has checked it; a clock that does not parse plays without one.
-            clock: self.time.as_ref().and_then(|t| t.clock().ok()),
-        }
+        // validate() has checked the clock; one that does not parse plays without one.
+        let clock = self.time.as_ref().and_then(|t| t.clock().ok());
+        GameRules::plain(self.komi, self.max_moves, clock)
     }
 }
 
-/// Where the program came from: written at the top of every results folder.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProgramInfo {
-    pub name: String,
-    pub version: String,
-    /// The command line that wrote the folder.
-    pub command: String,
-}
-
-impl ProgramInfo {
-    pub fn current() -> ProgramInfo {
-        ProgramInfo {
-            name: env!("CARGO_PKG_NAME").into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            command: std::env::args().collect::<Vec<_>>().join(" "),
+impl RunConfig for MatchConfig {
+    const KEY: &'static str = "match";
+    const FILE: &'static str = "match.toml";
+    const KIND: &'static str = "match";
+    const COMMENT: &'static str =
+        "# akushu match results: program and the full resolved configuration";
+    fn specs(&self) -> Vec<&String> {
+        vec![&self.black, &self.white]
+    }
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            games: self.games,
+            shard: self.shard,
         }
+    }
+    fn check_same_run(&self, old: &MatchConfig, header: &Path) -> anyhow::Result<()> {
+        if old.same_match(self) {
+            return Ok(());
+        }
+        bail!(
+            "{} holds a different match ({}): resume only with the same players, seed, komi, \
+             colours, move cap, timeouts and shard, or use a new --out folder",
+            header.display(),
+            describe_difference(old, self)
+        )
     }
 }
 
-/// `match.toml`: program and resolved config.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    pub program: ProgramInfo,
-    #[serde(rename = "match")]
-    pub config: MatchConfig,
-    /// Each in-process player's spec with every default filled in (JSON), so the folder
-    /// records the engine settings even if a default changes later.
-    #[serde(default)]
-    pub engines: BTreeMap<String, String>,
-    /// The checksum of every model directory the players load (see
-    /// [`crate::net::model::model_checksum`]): a resume with changed weights is refused.
-    #[serde(default)]
-    pub models: BTreeMap<String, String>,
-}
-
-impl Header {
-    /// The header for `config` written by this program.
-    pub fn new(config: &MatchConfig) -> Header {
-        Header {
-            program: ProgramInfo::current(),
-            config: config.clone(),
-            engines: resolved_specs([&config.black, &config.white]),
-            models: model_checksums(config),
-        }
-    }
-}
+/// `match.toml`: program, resolved config, engines and model checksums.
+pub type Header = RunHeader<MatchConfig>;
 
 /// Player A's score in one game: 1 for a win, 0.5 for a draw, 0 for a loss.
 pub fn a_score(r: &GameRecord) -> f64 {
@@ -378,24 +326,12 @@ pub fn spec_model_checksums<'a>(
     out
 }
 
-/// Each in-process spec of `specs` with every default filled in (JSON); `gtp:` players and
-/// specs that do not parse are left out.
-pub fn resolved_specs<'a>(specs: impl IntoIterator<Item = &'a String>) -> BTreeMap<String, String> {
-    specs
-        .into_iter()
-        .filter_map(|spec| {
-            crate::search::spec::resolved_config(spec)
-                .ok()
-                .map(|r| (spec.clone(), r))
-        })
-        .collect()
-}
-
 /// Refuses to resume games recorded before engines gave their networks the last moves (the
-/// `history` key absent from the recorded engine) with an engine that now gives them to a
-/// network that reads them: the new games would come from another engine than the old.
-fn check_history(old: &Header, path: &Path) -> anyhow::Result<()> {
-    for (spec, recorded) in &old.engines {
+/// `history` key absent from the recorded engine, `engines` as a folder's header keeps
+/// them) with an engine that now gives them to a network that reads them: the new games
+/// would come from another engine than the old.
+pub(super) fn check_history(engines: &BTreeMap<String, String>, path: &Path) -> anyhow::Result<()> {
+    for (spec, recorded) in engines {
         if recorded.contains("\"history\"") {
             continue;
         }
@@ -425,72 +361,12 @@ fn check_history(old: &Header, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Refuses to resume a folder whose recorded models have other weights now.
-fn check_models(old: &Header, new: &Header, path: &Path) -> anyhow::Result<()> {
-    for (dir, was) in &old.models {
-        match new.models.get(dir) {
-            Some(now) if now != was => bail!(
-                "{}: model {dir} has changed since these games were played (recorded {was}, \
-                 now {now}): resuming would mix two engines; use a new --out folder",
-                path.display()
-            ),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// The files of a results folder.
-pub struct ResultsDir {
-    pub root: PathBuf,
-}
+/// The files of a match folder (`match.toml`, `games.csv`, `sgf/`, `summary.md`).
+pub type ResultsDir = GamesDir<MatchConfig, GameRecord>;
 
 impl ResultsDir {
-    pub fn new(root: &Path) -> ResultsDir {
-        ResultsDir {
-            root: root.to_path_buf(),
-        }
-    }
-    pub fn header(&self) -> PathBuf {
-        self.root.join("match.toml")
-    }
-    pub fn csv(&self) -> PathBuf {
-        self.root.join("games.csv")
-    }
     pub fn summary(&self) -> PathBuf {
         self.root.join("summary.md")
-    }
-    pub fn sgf(&self, game: u32) -> PathBuf {
-        self.root.join("sgf").join(format!("game-{game:05}.sgf"))
-    }
-
-    pub fn read_header(&self) -> anyhow::Result<Option<Header>> {
-        let path = self.header();
-        if !path.exists() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let header =
-            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-        Ok(Some(header))
-    }
-
-    pub fn write_header(&self, header: &Header) -> anyhow::Result<()> {
-        let text = format!(
-            "# akushu match results: program and the full resolved configuration\n{}",
-            toml::to_string(header)?
-        );
-        write_atomic(&self.header(), text.as_bytes()).map_err(anyhow::Error::from)
-    }
-
-    /// The finished games, or none when the folder is new.
-    pub fn read_rows(&self) -> anyhow::Result<Vec<GameRecord>> {
-        if self.csv().exists() {
-            read_csv(&self.csv())
-        } else {
-            Ok(Vec::new())
-        }
     }
 
     /// Writes `summary.md` for `rows`.
@@ -628,92 +504,22 @@ pub fn run_match(
 ) -> anyhow::Result<MatchOutcome> {
     config.validate()?;
     let dir = ResultsDir::new(out);
-    let old = dir.read_header()?;
-    let old_header = old.clone();
-    if out.exists() && !out.is_dir() {
-        bail!("{} exists and is not a folder", out.display());
-    }
-    if old.is_none() && out.exists() && !crate::util::output::holds_only_scaffolding(out)? {
-        bail!(
-            "{} is not empty but has no match.toml: its games cannot be tied to players, so \
-             it is not resumed; use a new --out folder",
-            out.display()
-        );
-    }
-    if let Some(old) = old
-        && !old.config.same_match(config)
-    {
-        bail!(
-            "{} holds a different match ({}): resume only with the same players, seed, komi, \
-                 colours, move cap, timeouts and shard, or use a new --out folder",
-            dir.header().display(),
-            describe_difference(&old.config, config)
-        );
-    }
-    let mut header = Header::new(config);
-    if let Some(old) = &old_header {
-        check_models(old, &header, &dir.header())?;
-        check_history(old, &dir.header())?;
-        // Keep what the first run recorded for models no longer readable.
-        for (k, v) in &old.models {
-            header.models.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-    }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    crate::util::output::mark_dir(out, "match")
-        .with_context(|| format!("marking {}", out.display()))?;
-    // A killed run's half-written files (`games.csv.tmp-PID`, `sgf/game-N.sgf.tmp-PID`):
-    // their games are replayed, so the files are only litter.
-    crate::util::fsio::remove_stale_temps(out)
-        .with_context(|| format!("cleaning {}", out.display()))?;
-
-    let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
-    for row in dir.read_rows()? {
-        if config.shard.is_some_and(|s| !s.owns(row.game)) {
-            bail!(
-                "{}: game {} does not belong to shard {}",
-                dir.csv().display(),
-                row.game,
-                config.shard.unwrap()
-            );
-        }
-        if row.game > config.games {
-            bail!(
-                "{}: game {} is finished but --games is {}: give at least {} to resume",
-                dir.csv().display(),
-                row.game,
-                config.games,
-                row.game
-            );
-        }
-        rows.insert(row.game, row);
-    }
+    let Opened {
+        header,
+        old,
+        mut rows,
+    } = dir.open(config)?;
     // A match whose sequential test has decided plays nothing more.
-    let pending: Vec<u32> = if config.sprt_decided(&rows) {
+    let planned = if config.sprt_decided(&rows) {
         Vec::new()
     } else {
-        config
-            .planned_games()
-            .into_iter()
-            .filter(|g| !rows.contains_key(g))
-            .collect()
+        config.planned_games()
     };
-    if !rows.is_empty() {
-        crate::errln!(
-            "resuming {}: {} games already finished, {} to play",
-            out.display(),
-            rows.len(),
-            pending.len()
-        );
-    }
+    let pending = dir.pending(planned, &rows);
     if !pending.is_empty() {
         check_players(config)?;
     }
-    // A resume that plays nothing leaves a finished folder's record as it is (its command
-    // line stays the one that played the games).
-    if old_header.is_none() || !pending.is_empty() {
-        dir.write_header(&header)?;
-    }
+    dir.start(&header, old.as_ref(), &pending)?;
 
     let bar = progress_bar(pending.len() as u64, show_progress, "games");
     let next = AtomicUsize::new(0);
@@ -730,7 +536,7 @@ pub fn run_match(
         usize::MAX
     });
     let write_result: anyhow::Result<()> = std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<PlayedGame>();
+        let (tx, rx) = mpsc::channel::<RefereedGame>();
         let jobs = config.jobs.min(pending.len().max(1));
         // However the writer leaves (done, decided or failed), no worker waits on the window.
         let _close = window.closer();
@@ -744,7 +550,7 @@ pub fn run_match(
                     if !window.wait_until_open(i) || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let played = play_game(&config.game_setup(game), rules, config.timeouts);
+                    let played = referee_game(&config.game_setup(game), &rules, config.timeouts);
                     if tx.send(played).is_err() {
                         break;
                     }
@@ -765,8 +571,6 @@ pub fn run_match(
                      (resume the match once the limit is raised)"
                 );
             }
-            let sgf_path = dir.sgf(game);
-            write_atomic(&sgf_path, played.sgf.as_bytes())?;
             if !played.record.error.is_empty() {
                 bar.println(format!(
                     "game {game}: {} lost by error: {}",
@@ -774,10 +578,9 @@ pub fn run_match(
                 ));
             }
             rows.insert(game, played.record);
-            let all: Vec<GameRecord> = rows.values().cloned().collect();
-            write_csv(&dir.csv(), &all)?;
-            let a_wins = all.iter().filter(|r| a_score(r) == 1.0).count();
-            bar.set_message(format!("A wins {a_wins}/{}", all.len()));
+            dir.record(&[(dir.sgf(game), played.sgf.as_bytes())], &rows)?;
+            let a_wins = rows.values().filter(|r| a_score(r) == 1.0).count();
+            bar.set_message(format!("A wins {a_wins}/{}", rows.len()));
             bar.inc(1);
             if config.sprt_decided(&rows) {
                 if !stop.swap(true, Ordering::Relaxed) {
@@ -1039,7 +842,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
         .filter(|g| !rows.contains_key(g))
         .collect();
     let rows: Vec<GameRecord> = rows.into_values().collect();
-    write_csv(&outdir.csv(), &rows)?;
+    outdir.write_rows(&rows)?;
     let summary = outdir.write_summary(&header, &rows)?;
     let shard_count = match shard_counts[..] {
         [Some(n), ..] if shard_counts.iter().all(|&c| c == Some(n)) => Some(n),
@@ -1115,24 +918,6 @@ mod tests {
                 .to_string()
                 .contains("time grace")
         );
-    }
-
-    #[test]
-    fn shards_partition_the_games() {
-        let s: Shard = "1/3".parse().unwrap();
-        assert_eq!(s.to_string(), "1/3");
-        assert!("3/3".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
-        let mut c = MatchConfig {
-            games: 10,
-            ..MatchConfig::default()
-        };
-        let mut all = Vec::new();
-        for i in 0..3 {
-            c.shard = Some(Shard { index: i, count: 3 });
-            all.extend(c.planned_games());
-        }
-        all.sort();
-        assert_eq!(all, (1..=10).collect::<Vec<_>>());
     }
 
     #[test]

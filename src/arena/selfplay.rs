@@ -18,75 +18,19 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
+use super::game::{GameObserver, MoveSearch, play_game};
+pub use super::game::{GameRules, GameSetup, draw_by_visits};
+use super::player::{InProcess, Player, PlayerError};
 use super::record::{EndReason, game_sgf, round_seconds};
-use super::referee::player_seed;
 use crate::dataset::format::encode_any;
-use crate::dataset::record::{SearchTarget, VISIT_SLOTS};
+use crate::dataset::record::SearchTarget;
 use crate::dataset::{NO_POINT, Position};
 use crate::rules::score::territories;
-use crate::rules::{BOARD, Color, Game, Move, NN, Point, Scoring};
-use crate::search::{Engine, EngineMove};
-use crate::util::rng::FastRng;
+use crate::rules::{Color, Game, Move, NN};
+use crate::search::Engine;
 
-/// How every self-play game is played (the game-independent part of a run's config).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GameRules {
-    /// Komi given to white (area scoring).
-    pub komi: f32,
-    /// Move cap (passes included); a capped game is counted as it stands, with no ownership.
-    pub max_moves: u32,
-    /// Opening moves drawn uniformly from the candidate moves (no search, no record).
-    pub random_moves: u32,
-    /// Temperature of the visit-proportional draw (0 = always the engine's choice).
-    pub temperature: f64,
-    /// Moves after the random opening that are drawn with `temperature`.
-    pub temperature_moves: u32,
-}
-
-impl Default for GameRules {
-    fn default() -> Self {
-        GameRules {
-            komi: 6.5,
-            max_moves: 243,
-            random_moves: 0,
-            temperature: 1.0,
-            temperature_moves: 8,
-        }
-    }
-}
-
-impl GameRules {
-    /// Checks the ranges a config file may hold.
-    pub fn validate(&self) -> anyhow::Result<()> {
-        if !self.komi.is_finite() || self.komi.abs() > 1000.0 {
-            bail!("komi {} is not a number from -1000 to 1000", self.komi);
-        }
-        if self.max_moves == 0 || self.max_moves > 10_000 {
-            bail!("max_moves {} is not from 1 to 10000", self.max_moves);
-        }
-        if !(0.0..=100.0).contains(&self.temperature) {
-            bail!("temperature {} is not from 0 to 100", self.temperature);
-        }
-        if self.random_moves > 81 || self.temperature_moves > 10_000 {
-            bail!(
-                "random_moves {} (at most 81) or temperature_moves {} (at most 10000) out of range",
-                self.random_moves,
-                self.temperature_moves
-            );
-        }
-        Ok(())
-    }
-}
-
-/// Who plays one game and with which seed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GamePlan {
-    pub game: u32,
-    pub seed: u64,
-    pub black: String,
-    pub white: String,
-}
+/// Who plays one self-play game and with which seed (no `A`/`B` labels).
+pub type GamePlan = GameSetup;
 
 /// One finished self-play game: a row of `games.csv`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -158,150 +102,98 @@ pub fn build_selfplay_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn En
     Ok(e)
 }
 
-/// Plays one game of `plan` under `rules`. Fails (and the run stops) when a spec does not
-/// build or its engine cannot report root visits: a self-play run has no opponent to award
-/// the game to.
+/// Self-play's observer: the record of every searched move with the search's view (root
+/// visits, value, simulations), completed with the result once the game is over.
+#[derive(Default)]
+pub struct SearchRecorder {
+    positions: Vec<Position>,
+}
+
+impl GameObserver for SearchRecorder {
+    fn wants_visits(&self) -> bool {
+        true
+    }
+
+    fn on_move(&mut self, game: &Game, color: Color, played: Move, search: &MoveSearch<'_>) {
+        let Some(visits) = search.visits.filter(|v| v.iter().any(|&c| c > 0)) else {
+            // A move made without a search (a pass the count already wins): no record.
+            return;
+        };
+        let mut p = position_before(game, color);
+        p.played = played.index() as u8;
+        p.search = Some(Box::new(SearchTarget {
+            visits: SearchTarget::visits_from(visits),
+            value: search.stats.winrate.map_or(f32::NAN, |w| w.clamp(0.0, 1.0)),
+            simulations: search.stats.simulations.min(u32::MAX as u64) as u32,
+            ownership: None,
+            score: f32::NAN,
+        }));
+        self.positions.push(p);
+    }
+}
+
+impl SearchRecorder {
+    /// The record count and the records (format version 2, concatenated) of a game that
+    /// ended with `winner_code` (a record's winner byte), black's margin `score` and the
+    /// final `ownership`.
+    fn finish(
+        mut self,
+        winner_code: u8,
+        score: Option<f32>,
+        ownership: Option<[u8; NN]>,
+    ) -> (u32, Vec<u8>) {
+        let mut records = Vec::with_capacity(self.positions.len() * 240);
+        for p in &mut self.positions {
+            p.winner = winner_code;
+            if let Some(t) = p.search.as_mut() {
+                t.ownership = ownership;
+                t.score = score.unwrap_or(f32::NAN);
+            }
+            records.extend_from_slice(&encode_any(p));
+        }
+        (self.positions.len() as u32, records)
+    }
+}
+
+/// A self-play player: an engine of `spec` that reports its root visits.
+fn selfplay_player(spec: &str, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+    let engine =
+        build_selfplay_engine(spec, seed).map_err(|e| PlayerError::Build(format!("{e:#}")))?;
+    Ok(Box::new(InProcess::new(spec, engine)))
+}
+
+/// Plays one game of `plan` under `rules` through the arena's game runner, recording every
+/// searched move. Fails (and the run stops) when a spec does not build, its engine cannot
+/// report root visits, or a move fails: a self-play run has no opponent to award the game to.
 pub fn play(plan: &GamePlan, rules: &GameRules) -> anyhow::Result<SelfplayGame> {
     let wall = Instant::now();
     let cpu0 = thread_cpu_seconds();
-    let mut engines: Vec<Box<dyn Engine>> = Vec::with_capacity(2);
-    for (spec, color) in [(&plan.black, Color::Black), (&plan.white, Color::White)] {
-        let mut e = build_selfplay_engine(spec, player_seed(plan.seed, color))?;
-        e.new_game(rules.komi);
-        engines.push(e);
+    let mut recorder = SearchRecorder::default();
+    let played = play_game(plan, rules, &selfplay_player, &mut recorder);
+    let end = played.end;
+    if let Some((color, error)) = end.error {
+        bail!("self-play game {} ({}): {error}", plan.game, color.letter());
     }
-    let mut rng = FastRng::for_stream(plan.seed, 3);
-    let mut game = Game::new(rules.komi);
-    let mut positions: Vec<Position> = Vec::new();
-    let (mut simulations, mut search_seconds) = (0u64, 0f64);
-    let mut reason = EndReason::Passes;
-    let mut resigned: Option<Color> = None;
-    while !game.is_over() {
-        if game.move_count() as u32 >= rules.max_moves {
-            reason = EndReason::MoveCap;
-            break;
-        }
-        let color = game.to_move();
-        let number = game.move_count() as u32;
-        let mv = if number < rules.random_moves {
-            random_candidate(&game, color, &mut rng)
-        } else {
-            let before = position_before(&game, color);
-            let analyzer = engines[color.idx()]
-                .analyzer()
-                .expect("checked when the engine was built");
-            let (choice, stats, candidates) = analyzer.genmove_analyze(color, 1);
-            simulations += stats.simulations;
-            search_seconds += stats.seconds;
-            let mut counts = [0u32; VISIT_SLOTS];
-            for c in &candidates {
-                counts[c.mv.index()] += c.visits;
-            }
-            let engine_move = match choice {
-                EngineMove::Resign => {
-                    resigned = Some(color);
-                    reason = EndReason::Resign;
-                    break;
-                }
-                EngineMove::Play(m) => m,
-            };
-            let temperature_phase = number < rules.random_moves + rules.temperature_moves;
-            let mv = if temperature_phase && rules.temperature > 0.0 {
-                draw_by_visits(&counts, rules.temperature, &mut rng).unwrap_or(engine_move)
-            } else {
-                engine_move
-            };
-            if mv != engine_move {
-                // The engine has played its own choice: take it back, play the drawn one.
-                let e = &mut engines[color.idx()];
-                e.undo();
-                e.play(color, mv)
-                    .map_err(|err| anyhow::anyhow!("drawn move {}: {err}", mv.to_gtp()))?;
-            }
-            // The game goes on; the engine has the move (searched and played, or replaced).
-            game.play_as(color, mv)
-                .map_err(|err| anyhow::anyhow!("engine move {}: {err}", mv.to_gtp()))?;
-            engines[color.opponent().idx()]
-                .play(color, mv)
-                .map_err(|err| anyhow::anyhow!("move {}: {err}", mv.to_gtp()))?;
-            if counts.iter().all(|&c| c == 0) {
-                // A move made without a search (a pass the count already wins): no record.
-                continue;
-            }
-            let mut p = before;
-            p.played = mv.index() as u8;
-            p.search = Some(Box::new(SearchTarget {
-                visits: SearchTarget::visits_from(&counts),
-                value: stats.winrate.map_or(f32::NAN, |w| w.clamp(0.0, 1.0)),
-                simulations: stats.simulations.min(u32::MAX as u64) as u32,
-                ownership: None,
-                score: f32::NAN,
-            }));
-            positions.push(p);
-            continue;
-        };
-        game.play_as(color, mv)
-            .map_err(|err| anyhow::anyhow!("opening move {}: {err}", mv.to_gtp()))?;
-        for e in &mut engines {
-            e.play(color, mv)
-                .map_err(|err| anyhow::anyhow!("opening move {}: {err}", mv.to_gtp()))?;
-        }
-    }
-    let (winner, result, score, ownership) = match resigned {
-        Some(loser) => {
-            let w = loser.opponent().letter();
-            (w.to_string(), format!("{w}+R"), None, None)
-        }
-        None => {
-            let margin = game.score(Scoring::Area, 0);
-            let winner = if margin > 0.0 {
-                "B"
-            } else if margin < 0.0 {
-                "W"
-            } else {
-                "draw"
-            };
-            let own = (reason == EndReason::Passes).then(|| final_ownership(&game));
-            (
-                winner.to_string(),
-                Game::result_text(margin),
-                Some(margin),
-                own,
-            )
-        }
-    };
-    let winner_code = match winner.as_str() {
-        "B" => 1,
-        "W" => 2,
-        _ => 0,
-    };
-    let mut records = Vec::with_capacity(positions.len() * 240);
-    for p in &mut positions {
-        p.winner = winner_code;
-        if let Some(t) = p.search.as_mut() {
-            t.ownership = ownership;
-            t.score = score.unwrap_or(f32::NAN);
-        }
-        records.extend_from_slice(&encode_any(p));
-    }
+    let ownership = (end.reason == EndReason::Passes).then(|| final_ownership(&played.game));
+    let (positions, records) = recorder.finish(end.winner.code(), end.score, ownership);
     let row = SelfplayRow {
         game: plan.game,
         seed: plan.seed,
         black: plan.black.clone(),
         white: plan.white.clone(),
-        winner,
-        result,
-        score,
-        reason,
-        moves: game.move_count() as u32,
-        positions: positions.len() as u32,
-        simulations,
-        search_seconds: round_seconds(search_seconds),
+        winner: end.winner.to_string(),
+        result: end.result,
+        score: end.score,
+        reason: end.reason,
+        moves: played.game.move_count() as u32,
+        positions,
+        simulations: played.sims.iter().sum(),
+        search_seconds: round_seconds(played.seconds.iter().sum()),
         cpu_seconds: round_seconds(thread_cpu_seconds() - cpu0),
         wall_seconds: round_seconds(wall.elapsed().as_secs_f64()),
         crc32: crc32fast::hash(&records),
     };
-    let sgf = to_sgf(&row, rules, game.moves());
+    let sgf = to_sgf(&row, rules, played.game.moves());
     Ok(SelfplayGame { row, sgf, records })
 }
 
@@ -326,54 +218,6 @@ fn position_before(game: &Game, color: Color) -> Position {
         game: 0,
         search: None,
     }
-}
-
-/// A uniformly drawn candidate move of `color` that the game allows (superko included), or
-/// pass when there is none.
-fn random_candidate(game: &Game, color: Color, rng: &mut FastRng) -> Move {
-    let cands = game.board().candidates(color, BOARD);
-    let moves: Vec<Move> = cands
-        .as_slice()
-        .iter()
-        .map(|&i| Move::Play(Point::new(i as usize)))
-        .filter(|&m| game.check(color, m).is_ok())
-        .collect();
-    if moves.is_empty() {
-        Move::Pass
-    } else {
-        moves[rng.below(moves.len() as u32) as usize]
-    }
-}
-
-/// Draws a slot with probability proportional to `visits^(1/temperature)`; `None` when no
-/// slot has a visit.
-pub fn draw_by_visits(
-    counts: &[u32; VISIT_SLOTS],
-    temperature: f64,
-    rng: &mut FastRng,
-) -> Option<Move> {
-    let max = *counts.iter().max()? as f64;
-    if max == 0.0 {
-        return None;
-    }
-    // Relative to the largest count, so a low temperature cannot overflow.
-    let weights: Vec<f64> = counts
-        .iter()
-        .map(|&c| (c as f64 / max).powf(1.0 / temperature))
-        .collect();
-    let total: f64 = weights.iter().sum();
-    let mut u = rng.unit() * total;
-    let mut pick = None;
-    for (i, &w) in weights.iter().enumerate() {
-        if w > 0.0 {
-            pick = Some(i);
-            if u < w {
-                break;
-            }
-            u -= w;
-        }
-    }
-    pick.and_then(|i| Move::from_index(i).ok())
 }
 
 /// Each point's owner under area scoring at the end: its stone's colour, or the colour whose
@@ -418,26 +262,7 @@ fn to_sgf(row: &SelfplayRow, rules: &GameRules, moves: &[(Color, Move)]) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn temperature_draws_follow_the_visits() {
-        let mut counts = [0u32; VISIT_SLOTS];
-        counts[10] = 300;
-        counts[20] = 100;
-        let mut rng = FastRng::new(7);
-        let n = 20_000;
-        let hits = (0..n)
-            .filter(|_| draw_by_visits(&counts, 1.0, &mut rng) == Move::from_index(10).ok())
-            .count();
-        let share = hits as f64 / n as f64;
-        assert!((share - 0.75).abs() < 0.02, "share {share}");
-        // A low temperature all but always takes the most visited move.
-        let hits = (0..1000)
-            .filter(|_| draw_by_visits(&counts, 0.05, &mut rng) == Move::from_index(10).ok())
-            .count();
-        assert_eq!(hits, 1000);
-        assert_eq!(draw_by_visits(&[0; VISIT_SLOTS], 1.0, &mut rng), None);
-    }
+    use crate::rules::Point;
 
     #[test]
     fn a_game_records_every_searched_move_and_replays_from_its_seed() {
@@ -446,6 +271,7 @@ mod tests {
             seed: 99,
             black: "uct:sims=40".into(),
             white: "uct:sims=40".into(),
+            black_player: String::new(),
         };
         let rules = GameRules {
             random_moves: 2,
@@ -493,6 +319,7 @@ mod tests {
                 seed: 5,
                 black: "uct:sims=30".into(),
                 white: "uct:sims=30".into(),
+                black_player: String::new(),
             };
             let rules = GameRules {
                 komi,
@@ -524,6 +351,7 @@ mod tests {
             seed: 11,
             black: "uct:sims=200".into(),
             white: "uct:sims=200".into(),
+            black_player: String::new(),
         };
         let g = play(&plan, &GameRules::default()).unwrap();
         let winner = match g.row.winner.as_str() {
@@ -556,6 +384,7 @@ mod tests {
             seed: 3,
             black: "uct:sims=20".into(),
             white: "uct:sims=20".into(),
+            black_player: String::new(),
         };
         let rules = GameRules {
             max_moves: 30,
@@ -609,6 +438,7 @@ mod tests {
             seed: 1,
             black: "random".into(),
             white: "uct:sims=10".into(),
+            black_player: String::new(),
         };
         let err = play(&plan, &GameRules::default()).unwrap_err();
         assert!(format!("{err:#}").contains("root visits"), "{err:#}");

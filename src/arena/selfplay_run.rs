@@ -20,7 +20,8 @@ use std::sync::mpsc;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::runner::{ProgramInfo, Shard, progress_bar, resolved_specs, spec_model_checksums};
+use super::folder::{GameRow, GamesDir, Opened, RunConfig, RunHeader, Schedule, Shard};
+use super::runner::progress_bar;
 use super::selfplay::{
     GamePlan, GameRules, SelfplayGame, SelfplayRow, build_selfplay_engine, play,
 };
@@ -88,14 +89,13 @@ impl SelfplayConfig {
             seed: self.game_seed(game),
             black: self.engines[(k / n) as usize].clone(),
             white: self.engines[(k % n) as usize].clone(),
+            black_player: String::new(),
         }
     }
 
     /// The games this run plays.
     pub fn planned_games(&self) -> Vec<u32> {
-        (1..=self.games)
-            .filter(|&g| self.shard.is_none_or(|s| s.owns(g)))
-            .collect()
+        self.schedule().planned()
     }
 
     /// Whether `other` plays the same games (only `jobs` and `games` may differ: more games
@@ -108,102 +108,52 @@ impl SelfplayConfig {
     }
 }
 
-/// `selfplay.toml`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    pub program: ProgramInfo,
-    pub selfplay: SelfplayConfig,
-    /// Each spec with every default filled in (JSON).
-    #[serde(default)]
-    pub engines: BTreeMap<String, String>,
-    /// The checksum of every model directory the engines load.
-    #[serde(default)]
-    pub models: BTreeMap<String, String>,
-}
-
-impl Header {
-    pub fn new(config: &SelfplayConfig) -> Header {
-        Header {
-            program: ProgramInfo::current(),
-            selfplay: config.clone(),
-            engines: resolved_specs(&config.engines),
-            models: spec_model_checksums(&config.engines),
+impl RunConfig for SelfplayConfig {
+    const KEY: &'static str = "selfplay";
+    const FILE: &'static str = "selfplay.toml";
+    const KIND: &'static str = SELFPLAY_KIND;
+    const COMMENT: &'static str =
+        "# akushu self-play run: program and the full resolved configuration";
+    const SUBDIRS: &'static [&'static str] = &["sgf", "records"];
+    fn specs(&self) -> Vec<&String> {
+        self.engines.iter().collect()
+    }
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            games: self.games,
+            shard: self.shard,
         }
+    }
+    fn check_same_run(&self, old: &SelfplayConfig, header: &Path) -> anyhow::Result<()> {
+        if old.same_run(self) {
+            return Ok(());
+        }
+        bail!(
+            "{} holds a different self-play run: resume only with the same engines, seed, \
+             rules and shard (more games and other jobs are fine), or use a new --out folder",
+            header.display()
+        )
     }
 }
 
-/// The files of a self-play folder.
-pub struct SelfplayDir {
-    pub root: PathBuf,
+/// `selfplay.toml`: program, resolved config, engines and model checksums.
+pub type Header = RunHeader<SelfplayConfig>;
+
+impl GameRow for SelfplayRow {
+    fn game(&self) -> u32 {
+        self.game
+    }
 }
+
+/// The files of a self-play folder: a games folder with each game's training records in
+/// `records/`.
+pub type SelfplayDir = GamesDir<SelfplayConfig, SelfplayRow>;
 
 impl SelfplayDir {
-    pub fn new(root: &Path) -> SelfplayDir {
-        SelfplayDir {
-            root: root.to_path_buf(),
-        }
-    }
-    pub fn header(&self) -> PathBuf {
-        self.root.join("selfplay.toml")
-    }
-    pub fn csv(&self) -> PathBuf {
-        self.root.join("games.csv")
-    }
-    pub fn sgf(&self, game: u32) -> PathBuf {
-        self.root.join("sgf").join(format!("game-{game:05}.sgf"))
-    }
     pub fn records(&self, game: u32) -> PathBuf {
         self.root
             .join("records")
             .join(format!("game-{game:05}.akr"))
-    }
-
-    pub fn read_header(&self) -> anyhow::Result<Option<Header>> {
-        let path = self.header();
-        if !path.exists() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let header = toml::from_str(&text)
-            .with_context(|| format!("parsing {} (a self-play folder's record)", path.display()))?;
-        Ok(Some(header))
-    }
-
-    fn write_header(&self, header: &Header) -> anyhow::Result<()> {
-        let text = format!(
-            "# akushu self-play run: program and the full resolved configuration\n{}",
-            toml::to_string(header)?
-        );
-        write_atomic(&self.header(), text.as_bytes()).map_err(anyhow::Error::from)
-    }
-
-    /// The finished games, in game order.
-    pub fn read_rows(&self) -> anyhow::Result<Vec<SelfplayRow>> {
-        let path = self.csv();
-        if !path.exists() {
-            return Ok(Vec::new());
-        }
-        let mut reader =
-            csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
-        let mut rows = Vec::new();
-        for (i, row) in reader.deserialize().enumerate() {
-            let row: SelfplayRow =
-                row.with_context(|| format!("{}: row {}", path.display(), i + 2))?;
-            rows.push(row);
-        }
-        Ok(rows)
-    }
-
-    fn write_rows(&self, rows: &[SelfplayRow]) -> anyhow::Result<()> {
-        write_atomic_with(&self.csv(), |w| {
-            let mut c = csv::Writer::from_writer(w);
-            for r in rows {
-                c.serialize(r)?;
-            }
-            c.flush()
-        })
-        .map_err(anyhow::Error::from)
     }
 
     /// A finished game's records, checked against the CRC-32 in its row.
@@ -240,88 +190,23 @@ pub fn run_selfplay(
 ) -> anyhow::Result<SelfplayOutcome> {
     config.validate()?;
     let dir = SelfplayDir::new(out);
-    if out.exists() && !out.is_dir() {
-        bail!("{} exists and is not a folder", out.display());
+    let Opened {
+        header,
+        old,
+        mut rows,
+    } = dir.open(config)?;
+    let pending = dir.pending(config.planned_games(), &rows);
+    if !pending.is_empty() {
+        // A spec that does not build fails now, not in every game.
+        play_check(config)?;
     }
-    let old = dir.read_header()?;
-    if old.is_none() && out.exists() && !crate::util::output::holds_only_scaffolding(out)? {
-        bail!(
-            "{} is not empty but has no selfplay.toml: use a new --out folder",
-            out.display()
-        );
-    }
-    let header = Header::new(config);
-    if let Some(old) = &old {
-        if !old.selfplay.same_run(config) {
-            bail!(
-                "{} holds a different self-play run: resume only with the same engines, seed, \
-                 rules and shard (more games and other jobs are fine), or use a new --out folder",
-                dir.header().display()
-            );
-        }
-        for (model, sum) in &old.models {
-            if header.models.get(model).is_some_and(|now| now != sum) {
-                bail!(
-                    "{}: the network {model} has changed since the run started (checksum {sum}); \
-                     the new games would come from another engine: use a new --out folder",
-                    dir.header().display()
-                );
-            }
-        }
-    }
-    for sub in ["sgf", "records"] {
-        std::fs::create_dir_all(out.join(sub))
-            .with_context(|| format!("creating {}", out.join(sub).display()))?;
-    }
-    crate::util::output::mark_dir(out, SELFPLAY_KIND)
-        .with_context(|| format!("marking {}", out.display()))?;
-    let mut rows: BTreeMap<u32, SelfplayRow> = BTreeMap::new();
-    for row in dir.read_rows()? {
-        if config.shard.is_some_and(|s| !s.owns(row.game)) || row.game > config.games {
-            bail!(
-                "{}: game {} is not one of this run's {} games{}",
-                dir.csv().display(),
-                row.game,
-                config.games,
-                config
-                    .shard
-                    .map(|s| format!(" in shard {s}"))
-                    .unwrap_or_default()
-            );
-        }
-        rows.insert(row.game, row);
-    }
-    let pending: Vec<u32> = config
-        .planned_games()
-        .into_iter()
-        .filter(|g| !rows.contains_key(g))
-        .collect();
-    if !rows.is_empty() {
-        crate::errln!(
-            "resuming {}: {} games already finished, {} to play",
-            out.display(),
-            rows.len(),
-            pending.len()
-        );
-    }
-    if !pending.is_empty() || old.is_none() {
-        // Keep the first run's network checksums for models no longer readable.
-        let mut header = header;
-        if let Some(old) = &old {
-            for (k, v) in &old.models {
-                header.models.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
-        dir.write_header(&header)?;
-    }
+    dir.start(&header, old.as_ref(), &pending)?;
     if pending.is_empty() {
         return Ok(SelfplayOutcome {
             rows: rows.into_values().collect(),
             played_now: 0,
         });
     }
-    // A spec that does not build fails now, not in every game.
-    play_check(config)?;
 
     let bar = progress_bar(pending.len() as u64, show_progress, "self-play games");
     let next = AtomicUsize::new(0);
@@ -355,16 +240,13 @@ pub fn run_selfplay(
                 }
             };
             let game = played.row.game;
-            for (path, bytes) in [
-                (dir.records(game), played.records.as_slice()),
-                (dir.sgf(game), played.sgf.as_bytes()),
-            ] {
-                write_atomic(&path, bytes)?;
-            }
             positions += played.row.positions as u64;
             rows.insert(game, played.row);
-            let all: Vec<SelfplayRow> = rows.values().cloned().collect();
-            dir.write_rows(&all)?;
+            let files = [
+                (dir.records(game), played.records.as_slice()),
+                (dir.sgf(game), played.sgf.as_bytes()),
+            ];
+            dir.record(&files, &rows)?;
             bar.set_message(format!("{positions} positions"));
             bar.inc(1);
         }

@@ -86,6 +86,7 @@ impl SelfplayArgs {
                 random_moves: self.random_moves,
                 temperature: self.temperature,
                 temperature_moves: self.temperature_moves,
+                clock: None,
             },
             jobs: self.jobs,
             shard: self.shard,

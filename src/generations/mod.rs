@@ -114,6 +114,7 @@ impl SelfplaySection {
             random_moves: self.random_moves,
             temperature: self.temperature,
             temperature_moves: self.temperature_moves,
+            clock: None,
         }
     }
 }
