@@ -22,8 +22,7 @@ use anyhow::Context;
 
 use super::runner::{Header, ResultsDir, a_score};
 
-/// Elo points per natural-log unit of the odds.
-const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+use crate::util::elo::ELO_PER_NAT;
 
 /// Every game of the match folders found, as results between identified players.
 #[derive(Debug, Default, Clone)]
@@ -416,7 +415,7 @@ pub fn rate(roots: &[PathBuf]) -> anyhow::Result<(Results, Vec<Rating>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::sprt::expected_score;
+    use crate::util::elo::expected_score;
     use crate::util::rng::FastRng;
 
     /// A cluster run leaves its shard folders beside the folder they were merged into, and a

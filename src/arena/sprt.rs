@@ -54,10 +54,7 @@ pub struct SprtState {
     pub llr: f64,
 }
 
-/// A's expected score at an Elo difference of `elo` (logistic).
-pub fn expected_score(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
+pub use crate::util::elo::expected_score;
 
 impl Sprt {
     /// Parses `elo0=E0,elo1=E1[,alpha=A][,beta=B]` (alpha and beta default to 0.05).

@@ -883,13 +883,7 @@ pub fn gate_decision(sprt: Option<Decision>, share: f64, threshold: f64) -> bool
     }
 }
 
-/// The Elo difference a share `s` of points over `n` games means (the share kept half a game
-/// from 0 and 1, so a clean sweep gives a finite number).
-pub fn elo_of(s: f64, n: u32) -> f64 {
-    let n = f64::from(n.max(1));
-    let s = s.clamp(0.5 / n, 1.0 - 0.5 / n);
-    -400.0 * (1.0 / s - 1.0).log10()
-}
+pub use crate::util::elo::elo_of_share as elo_of;
 
 /// The error rate at x = 0..=80 of the network in `model` on a sample of `positions`.
 fn error_curve(

@@ -2,6 +2,7 @@
 //! process CPU time. The lowest layer: it uses no other module of the crate.
 
 pub mod commit;
+pub mod elo;
 pub mod fsio;
 pub mod lines;
 pub mod npz;
