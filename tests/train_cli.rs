@@ -402,3 +402,28 @@ fn a_paused_or_killed_run_resumes_mid_epoch_from_its_checkpoint() {
     assert_eq!(log_values(&early), want);
     std::fs::remove_dir_all(work).unwrap();
 }
+
+/// `--heads-only` without `--init-from` would train heads on a frozen random tower: it is
+/// refused before anything is written.
+#[test]
+fn heads_only_without_a_start_network_is_refused() {
+    let work = temp("heads-only");
+    let out = work.join("m").display().to_string();
+    let (ok, text) = akushu(&[
+        "train",
+        "--synthetic-games",
+        "10",
+        "--model",
+        "cnn",
+        "--value-channels",
+        "8",
+        "--heads-only",
+        "true",
+        "--quiet",
+        "--out",
+        &out,
+    ]);
+    assert!(!ok && text.contains("--init-from"), "{text}");
+    assert!(!work.join("m/model.bpk").exists());
+    std::fs::remove_dir_all(work).unwrap();
+}

@@ -61,10 +61,16 @@ impl Sprt {
     pub fn parse(text: &str) -> anyhow::Result<Sprt> {
         let (mut elo0, mut elo1) = (None, None);
         let (mut alpha, mut beta) = (0.05, 0.05);
+        let mut seen: Vec<&str> = Vec::new();
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (key, value) = item
                 .split_once('=')
                 .with_context(|| format!("--sprt `{text}`: `{item}` is not KEY=VALUE"))?;
+            // A key given twice would silently keep one of the two values.
+            if seen.contains(&key.trim()) {
+                bail!("--sprt `{text}`: {} is given twice", key.trim());
+            }
+            seen.push(key.trim());
             let v: f64 = value
                 .trim()
                 .parse()
@@ -174,6 +180,15 @@ impl Sprt {
 mod tests {
     use super::*;
     use crate::util::rng::FastRng;
+
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        let err = Sprt::parse("elo0=0,elo1=35,elo0=50").unwrap_err();
+        assert!(
+            format!("{err:#}").contains("elo0 is given twice"),
+            "{err:#}"
+        );
+    }
 
     #[test]
     fn parses_checks_and_names_its_errors() {

@@ -239,6 +239,13 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     config
         .validate()
         .map_err(|e| anyhow::anyhow!("train: {e}"))?;
+    // The loop gives its candidates their start network itself; here it must be named.
+    if config.heads_only && config.init_from.is_none() {
+        anyhow::bail!(
+            "train: --heads-only keeps the tower as it starts, so it needs trained weights to \
+             start from (--init-from DIR); from a random start it would train heads on noise"
+        );
+    }
     let start = Instant::now();
     let mut extras = Vec::new();
     for m in &config.mix {

@@ -248,6 +248,13 @@ impl TrainConfig {
         for m in &self.mix {
             check("mix.share", m.share, 0.0, 0.95)?;
         }
+        if self.model == NetKind::Mlp && self.cnn.has_extra_heads() {
+            return Err(
+                "cnn.value_channels / cnn.ownership: an MLP has no value or ownership head (they \
+                 are options of the CNN, --model cnn)"
+                    .into(),
+            );
+        }
         if self.heads_only && !(self.model == NetKind::Cnn && self.cnn.has_extra_heads()) {
             return Err(
                 "heads_only: the network has no value or ownership head to train (a CNN with \
@@ -463,6 +470,17 @@ impl SavedModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Heads an MLP does not have are refused rather than a plain MLP trained.
+    #[test]
+    fn heads_the_network_cannot_train_are_refused() {
+        let mut mlp = TrainConfig::new(NetKind::Mlp);
+        mlp.cnn.value_channels = 8;
+        assert!(mlp.validate().unwrap_err().contains("an MLP has no value"));
+        mlp.cnn.value_channels = 0;
+        mlp.cnn.ownership = true;
+        assert!(mlp.validate().unwrap_err().contains("an MLP has no value"));
+    }
 
     /// Weights with a NaN load nowhere, with or without a checksum file beside them.
     #[test]
