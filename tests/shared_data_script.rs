@@ -1,5 +1,5 @@
-//! `scripts/build-shared-data.sh` on the hand-written fixture in
-//! `tests/fixtures/shared-data/` (its README lists each case): the archives hold exactly the
+//! `scripts/build-shared-data.sh` on a hand-written fixture ([`FIXTURE`] lists each case):
+//! the archives hold exactly the
 //! expected members, byte for byte from the right copy, with fixed tar metadata; duplicates
 //! by game id and error stubs are dropped, so are other board sizes and engine problem
 //! files; the index rows carry the subsets, rank source and corrected ranks; a second run
@@ -24,8 +24,122 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The hand-written fixture, laid out like the three source checkouts and written into a
+/// scratch folder by [`fixture`] (the records stay in this file: nothing shaped like the
+/// corpus is committed as a file). Each case, by path under the fixture:
+/// - `teeny-go/data/ogs_dan_games/ogs_101.sgf`, `ogs_games/ogs_101.sgf`: the same game in both
+///   scrapes, the head copy mirroring White's kyu rank (27k for 3k): the 2020 copy is kept,
+///   `rank_source` 2020.
+/// - `ogs_games/ogs_102.sgf`, `15k_min_ogs_games/ogs_102.sgf`: a duplicate game id, identical
+///   files, `\]` in a name: one member, subsets joined, 25k read as 5k.
+/// - `ogs_games/ogs_103.sgf` (an HTML error page), `strict_ogs_games/ogs_103.sgf`: an error
+///   stub beside the real game, `) (` in a comment: the strict copy, `has_siblings` 0.
+/// - `15k_min_ogs_games/ogs_104.sgf`: 19x19, dropped.
+/// - `ogs_dan_games/ogs_105.sgf`: an error stub only (`detail`), dropped.
+/// - `bot_games/ogs_106.sgf`, `strict_ogs_games/ogs_106.sgf`: the bot subset, rank `?`:
+///   `bot_suspect` 1, empty `BR_num`.
+/// - `ogs_dan_games/ogs_107.sgf` (a stub), `ogs_games/ogs_107.sgf`: the 2020 copy is a stub, a
+///   real variation: the head copy, `has_siblings` 1.
+/// - `gnugo/.../fixture-long.sgf`, `nngs/fixture-full.sgf`, `fuego/.../games/fixture-cgos.sgf`:
+///   full 9x9 engine games, kept.
+/// - `gnugo/.../fixture-problem.sgf`, `fixture-19.sgf`, `fuego/.../fixture-cut.sgf`: setup
+///   stones, 19x19, 5 moves: dropped.
+/// - `teeny-go/depreciated/GoSampleData/900001.sgf`, `900002.sgf`: CGOS games, one of 6
+///   moves: both kept.
+///
+/// In the real teeny-go repository `data/ogs_dan_games` and `depreciated/GoSampleData` exist
+/// only in its history; a test commits this tree to a scratch git repository, deletes those
+/// folders and checks that the script finds them there.
+const FIXTURE: &[(&str, &str)] = &[
+    (
+        "fuego/regression/sgf/fixture-cut.sgf",
+        "(;GM[1]FF[4]SZ[9]KM[6.5]\n;B[ee];W[cc];B[gg];W[cg];B[gc])\n",
+    ),
+    (
+        "fuego/regression/sgf/games/fixture-cgos.sgf",
+        "(;GM[1]FF[4]SZ[9]KM[6.5]RU[Chinese]PB[Fuego]PW[Fixture C]RE[B+Resign]\n;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd];B[ff];W[dc];B[fc];W[cd];B[fd];W[ce];B[fg];W[cf];B[gf];W[dg];B[ge];W[eg];B[hd];W[fh];B[he];W[gh])\n",
+    ),
+    (
+        "gnugo/regression/games/fixture-19.sgf",
+        "(;GM[1]FF[4]SZ[19]RE[B+R]\n;B[pd];W[dp];B[pp];W[dd];B[qf];W[nc];B[fq];W[cn];B[qn];W[ql];B[jd];W[jp];B[dj];W[pj];B[ip];W[gp];B[qc];W[rc];B[qd];W[re];B[rd];W[se])\n",
+    ),
+    (
+        "gnugo/regression/games/fixture-long.sgf",
+        "(;GM[1]FF[4]SZ[9]KM[5.5]PB[Fixture A]PW[Fixture B]RE[W+R]\n;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd];B[ff];W[dc];B[fc];W[cd];B[fd];W[ce];B[fg];W[cf];B[gf];W[dg];B[ge];W[eg];B[hd];W[fh];B[he];W[gh];B[ii])\n",
+    ),
+    (
+        "gnugo/regression/games/fixture-problem.sgf",
+        "(;GM[1]FF[4]SZ[9]AB[ee][ef]AW[de][df]\n;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd];B[ff];W[dc];B[fc];W[cd];B[fd];W[ce];B[fg];W[cf];B[gf];W[dg];B[ge];W[eg];B[hd];W[fh];B[he];W[gh])\n",
+    ),
+    (
+        "gnugo/regression/games/nngs/fixture-full.sgf",
+        "(;GM[1]FF[4]SZ[9]KM[5.5]PB[GNU Go 3.8]PW[Fixture engine]RE[B+7.5]\n;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd];B[ff];W[dc];B[fc];W[cd];B[fd];W[ce];B[fg];W[cf];B[gf];W[dg];B[ge];W[eg];B[hd];W[fh];B[he];W[gh])\n",
+    ),
+    (
+        "teeny-go/data/15k_min_ogs_games/ogs_102.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2018-07-14]\nPC[OGS: https://online-go.com/game/102]\nGN[Fixture game]\nPB[carol]\nPW[dave [x\\]]\nBR[25k]\nWR[20k]\nTM[600]OT[5x30 byo-yomi]\nRE[W+3.5]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ef]\n(;W[de]\n(;B[fd]\n(;W[cf]\n(;B[dg]\n(;W[ce]\n(;B[]\n(;W[]\n))))))))\n",
+    ),
+    (
+        "teeny-go/data/15k_min_ogs_games/ogs_104.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2016-05-05]\nPC[OGS: https://online-go.com/game/104]\nGN[Fixture game]\nPB[gina]\nPW[hal]\nBR[10k]\nWR[12k]\nTM[600]OT[5x30 byo-yomi]\nRE[B+R]\nSZ[19]\nKM[5.5]\nRU[Japanese]\n;B[pd]\n(;W[dp]\n(;B[pp]\n(;W[dd]\n))))\n",
+    ),
+    (
+        "teeny-go/data/bot_games/ogs_106.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2020-02-20]\nPC[OGS: https://online-go.com/game/106]\nGN[Fixture game]\nPB[GnuGo]\nPW[ivan]\nBR[?]\nWR[22k]\nTM[600]OT[5x30 byo-yomi]\nRE[B+12.5]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ee]\n(;W[dc]\n(;B[fg]\n(;W[ch]\n(;B[gc]\n(;W[ff]\n))))))\n",
+    ),
+    (
+        "teeny-go/data/ogs_dan_games/ogs_101.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2019-03-02]\nPC[OGS: https://online-go.com/game/101]\nGN[Fixture game]\nPB[alice]\nPW[bob]\nBR[2d]\nWR[3k]\nTM[600]OT[5x30 byo-yomi]\nRE[B+R]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ee]\n(;W[cc]\n(;B[gg]\n(;W[cg]\n(;B[gc]\n(;W[dd]\n(;B[]\n(;W[]\n))))))))\n",
+    ),
+    ("teeny-go/data/ogs_dan_games/ogs_105.sgf", "detail"),
+    ("teeny-go/data/ogs_dan_games/ogs_107.sgf", "detail"),
+    (
+        "teeny-go/data/ogs_games/ogs_101.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2019-03-02]\nPC[OGS: https://online-go.com/game/101]\nGN[Fixture game]\nPB[alice]\nPW[bob]\nBR[2d]\nWR[27k]\nTM[600]OT[5x30 byo-yomi]\nRE[B+R]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ee]\n(;W[cc]\n(;B[gg]\n(;W[cg]\n(;B[gc]\n(;W[dd]\n(;B[]\n(;W[]\n))))))))\n",
+    ),
+    (
+        "teeny-go/data/ogs_games/ogs_102.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2018-07-14]\nPC[OGS: https://online-go.com/game/102]\nGN[Fixture game]\nPB[carol]\nPW[dave [x\\]]\nBR[25k]\nWR[20k]\nTM[600]OT[5x30 byo-yomi]\nRE[W+3.5]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ef]\n(;W[de]\n(;B[fd]\n(;W[cf]\n(;B[dg]\n(;W[ce]\n(;B[]\n(;W[]\n))))))))\n",
+    ),
+    (
+        "teeny-go/data/ogs_games/ogs_103.sgf",
+        "\n<!doctype html>\n<html lang=\"en\">\n<head>\n  <title>Server Error (500)</title>\n</head>\n</html>\n",
+    ),
+    (
+        "teeny-go/data/ogs_games/ogs_107.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2019-11-30]\nPC[OGS: https://online-go.com/game/107]\nGN[Fixture game]\nPB[judy]\nPW[KataGo-b20]\nBR[4d]\nWR[29k]\nTM[600]OT[5x30 byo-yomi]\nRE[W+T]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ef]\n(;W[dd]\n)(;W[cc]\n))\n",
+    ),
+    (
+        "teeny-go/data/strict_ogs_games/ogs_103.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2017-01-09]\nPC[OGS: https://online-go.com/game/103]\nGN[Fixture game]\nPB[erin]\nPW[frank]\nBR[1k]\nWR[0k]\nTM[600]OT[5x30 byo-yomi]\nRE[W+R]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ec]\nC[erin: hi :) (first game here)\n]\n(;W[ge]\n(;B[eg]\n(;W[cd]\n))))\n",
+    ),
+    (
+        "teeny-go/data/strict_ogs_games/ogs_106.sgf",
+        "(;FF[4]\nCA[UTF-8]\nGM[1]\nDT[2020-02-20]\nPC[OGS: https://online-go.com/game/106]\nGN[Fixture game]\nPB[GnuGo]\nPW[ivan]\nBR[?]\nWR[22k]\nTM[600]OT[5x30 byo-yomi]\nRE[B+12.5]\nSZ[9]\nKM[5.5]\nRU[Japanese]\n;B[ee]\n(;W[dc]\n(;B[fg]\n(;W[ch]\n(;B[gc]\n(;W[ff]\n))))))\n",
+    ),
+    (
+        "teeny-go/depreciated/GoSampleData/900001.sgf",
+        "(;GM[1]FF[4]SZ[9]KM[7.0]PB[fixture_b]PW[fixture_w]RE[W+Time]GN[900001]\n;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd])\n",
+    ),
+    (
+        "teeny-go/depreciated/GoSampleData/900002.sgf",
+        "(;GM[1]FF[4]SZ[9]KM[7.0]PB[fixture_w]PW[fixture_b]RE[B+Resign]GN[900002]\n;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd];B[ff];W[dc];B[fc];W[cd];B[fd];W[ce];B[fg];W[cf];B[gf];W[dg];B[ge];W[eg];B[hd];W[fh];B[he];W[gh])\n",
+    ),
+];
+
+/// The fixture's folder: [`FIXTURE`] written once into a scratch folder of this test run.
 fn fixture() -> PathBuf {
-    root().join("tests/fixtures/shared-data")
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("shared-data", "sources");
+        for (rel, text) in FIXTURE {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    })
+    .clone()
 }
 
 /// Whether `tool` runs; otherwise says why `test` skips (or fails, under the switch `what`).
