@@ -167,7 +167,9 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             path.display()
         );
         let t = Instant::now();
-        if let Some(why) = missing_programs(&file, args.quick).filter(|_| plays(&file)) {
+        if plays(&file)
+            && let Some(why) = missing_programs(&file, args.quick)
+        {
             // An opponent that is not installed (GNU Go on a machine with only Rust) skips
             // its experiment, said in the report, instead of failing the whole run. An
             // experiment summarised from its recorded games (`--no-play`, `--only`) needs
