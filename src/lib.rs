@@ -43,4 +43,5 @@ pub mod report;
 pub mod rules;
 pub mod search;
 pub mod sgf;
+pub mod teacher;
 pub mod util;

@@ -139,6 +139,7 @@ fn expected_positions(rec: &GameRecord, game: u32) -> Vec<Position> {
                 white_rank: rec.white_rank.unwrap_or(i8::MIN),
                 game,
                 search: None,
+                teacher: None,
             });
         }
         g.play_as(c, m).unwrap();

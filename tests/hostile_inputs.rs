@@ -896,6 +896,7 @@ fn a_checksummed_record_with_a_dead_stone_is_refused_by_name() {
         white_rank: 0,
         game: 0,
         search: None,
+        teacher: None,
     };
     for split in [Split::Train, Split::Validation, Split::Test] {
         let mut writer = SplitWriter::create(&ds, split).unwrap();

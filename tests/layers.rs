@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["net", "endgame"],
     &["search"],
     &["gtp", "arena"],
-    &["report"],
+    &["report", "teacher"],
     &["generations"],
     &["cli"],
 ];

@@ -559,6 +559,7 @@ fn sample_split(dir: &Path) -> Vec<u8> {
                 white_rank: -2,
                 game: g,
                 search: None,
+                teacher: None,
             };
             w.push(&p).unwrap();
         }

@@ -146,6 +146,7 @@ fn the_python_reader_reads_what_akushu_writes() {
                 white_rank: i8::MIN,
                 game: 70_000 + i,
                 search: None,
+                teacher: None,
             })
             .unwrap();
         }

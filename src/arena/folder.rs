@@ -126,6 +126,8 @@ pub trait RunConfig: Serialize + DeserializeOwned {
     const COMMENT: &'static str;
     /// Folders created with the folder (others are created by the first file written).
     const SUBDIRS: &'static [&'static str] = &[];
+    /// The checkpoint's file name: one row per finished game (or labelled chunk).
+    const ROWS: &'static str = "games.csv";
     /// The engine specs the run plays: the header resolves and checksums them.
     fn specs(&self) -> Vec<&String>;
     /// Which games the run plays.
@@ -260,7 +262,7 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
         self.root.join(C::FILE)
     }
     pub fn csv(&self) -> PathBuf {
-        self.root.join("games.csv")
+        self.root.join(C::ROWS)
     }
     pub fn sgf(&self, game: u32) -> PathBuf {
         self.root.join("sgf").join(format!("game-{game:05}.sgf"))

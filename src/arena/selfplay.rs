@@ -217,6 +217,7 @@ fn position_before(game: &Game, color: Color) -> Position {
         white_rank: i8::MIN,
         game: 0,
         search: None,
+        teacher: None,
     }
 }
 

@@ -422,6 +422,7 @@ pub fn build_dataset(
             skipped: Vec::new(),
             games_file: "games.csv".into(),
             elapsed_s: start.elapsed().as_secs_f64(),
+            teacher: None,
         };
         let manifest_path = tmp.join(format::MANIFEST_FILE);
         write_atomic(

@@ -1,4 +1,5 @@
-//! `akushu dataset build|stats|show`: game records to training data, and a look inside.
+//! `akushu dataset build|label|stats|show`: game records to training data, labels from a
+//! teacher engine, and a look inside.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use clap::{Args, Subcommand};
 
 use crate::dataset::build::{self, BuildConfig, Manifest, SplitBy};
 use crate::dataset::filter::RankScope;
-use crate::dataset::record::SearchTarget;
+use crate::dataset::record::{SearchTarget, TeacherLabel};
 use crate::dataset::{MappedSplit, NO_POINT, Position, Split};
 use crate::rules::{Move, N, NN};
 use crate::sgf::{Superko, rank_text};
@@ -24,6 +25,14 @@ Examples:
   akushu dataset build --sgf games/ --out data/mine --hold-out data/paper   # split by content
   akushu dataset build --sgf ../shared/data/engine9x9.tar.xz --limit 100 --out /tmp/sample")]
     Build(Box<BuildArgs>),
+    /// Label every position with a teacher engine (KataGo's JSON analysis protocol): its
+    /// policy, win rate, score lead, ownership and, with --per-move, every legal move's value.
+    #[command(after_help = "\
+Examples:
+  akushu dataset label data/paper --splits test --limit 5000 --per-move \\
+      --teacher \"katago analysis -model b6c96.bin.gz -config analysis.cfg\" --out data/paper-kata-test
+  akushu dataset label data/paper --teacher \"akushu analysis --engine strong3\" --limit 100 --out /tmp/l")]
+    Label(Box<super::label::LabelArgs>),
     /// Counts and histograms of a dataset: games, positions, move numbers, ranks, skips.
     Stats(StatsArgs),
     /// Print one position and its target as diagrams.
@@ -156,7 +165,7 @@ pub struct ShowArgs {
     pub split: SplitArg,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, clap::ValueEnum)]
 pub enum SplitArg {
     Train,
     Validation,
@@ -176,6 +185,7 @@ impl From<SplitArg> for Split {
 pub fn run(cmd: DatasetCommand) -> Result<()> {
     match cmd {
         DatasetCommand::Build(a) => run_build(&a),
+        DatasetCommand::Label(a) => super::label::run(&a),
         DatasetCommand::Stats(a) => run_stats(&a.dir),
         DatasetCommand::Show(a) => run_show(&a.dir, a.split.into(), a.index),
     }
@@ -525,6 +535,54 @@ pub fn search_diagram(t: &SearchTarget) -> String {
     s
 }
 
+/// A grid of 9 rows of `cell(i)`, each cell 6 characters wide, under `title`.
+fn grid(title: &str, cell: impl Fn(usize) -> String) -> String {
+    let mut s = format!("{title}\n");
+    for r in 0..N {
+        s.push_str("  ");
+        for c in 0..N {
+            s.push_str(&format!("{:>6}", cell(r * N + c)));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// A teacher's label: its value and score lead, policy (per mille), ownership (black's
+/// share, percent) and, where judged, each move's loss against the best (win rate, percent
+/// points; `x` = illegal).
+pub fn teacher_diagram(t: &TeacherLabel) -> String {
+    let mut s = format!(
+        "teacher: {} visits, win rate {:.3} and score lead {:+.1} for the side to move\n",
+        t.visits, t.winrate, t.score_lead
+    );
+    let per_mille = |slot: usize| {
+        t.policy_share(slot)
+            .map_or("x".into(), |p| format!("{:.0}", p * 1000.0))
+    };
+    s.push_str(&grid(
+        &format!("teacher policy (per mille; pass {}):", per_mille(NN)),
+        per_mille,
+    ));
+    s.push_str(&grid("teacher ownership (black's share, percent):", |i| {
+        format!("{:+.0}", t.owner_black(i) * 100.0)
+    }));
+    if t.moves.is_some() {
+        let losses = t.winrate_losses();
+        let loss = |slot: usize| losses[slot].map_or("x".into(), |l| format!("{:.1}", l * 100.0));
+        let score = t.score_losses();
+        s.push_str(&grid(
+            &format!(
+                "each move's loss against the best (win rate, percent points; pass {}, {:.1} points):",
+                loss(NN),
+                score[NN].unwrap_or(f32::NAN)
+            ),
+            loss,
+        ));
+    }
+    s
+}
+
 /// The paper's target as a 9x9 grid of 0/1.
 pub fn target_diagram(p: &Position) -> String {
     let t = p.target();
@@ -583,6 +641,9 @@ fn run_show(dir: &Path, split: Split, index: usize) -> Result<()> {
     crate::out!("{}", diagram(&p));
     if let Some(t) = &p.search {
         crate::out!("{}", search_diagram(t));
+    }
+    if let Some(t) = &p.teacher {
+        crate::out!("{}", teacher_diagram(t));
     }
     if (p.played as usize) < NN {
         crate::outln!("target (0 = the move played):");

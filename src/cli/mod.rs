@@ -10,6 +10,7 @@ pub mod dataset;
 pub mod eval;
 pub mod experiment;
 pub mod gtp;
+pub mod label;
 pub mod loop_cmd;
 pub mod match_cmd;
 pub mod model;

@@ -176,6 +176,19 @@ pub struct Manifest {
     /// File listing every accepted game (row = game index in the records).
     pub games_file: String,
     pub elapsed_s: f64,
+    /// The teacher that labelled the positions (format version 3), and what it labelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teacher: Option<LabelledFrom>,
+}
+
+/// Where a labelled dataset's positions came from, and who labelled them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelledFrom {
+    #[serde(flatten)]
+    pub teacher: super::record::TeacherInfo,
+    /// The dataset labelled, as the command named it, and its fingerprint.
+    pub source: String,
+    pub source_fingerprint: String,
 }
 
 impl Manifest {
@@ -327,6 +340,7 @@ fn encode_game(
             white_rank: rank_code(a.players.white_rank),
             game,
             search: None,
+            teacher: None,
         };
         debug_assert!((p.played as usize) <= PASS_INDEX);
         out.extend_from_slice(&format::encode(&p));
@@ -685,6 +699,7 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
             .collect(),
         games_file: "games.csv".into(),
         elapsed_s: start.elapsed().as_secs_f64(),
+        teacher: None,
     };
     let result = (|| -> Result<()> {
         write_games_csv(&tmp.join("games.csv"), &accepted, &hashes, &splits)?;

@@ -42,6 +42,23 @@
 //! | 234..236 | reserved, zero                                                      |
 //! | 236..240 | final area margin for black, komi included (`f32`, NaN = not counted) |
 //!
+//! Version 3 (records labelled by a teacher engine, [`TeacherLabel`]) keeps the first 240
+//! bytes (the search part zero when the source had none) and appends 592, for 832-byte
+//! records:
+//!
+//! | bytes    | version 3 field                                                     |
+//! |----------|---------------------------------------------------------------------|
+//! | 240..404 | teacher policy of the 81 points and pass (`u16`, share x 65534; 65535 = illegal) |
+//! | 404..408 | teacher win rate for the side to move (`f32`)                       |
+//! | 408..412 | teacher score lead for the side to move (`f32`, points)             |
+//! | 412..416 | teacher visits (`u32`)                                              |
+//! | 416..497 | teacher ownership of each point (`i8`, black's share x 127)         |
+//! | 497      | flags: bit 0 = search part present, bit 1 = per-move values present |
+//! | 498..500 | reserved, zero                                                      |
+//! | 500..664 | each move's win rate for the mover after it (`u16`, x 65534; 65535 = not judged) |
+//! | 664..828 | each move's score lead for the mover after it (`i16`, 1/100 point; -32768 = not judged) |
+//! | 828..832 | reserved, zero                                                      |
+//!
 //! Fixed-size records make a split memory-mappable ([`MappedSplit`]) and streamable
 //! ([`SplitReader`]); the checksum catches truncation and bit rot before training starts.
 //! Files are written inside a temporary directory that the builder renames into place, so
@@ -53,7 +70,10 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::record::{NO_POINT, Position, SearchTarget, Split, VISIT_SLOTS};
+use super::record::{
+    MoveValues, NO_POINT, NO_SCORE, NO_SHARE, Position, SearchTarget, Split, TeacherLabel,
+    VISIT_SLOTS,
+};
 use crate::rules::{Board, CellsError, NN, PASS_INDEX};
 
 /// File magic of a split file.
@@ -62,19 +82,37 @@ pub const MAGIC: &[u8; 8] = b"AKUSHUDS";
 pub const VERSION: u32 = 1;
 /// Format version of records with search data (self-play).
 pub const VERSION_SEARCH: u32 = 2;
+/// Format version of records labelled by a teacher engine.
+pub const VERSION_TEACHER: u32 = 3;
 /// Size of the header in bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one version-1 record in bytes (the first bytes of every record).
 pub const RECORD_SIZE: usize = 40;
 /// Size of one version-2 record in bytes.
 pub const SEARCH_RECORD_SIZE: usize = 240;
+/// Size of one version-3 record in bytes.
+pub const TEACHER_RECORD_SIZE: usize = 832;
+/// The largest record of any version.
+pub const MAX_RECORD_SIZE: usize = TEACHER_RECORD_SIZE;
 
 /// The record size of a format version.
 pub fn record_size(version: u32) -> usize {
-    if version == VERSION_SEARCH {
-        SEARCH_RECORD_SIZE
+    match version {
+        VERSION_SEARCH => SEARCH_RECORD_SIZE,
+        VERSION_TEACHER => TEACHER_RECORD_SIZE,
+        _ => RECORD_SIZE,
+    }
+}
+
+/// The format version a position is written in: 3 with a teacher's label, 2 with search
+/// data alone, else 1.
+pub fn version_of(p: &Position) -> u32 {
+    if p.teacher.is_some() {
+        VERSION_TEACHER
+    } else if p.search.is_some() {
+        VERSION_SEARCH
     } else {
-        RECORD_SIZE
+        VERSION
     }
 }
 /// Name of the manifest inside a dataset directory.
@@ -92,7 +130,7 @@ pub enum DatasetError {
     #[error("{path}: not an akushu dataset file (bad magic)")]
     BadMagic { path: PathBuf },
     #[error(
-        "{path}: format version {found} is not supported (this build reads versions {VERSION} and {VERSION_SEARCH})"
+        "{path}: format version {found} is not supported (this build reads versions {VERSION} to {VERSION_TEACHER})"
     )]
     Version { path: PathBuf, found: u32 },
     #[error("{path}: record size {found} bytes, expected {expected} for its version")]
@@ -181,13 +219,105 @@ pub fn encode(p: &Position) -> [u8; RECORD_SIZE] {
     r
 }
 
-/// Encodes `p` into one record of its version: 40 bytes, or 240 with its search data.
+/// Encodes `p` into one record of its version ([`version_of`]): 40 bytes, 240 with its
+/// search data, 832 with a teacher's label.
 pub fn encode_any(p: &Position) -> Vec<u8> {
     let mut r = encode(p).to_vec();
-    if let Some(t) = &p.search {
-        r.extend_from_slice(&encode_search(t));
+    match (&p.search, &p.teacher) {
+        (Some(t), None) => r.extend_from_slice(&encode_search(t)),
+        (search, Some(label)) => {
+            match search {
+                Some(t) => r.extend_from_slice(&encode_search(t)),
+                None => r.resize(SEARCH_RECORD_SIZE, 0),
+            }
+            r.extend_from_slice(&encode_teacher(label, search.is_some()));
+        }
+        (None, None) => {}
     }
     r
+}
+
+/// Bytes of the teacher part of a version-3 record.
+const TEACHER_PART: usize = TEACHER_RECORD_SIZE - SEARCH_RECORD_SIZE;
+const FLAG_SEARCH: u8 = 1;
+const FLAG_PER_MOVE: u8 = 2;
+
+/// The 592 bytes a version-3 record appends for `t`; `search` says whether the search part
+/// before them holds data.
+pub fn encode_teacher(t: &TeacherLabel, search: bool) -> [u8; TEACHER_PART] {
+    let mut r = [0u8; TEACHER_PART];
+    for (i, v) in t.policy.iter().enumerate() {
+        r[2 * i..2 * i + 2].copy_from_slice(&v.to_le_bytes());
+    }
+    r[164..168].copy_from_slice(&t.winrate.to_le_bytes());
+    r[168..172].copy_from_slice(&t.score_lead.to_le_bytes());
+    r[172..176].copy_from_slice(&t.visits.to_le_bytes());
+    for (i, &o) in t.ownership.iter().enumerate() {
+        r[176 + i] = o as u8;
+    }
+    let mut flags = if search { FLAG_SEARCH } else { 0 };
+    if let Some(m) = &t.moves {
+        flags |= FLAG_PER_MOVE;
+        for (i, (w, v)) in m.winrate.iter().zip(&m.score_lead).enumerate() {
+            r[260 + 2 * i..262 + 2 * i].copy_from_slice(&w.to_le_bytes());
+            r[424 + 2 * i..426 + 2 * i].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    r[257] = flags;
+    r
+}
+
+/// Decodes the teacher part of a version-3 record (the bytes after the first 240), with
+/// whether the search part holds data.
+fn decode_teacher(r: &[u8]) -> Result<(TeacherLabel, bool), RecordError> {
+    let u16_at = |i: usize| u16::from_le_bytes([r[i], r[i + 1]]);
+    let f32_at = |i: usize| f32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+    let mut policy = [0u16; VISIT_SLOTS];
+    for (i, p) in policy.iter_mut().enumerate() {
+        *p = u16_at(2 * i);
+    }
+    let winrate = f32_at(164);
+    if !(0.0..=1.0).contains(&winrate) {
+        return Err(RecordError::Value(winrate));
+    }
+    let score_lead = f32_at(168);
+    if !score_lead.is_finite() {
+        return Err(RecordError::Score(score_lead));
+    }
+    let visits = u32::from_le_bytes([r[172], r[173], r[174], r[175]]);
+    let mut ownership = [0i8; NN];
+    for (i, o) in ownership.iter_mut().enumerate() {
+        *o = r[176 + i] as i8;
+        if *o == i8::MIN {
+            return Err(RecordError::Owner(i));
+        }
+    }
+    let flags = r[257];
+    if flags & !(FLAG_SEARCH | FLAG_PER_MOVE) != 0 || r[258] != 0 || r[259] != 0 {
+        return Err(RecordError::Flags(flags));
+    }
+    let moves = if flags & FLAG_PER_MOVE != 0 {
+        let mut m = MoveValues {
+            winrate: [NO_SHARE; VISIT_SLOTS],
+            score_lead: [NO_SCORE; VISIT_SLOTS],
+        };
+        for i in 0..VISIT_SLOTS {
+            m.winrate[i] = u16_at(260 + 2 * i);
+            m.score_lead[i] = u16_at(424 + 2 * i) as i16;
+        }
+        Some(Box::new(m))
+    } else {
+        None
+    };
+    let label = TeacherLabel {
+        policy,
+        winrate,
+        score_lead,
+        visits,
+        ownership,
+        moves,
+    };
+    Ok((label, flags & FLAG_SEARCH != 0))
 }
 
 /// The 200 bytes a version-2 record appends for `t`.
@@ -251,7 +381,9 @@ fn decode_search(r: &[u8]) -> Result<SearchTarget, RecordError> {
 /// Why one record does not decode ([`decode`]).
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum RecordError {
-    #[error("record has {0} bytes, expected {RECORD_SIZE} or {SEARCH_RECORD_SIZE}")]
+    #[error(
+        "record has {0} bytes, expected {RECORD_SIZE}, {SEARCH_RECORD_SIZE} or {TEACHER_RECORD_SIZE}"
+    )]
     Size(usize),
     #[error("root value {0} (expected 0..=1 or NaN)")]
     Value(f32),
@@ -279,17 +411,25 @@ pub enum RecordError {
     Stones(#[from] CellsError),
 }
 
-/// Decodes one record (either version, told by its length), checking every field's range
+/// Decodes one record (any version, told by its length), checking every field's range
 /// and that the stones form a position (every chain has a liberty), so [`Position::board`]
 /// cannot fail on what it returns.
 pub fn decode(r: &[u8]) -> Result<Position, RecordError> {
-    if r.len() != RECORD_SIZE && r.len() != SEARCH_RECORD_SIZE {
-        return Err(RecordError::Size(r.len()));
-    }
-    let search = if r.len() == SEARCH_RECORD_SIZE {
-        Some(Box::new(decode_search(&r[RECORD_SIZE..])?))
-    } else {
-        None
+    let (search, teacher) = match r.len() {
+        RECORD_SIZE => (None, None),
+        SEARCH_RECORD_SIZE => (Some(Box::new(decode_search(&r[RECORD_SIZE..])?)), None),
+        TEACHER_RECORD_SIZE => {
+            let (label, has_search) = decode_teacher(&r[SEARCH_RECORD_SIZE..])?;
+            let search = if has_search {
+                Some(Box::new(decode_search(
+                    &r[RECORD_SIZE..SEARCH_RECORD_SIZE],
+                )?))
+            } else {
+                None
+            };
+            (search, Some(Box::new(label)))
+        }
+        n => return Err(RecordError::Size(n)),
     };
     let mut cells = [0u8; NN];
     for (i, cell) in cells.iter_mut().enumerate() {
@@ -314,6 +454,7 @@ pub fn decode(r: &[u8]) -> Result<Position, RecordError> {
         white_rank: r[32] as i8,
         game: u32::from_le_bytes([r[36], r[37], r[38], r[39]]),
         search,
+        teacher,
     };
     if !(1..=2).contains(&p.to_move) {
         return Err(RecordError::ToMove(p.to_move));
@@ -376,7 +517,7 @@ impl Header {
         }
         let u32_at = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
         let version = u32_at(8);
-        if version != VERSION && version != VERSION_SEARCH {
+        if !(VERSION..=VERSION_TEACHER).contains(&version) {
             return Err(DatasetError::Version {
                 path: path.to_path_buf(),
                 found: version,
@@ -427,7 +568,7 @@ impl SplitWriter {
         SplitWriter::create_version(dir, split, VERSION)
     }
 
-    /// Creates `split`'s file for records of format `version` (1 or 2).
+    /// Creates `split`'s file for records of format `version` (1, 2 or 3).
     pub fn create_version(dir: &Path, split: Split, version: u32) -> io::Result<SplitWriter> {
         let path = split_path(dir, split);
         let named = |e| crate::util::fsio::naming(&path, e);
@@ -443,21 +584,19 @@ impl SplitWriter {
         })
     }
 
-    /// Appends one position; it must be of the writer's version (search data exactly when
-    /// the version is 2).
+    /// Appends one position; it must be of the writer's version ([`version_of`]: a
+    /// teacher's label exactly in version 3, search data alone exactly in version 2).
     pub fn push(&mut self, p: &Position) -> io::Result<()> {
-        if p.search.is_some() != (self.version == VERSION_SEARCH) {
+        let found = version_of(p);
+        if found != self.version {
+            let what = match found {
+                VERSION_TEACHER => "with a teacher's label",
+                VERSION_SEARCH => "with search data",
+                _ => "without search data or a label",
+            };
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!(
-                    "a position {} search data in a version-{} split",
-                    if p.search.is_some() {
-                        "with"
-                    } else {
-                        "without"
-                    },
-                    self.version
-                ),
+                format!("a position {what} in a version-{} split", self.version),
             ));
         }
         self.push_encoded(&encode_any(p))
@@ -594,7 +733,7 @@ impl Iterator for SplitReader {
                 })
             });
         }
-        let mut buf = [0u8; SEARCH_RECORD_SIZE];
+        let mut buf = [0u8; MAX_RECORD_SIZE];
         let r = &mut buf[..self.header.record_size()];
         if let Err(e) = self.input.read_exact(r) {
             self.done = true;
@@ -710,6 +849,7 @@ mod tests {
             white_rank: i8::MIN,
             game: i * 1000,
             search: None,
+            teacher: None,
         }
     }
 
@@ -773,6 +913,106 @@ mod tests {
         bad[RECORD_SIZE + 193] = 2;
         assert!(matches!(decode(&bad), Err(RecordError::Flags(2))));
         assert!(matches!(decode(&[0u8; 100]), Err(RecordError::Size(100))));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn labelled(i: u32, search: bool, per_move: bool) -> Position {
+        let mut p = if search { with_search(i) } else { sample(i) };
+        let mut policy = [0u16; VISIT_SLOTS];
+        for (k, v) in policy.iter_mut().enumerate() {
+            *v = if k % 7 == 0 {
+                NO_SHARE
+            } else {
+                (k as u16) * 300 + i as u16
+            };
+        }
+        let mut ownership = [0i8; NN];
+        for (k, o) in ownership.iter_mut().enumerate() {
+            *o = (k as i32 * 3 - 120) as i8;
+        }
+        let moves = per_move.then(|| {
+            let mut m = MoveValues {
+                winrate: [NO_SHARE; VISIT_SLOTS],
+                score_lead: [NO_SCORE; VISIT_SLOTS],
+            };
+            for k in (0..VISIT_SLOTS).step_by(3) {
+                m.winrate[k] = (k as u16) * 700;
+                m.score_lead[k] = k as i16 * 37 - 1500;
+            }
+            Box::new(m)
+        });
+        p.teacher = Some(Box::new(TeacherLabel {
+            policy,
+            winrate: 0.25 + i as f32 / 100.0,
+            score_lead: -3.5 * i as f32,
+            visits: 1 + i,
+            ownership,
+            moves,
+        }));
+        p
+    }
+
+    /// Version 3 at its documented offsets: labels with and without search data and
+    /// per-move values round-trip through a split file, the bytes lie where the table says,
+    /// a label goes only into a version-3 split, and bad label bytes are refused.
+    #[test]
+    fn version_three_records_round_trip_at_their_documented_offsets() {
+        let dir = temp_dir("v3");
+        let mut w = SplitWriter::create_version(&dir, Split::Test, VERSION_TEACHER).unwrap();
+        let written: Vec<Position> = (0..4).map(|i| labelled(i, i % 2 == 1, i >= 2)).collect();
+        for p in &written {
+            w.push(p).unwrap();
+        }
+        assert!(w.push(&sample(9)).is_err());
+        assert!(w.push(&with_search(9)).is_err());
+        let h = w.finish(4).unwrap();
+        assert_eq!(
+            (h.version, h.record_size()),
+            (VERSION_TEACHER, TEACHER_RECORD_SIZE)
+        );
+        // Compared as bytes: a search part's NaN score is not equal to itself.
+        let back = read_split(&dir, Split::Test).unwrap();
+        let bytes = |v: &[Position]| v.iter().map(encode_any).collect::<Vec<_>>();
+        assert_eq!(bytes(&back), bytes(&written));
+        assert_eq!(back[2], written[2], "no search part: equal as values too");
+        let mut v1 = SplitWriter::create(&dir, Split::Train).unwrap();
+        assert!(v1.push(&written[0]).is_err());
+        let r = encode_any(&written[3]);
+        assert_eq!(r.len(), TEACHER_RECORD_SIZE);
+        let t = written[3].teacher.as_ref().unwrap();
+        let u16_at = |i: usize| u16::from_le_bytes([r[i], r[i + 1]]);
+        let f32_at = |i: usize| f32::from_le_bytes([r[i], r[i + 1], r[i + 2], r[i + 3]]);
+        assert_eq!(u16_at(240 + 2 * 5), t.policy[5]);
+        assert_eq!(u16_at(402), t.policy[81]);
+        assert_eq!((f32_at(404), f32_at(408)), (t.winrate, t.score_lead));
+        assert_eq!(
+            u32::from_le_bytes([r[412], r[413], r[414], r[415]]),
+            t.visits
+        );
+        assert_eq!(r[416 + 80] as i8, t.ownership[80]);
+        assert_eq!(r[497], 3, "search part and per-move values present");
+        let m = t.moves.as_ref().unwrap();
+        assert_eq!(u16_at(500 + 2 * 3), m.winrate[3]);
+        assert_eq!(u16_at(664 + 2 * 81) as i16, m.score_lead[81]);
+        assert_eq!(
+            &r[RECORD_SIZE..SEARCH_RECORD_SIZE],
+            &encode_search(written[3].search.as_ref().unwrap())[..]
+        );
+        // Without search data the search part is zero and its flag clear.
+        let r0 = encode_any(&written[0]);
+        assert!(r0[RECORD_SIZE..SEARCH_RECORD_SIZE].iter().all(|&b| b == 0));
+        assert_eq!(r0[497], 0);
+        for (at, value) in [(404, 1.5f32), (408, f32::INFINITY)] {
+            let mut bad = r.clone();
+            bad[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            assert!(decode(&bad).is_err(), "{at}");
+        }
+        let mut bad = r.clone();
+        bad[416] = 0x80;
+        assert!(matches!(decode(&bad), Err(RecordError::Owner(0))));
+        let mut bad = r;
+        bad[497] = 4;
+        assert!(matches!(decode(&bad), Err(RecordError::Flags(4))));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -8,7 +8,7 @@ pub use build::{BuildConfig, Manifest, build};
 pub use format::{
     DatasetError, Header, MappedSplit, SplitReader, read_header, read_split, split_path,
 };
-pub use record::{NO_POINT, Position, Split};
+pub use record::{NO_POINT, Position, Split, TeacherInfo, TeacherLabel};
 
 pub mod build;
 pub mod filter;

@@ -83,6 +83,139 @@ impl SearchTarget {
     }
 }
 
+/// A teacher's policy share stored as `u16`: the share times this, rounded.
+pub const POLICY_SCALE: f32 = 65534.0;
+/// The stored policy of a move the teacher calls illegal (and a per-move win rate not asked).
+pub const NO_SHARE: u16 = u16::MAX;
+/// A per-move score lead not asked or illegal.
+pub const NO_SCORE: i16 = i16::MIN;
+/// Ownership is stored as black's share of the point times this, rounded (`i8`).
+pub const OWNERSHIP_SCALE: f32 = 127.0;
+
+/// What a teacher engine (any program speaking KataGo's JSON analysis protocol) said of a
+/// position (format version 3). Values are stored at the precision of the record, so a
+/// label read back equals the label written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeacherLabel {
+    /// The teacher's policy over the 81 points and pass, each share times
+    /// [`POLICY_SCALE`]; [`NO_SHARE`] where the teacher calls the move illegal.
+    pub policy: [u16; VISIT_SLOTS],
+    /// The win rate for the side to move, 0..=1.
+    pub winrate: f32,
+    /// The score lead for the side to move, in points.
+    pub score_lead: f32,
+    /// Visits the teacher's search used (1 = the raw network).
+    pub visits: u32,
+    /// Each point's expected owner, black's share times [`OWNERSHIP_SCALE`] (-127 white's,
+    /// 127 black's).
+    pub ownership: [i8; NN],
+    /// Every legal move's own value (`--per-move`), when it was asked.
+    pub moves: Option<Box<MoveValues>>,
+}
+
+/// The teacher's value of playing each move: the win rate and score lead for the mover
+/// after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveValues {
+    /// Win rate times [`POLICY_SCALE`], [`NO_SHARE`] where the move is illegal.
+    pub winrate: [u16; VISIT_SLOTS],
+    /// Score lead in hundredths of a point, [`NO_SCORE`] where the move is illegal.
+    pub score_lead: [i16; VISIT_SLOTS],
+}
+
+/// Who labelled a dataset and how (`manifest.json`'s `teacher`, a labelling run's header):
+/// two datasets whose teachers differ in any field were labelled by different teachers.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TeacherInfo {
+    /// The command that ran the teacher.
+    pub command: String,
+    /// `version` of its `query_version` answer.
+    pub version: String,
+    /// `git_hash` of that answer (empty where none).
+    #[serde(default)]
+    pub git_hash: String,
+    /// The networks its `query_models` answer names (empty where it gives none).
+    #[serde(default)]
+    pub models: Vec<String>,
+    /// The checksum of every file the command names (its network and config), keyed by the
+    /// path as written.
+    #[serde(default)]
+    pub files: std::collections::BTreeMap<String, String>,
+    /// Visits asked per position.
+    pub visits: u32,
+    /// Whether every legal move was judged too.
+    pub per_move: bool,
+    /// The `rules` of every query.
+    pub rules: String,
+    /// The `komi` of every query: a number, or `game` for each game's own.
+    pub komi: String,
+}
+
+/// A share 0..=1 as stored (clamped, rounded).
+pub fn share_to_u16(share: f32) -> u16 {
+    (share.clamp(0.0, 1.0) * POLICY_SCALE).round() as u16
+}
+
+/// A score lead in points as stored: hundredths, clamped to the `i16` range but
+/// [`NO_SCORE`].
+pub fn score_to_i16(points: f32) -> i16 {
+    (points * 100.0)
+        .round()
+        .clamp(i16::MIN as f32 + 1.0, i16::MAX as f32) as i16
+}
+
+impl TeacherLabel {
+    /// The policy share of a slot (0..=81), `None` where the teacher calls it illegal.
+    pub fn policy_share(&self, slot: usize) -> Option<f32> {
+        let v = self.policy[slot];
+        (v != NO_SHARE).then(|| v as f32 / POLICY_SCALE)
+    }
+
+    /// Black's expected share of point `i`, -1..=1.
+    pub fn owner_black(&self, i: usize) -> f32 {
+        self.ownership[i] as f32 / OWNERSHIP_SCALE
+    }
+
+    /// The mover's win rate after playing `slot`, where the teacher judged it.
+    pub fn move_winrate(&self, slot: usize) -> Option<f32> {
+        let m = self.moves.as_ref()?;
+        let v = m.winrate[slot];
+        (v != NO_SHARE).then(|| v as f32 / POLICY_SCALE)
+    }
+
+    /// The mover's score lead after playing `slot`, where the teacher judged it.
+    pub fn move_score(&self, slot: usize) -> Option<f32> {
+        let m = self.moves.as_ref()?;
+        let v = m.score_lead[slot];
+        (v != NO_SCORE).then(|| v as f32 / 100.0)
+    }
+
+    /// Each judged move's loss against the best judged move: win rate given up, 0 for the
+    /// best; `None` for moves not judged. Empty (all `None`) without per-move values.
+    pub fn winrate_losses(&self) -> [Option<f32>; VISIT_SLOTS] {
+        let mut out = [None; VISIT_SLOTS];
+        let best = (0..VISIT_SLOTS)
+            .filter_map(|s| self.move_winrate(s))
+            .fold(f32::NEG_INFINITY, f32::max);
+        for (s, o) in out.iter_mut().enumerate() {
+            *o = self.move_winrate(s).map(|w| best - w);
+        }
+        out
+    }
+
+    /// Each judged move's loss in score lead against the best judged move (points).
+    pub fn score_losses(&self) -> [Option<f32>; VISIT_SLOTS] {
+        let mut out = [None; VISIT_SLOTS];
+        let best = (0..VISIT_SLOTS)
+            .filter_map(|s| self.move_score(s))
+            .fold(f32::NEG_INFINITY, f32::max);
+        for (s, o) in out.iter_mut().enumerate() {
+            *o = self.move_score(s).map(|v| best - v);
+        }
+        out
+    }
+}
+
 /// A position before a move, and the move that was played there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Position {
@@ -109,6 +242,9 @@ pub struct Position {
     /// The search's view and the game's end, for self-play records (boxed: human datasets,
     /// millions of positions, carry only the pointer).
     pub search: Option<Box<SearchTarget>>,
+    /// What a teacher engine said of the position (format version 3): its policy, value,
+    /// score lead, ownership and, where asked, every legal move's own value.
+    pub teacher: Option<Box<TeacherLabel>>,
 }
 
 impl Position {

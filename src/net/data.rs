@@ -126,6 +126,7 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSk
                     white_rank: rec.white_rank.unwrap_or(i8::MIN),
                     game,
                     search: None,
+                    teacher: None,
                 });
             });
             match ok {

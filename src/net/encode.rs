@@ -182,8 +182,9 @@ pub fn sym_point(sym: u8, idx: u8) -> u8 {
     (r * N + c) as u8
 }
 
-/// The position seen through symmetry `sym` (stones, played move, last moves, ko, and a
-/// self-play record's visits and ownership moved).
+/// The position seen through symmetry `sym` (stones, played move, last moves, ko, a
+/// self-play record's visits and ownership, and a teacher's policy, ownership and per-move
+/// values moved).
 pub fn sym_position(pos: &Position, sym: u8) -> Position {
     let mut out = pos.clone();
     if sym == 0 {
@@ -198,6 +199,17 @@ pub fn sym_position(pos: &Position, sym: u8) -> Position {
             t.visits[j] = src.visits[i];
             if let (Some(o), Some(s)) = (t.ownership.as_mut(), src.ownership.as_ref()) {
                 o[j] = s[i];
+            }
+        }
+    }
+    if let (Some(t), Some(src)) = (out.teacher.as_mut(), pos.teacher.as_ref()) {
+        for i in 0..NN {
+            let j = sym_point(sym, i as u8) as usize;
+            t.policy[j] = src.policy[i];
+            t.ownership[j] = src.ownership[i];
+            if let (Some(m), Some(s)) = (t.moves.as_mut(), src.moves.as_ref()) {
+                m.winrate[j] = s.winrate[i];
+                m.score_lead[j] = s.score_lead[i];
             }
         }
     }
@@ -262,6 +274,7 @@ mod tests {
                 ownership: Some(own),
                 score: 1.5,
             })),
+            teacher: None,
         };
         for sym in 0..8u8 {
             let s = sym_position(&pos, sym);

@@ -42,6 +42,7 @@ pub fn random_game_positions(games: usize, seed: u64) -> Vec<Position> {
                 white_rank: i8::MIN,
                 game: g as u32,
                 search: None,
+                teacher: None,
             });
             board.play_legal(color, p);
             last = [p.index() as u8, last[0], last[1], last[2]];

@@ -122,6 +122,7 @@ pub(crate) mod tests {
             white_rank: 0,
             game: 0,
             search,
+            teacher: None,
         }
     }
 

@@ -1,0 +1,194 @@
+//! `akushu dataset label`: a dataset's positions labelled by a teacher engine.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use clap::Args;
+
+use crate::arena::folder::Shard;
+use crate::dataset::{Split, TeacherInfo};
+use crate::teacher::client::Teacher;
+use crate::teacher::label::{
+    CHUNK, LabelConfig, LabelOptions, Source, command_files, labelled_count, run_label, spans,
+};
+
+#[derive(Debug, Clone, Args)]
+pub struct LabelArgs {
+    /// The dataset to label (any format version; its splits are kept as they are).
+    #[arg(value_name = "DATA")]
+    pub data: PathBuf,
+    /// The teacher: a command speaking KataGo's JSON analysis protocol on stdin/stdout,
+    /// run through `sh -c` (`katago analysis -model NET -config CFG`, `akushu analysis`).
+    #[arg(long, value_name = "CMD")]
+    pub teacher: String,
+    /// The labelling folder, which becomes the labelled dataset (format version 3) when
+    /// every chunk is labelled; a killed run resumes from it.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Splits to label, in order (the others are written empty).
+    #[arg(long, value_delimiter = ',', default_value = "train,validation,test")]
+    pub splits: Vec<crate::cli::dataset::SplitArg>,
+    /// Label at most this many positions of each split, from its start (0 = all).
+    #[arg(long, default_value_t = 0)]
+    pub limit: u64,
+    /// Label every k-th record of each split (records 0, k, 2k, ...): positions spread
+    /// over more games for the same cost.
+    #[arg(long, default_value_t = 1)]
+    pub every: u32,
+    /// Visits the teacher searches per position (1 = its raw network).
+    #[arg(long, default_value_t = 1)]
+    pub visits: u32,
+    /// Also ask every legal move's own value (one query per legal move: about 1 + 50
+    /// queries a position in the middle game), so each move's loss against the best is known.
+    #[arg(long)]
+    pub per_move: bool,
+    /// The rules of every query (area scoring: `chinese`, `tromp-taylor`, ...).
+    #[arg(long, default_value = "chinese")]
+    pub rules: String,
+    /// The komi of every query, or `game` for each game's own (6.5 where it has none).
+    #[arg(long, default_value = "6.5")]
+    pub komi: String,
+    /// Queries in flight at once (KataGo batches across them: give at least its
+    /// numAnalysisThreads).
+    #[arg(long, default_value_t = 64)]
+    pub in_flight: usize,
+    /// Seconds to wait for any answer before the teacher is called stalled.
+    #[arg(long, default_value_t = 300.0)]
+    pub timeout: f64,
+    /// Label only the chunks of shard i/n (the chunks c with (c - 1) % n == i);
+    /// a shard's folder holds labels, not a dataset: merge with --from.
+    #[arg(long)]
+    pub shard: Option<Shard>,
+    /// Take the labelled chunks of these folders of the same run (its shards) first.
+    #[arg(long, num_args = 1.., value_name = "DIR")]
+    pub from: Vec<PathBuf>,
+    /// Positions per chunk: the unit of the checkpoint (a killed run loses at most the
+    /// chunks in flight) and of --shard.
+    #[arg(long, default_value_t = CHUNK)]
+    pub chunk: u32,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Runs `dataset label`.
+pub fn run(a: &LabelArgs) -> Result<()> {
+    if a.visits == 0 {
+        bail!("--visits must be at least 1");
+    }
+    if a.every == 0 || a.chunk == 0 {
+        bail!("--every and --chunk must be at least 1");
+    }
+    if a.komi != "game"
+        && !a
+            .komi
+            .parse::<f32>()
+            .is_ok_and(|k| k.is_finite() && k.abs() <= 150.0)
+    {
+        bail!("--komi {:?}: expected a number or `game`", a.komi);
+    }
+    if !(a.timeout.is_finite() && a.timeout > 0.0) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let splits: Vec<Split> = a.splits.iter().map(|&s| s.into()).collect();
+    let mut seen = std::collections::HashSet::new();
+    if let Some(s) = splits.iter().find(|s| !seen.insert(**s)) {
+        bail!("--splits names {} twice", s.name());
+    }
+    if a.from.iter().any(|f| same_dir(f, &a.out)) {
+        bail!("--from names --out itself");
+    }
+    let _lock = crate::dataset::build::lock_output(&a.out)?;
+    let source = Source::open(&a.data, &splits)?;
+    let timeout = Duration::from_secs_f64(a.timeout);
+    let mut teacher = Teacher::start(&a.teacher)?;
+    let identity = teacher.identity(timeout)?;
+    let info = TeacherInfo {
+        command: a.teacher.clone(),
+        version: identity.version,
+        git_hash: identity.git_hash,
+        models: identity.models,
+        files: command_files(&a.teacher),
+        visits: a.visits,
+        per_move: a.per_move,
+        rules: a.rules.clone(),
+        komi: a.komi.clone(),
+    };
+    let mut config = LabelConfig {
+        data: a.data.display().to_string(),
+        data_fingerprint: source.fingerprint(),
+        splits,
+        limit: a.limit,
+        every: a.every,
+        chunk: a.chunk,
+        chunks: 0,
+        teacher: info,
+        shard: a.shard,
+    };
+    let sizes: Vec<(Split, u64)> = config
+        .splits
+        .iter()
+        .map(|&s| {
+            let n = crate::dataset::format::read_header(&a.data, s).map(|h| h.count);
+            n.map(|n| (s, labelled_count(n, a.every, a.limit)))
+        })
+        .collect::<Result<_, _>>()?;
+    config.chunks = spans(&sizes, a.chunk).len() as u32;
+    if config.chunks == 0 {
+        bail!(
+            "{}: the splits {} hold no position: nothing to label",
+            a.data.display(),
+            a.splits.len()
+        );
+    }
+    if let Some(s) = a.shard
+        && s.count > config.chunks
+    {
+        bail!(
+            "--shard {s}: the run has {} chunks, fewer than the shards",
+            config.chunks
+        );
+    }
+    let options = LabelOptions {
+        in_flight: a.in_flight.max(1),
+        timeout,
+        progress: !a.quiet,
+    };
+    let outcome = run_label(&config, &source, &mut teacher, &a.out, &a.from, &options)?;
+    teacher.close(Duration::from_secs(5));
+    crate::outln!(
+        "labelled {} positions in {} chunks ({} queries) in {:.1} s: {:.1} positions/s, {:.1} queries/s",
+        outcome.positions_now,
+        outcome.chunks_now,
+        outcome.queries_now,
+        outcome.seconds,
+        outcome.positions_now as f64 / outcome.seconds.max(1e-9),
+        outcome.queries_now as f64 / outcome.seconds.max(1e-9)
+    );
+    match outcome.manifest {
+        Some(m) => crate::outln!(
+            "{}: a labelled dataset of {} positions (format version {}), teacher {} {}",
+            a.out.display(),
+            m.positions,
+            m.format_version,
+            config.teacher.command,
+            config.teacher.version
+        ),
+        None => crate::outln!(
+            "{}: shard {} labelled; merge the shards with `akushu dataset label {} --teacher ... --out DIR --from SHARD_DIRS`",
+            a.out.display(),
+            a.shard.map_or("?".into(), |s| s.to_string()),
+            a.data.display()
+        ),
+    }
+    Ok(())
+}
+
+/// Whether two paths name one folder (both resolved where they exist).
+fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}

@@ -1,0 +1,906 @@
+//! `akushu dataset label`: every position of a dataset becomes a query to a teacher, and
+//! its answer becomes the position's [`TeacherLabel`] in a dataset of format version 3.
+//!
+//! The run is a games folder ([`GamesDir`]) whose unit is a chunk of [`CHUNK`] consecutive
+//! records of one split: `label.toml` (the run: the data, the teacher's identity, visits,
+//! rules, komi, shard), `labels.csv` (one row per labelled chunk, with its CRC-32: the
+//! checkpoint) and `chunks/chunk-NNNNN.akr` (the chunk's labelled records). A chunk's file
+//! is written before its row, so `kill -9` at any moment loses at most the chunks in
+//! flight and labels nothing twice. `--shard i/n` labels the chunks `c` with
+//! `(c - 1) % n == i`; `--from` takes the finished chunks of other folders of the same run
+//! (the shards), so the dataset assembled from them is byte for byte the dataset one run
+//! writes (given a teacher that answers a position the same way each time).
+//!
+//! When every chunk is labelled (and the run is not a shard) the folder becomes the
+//! labelled dataset: the split files, the source's `games.csv`, and `manifest.json` naming
+//! the teacher and the source (written last: a folder with a manifest is complete).
+//!
+//! Per position the teacher gets one query: the game so far ([`Histories`]), the rules and
+//! komi, `maxVisits`, `includePolicy`, `includeOwnership`, and win rates reported for the
+//! side to move. With `per_move`, every move its policy calls legal (pass included) is then
+//! asked as the child position, and the mover's win rate and score lead after the move
+//! are one minus, and minus, the child's: 1 + (legal moves) queries per position.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::client::{Teacher, shorten};
+use super::history::Histories;
+use crate::arena::folder::{GameRow, GamesDir, Opened, RunConfig, Schedule, Shard};
+use crate::dataset::build::{LabelledFrom, Manifest};
+use crate::dataset::format::{self, MappedSplit, SplitWriter, TEACHER_RECORD_SIZE};
+use crate::dataset::record::{
+    MoveValues, NO_SCORE, NO_SHARE, OWNERSHIP_SCALE, score_to_i16, share_to_u16,
+};
+use crate::dataset::{Split, TeacherInfo, TeacherLabel};
+use crate::rules::{Move, NN};
+
+/// Positions per chunk: the unit of the checkpoint and of sharding.
+pub const CHUNK: u32 = 512;
+/// The komi of a game whose record gives none, under `--komi game`.
+pub const DEFAULT_KOMI: f32 = 6.5;
+/// Query slots of a position: the 81 points and pass.
+const SLOTS: usize = NN + 1;
+
+/// A labelling run: what is labelled, by whom, and this run's share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelConfig {
+    /// The dataset labelled, as the command named it.
+    pub data: String,
+    /// Its fingerprint: a resume or merge on other data is refused.
+    pub data_fingerprint: String,
+    /// The splits labelled, in order.
+    pub splits: Vec<Split>,
+    /// Positions of each split labelled at most, from its start (0 = all).
+    pub limit: u64,
+    /// Every how many records one is labelled (1 = all): records 0, k, 2k, ... of a split.
+    #[serde(default = "one")]
+    pub every: u32,
+    /// Positions per chunk.
+    pub chunk: u32,
+    /// Chunks in the whole run (all shards).
+    pub chunks: u32,
+    /// The teacher and how it is asked.
+    pub teacher: TeacherInfo,
+    /// This run's share of the chunks, if sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// One labelled chunk: a row of `labels.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabelRow {
+    pub chunk: u32,
+    pub split: Split,
+    /// The chunk's first position among its split's labelled ones.
+    pub first: u64,
+    pub positions: u32,
+    /// Queries the chunk took.
+    pub queries: u64,
+    /// CRC-32 of the chunk's file.
+    pub crc32: u32,
+}
+
+impl GameRow for LabelRow {
+    fn game(&self) -> u32 {
+        self.chunk
+    }
+}
+
+impl RunConfig for LabelConfig {
+    const KEY: &'static str = "label";
+    const FILE: &'static str = "label.toml";
+    const KIND: &'static str = "labelled dataset";
+    const COMMENT: &'static str = "# A teacher-labelling run written by `akushu dataset label`.";
+    const SUBDIRS: &'static [&'static str] = &["chunks"];
+    const ROWS: &'static str = "labels.csv";
+
+    fn specs(&self) -> Vec<&String> {
+        Vec::new()
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            games: self.chunks,
+            shard: self.shard,
+        }
+    }
+
+    fn check_same_run(&self, old: &Self, header: &Path) -> anyhow::Result<()> {
+        let mut differ = Vec::new();
+        if old.data_fingerprint != self.data_fingerprint {
+            differ.push(format!(
+                "the data (fingerprint {} there, {} now)",
+                old.data_fingerprint, self.data_fingerprint
+            ));
+        }
+        if (&old.splits, old.limit, old.every, old.chunk, old.chunks)
+            != (
+                &self.splits,
+                self.limit,
+                self.every,
+                self.chunk,
+                self.chunks,
+            )
+        {
+            differ.push("the splits, --limit or --every".into());
+        }
+        if old.teacher != self.teacher {
+            differ.push(format!(
+                "the teacher ({} there, {} now)",
+                describe_teacher(&old.teacher),
+                describe_teacher(&self.teacher)
+            ));
+        }
+        if old.shard != self.shard {
+            differ.push("the shard".into());
+        }
+        if !differ.is_empty() {
+            bail!(
+                "{} records another labelling run: {} differ; labels of two runs never mix: \
+                 use a new --out folder",
+                header.display(),
+                differ.join(", ")
+            );
+        }
+        Ok(())
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A teacher in one line, for messages.
+fn describe_teacher(t: &TeacherInfo) -> String {
+    format!(
+        "`{}` version {}, {} visits, rules {}, komi {}{}",
+        t.command,
+        t.version,
+        t.visits,
+        t.rules,
+        t.komi,
+        if t.per_move { ", per move" } else { "" }
+    )
+}
+
+/// A labelling folder.
+pub type LabelDir = GamesDir<LabelConfig, LabelRow>;
+
+/// The file of chunk `c` in `dir`.
+pub fn chunk_path(dir: &Path, c: u32) -> PathBuf {
+    dir.join("chunks").join(format!("chunk-{c:05}.akr"))
+}
+
+/// Where chunk `c` lies: its split and positions (counted among the labelled ones: the
+/// record of position `j` is `j * every`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    pub split: Split,
+    pub first: u64,
+    pub count: u32,
+}
+
+/// The positions labelled of a split of `records` records: every `every`-th, at most
+/// `limit` (0 = no limit).
+pub fn labelled_count(records: u64, every: u32, limit: u64) -> u64 {
+    let n = records.div_ceil(every.max(1) as u64);
+    if limit > 0 { n.min(limit) } else { n }
+}
+
+/// The chunks of `sizes` (positions labelled per split, in order), numbered from 1.
+pub fn spans(sizes: &[(Split, u64)], chunk: u32) -> Vec<Span> {
+    let mut out = Vec::new();
+    for &(split, n) in sizes {
+        let mut first = 0;
+        while first < n {
+            let count = (n - first).min(chunk as u64) as u32;
+            out.push(Span {
+                split,
+                first,
+                count,
+            });
+            first += count as u64;
+        }
+    }
+    out
+}
+
+/// How a run talks to its teacher.
+#[derive(Debug, Clone)]
+pub struct LabelOptions {
+    /// Queries in flight at most (a teacher like KataGo batches across them).
+    pub in_flight: usize,
+    /// Longest wait for any answer.
+    pub timeout: Duration,
+    pub progress: bool,
+}
+
+/// The source dataset of a run, opened.
+pub struct Source {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub splits: BTreeMap<&'static str, (MappedSplit, Histories)>,
+    /// Each game's komi (from `games.csv`), where recorded.
+    pub komi: Vec<Option<f32>>,
+}
+
+impl Source {
+    /// Opens `dir`'s `splits` (reading every record once, for the histories).
+    pub fn open(dir: &Path, splits: &[Split]) -> anyhow::Result<Source> {
+        let manifest = Manifest::load(dir)?;
+        let mut opened = BTreeMap::new();
+        for &s in splits {
+            let m = MappedSplit::open(dir, s)?;
+            let h = Histories::of(&m)
+                .with_context(|| format!("reading {}", format::split_path(dir, s).display()))?;
+            opened.insert(s.name(), (m, h));
+        }
+        let komi = read_komi(&dir.join(&manifest.games_file))?;
+        Ok(Source {
+            dir: dir.to_path_buf(),
+            manifest,
+            splits: opened,
+            komi,
+        })
+    }
+
+    fn split(&self, s: Split) -> &(MappedSplit, Histories) {
+        &self.splits[s.name()]
+    }
+
+    /// The data's fingerprint: the manifest's, or (for datasets built before it existed)
+    /// one made of the split files' CRC-32s.
+    pub fn fingerprint(&self) -> String {
+        if !self.manifest.fingerprint.is_empty() {
+            return self.manifest.fingerprint.clone();
+        }
+        let crcs: Vec<String> = self
+            .splits
+            .iter()
+            .map(|(k, (m, _))| format!("{k}:{:08x}", m.header().crc))
+            .collect();
+        format!("crc:{}", crcs.join(","))
+    }
+}
+
+/// The `komi` column of a dataset's `games.csv` (none where empty or absent).
+fn read_komi(path: &Path) -> anyhow::Result<Vec<Option<f32>>> {
+    let mut r =
+        csv::Reader::from_path(path).with_context(|| format!("opening {}", path.display()))?;
+    let col = r.headers()?.iter().position(|h| h == "komi");
+    let mut out = Vec::new();
+    for row in r.records() {
+        let row = row.with_context(|| format!("reading {}", path.display()))?;
+        out.push(col.and_then(|c| row.get(c)).and_then(|k| k.parse().ok()));
+    }
+    Ok(out)
+}
+
+/// What a run did.
+pub struct LabelOutcome {
+    /// Chunks labelled by this call.
+    pub chunks_now: usize,
+    /// Positions labelled by this call.
+    pub positions_now: u64,
+    pub queries_now: u64,
+    pub seconds: f64,
+    /// The dataset's manifest, when the folder is complete.
+    pub manifest: Option<Manifest>,
+}
+
+/// Runs (or resumes) labelling into `out`: takes the finished chunks of `from`, labels this
+/// run's missing chunks with `teacher`, and assembles the dataset when all are there.
+pub fn run_label(
+    config: &LabelConfig,
+    source: &Source,
+    teacher: &mut Teacher,
+    out: &Path,
+    from: &[PathBuf],
+    options: &LabelOptions,
+) -> anyhow::Result<LabelOutcome> {
+    let dir = LabelDir::new(out);
+    let Opened {
+        header,
+        old,
+        mut rows,
+    } = dir.open(config)?;
+    for f in from {
+        adopt(&dir, config, f, &mut rows)?;
+    }
+    let planned = config.schedule().planned();
+    let pending = dir.pending(planned, &rows);
+    dir.start(&header, old.as_ref(), &pending)?;
+    let all = spans(&sizes(source, config), config.chunk);
+    let start = Instant::now();
+    let mut outcome = LabelOutcome {
+        chunks_now: 0,
+        positions_now: 0,
+        queries_now: 0,
+        seconds: 0.0,
+        manifest: None,
+    };
+    if !pending.is_empty() {
+        let mut labeller = Labeller::new(config, source, teacher, options);
+        labeller.run(&dir, &all, &pending, &mut rows, &mut outcome)?;
+    }
+    outcome.seconds = start.elapsed().as_secs_f64();
+    if config.shard.is_none() && rows.len() == all.len() {
+        outcome.manifest = Some(assemble(out, config, source, &all, &rows)?);
+    }
+    Ok(outcome)
+}
+
+/// Positions labelled per split.
+fn sizes(source: &Source, config: &LabelConfig) -> Vec<(Split, u64)> {
+    config
+        .splits
+        .iter()
+        .map(|&s| {
+            let n = source.split(s).0.len() as u64;
+            (s, labelled_count(n, config.every, config.limit))
+        })
+        .collect()
+}
+
+/// Copies the finished chunks of folder `other` (a shard of this run) into `dir`.
+fn adopt(
+    dir: &LabelDir,
+    config: &LabelConfig,
+    other: &Path,
+    rows: &mut BTreeMap<u32, LabelRow>,
+) -> anyhow::Result<()> {
+    let theirs = LabelDir::new(other);
+    let Some(h) = theirs.read_header()? else {
+        bail!(
+            "--from {}: not a labelling folder (no label.toml)",
+            other.display()
+        );
+    };
+    let mut mine = config.clone();
+    mine.shard = h.config.shard;
+    mine.check_same_run(&h.config, &theirs.header())
+        .with_context(|| format!("--from {}", other.display()))?;
+    let mut added = 0;
+    for row in theirs.read_rows()? {
+        if rows.contains_key(&row.chunk) {
+            continue;
+        }
+        let bytes = read_chunk(other, &row)?;
+        let path = chunk_path(&dir.root, row.chunk);
+        rows.insert(row.chunk, row);
+        dir.record(&[(path, bytes.as_slice())], rows)?;
+        added += 1;
+    }
+    crate::errln!("took {added} labelled chunks from {}", other.display());
+    Ok(())
+}
+
+/// A finished chunk's file, checked against its row.
+fn read_chunk(dir: &Path, row: &LabelRow) -> anyhow::Result<Vec<u8>> {
+    let path = chunk_path(dir, row.chunk);
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let found = crc32fast::hash(&bytes);
+    if found != row.crc32 || bytes.len() != row.positions as usize * TEACHER_RECORD_SIZE {
+        bail!(
+            "{}: {} bytes with CRC-32 {found:08x}; labels.csv says {} records with {:08x}: \
+             the file is damaged",
+            path.display(),
+            bytes.len(),
+            row.positions,
+            row.crc32
+        );
+    }
+    Ok(bytes)
+}
+
+/// Writes the labelled dataset into `out` from the chunk files: the split files (every
+/// split, the unlabelled ones empty), the source's games table, then the manifest.
+fn assemble(
+    out: &Path,
+    config: &LabelConfig,
+    source: &Source,
+    all: &[Span],
+    rows: &BTreeMap<u32, LabelRow>,
+) -> anyhow::Result<Manifest> {
+    let tmp = out.join(format!("dataset.tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut counts = BTreeMap::new();
+    for split in Split::ALL {
+        let mut w = SplitWriter::create_version(&tmp, split, format::VERSION_TEACHER)?;
+        let mut games = std::collections::BTreeSet::new();
+        for (c, span) in all.iter().enumerate() {
+            if span.split != split {
+                continue;
+            }
+            let bytes = read_chunk(out, &rows[&(c as u32 + 1)])?;
+            for r in bytes.chunks(TEACHER_RECORD_SIZE) {
+                games.insert(u32::from_le_bytes([r[36], r[37], r[38], r[39]]));
+            }
+            w.push_encoded(&bytes)?;
+        }
+        let h = w.finish(games.len() as u32)?;
+        counts.insert(
+            split.name().to_string(),
+            crate::dataset::build::SplitCounts {
+                games: games.len() as u64,
+                positions: h.count,
+                crc32: h.crc,
+            },
+        );
+    }
+    let games_src = source.dir.join(&source.manifest.games_file);
+    std::fs::copy(&games_src, tmp.join("games.csv"))
+        .with_context(|| format!("copying {}", games_src.display()))?;
+    let mut m = source.manifest.clone();
+    let games = crate::dataset::gameset::DatasetGames::read(&source.dir)?.unwrap_or_default();
+    let crcs = counts
+        .iter()
+        .map(|(k, c)| (k.clone(), (c.positions, c.crc32)))
+        .collect();
+    m.fingerprint = crate::dataset::gameset::fingerprint(&games, &crcs);
+    m.format_version = format::VERSION_TEACHER;
+    m.games = counts.values().map(|c| c.games).sum();
+    m.positions = counts.values().map(|c| c.positions).sum();
+    m.splits = counts;
+    m.games_file = "games.csv".into();
+    m.teacher = Some(LabelledFrom {
+        teacher: config.teacher.clone(),
+        source: config.data.clone(),
+        source_fingerprint: config.data_fingerprint.clone(),
+    });
+    let json = serde_json::to_string_pretty(&m)?;
+    // Every file in place before the manifest, which marks the dataset complete.
+    for split in Split::ALL {
+        let name = format::split_path(&tmp, split);
+        std::fs::rename(&name, format::split_path(out, split))
+            .with_context(|| format!("moving {} into {}", name.display(), out.display()))?;
+    }
+    std::fs::rename(tmp.join("games.csv"), out.join("games.csv"))?;
+    crate::util::fsio::write_atomic(&out.join(format::MANIFEST_FILE), json.as_bytes())?;
+    std::fs::remove_dir_all(&tmp).with_context(|| format!("removing {}", tmp.display()))?;
+    Ok(m)
+}
+
+/// What is known of one position being labelled.
+struct Pending {
+    label: Option<TeacherLabel>,
+    /// Child queries not answered yet.
+    children: u32,
+}
+
+/// One chunk being labelled.
+struct Open {
+    span: Span,
+    positions: Vec<Pending>,
+    done: u32,
+    queries: u64,
+}
+
+/// What a query in flight asks.
+#[derive(Debug, Clone, Copy)]
+struct Asked {
+    chunk: u32,
+    offset: u32,
+    /// The move of a child query.
+    slot: Option<u8>,
+}
+
+/// The labelling loop of one run.
+struct Labeller<'a> {
+    config: &'a LabelConfig,
+    source: &'a Source,
+    teacher: &'a mut Teacher,
+    options: &'a LabelOptions,
+    /// The fixed fields of every query.
+    base: serde_json::Map<String, Value>,
+    in_flight: HashMap<String, Asked>,
+    backlog: VecDeque<Asked>,
+    open: BTreeMap<u32, Open>,
+}
+
+impl<'a> Labeller<'a> {
+    fn new(
+        config: &'a LabelConfig,
+        source: &'a Source,
+        teacher: &'a mut Teacher,
+        options: &'a LabelOptions,
+    ) -> Self {
+        let t = &config.teacher;
+        let mut base = serde_json::Map::new();
+        base.insert("rules".into(), json!(t.rules));
+        base.insert("boardXSize".into(), json!(9));
+        base.insert("boardYSize".into(), json!(9));
+        base.insert("maxVisits".into(), json!(t.visits));
+        base.insert("includePolicy".into(), json!(true));
+        base.insert("includeOwnership".into(), json!(true));
+        base.insert(
+            "overrideSettings".into(),
+            json!({"reportAnalysisWinratesAs": "SIDETOMOVE"}),
+        );
+        Labeller {
+            config,
+            source,
+            teacher,
+            options,
+            base,
+            in_flight: HashMap::new(),
+            backlog: VecDeque::new(),
+            open: BTreeMap::new(),
+        }
+    }
+
+    fn run(
+        &mut self,
+        dir: &LabelDir,
+        all: &[Span],
+        pending: &[u32],
+        rows: &mut BTreeMap<u32, LabelRow>,
+        outcome: &mut LabelOutcome,
+    ) -> anyhow::Result<()> {
+        let total: u64 = pending
+            .iter()
+            .map(|&c| all[c as usize - 1].count as u64)
+            .sum();
+        let bar = crate::arena::runner::progress_bar(total, self.options.progress, "positions");
+        let started = Instant::now();
+        let mut next = pending.iter().peekable();
+        let mut next_offset = 0u32;
+        loop {
+            // Children first, so that open positions finish and chunks close early.
+            while self.in_flight.len() < self.options.in_flight.max(1) {
+                if let Some(a) = self.backlog.pop_front() {
+                    self.ask(a)?;
+                    continue;
+                }
+                let Some(&&c) = next.peek() else { break };
+                let span = all[c as usize - 1];
+                if next_offset == 0 {
+                    self.open.insert(
+                        c,
+                        Open {
+                            span,
+                            positions: (0..span.count)
+                                .map(|_| Pending {
+                                    label: None,
+                                    children: 0,
+                                })
+                                .collect(),
+                            done: 0,
+                            queries: 0,
+                        },
+                    );
+                }
+                self.ask(Asked {
+                    chunk: c,
+                    offset: next_offset,
+                    slot: None,
+                })?;
+                next_offset += 1;
+                if next_offset == span.count {
+                    next.next();
+                    next_offset = 0;
+                }
+            }
+            if self.in_flight.is_empty() {
+                break;
+            }
+            let answer = self.teacher.recv(self.options.timeout).map_err(|e| {
+                e.context(format!(
+                    "labelling stopped; waiting for {}",
+                    self.waiting_for()
+                ))
+            })?;
+            if let Some(c) = self.take(answer)? {
+                let o = self.open.remove(&c).expect("an open chunk");
+                let row = self.finish_chunk(dir, c, o, rows)?;
+                outcome.chunks_now += 1;
+                outcome.positions_now += row.positions as u64;
+                outcome.queries_now += row.queries;
+                bar.inc(row.positions as u64);
+                bar.set_message(format!(
+                    "{:.1} positions/s",
+                    outcome.positions_now as f64 / started.elapsed().as_secs_f64().max(1e-9)
+                ));
+                crate::util::commit::failpoint("label-chunk");
+            }
+        }
+        bar.finish_and_clear();
+        Ok(())
+    }
+
+    /// Sends the query `a` asks.
+    fn ask(&mut self, a: Asked) -> anyhow::Result<()> {
+        let span = self.open[&a.chunk].span;
+        let record = self.record_of(a);
+        let (split, hist) = self.source.split(span.split);
+        let extra = a
+            .slot
+            .map(|s| Move::from_index(s as usize).expect("a slot"));
+        let mut q = self.base.clone();
+        q.extend(hist.query_fields(record, extra));
+        let komi = match self.config.teacher.komi.as_str() {
+            "game" => {
+                let game = split.get(record)?.game as usize;
+                self.source
+                    .komi
+                    .get(game)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(DEFAULT_KOMI)
+            }
+            k => k.parse::<f32>().expect("checked komi"),
+        };
+        q.insert("komi".into(), json!(komi));
+        let id = match a.slot {
+            None => format!("{}:{}", a.chunk, a.offset),
+            Some(s) => format!("{}:{}:{s}", a.chunk, a.offset),
+        };
+        q.insert("id".into(), json!(id));
+        self.teacher.send(&Value::Object(q))?;
+        self.in_flight.insert(id, a);
+        self.open.get_mut(&a.chunk).expect("open").queries += 1;
+        Ok(())
+    }
+
+    /// Takes one answer; returns the chunk it completed, if it did.
+    fn take(&mut self, v: Value) -> anyhow::Result<Option<u32>> {
+        let id = v.get("id").and_then(Value::as_str).map(str::to_string);
+        let asked = id.as_ref().and_then(|i| self.in_flight.get(i).copied());
+        let Some(a) = asked else {
+            if v.get("isDuringSearch").and_then(Value::as_bool) == Some(true) {
+                return Ok(None);
+            }
+            bail!(
+                "teacher `{}` answered {}, a query akushu did not ask or that was answered \
+                 already; waiting for {}",
+                self.teacher.command(),
+                shorten(&v.to_string()),
+                self.waiting_for()
+            );
+        };
+        let what = self.describe(a);
+        for key in ["error", "warning"] {
+            if let Some(msg) = v.get(key) {
+                let field = v.get("field").and_then(Value::as_str).unwrap_or("");
+                bail!(
+                    "teacher `{}` answered {what} with the {key} {msg}{}",
+                    self.teacher.command(),
+                    if field.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (field {field})")
+                    }
+                );
+            }
+        }
+        if v.get("isDuringSearch").and_then(Value::as_bool) == Some(true) {
+            return Ok(None);
+        }
+        self.in_flight.remove(id.as_deref().expect("known id"));
+        let record = self.record_of(a);
+        let to_move = self
+            .source
+            .split(self.open[&a.chunk].span.split)
+            .1
+            .to_move(record);
+        let parsed = parse_answer(&v, to_move, a.slot.is_none()).map_err(|e| {
+            anyhow::anyhow!("teacher `{}` answered {what}: {e}", self.teacher.command())
+        })?;
+        let per_move = self.config.teacher.per_move;
+        let o = self.open.get_mut(&a.chunk).expect("open");
+        let p = &mut o.positions[a.offset as usize];
+        match a.slot {
+            None => {
+                let mut label = parsed;
+                if per_move {
+                    label.moves = Some(Box::new(MoveValues {
+                        winrate: [NO_SHARE; SLOTS],
+                        score_lead: [NO_SCORE; SLOTS],
+                    }));
+                    for slot in 0..SLOTS {
+                        if label.policy[slot] != NO_SHARE {
+                            p.children += 1;
+                            self.backlog.push_back(Asked {
+                                slot: Some(slot as u8),
+                                ..a
+                            });
+                        }
+                    }
+                }
+                p.label = Some(label);
+            }
+            Some(slot) => {
+                // The child's values are the opponent's: the mover's are their complements.
+                let m = p
+                    .label
+                    .as_mut()
+                    .and_then(|l| l.moves.as_mut())
+                    .expect("a child follows its root");
+                m.winrate[slot as usize] = share_to_u16(1.0 - parsed.winrate);
+                m.score_lead[slot as usize] = score_to_i16(-parsed.score_lead);
+                p.children -= 1;
+            }
+        }
+        // A position is done when its root is in and no child is waiting or in flight.
+        if p.label.is_some() && p.children == 0 {
+            o.done += 1;
+            if o.done == o.span.count {
+                return Ok(Some(a.chunk));
+            }
+        }
+        Ok(None)
+    }
+
+    fn record_of(&self, a: Asked) -> usize {
+        ((self.open[&a.chunk].span.first + a.offset as u64) * self.config.every as u64) as usize
+    }
+
+    /// A query in words: the position (split, record, game, move) and the child move.
+    fn describe(&self, a: Asked) -> String {
+        let span = self.open[&a.chunk].span;
+        let record = self.record_of(a);
+        let at = match self.source.split(span.split).0.get(record) {
+            Ok(p) => format!(" (game {}, move {})", p.game, p.move_number + 1),
+            Err(_) => String::new(),
+        };
+        let child = a.slot.map_or(String::new(), |s| {
+            format!(
+                ", after {}",
+                Move::from_index(s as usize).map_or("?".into(), |m| m.to_gtp())
+            )
+        });
+        format!(
+            "{} record {record}{at}{child} of {}",
+            span.split.name(),
+            self.source.dir.display()
+        )
+    }
+
+    /// The first few queries in flight, in words.
+    fn waiting_for(&self) -> String {
+        let mut asked: Vec<Asked> = self.in_flight.values().copied().collect();
+        asked.sort_by_key(|a| (a.chunk, a.offset, a.slot));
+        let shown: Vec<String> = asked.iter().take(3).map(|&a| self.describe(a)).collect();
+        let more = asked.len().saturating_sub(shown.len());
+        format!(
+            "{}{}",
+            shown.join("; "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    /// Writes a labelled chunk's file, then its row.
+    fn finish_chunk(
+        &self,
+        dir: &LabelDir,
+        c: u32,
+        o: Open,
+        rows: &mut BTreeMap<u32, LabelRow>,
+    ) -> anyhow::Result<LabelRow> {
+        let split = &self.source.split(o.span.split).0;
+        let mut bytes = Vec::with_capacity(o.span.count as usize * TEACHER_RECORD_SIZE);
+        for (k, p) in o.positions.into_iter().enumerate() {
+            let record = (o.span.first + k as u64) * self.config.every as u64;
+            let mut pos = split.get(record as usize)?;
+            pos.teacher = Some(Box::new(p.label.expect("a finished position")));
+            bytes.extend_from_slice(&format::encode_any(&pos));
+        }
+        let row = LabelRow {
+            chunk: c,
+            split: o.span.split,
+            first: o.span.first,
+            positions: o.span.count,
+            queries: o.queries,
+            crc32: crc32fast::hash(&bytes),
+        };
+        rows.insert(c, row.clone());
+        dir.record(&[(chunk_path(&dir.root, c), bytes.as_slice())], rows)?;
+        Ok(row)
+    }
+}
+
+/// The label in an answer (`root`) or the values of a child position, with ownership turned
+/// to black's side.
+fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, String> {
+    let info = v.get("rootInfo").ok_or("no rootInfo")?;
+    let num = |o: &Value, k: &str| -> Result<f64, String> {
+        o.get(k)
+            .and_then(Value::as_f64)
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("rootInfo has no finite {k}"))
+    };
+    let winrate = num(info, "winrate")?;
+    if !(0.0..=1.0).contains(&winrate) {
+        return Err(format!("win rate {winrate} is not in 0..1"));
+    }
+    let score_lead = num(info, "scoreLead")? as f32;
+    let visits = info.get("visits").and_then(Value::as_u64).unwrap_or(0) as u32;
+    let mut label = TeacherLabel {
+        policy: [NO_SHARE; SLOTS],
+        winrate: winrate as f32,
+        score_lead,
+        visits,
+        ownership: [0; NN],
+        moves: None,
+    };
+    if !root {
+        return Ok(label);
+    }
+    let player = info.get("currentPlayer").and_then(Value::as_str);
+    let expected = if to_move == 2 { "W" } else { "B" };
+    if player.is_some_and(|p| p != expected) {
+        return Err(format!(
+            "its rootInfo says {} to move; the position has {expected} to move",
+            player.unwrap_or("?")
+        ));
+    }
+    let policy = numbers(v, "policy", SLOTS)?;
+    let mut legal = 0;
+    for (slot, &p) in policy.iter().enumerate() {
+        if p >= 0.0 {
+            label.policy[slot] = share_to_u16(p as f32);
+            legal += 1;
+        } else if p != -1.0 {
+            return Err(format!("policy value {p} at {slot}"));
+        }
+    }
+    if legal == 0 {
+        return Err("a policy with no legal move".into());
+    }
+    let own = numbers(v, "ownership", NN)?;
+    let sign = if to_move == 2 { -1.0 } else { 1.0 };
+    for (o, &x) in label.ownership.iter_mut().zip(&own) {
+        if !(-1.0..=1.0).contains(&x) {
+            return Err(format!("ownership value {x} is not in -1..1"));
+        }
+        *o = (sign * x * OWNERSHIP_SCALE as f64).round() as i8;
+    }
+    Ok(label)
+}
+
+/// An array field of `n` finite numbers.
+fn numbers(v: &Value, key: &str, n: usize) -> Result<Vec<f64>, String> {
+    let a = v
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("no {key} array"))?;
+    if a.len() != n {
+        return Err(format!(
+            "a {key} of {} values, where a 9x9 board has {n}: is the teacher on another board size?",
+            a.len()
+        ));
+    }
+    a.iter()
+        .map(|x| {
+            x.as_f64()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("{key} holds {x}"))
+        })
+        .collect()
+}
+
+/// The checksum of every file `command` names (an argument that is an existing file): the
+/// teacher's network and config.
+pub fn command_files(command: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for arg in command.split_whitespace() {
+        let arg = arg.trim_matches(|c| c == '"' || c == '\'');
+        let path = Path::new(arg);
+        if path.is_file()
+            && let Ok(bytes) = std::fs::read(path)
+        {
+            out.insert(arg.to_string(), crate::net::model::weights_checksum(&bytes));
+        }
+    }
+    out
+}

@@ -1,0 +1,312 @@
+//! `akushu dataset label` end to end, with `akushu analysis` and a scripted teacher
+//! (tests/fixtures/teacher/fake_teacher.py, whose answers follow from the query) as teachers:
+//! what each position's query holds, a `kill -9` and resume, shards merged, and teachers that
+//! die, stall or answer wrongly.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use akushu::dataset::format::{self, MappedSplit, VERSION_TEACHER};
+use akushu::dataset::record::{POLICY_SCALE, share_to_u16};
+use akushu::dataset::{Split, build::Manifest};
+use common::{akushu, akushu_with, s, scratch};
+
+const GAMES: &str = "report/runs/strong_gnugo/strong_2000/sgf";
+
+/// A dataset of 6 committed games (377 positions: train 314, validation 63).
+fn dataset(dir: &Path) -> PathBuf {
+    let out = dir.join("ds");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(GAMES);
+    let (ok, text) = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &s(&src),
+        "--limit",
+        "6",
+        "--out",
+        &s(&out),
+        "--quiet",
+    ]);
+    assert!(ok, "{text}");
+    out
+}
+
+/// The scripted teacher's command in `mode`, or `None` (with a note) without python3.
+fn fake(mode: &str, after: u32) -> Option<String> {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        common::skip_or_fail(
+            "PYTHON",
+            "the scripted teacher",
+            "python3 is not available",
+            "apt-get install python3",
+        );
+        return None;
+    }
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/teacher/fake_teacher.py");
+    Some(match mode {
+        "" => format!("python3 {}", s(&script)),
+        _ => format!("python3 {} {mode} {after}", s(&script)),
+    })
+}
+
+fn label(data: &Path, teacher: &str, out: &Path, extra: &[&str]) -> (bool, String) {
+    label_with(data, teacher, out, extra, &[])
+}
+
+/// [`label`] with `env` set for akushu and its teacher.
+fn label_with(
+    data: &Path,
+    teacher: &str,
+    out: &Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (bool, String) {
+    let (data, out) = (s(data), s(out));
+    let mut args = vec![
+        "dataset",
+        "label",
+        &data,
+        "--teacher",
+        teacher,
+        "--out",
+        &out,
+        "--quiet",
+        "--chunk",
+        "50",
+    ];
+    args.extend_from_slice(extra);
+    akushu_with(&args, env)
+}
+
+fn split_bytes(dir: &Path, split: Split) -> Vec<u8> {
+    std::fs::read(format::split_path(dir, split)).unwrap()
+}
+
+/// Every position's query holds the game so far: the scripted teacher's values follow from
+/// the number of moves it was given, which is the record's move number (each game's records
+/// start at its first move); the child queries' values come back as the mover's.
+#[test]
+fn each_query_holds_the_game_so_far_and_children_are_the_movers_values() {
+    let Some(teacher) = fake("good", 0) else {
+        return;
+    };
+    let dir = scratch("label", "history");
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &out,
+        &[
+            "--per-move",
+            "--splits",
+            "validation,train",
+            "--limit",
+            "40",
+        ],
+    );
+    assert!(ok, "{text}");
+    let m = Manifest::load(&out).unwrap();
+    assert_eq!(m.format_version, VERSION_TEACHER);
+    let t = m.teacher.as_ref().unwrap();
+    assert_eq!(
+        (t.teacher.version.as_str(), t.teacher.models.as_slice()),
+        ("fake-1", &["fake-net".to_string()][..])
+    );
+    assert!(
+        t.teacher.per_move && t.source_fingerprint == Manifest::load(&data).unwrap().fingerprint
+    );
+    for split in [Split::Train, Split::Validation] {
+        let src = MappedSplit::open(&data, split).unwrap();
+        let got = MappedSplit::open(&out, split).unwrap();
+        assert_eq!(got.len(), 40, "{split:?}");
+        for i in 0..got.len() {
+            let p = got.get(i).unwrap();
+            let mut plain = p.clone();
+            plain.teacher = None;
+            assert_eq!(plain, src.get(i).unwrap(), "the record itself is kept");
+            let l = p.teacher.as_ref().unwrap();
+            let n = p.move_number as f32;
+            assert_eq!(
+                l.winrate,
+                ((p.move_number % 10) as f64 / 10.0 + 0.05) as f32,
+                "{split:?} {i}"
+            );
+            assert_eq!(l.score_lead, n - 20.0);
+            let empty = p.cells.iter().filter(|&&c| c == 0).count();
+            for slot in 0..81 {
+                assert_eq!(
+                    l.policy[slot] == u16::MAX,
+                    p.cells[slot] != 0,
+                    "legal points"
+                );
+                // Ownership is black's view whoever is to move.
+                let want = match p.cells[slot] {
+                    1 => 64,
+                    2 => -64,
+                    _ => 0,
+                };
+                assert_eq!(l.ownership[slot], want, "{split:?} {i} point {slot}");
+            }
+            let share = l.policy[81] as f32 / POLICY_SCALE;
+            assert!((share - 1.0 / (empty + 1) as f32).abs() < 1e-4);
+            // Each child was asked with one more move; its win rate is the opponent's.
+            let child = (((p.move_number + 1) % 10) as f64 / 10.0 + 0.05) as f32;
+            for slot in 0..82 {
+                match l.move_winrate(slot) {
+                    Some(_) => {
+                        assert_eq!(
+                            l.moves.as_ref().unwrap().winrate[slot],
+                            share_to_u16(1.0 - child)
+                        );
+                        assert_eq!(l.move_score(slot), Some(20.0 - (n + 1.0)));
+                    }
+                    None => assert!(slot < 81 && p.cells[slot] != 0),
+                }
+            }
+        }
+    }
+    assert_eq!(MappedSplit::open(&out, Split::Test).unwrap().len(), 0);
+    let (ok, text) = akushu(&["dataset", "show", &s(&out), "--index", "3"]);
+    assert!(
+        ok && text.contains("teacher: 1 visits") && text.contains("loss against the best"),
+        "{text}"
+    );
+}
+
+/// A run killed (SIGKILL) after its second chunk resumes to the bytes of a run never killed,
+/// and shards merged with --from equal one run too.
+#[test]
+fn a_killed_run_resumes_and_shards_merge_to_the_bytes_of_one_run() {
+    let dir = scratch("label", "resume");
+    let data = dataset(&dir);
+    let teacher = format!(
+        "{} analysis --engine uct:sims=4",
+        env!("CARGO_BIN_EXE_akushu")
+    );
+    let one = dir.join("one");
+    let (ok, text) = label(&data, &teacher, &one, &["--visits", "3"]);
+    assert!(ok, "{text}");
+    let killed = dir.join("killed");
+    let args = [
+        "dataset",
+        "label",
+        &s(&data),
+        "--teacher",
+        &teacher,
+        "--out",
+        &s(&killed),
+        "--quiet",
+        "--chunk",
+        "50",
+        "--visits",
+        "3",
+    ];
+    let (ok, text) = akushu_with(&args, &[("AKUSHU_FAILPOINT", "label-chunk:2")]);
+    assert!(!ok && text.contains("failpoint label-chunk:2"), "{text}");
+    let rows = std::fs::read_to_string(killed.join("labels.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 3, "two chunks kept: {rows}");
+    assert!(!killed.join("manifest.json").exists());
+    let (ok, text) = akushu(&args);
+    assert!(ok && text.contains("labelled 277 positions"), "{text}");
+    let (a, b) = (dir.join("s0"), dir.join("s1"));
+    for (k, d) in [(0, &a), (1, &b)] {
+        let (ok, text) = label(
+            &data,
+            &teacher,
+            d,
+            &["--visits", "3", "--shard", &format!("{k}/2")],
+        );
+        assert!(ok && text.contains("merge the shards"), "{text}");
+        assert!(
+            !d.join("manifest.json").exists(),
+            "a shard is not a dataset"
+        );
+    }
+    let merged = dir.join("merged");
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &merged,
+        &["--visits", "3", "--from", &s(&a), &s(&b)],
+    );
+    assert!(ok && text.contains("labelled 0 positions"), "{text}");
+    for split in Split::ALL {
+        let want = split_bytes(&one, split);
+        assert_eq!(split_bytes(&killed, split), want, "{split:?}: resumed");
+        assert_eq!(split_bytes(&merged, split), want, "{split:?}: merged");
+    }
+    let manifest = std::fs::read(one.join("manifest.json")).unwrap();
+    assert_eq!(
+        std::fs::read(merged.join("manifest.json")).unwrap(),
+        manifest
+    );
+    // Another teacher's labels never join a folder: visits differ.
+    let (ok, text) = label(&data, &teacher, &killed, &["--visits", "4"]);
+    assert!(
+        !ok && text.contains("another labelling run") && text.contains("the teacher"),
+        "{text}"
+    );
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &dir.join("mixed"),
+        &["--visits", "4", "--from", &s(&a)],
+    );
+    assert!(!ok && text.contains("--from"), "{text}");
+}
+
+/// A teacher that dies, answers garbage, another id, another board size, an error, a rules
+/// warning or nothing at all stops the run with an error naming the position; the chunks
+/// labelled before are kept, and a good teacher then finishes the folder.
+#[test]
+fn bad_teachers_are_named_and_finished_chunks_kept() {
+    let Some(good) = fake("", 0) else { return };
+    let dir = scratch("label", "bad");
+    let data = dataset(&dir);
+    let cases = [
+        ("die", "stopped answering"),
+        ("garbage", "not a JSON object"),
+        ("wrong-id", "did not ask"),
+        ("big-board", "another board size"),
+        ("error", "with the error \"Illegal move\" (field moves)"),
+        ("rules-warning", "with the warning"),
+        ("hang", "gave no answer in 2 s"),
+    ];
+    for (mode, says) in cases {
+        let out = dir.join(mode);
+        let bad = format!("{mode}:120");
+        let (ok, text) = label_with(
+            &data,
+            &good,
+            &out,
+            &["--timeout", "2", "--in-flight", "4"],
+            &[("FAKE_TEACHER", &bad)],
+        );
+        assert!(!ok, "{mode}: {text}");
+        assert!(text.contains(says), "{mode}: {text}");
+        assert!(
+            text.contains("train record 1"),
+            "{mode}: the position is named: {text}"
+        );
+        assert!(!text.contains("panicked"), "{mode}: {text}");
+        let rows = std::fs::read_to_string(out.join("labels.csv")).unwrap();
+        assert_eq!(
+            rows.lines().count(),
+            3,
+            "{mode}: two chunks of 50 kept: {rows}"
+        );
+        let (ok, text) = label(&data, &good, &out, &["--timeout", "2", "--in-flight", "4"]);
+        assert!(
+            ok && text.contains("labelled 277 positions"),
+            "{mode}: {text}"
+        );
+    }
+}
