@@ -310,3 +310,76 @@ fn bad_teachers_are_named_and_finished_chunks_kept() {
         );
     }
 }
+
+/// `eval --truth` on per-move labels: one CSV row per model and x, the teacher's own policy
+/// as a model; refused on a dataset without per-move values, and `--model teacher` refused
+/// on unlabelled data.
+#[test]
+fn eval_truth_draws_engine_judged_curves_from_per_move_labels() {
+    let Some(teacher) = fake("", 0) else { return };
+    let dir = scratch("label", "truth");
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &out,
+        &["--per-move", "--splits", "validation"],
+    );
+    assert!(ok, "{text}");
+    let csv = dir.join("truth.csv");
+    let (ok, text) = akushu(&[
+        "eval",
+        "--data",
+        &s(&out),
+        "--split",
+        "validation",
+        "--truth",
+        "teacher:0.05",
+        "--model",
+        "teacher",
+        "--model",
+        "rules",
+        "--truth-csv",
+        &s(&csv),
+        "--png",
+        &s(&dir.join("t.png")),
+    ]);
+    assert!(ok, "{text}");
+    assert!(text.contains("n=63 (skipped 0)"), "{text}");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), 1 + 2 * 81, "{rows}");
+    assert!(rows.starts_with("model,truth,x,positions,good_lost,good_pruned,bad_left,paper\n"));
+    // The scripted teacher values every move alike: all legal moves are good, so pruning
+    // loses one as soon as x passes the stones the pruner rates worst; x = 0 loses none.
+    assert!(
+        rows.contains("\nteacher,teacher:0.05,0,63,0.0,0.0,0.0,0.0\n"),
+        "{rows}"
+    );
+    // Without per-move values: refused, saying how to get them.
+    let plain = dir.join("plain");
+    let (ok, text) = label(&data, &teacher, &plain, &["--splits", "validation"]);
+    assert!(ok, "{text}");
+    let (ok, text) = akushu(&[
+        "eval",
+        "--data",
+        &s(&plain),
+        "--split",
+        "validation",
+        "--truth",
+        "teacher",
+        "--model",
+        "rules",
+    ]);
+    assert!(!ok && text.contains("dataset label --per-move"), "{text}");
+    let (ok, text) = akushu(&[
+        "eval",
+        "--data",
+        &s(&data),
+        "--split",
+        "validation",
+        "--model",
+        "teacher",
+    ]);
+    assert!(!ok && text.contains("no teacher's label"), "{text}");
+}

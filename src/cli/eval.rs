@@ -130,6 +130,17 @@ pub struct EvalArgs {
     /// `top1` (the legal move the model rates best, GTP). Runs on the CPU evaluator.
     #[arg(long)]
     pub positions_csv: Option<PathBuf>,
+    /// The engine-judged curve instead of the paper's, on a dataset labelled per move
+    /// (`dataset label --per-move`): per x, the share of positions where a move the teacher
+    /// rates within LOSS of its best is pruned (`teacher`: 0.02 win rate; `teacher:LOSS`;
+    /// `teacher:score:POINTS`), the share of good moves pruned, the bad moves left, and the
+    /// paper's error on the same positions. `--model teacher` is the teacher's own policy.
+    #[arg(long, value_name = "teacher[:LOSS]", conflicts_with_all = ["csv", "summary", "by", "positions_csv", "redraw", "sgf", "synthetic_games"])]
+    pub truth: Option<crate::net::truth::Truth>,
+    /// With --truth: every model's curve as CSV
+    /// (`model,truth,x,positions,good_lost,good_pruned,bad_left,paper`).
+    #[arg(long, requires = "truth")]
+    pub truth_csv: Option<PathBuf>,
 }
 
 /// What `--by` splits the evaluated positions by.
@@ -252,7 +263,7 @@ const SVG: FileKind = FileKind {
 };
 
 /// The output kind of a chart path: SVG by extension, else PNG.
-fn chart_kind(path: &Path) -> FileKind {
+pub(crate) fn chart_kind(path: &Path) -> FileKind {
     if crate::report::plot::is_svg(path) {
         SVG
     } else {
@@ -262,7 +273,7 @@ fn chart_kind(path: &Path) -> FileKind {
 
 impl EvalArgs {
     /// Every path the command reads: outputs must stay clear of them.
-    fn inputs(&self) -> Vec<PathBuf> {
+    pub(crate) fn inputs(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = self.sgf.clone();
         v.extend(self.data.iter().cloned());
         // A model directory's own files are inputs; results may go beside them (the shipped
@@ -322,6 +333,7 @@ impl EvalArgs {
         if let Some(p) = &self.positions_csv {
             file_target(p, POSITIONS_CSV, self.force, &inputs)?;
         }
+        super::eval_truth::check_output(self, &inputs)?;
         if self.device.is_gpu() && (!self.by.is_empty() || self.positions_csv.is_some()) {
             anyhow::bail!(
                 "--by and --positions-csv rank every position with the CPU evaluator: leave \
@@ -555,6 +567,8 @@ pub enum EvalModel {
     Rules,
     /// `oracle`: rates the recorded move best, the curve's ceiling.
     Oracle,
+    /// `teacher`: a labelled dataset's teacher policy ([`crate::net::truth::TeacherPolicy`]).
+    Teacher,
     /// A pruner by name; `random[:SEED]` is the curve's random baseline
     /// ([`RandomBaseline`], seeded by `--seed` when the name gives no seed).
     Pruner(PrunerName),
@@ -567,6 +581,7 @@ impl std::str::FromStr for EvalModel {
         Ok(match text {
             "rules" => EvalModel::Rules,
             "oracle" => EvalModel::Oracle,
+            "teacher" => EvalModel::Teacher,
             _ => EvalModel::Pruner(PrunerName::parse_or_dir(text)?),
         })
     }
@@ -577,6 +592,7 @@ impl std::fmt::Display for EvalModel {
         match self {
             EvalModel::Rules => f.write_str("rules"),
             EvalModel::Oracle => f.write_str("oracle"),
+            EvalModel::Teacher => f.write_str("teacher"),
             EvalModel::Pruner(name) => name.fmt(f),
         }
     }
@@ -617,6 +633,7 @@ pub fn scorer_for(model: &EvalModel, seed: u64) -> anyhow::Result<Box<dyn Positi
     }
     let pruner: Arc<dyn crate::prune::Pruner> = match model {
         EvalModel::Oracle => return Ok(Box::new(OracleBaseline)),
+        EvalModel::Teacher => return Ok(Box::new(crate::net::truth::TeacherPolicy)),
         EvalModel::Pruner(PrunerName::Network(net)) => {
             return Ok(Box::new(NetPruner::load_network(net)?));
         }
@@ -802,6 +819,22 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         anyhow::bail!(
             "no positions to evaluate: a curve over nothing would look perfect (check --data, \
              --sgf and --split)"
+        );
+    }
+    if let Some(truth) = args.truth {
+        return super::eval_truth::run(
+            &args,
+            truth,
+            &positions,
+            &labels_of(&args.model),
+            &args.inputs(),
+        );
+    }
+    if args.model.contains(&EvalModel::Teacher)
+        && let Some(i) = positions.iter().position(|p| p.teacher.is_none())
+    {
+        anyhow::bail!(
+            "--model teacher: position {i} has no teacher's label (label the data with              `akushu dataset label`)"
         );
     }
     let mut rows = Vec::new();

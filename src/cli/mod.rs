@@ -8,6 +8,7 @@ pub mod analyze;
 pub mod bench;
 pub mod dataset;
 pub mod eval;
+pub mod eval_truth;
 pub mod experiment;
 pub mod gtp;
 pub mod label;

@@ -37,6 +37,7 @@ pub mod speed;
 pub mod synthetic;
 pub mod targets;
 pub mod train;
+pub mod truth;
 
 pub use model::{NetKind, SavedModel, TrainConfig};
 pub use pruner::NetPruner;
