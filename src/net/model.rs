@@ -110,6 +110,12 @@ pub struct TrainConfig {
     /// remedy for the noise).
     #[config(default = 0.0)]
     pub value_search_share: f64,
+    /// The teacher's share of the value target, after the search's: `(1 - t) * v + t *
+    /// the teacher's win rate` where the record has a teacher's label (`dataset label`);
+    /// at 1 the teacher's value alone, also where the result is unknown. KataGo's and
+    /// Leela Zero's distilled networks learn from an engine's value the same way.
+    #[config(default = 0.0)]
+    pub value_teacher_share: f64,
     /// What the weights were trained on (datasets by fingerprint, the `init_from` chain),
     /// filled in by the run; none in models trained before it was recorded.
     #[config(default = "None")]
@@ -125,6 +131,9 @@ pub enum Target {
     /// The search's root visits: soft cross-entropy on the visit shares (softmax), or
     /// "bad = under `bad_share` of the visits" (the MLP's BCE).
     Visits,
+    /// A teacher's policy (`dataset label`): soft cross-entropy on its shares of the 81
+    /// points, or "bad = under `bad_share`" for the MLP; distillation.
+    Teacher,
 }
 
 /// One dataset mixed into training ([`TrainConfig::mix`]).
@@ -245,6 +254,7 @@ impl TrainConfig {
         check("value_weight", self.value_weight, 0.0, 100.0)?;
         check("ownership_weight", self.ownership_weight, 0.0, 100.0)?;
         check("value_search_share", self.value_search_share, 0.0, 1.0)?;
+        check("value_teacher_share", self.value_teacher_share, 0.0, 1.0)?;
         for m in &self.mix {
             check("mix.share", m.share, 0.0, 0.95)?;
         }

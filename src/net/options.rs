@@ -99,6 +99,11 @@ pub struct TrainOverrides {
     /// the result) [default: 0].
     #[arg(long, value_parser = share_arg)]
     pub value_search_share: Option<f64>,
+    /// Override: the teacher's share of the value target, 0 to 1: `(1 - t) * v + t * the
+    /// teacher's win rate` where a record has a teacher's label (`dataset label`); 1 = the
+    /// teacher's value alone [default: 0].
+    #[arg(long, value_parser = share_arg)]
+    pub value_teacher_share: Option<f64>,
     /// Override: train only the value and ownership heads (true/false); the tower and the
     /// move head keep the `--init-from` weights, so the move distribution stays as it was
     /// [default: false].
@@ -108,9 +113,10 @@ pub struct TrainOverrides {
     /// false for the MLP].
     #[arg(long)]
     pub augment: Option<bool>,
-    /// Override: the target, `played` (the move played) or `visits` (a self-play record's
+    /// Override: the target, `played` (the move played), `visits` (a self-play record's
     /// root visits: soft cross-entropy, or for the MLP's BCE "bad = under --bad-share of the
-    /// visits"; records without visits fall back to the move played) [default: played].
+    /// visits") or `teacher` (a labelled record's teacher policy, the same two ways); records
+    /// without visits or a label fall back to the move played [default: played].
     #[arg(long, value_enum)]
     pub target: Option<Target>,
     /// Override: with `--target visits`, the visit share under which the MLP's BCE target
@@ -154,6 +160,7 @@ impl TrainOverrides {
         set(&mut c.value_weight, &self.value_weight);
         set(&mut c.ownership_weight, &self.ownership_weight);
         set(&mut c.value_search_share, &self.value_search_share);
+        set(&mut c.value_teacher_share, &self.value_teacher_share);
         set(&mut c.heads_only, &self.heads_only);
         set(&mut c.augment, &self.augment);
         set(&mut c.target, &self.target);
@@ -306,6 +313,7 @@ pub(crate) mod tests {
             ("value_weight", "0.5"),
             ("ownership_weight", "2"),
             ("value_search_share", "0.25"),
+            ("value_teacher_share", "0.75"),
             ("heads_only", "true"),
             ("augment", "true"),
             ("target", "visits"),

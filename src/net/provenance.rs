@@ -90,6 +90,9 @@ pub struct DataRef {
     pub fingerprint: String,
     /// The splits read.
     pub splits: Vec<String>,
+    /// The teacher that labelled the dataset (`dataset label`), where one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teacher: Option<crate::dataset::TeacherInfo>,
 }
 
 /// The model a run started from.
@@ -113,6 +116,7 @@ fn dataset_games(dir: &Path, splits: &[Split]) -> Result<(DataRef, Option<Vec<u6
             path: dir.display().to_string(),
             fingerprint: manifest.fingerprint,
             splits: splits.iter().map(|s| s.name().to_string()).collect(),
+            teacher: manifest.teacher.map(|t| t.teacher),
         },
         games.map(|g| g.of(splits)),
     ))
@@ -361,6 +365,7 @@ mod tests {
                 path: "data/x".into(),
                 fingerprint: "0123456789abcdef".into(),
                 splits: vec!["train".into()],
+                teacher: None,
             }],
             init_from: Some(Box::new(Parent {
                 path: "models/a".into(),

@@ -8,12 +8,13 @@
 //!   from either ([`bad_move_target`]);
 //! - value head: the game's result for the side to move ([`value_target`]), optionally
 //!   blended with the search's root win rate ([`blended_value_target`]);
-//! - ownership head: each point's final owner ([`ownership_target`]).
+//! - ownership head: each point's final owner ([`ownership_target`]);
+//! - from a teacher's label (`dataset label`): its policy ([`teacher_target`]), its win rate
+//!   blended into the value ([`distilled_value_target`]) and its expected ownership.
 //!
 //! A target is a plain function of a [`Position`] (NaN where the record does not say, so
-//! the loss can leave it out). A new target (an engine teacher's policy, value, score or
-//! ownership) goes here, with the record field it reads in `dataset/record.rs` and its loss
-//! in the task that trains it.
+//! the loss can leave it out). A new target goes here, with the record field it reads in
+//! `dataset/record.rs` and its loss in the task that trains it.
 
 use crate::dataset::Position;
 use crate::rules::NN;
@@ -54,6 +55,25 @@ pub fn value_target(p: &Position) -> f32 {
     }
 }
 
+/// The value target with the teacher's win rate blended in after the search's:
+/// `(1 - t) * v + t * teacher` where `v` is [`blended_value_target`] and the record has a
+/// teacher's label; at `t` = 1 the teacher's value alone, even where the result is unknown.
+pub fn distilled_value_target(p: &Position, search_share: f64, teacher_share: f64) -> f32 {
+    let v = blended_value_target(p, search_share);
+    let Some(t) = p.teacher.as_ref().filter(|_| teacher_share > 0.0) else {
+        return v;
+    };
+    let teacher = t.winrate.clamp(0.0, 1.0);
+    if teacher_share >= 1.0 {
+        return teacher;
+    }
+    if v.is_nan() {
+        return v;
+    }
+    let s = teacher_share as f32;
+    (1.0 - s) * v + s * teacher
+}
+
 /// The value head's training target: the result blended with the search's root win rate
 /// for the side to move, `(1 - share) * result + share * root` ([`TrainConfig::value_search_share`](super::model::TrainConfig::value_search_share));
 /// the result alone where the record has no root value, NaN where the result is unknown.
@@ -67,9 +87,14 @@ pub fn blended_value_target(p: &Position, share: f64) -> f32 {
     (1.0 - share) * result + share * root.clamp(0.0, 1.0)
 }
 
-/// Each point's final owner from the side to move's view (+1 the mover's, -1 the
-/// opponent's, 0 nobody's); NaN everywhere when the record has no final ownership.
+/// Each point's owner from the side to move's view: a teacher's expected ownership where
+/// the record has a teacher's label (-1..1, continuous), else the final owner (+1 the
+/// mover's, -1 the opponent's, 0 nobody's); NaN everywhere when the record has neither.
 pub fn ownership_target(p: &Position) -> [f32; NN] {
+    if let Some(t) = &p.teacher {
+        let sign = if p.to_move == 2 { -1.0 } else { 1.0 };
+        return std::array::from_fn(|i| sign * t.owner_black(i));
+    }
     match p.search.as_ref().and_then(|s| s.ownership.as_ref()) {
         None => [f32::NAN; NN],
         Some(owners) => std::array::from_fn(|i| match owners[i] {
@@ -90,6 +115,26 @@ pub fn visit_target(p: &Position) -> [f32; NN] {
         Some(v) if total > 0 => {
             for (o, &x) in t.iter_mut().zip(v) {
                 *o = x as f32 / total as f32;
+            }
+        }
+        _ => t[(p.played as usize).min(NN - 1)] = 1.0,
+    }
+    t
+}
+
+/// A teacher's policy over the 81 points (pass left out, the rest renormalised); one-hot on
+/// the played point for a record without a label.
+pub fn teacher_target(p: &Position) -> [f32; NN] {
+    let mut t = [0f32; NN];
+    let shares = p
+        .teacher
+        .as_ref()
+        .map(|l| std::array::from_fn::<f32, NN, _>(|q| l.policy_share(q).unwrap_or(0.0)));
+    let total: f32 = shares.map_or(0.0, |s| s.iter().sum());
+    match shares {
+        Some(s) if total > 0.0 => {
+            for (o, x) in t.iter_mut().zip(s) {
+                *o = x / total;
             }
         }
         _ => t[(p.played as usize).min(NN - 1)] = 1.0,
@@ -138,6 +183,50 @@ pub(crate) mod tests {
             ownership: None,
             score: f32::NAN,
         }))
+    }
+
+    /// The teacher's targets: its policy renormalised over the points (illegal ones 0),
+    /// its win rate blended into the value (alone at share 1, even with no result), its
+    /// ownership turned to the side to move; records without a label keep the old targets.
+    #[test]
+    fn teacher_targets_follow_the_label_and_fall_back_without_one() {
+        use crate::dataset::record::{NO_SHARE, TeacherLabel, share_to_u16};
+        let mut p = position(None);
+        assert_eq!(teacher_target(&p)[5], 1.0, "no label: the played point");
+        let mut policy = [0u16; VISIT_SLOTS];
+        policy[3] = share_to_u16(0.3);
+        policy[4] = share_to_u16(0.1);
+        policy[0] = NO_SHARE;
+        policy[NN] = share_to_u16(0.6);
+        let mut ownership = [0i8; NN];
+        ownership[7] = 127;
+        ownership[8] = -64;
+        p.teacher = Some(Box::new(TeacherLabel {
+            policy,
+            winrate: 0.8,
+            score_lead: 3.0,
+            visits: 1,
+            ownership,
+            moves: None,
+        }));
+        let t = teacher_target(&p);
+        assert!(
+            (t[3] - 0.75).abs() < 1e-4 && (t[4] - 0.25).abs() < 1e-4,
+            "{:?}",
+            &t[..5]
+        );
+        assert_eq!(t[0], 0.0);
+        // Unknown result: blended it stays unknown; the teacher alone gives its value.
+        assert!(distilled_value_target(&p, 0.0, 0.5).is_nan());
+        assert_eq!(distilled_value_target(&p, 0.0, 1.0), 0.8);
+        p.winner = 2; // white, the side to move, won
+        assert_eq!(distilled_value_target(&p, 0.0, 0.0), 1.0);
+        assert!((distilled_value_target(&p, 0.0, 0.25) - 0.95).abs() < 1e-6);
+        // White to move: black's point 7 is the opponent's.
+        let own = ownership_target(&p);
+        assert_eq!(own[7], -1.0);
+        assert!((own[8] - 64.0 / 127.0).abs() < 1e-6);
+        assert_eq!(own[0], 0.0);
     }
 
     #[test]

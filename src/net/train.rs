@@ -23,8 +23,8 @@ use super::model::{
     weights_path,
 };
 use super::targets::{
-    bad_move_target, blended_value_target, ownership_target, played_point, value_target,
-    visit_target,
+    bad_move_target, distilled_value_target, ownership_target, played_point, teacher_target,
+    value_target, visit_target,
 };
 use crate::dataset::Position;
 use crate::rules::NN;
@@ -86,8 +86,10 @@ fn encode_rows(
     target: Target,
     row: impl Fn(&NetInput<'_>, &mut [f32]),
 ) {
-    if target == Target::Visits {
-        enc.soft = batch.iter().flat_map(visit_target).collect();
+    match target {
+        Target::Visits => enc.soft = batch.iter().flat_map(visit_target).collect(),
+        Target::Teacher => enc.soft = batch.iter().flat_map(teacher_target).collect(),
+        Target::Played => {}
     }
     let w = enc.width;
     enc.rows = batch.len();
@@ -209,6 +211,8 @@ pub struct CnnTask {
     pub heads_only: bool,
     /// The search's share of the value target ([`TrainConfig::value_search_share`]).
     pub value_search_share: f64,
+    /// The teacher's share of it ([`TrainConfig::value_teacher_share`]).
+    pub value_teacher_share: f64,
     /// Whether the inputs carry the last two moves
     /// ([`CnnConfig::history`](super::cnn::CnnConfig::history)).
     pub history: bool,
@@ -223,6 +227,7 @@ impl CnnTask {
             ownership_weight: config.cnn.ownership.then_some(config.ownership_weight),
             heads_only: config.heads_only,
             value_search_share: config.value_search_share,
+            value_teacher_share: config.value_teacher_share,
             history: config.cnn.history,
         }
     }
@@ -235,6 +240,7 @@ impl CnnTask {
             ownership_weight: None,
             heads_only: false,
             value_search_share: 0.0,
+            value_teacher_share: 0.0,
             history: true,
         }
     }
@@ -252,7 +258,9 @@ impl Task<Cnn> for CnnTask {
         if self.value_weight.is_some() {
             enc.value = batch
                 .iter()
-                .map(|p| blended_value_target(p, self.value_search_share))
+                .map(|p| {
+                    distilled_value_target(p, self.value_search_share, self.value_teacher_share)
+                })
                 .collect();
         }
         if self.ownership_weight.is_some() {
