@@ -372,13 +372,26 @@ impl ClusterPlan {
     }
 }
 
-/// A self-play run's shards as cluster jobs (`akushu selfplay ... --plan DIR --shards N`):
-/// a Slurm array job (`selfplay.sbatch`, task i plays shard i/n into `OUT/shard-i`) and GNU
-/// parallel's task list with `parallel.sh`. `dataset build --selfplay OUT/shard-*` takes the
-/// shard folders together: the same dataset as one machine's run, game for game.
+/// A sharded job's shards as cluster jobs (`akushu selfplay ... --plan DIR --shards N`,
+/// `akushu dataset label ... --plan DIR --shards N`): a Slurm array job (`NAME.sbatch`, task
+/// i runs shard i/n into `OUT/shard-i`) and GNU parallel's task list with `parallel.sh`. The
+/// shards' folders are then taken together (the job's `then` command): the same result as
+/// one machine's run.
 #[derive(Debug, Clone)]
-pub struct SelfplayPlan {
-    pub config: SelfplayConfig,
+pub struct ShardPlan {
+    /// The script's and the Slurm job's name (`selfplay`, `label`).
+    pub name: &'static str,
+    /// The akushu arguments of the job, all but the shard, the folder and `--jobs`.
+    pub args: Vec<String>,
+    /// Whether the job takes `--jobs` (games at once): Slurm's CPUs per task, 1 in GNU
+    /// parallel's tasks.
+    pub jobs: bool,
+    /// What the job does, for the scripts' comments: lines after the first start `# `
+    /// (`Self-play: 100 games in 4 shards; task i plays the games g with\n# (g - 1) % 4 ==
+    /// i into OUT/shard-i. Written by ...`).
+    pub what: String,
+    /// The command that takes the shards together, for the comments and the user.
+    pub then: String,
     pub shards: u32,
     /// The folder holding the shard folders.
     pub out: PathBuf,
@@ -388,40 +401,19 @@ pub struct SelfplayPlan {
     pub slurm: SlurmOptions,
 }
 
-impl SelfplayPlan {
-    /// The `akushu selfplay` options that give the config (all but jobs, shard and folder).
-    fn args(&self) -> Vec<String> {
-        let c = &self.config;
-        let mut args = Vec::new();
-        for e in &c.engines {
-            args.extend(["--engine".to_string(), e.clone()]);
-        }
-        args.extend([
-            "--games".into(),
-            c.games.to_string(),
-            "--seed".into(),
-            c.seed.to_string(),
-            "--komi".into(),
-            c.rules.komi.to_string(),
-            "--max-moves".into(),
-            c.rules.max_moves.to_string(),
-            "--random-moves".into(),
-            c.rules.random_moves.to_string(),
-            "--temperature".into(),
-            c.rules.temperature.to_string(),
-            "--temperature-moves".into(),
-            c.rules.temperature_moves.to_string(),
-        ]);
-        args
-    }
-
-    /// The command that plays shard `index` (a number or a shell expression) with `jobs`
+impl ShardPlan {
+    /// The command that runs shard `index` (a number or a shell expression) with `jobs`
     /// games at once.
     pub fn shard_command(&self, index: &str, jobs: &str) -> String {
-        let args: Vec<String> = self.args().iter().map(|a| shell_quote(a)).collect();
+        let args: Vec<String> = self.args.iter().map(|a| shell_quote(a)).collect();
         let dir = format!("{}/shard-", self.out.display());
+        let jobs = if self.jobs {
+            format!(" --jobs {jobs}")
+        } else {
+            String::new()
+        };
         format!(
-            "{} selfplay {} --jobs {jobs} --shard {index}/{} --quiet --out {}{index}",
+            "{} {}{jobs} --shard {index}/{} --quiet --out {}{index}",
             quote_path(&self.akushu),
             args.join(" "),
             self.shards,
@@ -429,31 +421,38 @@ impl SelfplayPlan {
         )
     }
 
-    /// The Slurm array job: task i plays shard i/n (the count written out, so resubmitting
-    /// one task plays the same share).
+    fn sbatch_name(&self) -> String {
+        format!("{}.sbatch", self.name)
+    }
+
+    /// The Slurm array job: task i runs shard i/n (the count written out, so resubmitting
+    /// one task runs the same share).
     pub fn slurm_array_script(&self) -> String {
         let sbatch = self.slurm.sbatch_lines(
-            "akushu-selfplay",
+            &format!("akushu-{}", self.name),
             &self.scripts.join("logs").join("%x-%A_%a.out"),
             self.slurm.cpus_per_task,
         );
+        let jobs = if self.jobs {
+            "\"${SLURM_CPUS_PER_TASK:-1}\""
+        } else {
+            ""
+        };
         format!(
             "#!/bin/sh\n#SBATCH --array=0-{last}\n{sbatch}\
-             # Self-play: {games} games in {n} shards; task i plays the games g with\n\
-             # (g - 1) % {n} == i into {out}/shard-i. Written by `akushu selfplay --plan`.\n\
+             # {what}\n\
              # Resubmit one shard: sbatch --array=I {me} (a rerun resumes its folder).\n\
-             # Then: akushu dataset build --selfplay {out}/shard-* --out DATA\n\
+             # Then: {then}\n\
              set -eu\n\
              cd {workdir}\n\
              i=${{SLURM_ARRAY_TASK_ID:?submit this with sbatch: it is an array job}}\n\
              exec {command}\n",
             last = self.shards - 1,
-            games = self.config.games,
-            n = self.shards,
-            out = self.out.display(),
-            me = self.scripts.join("selfplay.sbatch").display(),
+            what = self.what,
+            me = self.scripts.join(self.sbatch_name()).display(),
+            then = self.then,
             workdir = quote_path(&self.workdir),
-            command = self.shard_command("\"$i\"", "\"${SLURM_CPUS_PER_TASK:-1}\""),
+            command = self.shard_command("\"$i\"", jobs),
         )
     }
 
@@ -470,35 +469,66 @@ impl SelfplayPlan {
             .collect()
     }
 
-    /// Writes `selfplay.sbatch`, `parallel-tasks.txt` and `parallel.sh` into `scripts`.
-    pub fn write(&self) -> anyhow::Result<Vec<PathBuf>> {
-        if self.shards == 0 || self.shards > self.config.games {
+    /// Writes `NAME.sbatch`, `parallel-tasks.txt` and `parallel.sh` into `scripts`; `units`
+    /// is how many shardable units the job has (`--shards` may not exceed it).
+    pub fn write(&self, units: u32) -> anyhow::Result<Vec<PathBuf>> {
+        if self.shards == 0 || self.shards > units {
             bail!(
-                "--shards {} must be from 1 to the games ({})",
-                self.shards,
-                self.config.games
+                "--shards {} must be from 1 to the job's {units} units (games or chunks)",
+                self.shards
             );
         }
-        let parallel = "#!/bin/sh\n\
-             # Plays every self-play shard with GNU parallel; extra arguments go to parallel\n\
-             # (--jobs 8, --sshloginfile hosts.txt). Rerun to resume. Written by `akushu selfplay --plan`.\n\
+        let parallel = format!(
+            "#!/bin/sh\n\
+             # Runs every {} shard with GNU parallel; extra arguments go to parallel\n\
+             # (--jobs 8, --sshloginfile hosts.txt). Rerun to resume. Written by `akushu {} --plan`.\n\
              set -u\n\
              here=$(cd \"$(dirname \"$0\")\" && pwd)\n\
-             exec parallel --halt never --joblog \"$here/logs/parallel.joblog\" \"$@\" <\"$here/parallel-tasks.txt\"\n";
+             exec parallel --halt never --joblog \"$here/logs/parallel.joblog\" \"$@\" <\"$here/parallel-tasks.txt\"\n",
+            self.name,
+            self.args.first().map_or(self.name, String::as_str)
+        );
         let files = [
             (
-                self.scripts.join("selfplay.sbatch"),
+                self.scripts.join(self.sbatch_name()),
                 self.slurm_array_script(),
             ),
             (
                 self.scripts.join("parallel-tasks.txt"),
                 self.parallel_tasks(),
             ),
-            (self.scripts.join("parallel.sh"), parallel.to_string()),
+            (self.scripts.join("parallel.sh"), parallel),
         ];
         write_plan_files(&self.scripts, &files)?;
         Ok(files.into_iter().map(|(p, _)| p).collect())
     }
+}
+
+/// A self-play run's plan: its options as a [`ShardPlan`]'s arguments. `dataset build
+/// --selfplay OUT/shard-*` takes the shard folders together, game for game the dataset of
+/// one machine's run.
+pub fn selfplay_plan_args(c: &SelfplayConfig) -> Vec<String> {
+    let mut args = vec!["selfplay".to_string()];
+    for e in &c.engines {
+        args.extend(["--engine".to_string(), e.clone()]);
+    }
+    args.extend([
+        "--games".into(),
+        c.games.to_string(),
+        "--seed".into(),
+        c.seed.to_string(),
+        "--komi".into(),
+        c.rules.komi.to_string(),
+        "--max-moves".into(),
+        c.rules.max_moves.to_string(),
+        "--random-moves".into(),
+        c.rules.random_moves.to_string(),
+        "--temperature".into(),
+        c.rules.temperature.to_string(),
+        "--temperature-moves".into(),
+        c.rules.temperature_moves.to_string(),
+    ]);
+    args
 }
 
 /// The kind of the files a plan writes: replaced only where an earlier plan wrote them.

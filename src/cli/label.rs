@@ -70,6 +70,56 @@ pub struct LabelArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Write cluster scripts instead of labelling: a Slurm array job (`label.sbatch`, task
+    /// i labels shard i/n into OUT/shard-i) and GNU parallel's tasks (`parallel.sh`); then
+    /// `--from OUT/shard-*` takes the shards together.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "from"])]
+    pub plan: Option<PathBuf>,
+    /// With --plan: shards (at most the chunks).
+    #[arg(long, default_value_t = 16, requires = "plan")]
+    pub shards: u32,
+    /// With --plan: Slurm partition; repeat for several.
+    #[arg(long, requires = "plan")]
+    pub partition: Vec<String>,
+    /// With --plan: CPUs per Slurm task (give the teacher's threads).
+    #[arg(long, default_value_t = 1, requires = "plan")]
+    pub cpus_per_task: u32,
+    /// With --plan: time limit per Slurm task.
+    #[arg(long, default_value = "24:00:00", requires = "plan")]
+    pub time: String,
+}
+
+impl LabelArgs {
+    /// The options that make one run (all but the folder, the shard and `--from`), as
+    /// arguments after `akushu`.
+    fn run_args(&self) -> Vec<String> {
+        let splits: Vec<&str> = self.splits.iter().map(|&s| Split::from(s).name()).collect();
+        let mut v: Vec<String> = vec![
+            "dataset".into(),
+            "label".into(),
+            self.data.display().to_string(),
+            "--teacher".into(),
+            self.teacher.clone(),
+            "--splits".into(),
+            splits.join(","),
+        ];
+        for (flag, value) in [
+            ("--limit", self.limit.to_string()),
+            ("--every", self.every.to_string()),
+            ("--visits", self.visits.to_string()),
+            ("--rules", self.rules.clone()),
+            ("--komi", self.komi.clone()),
+            ("--in-flight", self.in_flight.to_string()),
+            ("--timeout", self.timeout.to_string()),
+            ("--chunk", self.chunk.to_string()),
+        ] {
+            v.extend([flag.to_string(), value]);
+        }
+        if self.per_move {
+            v.push("--per-move".into());
+        }
+        v
+    }
 }
 
 /// Runs `dataset label`.
@@ -99,6 +149,24 @@ pub fn run(a: &LabelArgs) -> Result<()> {
     if a.from.iter().any(|f| same_dir(f, &a.out)) {
         bail!("--from names --out itself");
     }
+    let sizes: Vec<(Split, u64)> = splits
+        .iter()
+        .map(|&s| {
+            let n = crate::dataset::format::read_header(&a.data, s).map(|h| h.count);
+            n.map(|n| (s, labelled_count(n, a.every, a.limit)))
+        })
+        .collect::<Result<_, _>>()?;
+    let chunks = spans(&sizes, a.chunk).len() as u32;
+    if chunks == 0 {
+        bail!(
+            "{}: the splits {} hold no position: nothing to label",
+            a.data.display(),
+            a.splits.len()
+        );
+    }
+    if let Some(dir) = &a.plan {
+        return write_plan(a, dir, chunks);
+    }
     let _lock = crate::dataset::build::lock_output(&a.out)?;
     let source = Source::open(&a.data, &splits)?;
     let timeout = Duration::from_secs_f64(a.timeout);
@@ -115,33 +183,17 @@ pub fn run(a: &LabelArgs) -> Result<()> {
         rules: a.rules.clone(),
         komi: a.komi.clone(),
     };
-    let mut config = LabelConfig {
+    let config = LabelConfig {
         data: a.data.display().to_string(),
         data_fingerprint: source.fingerprint(),
         splits,
         limit: a.limit,
         every: a.every,
         chunk: a.chunk,
-        chunks: 0,
+        chunks,
         teacher: info,
         shard: a.shard,
     };
-    let sizes: Vec<(Split, u64)> = config
-        .splits
-        .iter()
-        .map(|&s| {
-            let n = crate::dataset::format::read_header(&a.data, s).map(|h| h.count);
-            n.map(|n| (s, labelled_count(n, a.every, a.limit)))
-        })
-        .collect::<Result<_, _>>()?;
-    config.chunks = spans(&sizes, a.chunk).len() as u32;
-    if config.chunks == 0 {
-        bail!(
-            "{}: the splits {} hold no position: nothing to label",
-            a.data.display(),
-            a.splits.len()
-        );
-    }
     if let Some(s) = a.shard
         && s.count > config.chunks
     {
@@ -182,6 +234,51 @@ pub fn run(a: &LabelArgs) -> Result<()> {
             a.data.display()
         ),
     }
+    Ok(())
+}
+
+/// `--plan DIR`: the cluster scripts of a run of `chunks` chunks, and how to merge.
+fn write_plan(a: &LabelArgs, dir: &std::path::Path, chunks: u32) -> Result<()> {
+    use super::selfplay::{absolute, current_exe};
+    use crate::arena::cluster::{ShardPlan, SlurmOptions, shell_quote};
+    let (out, shards) = (absolute(&a.out)?, a.shards.min(chunks));
+    let args = a.run_args();
+    let quoted: Vec<String> = args.iter().map(|x| shell_quote(x)).collect();
+    let plan = ShardPlan {
+        name: "label",
+        args,
+        jobs: false,
+        what: format!(
+            "Teacher labels: {chunks} chunks in {shards} shards; task i labels the chunks c with\n\
+             # (c - 1) % {shards} == i into {}/shard-i. Written by `akushu dataset label --plan`.",
+            out.display()
+        ),
+        then: format!(
+            "akushu {} --out DATA --from {}/shard-*",
+            quoted.join(" "),
+            out.display()
+        ),
+        shards,
+        out,
+        akushu: current_exe()?,
+        workdir: absolute(std::path::Path::new("."))?,
+        scripts: absolute(dir)?,
+        slurm: SlurmOptions {
+            partitions: a.partition.clone(),
+            cpus_per_task: a.cpus_per_task,
+            time: a.time.clone(),
+            extra: Vec::new(),
+        },
+    };
+    for path in plan.write(chunks)? {
+        crate::outln!("wrote {}", path.display());
+    }
+    crate::outln!(
+        "run: sbatch {} (or sh {} --jobs N); then {}",
+        plan.scripts.join("label.sbatch").display(),
+        plan.scripts.join("parallel.sh").display(),
+        plan.then
+    );
     Ok(())
 }
 

@@ -96,18 +96,27 @@ impl SelfplayArgs {
 
 /// `--plan DIR`: writes the cluster scripts and says how to run them.
 fn write_plan(args: &SelfplayArgs, dir: &std::path::Path) -> anyhow::Result<()> {
-    use crate::arena::cluster::{SelfplayPlan, SlurmOptions};
-    use anyhow::Context;
-    let absolute = |p: &std::path::Path| {
-        std::path::absolute(p).with_context(|| format!("resolving {}", p.display()))
-    };
+    use crate::arena::cluster::{ShardPlan, SlurmOptions, selfplay_plan_args};
     let config = args.config();
     config.validate()?;
-    let plan = SelfplayPlan {
-        config,
-        shards: args.shards.min(args.games),
-        out: absolute(&args.out)?,
-        akushu: std::env::current_exe().context("finding this program's path")?,
+    let (out, shards) = (absolute(&args.out)?, args.shards.min(args.games));
+    let plan = ShardPlan {
+        name: "selfplay",
+        args: selfplay_plan_args(&config),
+        jobs: true,
+        what: format!(
+            "Self-play: {} games in {shards} shards; task i plays the games g with\n\
+             # (g - 1) % {shards} == i into {}/shard-i. Written by `akushu selfplay --plan`.",
+            config.games,
+            out.display()
+        ),
+        then: format!(
+            "akushu dataset build --selfplay {}/shard-* --out DATA",
+            out.display()
+        ),
+        shards,
+        out,
+        akushu: current_exe()?,
         workdir: absolute(std::path::Path::new("."))?,
         scripts: absolute(dir)?,
         slurm: SlurmOptions {
@@ -117,16 +126,28 @@ fn write_plan(args: &SelfplayArgs, dir: &std::path::Path) -> anyhow::Result<()> 
             extra: Vec::new(),
         },
     };
-    for path in plan.write()? {
+    for path in plan.write(config.games)? {
         crate::outln!("wrote {}", path.display());
     }
     crate::outln!(
-        "run: sbatch {} (or sh {} --jobs N); then akushu dataset build --selfplay {}/shard-* --out DATA",
+        "run: sbatch {} (or sh {} --jobs N); then {}",
         plan.scripts.join("selfplay.sbatch").display(),
         plan.scripts.join("parallel.sh").display(),
-        plan.out.display()
+        plan.then
     );
     Ok(())
+}
+
+/// `p` made absolute (scripts run from anywhere).
+pub(crate) fn absolute(p: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context;
+    std::path::absolute(p).with_context(|| format!("resolving {}", p.display()))
+}
+
+/// This program's path, for the scripts.
+pub(crate) fn current_exe() -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context;
+    std::env::current_exe().context("finding this program's path")
 }
 
 pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
