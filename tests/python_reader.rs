@@ -223,6 +223,9 @@ fn good_position() -> Position {
     }
 }
 
+/// A change made to a record's bytes.
+type Edit = fn(&mut [u8]);
+
 /// The reader refuses every record akushu's decoder refuses (the CRC fixed up, so only the
 /// record is wrong), naming the file, the record and the field; an empty split reads as
 /// empty arrays; a split copied in from another dataset or format version is named so.
@@ -234,7 +237,7 @@ fn the_python_reader_refuses_what_akushu_refuses() {
     }
     let dir = scratch("refusals");
     let good = akushu::dataset::format::encode(&good_position());
-    let edits: [(&str, fn(&mut [u8]), &str); 5] = [
+    let edits: [(&str, Edit, &str); 5] = [
         ("cell 3", |r| r[0] |= 3, "cell 0 is 3"),
         ("move 200", |r| r[22] = 200, "played 200"),
         ("side to move 7", |r| r[21] = 7, "to_move 7"),
