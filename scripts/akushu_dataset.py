@@ -14,7 +14,10 @@ The format is the one `src/dataset/format.rs` documents: a 64-byte header (magic
 `AKUSHUDS`, version, record size, count, games, CRC-32, split code) and fixed-size records,
 40 bytes (version 1, human games) or 240 (version 2, self-play: the search's visits, value,
 simulations, final owners and margin appended). The reader checks the magic, version, record
-size, length and CRC-32, as akushu's own reader does, and refuses a file that fails any.
+size, length and CRC-32 and every record's fields (ranges, and that every chain has a
+liberty), as akushu's own reader does, and refuses a file that fails any; a split whose
+counts or checksum are not those the dataset's manifest.json records is named as copied in
+from another dataset or format version. An empty split reads as empty arrays.
 
 Fields (one array each, row i = record i): cells (uint8, 81), to_move (1 black, 2 white),
 played (0..80, 81 pass), ko (point or 255), move_number (uint16), last_moves (4, newest
@@ -36,47 +39,73 @@ import numpy as np
 
 MAGIC = b"AKUSHUDS"
 HEADER = 64
-RECORD = {1: 40, 2: 240}
 SPLITS = {"train": 0, "validation": 1, "test": 2}
+PASS = 81
+NO_POINT = 255
 
 
 class DatasetError(ValueError):
-    """A split file that is not a whole akushu dataset file."""
+    """A split file that is not a whole akushu dataset file, or a record akushu refuses."""
 
 
 def _unpack_2bit(raw, n_points=81):
-    """(n, 21) bytes of 2-bit cells -> (n, 81) uint8."""
+    """(n, 21) bytes of 2-bit cells -> (n, 81) uint8 (n may be 0)."""
     shifts = np.array([0, 2, 4, 6], dtype=np.uint8)
     vals = (raw[:, :, None] >> shifts) & 3  # (n, 21, 4)
-    return vals.reshape(len(raw), -1)[:, :n_points].astype(np.uint8)
+    return vals.reshape(len(raw), raw.shape[1] * 4)[:, :n_points].astype(np.uint8)
 
 
-def read_split(dataset_dir, split="train"):
-    """Every record of `split` of the dataset in `dataset_dir`, as a dict of arrays."""
-    path = os.path.join(dataset_dir, f"{split}.akd")
-    with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < HEADER or data[:8] != MAGIC:
-        raise DatasetError(f"{path}: not an akushu dataset file (bad magic)")
-    h = np.frombuffer(data[:HEADER], dtype=np.uint8)
-    version = int(np.frombuffer(data[8:12], "<u4")[0])
-    size = int(np.frombuffer(data[12:16], "<u4")[0])
-    count = int(np.frombuffer(data[16:24], "<u8")[0])
-    crc = int(np.frombuffer(data[28:32], "<u4")[0])
-    if version not in RECORD:
-        raise DatasetError(f"{path}: format version {version} is not supported")
-    if size != RECORD[version]:
-        raise DatasetError(f"{path}: record size {size}, expected {RECORD[version]}")
-    if int(h[32]) != SPLITS[split]:
-        raise DatasetError(f"{path}: header says split {int(h[32])}, file name says {split}")
-    body = data[HEADER:]
-    if len(body) != count * size:
-        raise DatasetError(f"{path}: {len(body)} record bytes, header promises {count * size}")
-    if zlib.crc32(body) != crc:
-        raise DatasetError(f"{path}: checksum mismatch: file is corrupt")
-    r = np.frombuffer(body, dtype=np.uint8).reshape(count, size)
-    out = {
-        "cells": _unpack_2bit(r[:, 0:21]),
+def _refuse(path, bad, why):
+    """Raises for the first record flagged in `bad` (bool, one per record); `why(i)` says
+    what is wrong with record i, in the words of akushu's decoder."""
+    rows = np.nonzero(bad)[0]
+    if len(rows):
+        i = int(rows[0])
+        raise DatasetError(f"{path}: record {i}: {why(i)} ({len(rows)} bad records)")
+
+
+def _dilate(m):
+    """(n, 9, 9) bool: each point or one of its four neighbours set."""
+    out = m.copy()
+    out[:, 1:, :] |= m[:, :-1, :]
+    out[:, :-1, :] |= m[:, 1:, :]
+    out[:, :, 1:] |= m[:, :, :-1]
+    out[:, :, :-1] |= m[:, :, 1:]
+    return out
+
+
+def _without_liberties(cells, block=1 << 18):
+    """(n, 81) cells -> (n, 81) bool: stones whose chain has no empty neighbour. Liberties
+    flow from the empty points through each colour's chains until nothing changes; a block
+    of records at a time, so a split of millions needs no more than a few blocks' memory."""
+    if len(cells) > block:
+        return np.concatenate([_without_liberties(cells[i:i + block], block)
+                               for i in range(0, len(cells), block)])
+    board = cells.reshape(-1, 9, 9)
+    empty = board == 0
+    dead = np.zeros(board.shape, dtype=bool)
+    for colour in (1, 2):
+        stones = board == colour
+        alive = stones & _dilate(empty)
+        while True:
+            grown = alive | (stones & _dilate(alive))
+            if np.array_equal(grown, alive):
+                break
+            alive = grown
+        dead |= stones & ~alive
+    return dead.reshape(-1, 81)
+
+
+def _position(path, r):
+    """The 40 bytes every version starts with: the position and its context, checked as
+    `decode` checks them (src/dataset/format.rs)."""
+    cells = _unpack_2bit(r[:, 0:21])
+    bad = cells == 3
+    _refuse(path, bad.any(axis=1),
+            lambda i: f"cell {int(np.argmax(bad[i]))} is 3 (expected 0, 1 or 2)")
+    _refuse(path, (r[:, 20] >> 2) != 0, lambda i: "padding bits of the last cell byte are set")
+    d = {
+        "cells": cells,
         "to_move": r[:, 21].copy(),
         "played": r[:, 22].copy(),
         "ko": r[:, 23].copy(),
@@ -87,16 +116,121 @@ def read_split(dataset_dir, split="train"):
         "white_rank": r[:, 32].copy().view(np.int8),
         "game": r[:, 36:40].copy().view("<u4")[:, 0],
     }
-    if version == 2:
-        s = r[:, 40:]
-        out["visits"] = s[:, 0:164].copy().view("<u2")
-        out["value"] = s[:, 164:168].copy().view("<f4")[:, 0]
-        out["simulations"] = s[:, 168:172].copy().view("<u4")[:, 0]
-        out["ownership_known"] = s[:, 193] == 1
-        own = _unpack_2bit(s[:, 172:193])
-        own[~out["ownership_known"]] = 0
-        out["ownership"] = own
-        out["score"] = s[:, 196:200].copy().view("<f4")[:, 0]
+    to_move, played, ko, last = d["to_move"], d["played"], d["ko"], d["last_moves"]
+    _refuse(path, (to_move < 1) | (to_move > 2),
+            lambda i: f"to_move {to_move[i]} (expected 1 or 2)")
+    _refuse(path, played > PASS,
+            lambda i: f"played {played[i]} (expected a point or 81 = pass)")
+    on_board = played < PASS
+    occupied = np.zeros(len(played), dtype=bool)
+    occupied[on_board] = cells[on_board, played[on_board]] != 0
+    _refuse(path, occupied, lambda i: f"played point {played[i]} is occupied")
+    _refuse(path, (ko != NO_POINT) & (ko >= 81),
+            lambda i: f"ko {ko[i]} (expected a point or 255 = none)")
+    _refuse(path, ((last != NO_POINT) & (last > PASS)).any(axis=1),
+            lambda i: f"last moves {last[i].tolist()} (expected points, 81 = pass or 255)")
+    _refuse(path, d["winner"] > 2, lambda i: f"winner {d['winner'][i]} (expected 0, 1 or 2)")
+    dead = _without_liberties(cells)
+    _refuse(path, dead.any(axis=1),
+            lambda i: f"the stone at point {int(np.argmax(dead[i]))} has no liberties")
+    return d
+
+
+def _search(path, s):
+    """The 200 bytes version 2 appends: the search's view and the game's outcome."""
+    d = {
+        "visits": s[:, 0:164].copy().view("<u2"),
+        "value": s[:, 164:168].copy().view("<f4")[:, 0],
+        "simulations": s[:, 168:172].copy().view("<u4")[:, 0],
+    }
+    value = d["value"]
+    _refuse(path, ~np.isnan(value) & ((value < 0) | (value > 1)),
+            lambda i: f"root value {value[i]} (expected 0..=1 or NaN)")
+    flags = s[:, 193]
+    _refuse(path, (flags > 1) | (s[:, 194] != 0) | (s[:, 195] != 0),
+            lambda i: f"flags byte {flags[i]} or its reserved neighbours are not valid")
+    known = flags == 1
+    own = _unpack_2bit(s[:, 172:193])
+    bad_owner = known[:, None] & (own == 3)
+    _refuse(path, bad_owner.any(axis=1),
+            lambda i: f"owner of point {int(np.argmax(bad_owner[i]))} is 3 (expected 0, 1 or 2)")
+    own[~known] = 0
+    d["ownership_known"] = known
+    d["ownership"] = own
+    d["score"] = s[:, 196:200].copy().view("<f4")[:, 0]
+    _refuse(path, np.isinf(d["score"]), lambda i: f"score {d['score'][i]} is not finite")
+    return d
+
+
+# Each format version: its record size and its parts, in order, each (first byte, end
+# byte, reader); a reader returns its fields and refuses what `decode` refuses. A new
+# version is one more row here (and its parts' readers).
+VERSIONS = {
+    1: (40, [(0, 40, _position)]),
+    2: (240, [(0, 40, _position), (40, 240, _search)]),
+}
+RECORD = {v: size for v, (size, _) in VERSIONS.items()}
+
+
+def _check_manifest(dataset_dir, path, split, version, count, games, crc):
+    """The split file against what the dataset's manifest.json records for it: a split
+    copied in from another dataset, or from another format version, is named as such."""
+    manifest = os.path.join(dataset_dir, "manifest.json")
+    if not os.path.exists(manifest):
+        return
+    with open(manifest, encoding="utf-8") as f:
+        m = json.load(f)
+    listed = m.get("splits", {}).get(split)
+    if m.get("format_version") != version:
+        raise DatasetError(
+            f"{path}: format version {version}, but {manifest} says the dataset is version "
+            f"{m.get('format_version')}: the split was copied in from a dataset of another "
+            "format version")
+    if listed is None:
+        raise DatasetError(f"{path}: {manifest} lists no {split} split")
+    here = (count, games, crc)
+    there = (listed.get("positions"), listed.get("games"), listed.get("crc32"))
+    if here != there:
+        raise DatasetError(
+            f"{path}: {count} positions of {games} games with CRC-32 {crc}, but {manifest} "
+            f"records {there[0]} positions of {there[1]} games with CRC-32 {there[2]}: the "
+            "split is from another dataset")
+
+
+def read_split(dataset_dir, split="train"):
+    """Every record of `split` of the dataset in `dataset_dir`, as a dict of arrays; a file
+    or record that akushu would refuse raises DatasetError naming the file (and record)."""
+    if split not in SPLITS:
+        raise DatasetError(f"split {split!r} is not one of {', '.join(SPLITS)}")
+    path = os.path.join(dataset_dir, f"{split}.akd")
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < HEADER or data[:8] != MAGIC:
+        raise DatasetError(f"{path}: not an akushu dataset file (bad magic)")
+    version = int(np.frombuffer(data[8:12], "<u4")[0])
+    size = int(np.frombuffer(data[12:16], "<u4")[0])
+    count = int(np.frombuffer(data[16:24], "<u8")[0])
+    games = int(np.frombuffer(data[24:28], "<u4")[0])
+    crc = int(np.frombuffer(data[28:32], "<u4")[0])
+    if version not in VERSIONS:
+        raise DatasetError(
+            f"{path}: format version {version} is not supported (this reader knows "
+            f"{', '.join(map(str, VERSIONS))})")
+    record_size, parts = VERSIONS[version]
+    if size != record_size:
+        raise DatasetError(f"{path}: record size {size}, expected {record_size}")
+    if data[32] != SPLITS[split]:
+        raise DatasetError(f"{path}: header says split {data[32]}, file name says {split}")
+    body = data[HEADER:]
+    if len(body) != count * size:
+        raise DatasetError(f"{path}: {len(body)} record bytes, header promises {count * size}")
+    if zlib.crc32(body) != crc:
+        raise DatasetError(f"{path}: checksum mismatch: file is corrupt")
+    _check_manifest(dataset_dir, path, split, version, count, games, crc)
+    r = np.frombuffer(body, dtype=np.uint8).reshape(count, size)
+    out = {}
+    for first, end, reader in parts:
+        out.update(reader(path, r[:, first:end]))
     return out
 
 
@@ -135,7 +269,10 @@ def main():
     ap.add_argument("--split", default="train", choices=list(SPLITS))
     ap.add_argument("--index", type=int, default=0)
     a = ap.parse_args()
-    d = read_split(a.dataset, a.split)
+    try:
+        d = read_split(a.dataset, a.split)
+    except DatasetError as e:
+        raise SystemExit(f"error: {e}") from None
     n = len(d["played"])
     if not 0 <= a.index < n:
         raise SystemExit(f"--index {a.index} is out of range: the {a.split} split holds {n}")

@@ -1257,3 +1257,291 @@ fn the_analysis_server_caps_lines_and_ends_on_unreadable_input() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("reading stdin"), "{stderr}");
 }
+
+/// A copy of `models/cnn-small` in `dir` whose weights hold NaNs (no checksum file, so the
+/// weights themselves are what a load refuses): 64 bytes of 0xFF, each aligned four a NaN,
+/// three quarters into the file, among the tensors' data.
+fn nan_network(dir: &Path) -> PathBuf {
+    let net = dir.join("nan-net");
+    fs::create_dir_all(&net).unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-small");
+    fs::copy(from.join("config.json"), net.join("config.json")).unwrap();
+    let mut bytes = fs::read(from.join("model.bpk")).unwrap();
+    let at = bytes.len() * 3 / 4;
+    bytes[at..at + 64].fill(0xff);
+    fs::write(net.join("model.bpk"), bytes).unwrap();
+    net
+}
+
+/// The loop checks everything it can before it writes: each bad config is refused with its
+/// reason and leaves no folder behind (a folder written by a refused start would refuse
+/// the corrected config as "another loop").
+#[test]
+fn the_loop_refuses_bad_configs_before_writing_anything() {
+    let w = work("loop-checks");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let quick = fs::read_to_string(root.join("experiments/loops/quick.toml")).unwrap();
+    let nan = nan_network(&w);
+    let edit = |from: &str, to: &str| {
+        assert!(quick.contains(from), "quick.toml no longer has {from:?}");
+        quick.replacen(from, to, 1)
+    };
+    let engine_line = quick.lines().find(|l| l.starts_with("engine = ")).unwrap();
+    let cases = [
+        (
+            "unknown-key",
+            edit(
+                "prune_count=board,policy",
+                "prune_count=board,bogus=3,policy",
+            ),
+            "bogus",
+        ),
+        (
+            "flat",
+            edit(
+                engine_line,
+                "engine = \"flat:sims=100,prune=nn:{net}:60@1\"",
+            ),
+            "flat:sims=100",
+        ),
+        (
+            "nan-start",
+            edit(
+                "start = \"models/cnn-small\"",
+                &format!("start = \"{}\"", nan.display()),
+            ),
+            "NaN",
+        ),
+        (
+            "gate-jobs",
+            edit("jobs = 2\n\n[eval]", "jobs = 0\n\n[eval]"),
+            "jobs",
+        ),
+        (
+            "gate-max-moves",
+            edit("[gate]\n", "[gate]\nmax_moves = 0\n"),
+            "max_moves",
+        ),
+        (
+            "selfplay-max-moves",
+            edit("[selfplay]\n", "[selfplay]\nmax_moves = 0\n"),
+            "max_moves",
+        ),
+        (
+            "gate-games",
+            edit("[gate]\ngames = 4", "[gate]\ngames = 0"),
+            "gate.games",
+        ),
+        ("no-test", edit("test = 0.2", "test = 0"), "data.test"),
+    ];
+    for (name, text, reason) in cases {
+        let config = w.join(format!("{name}.toml"));
+        fs::write(&config, text).unwrap();
+        let out = w.join(format!("out-{name}"));
+        let r = akushu(&["loop", &s(&config), "--out", &s(&out), "--quiet"]);
+        assert!(r.refused(), "{name}: {}{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains(reason), "{name}: {}", r.stderr);
+        assert!(
+            !out.exists(),
+            "{name}: the refused loop wrote {}",
+            out.display()
+        );
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A misspelt network in `selfplay --engine` is refused before the folder is created (and
+/// its lock is gone with the command).
+#[test]
+fn selfplay_refuses_a_misspelt_engine_before_claiming_its_folder() {
+    let w = work("selfplay-typo");
+    let out = w.join("sp");
+    let r = akushu(&[
+        "selfplay",
+        "--engine",
+        "uct:sims=5,policy=nn:models/cnn-smal",
+        "--games",
+        "1",
+        "--out",
+        &s(&out),
+        "--quiet",
+    ]);
+    assert!(r.refused(), "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("cnn-smal"), "{}", r.stderr);
+    let left: Vec<_> = fs::read_dir(&w)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "the refused run left {left:?}");
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A folder is what it is, however it is spelled: a match resumed with its network folder
+/// named by another path (the loop's gate, whose players embed `--out` as typed) is the same
+/// match, and a second self-play run writing through a symbolic link meets the first one's
+/// lock.
+#[test]
+fn a_folder_is_one_folder_however_it_is_spelled() {
+    let w = work("spellings");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let games = w.join("m");
+    let player = |net: &str| format!("uct:sims=5,policy=nn:{net}");
+    let play = |black: &str, n: &str| {
+        akushu(&[
+            "match",
+            "--black",
+            black,
+            "--white",
+            "random",
+            "--games",
+            n,
+            "--jobs",
+            "1",
+            "--max-moves",
+            "30",
+            "--out",
+            &s(&games),
+            "--quiet",
+        ])
+    };
+    let r = play(&player("models/cnn-small"), "1");
+    assert!(r.ok(), "{}", r.stderr);
+    let absolute = root.join("models/./cnn-small");
+    let r = play(&player(&s(&absolute)), "2");
+    assert!(
+        r.ok(),
+        "resumed with the network's absolute path: {}",
+        r.stderr
+    );
+    let rows = fs::read_to_string(games.join("games.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 3, "{rows}");
+
+    let real = w.join("sp");
+    fs::create_dir(&real).unwrap();
+    let link = w.join("sp-link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    // The first writer: this test's own (live) process holds the folder's lock.
+    fs::write(w.join("sp.lock"), format!("{}\n", std::process::id())).unwrap();
+    let r = akushu(&[
+        "selfplay",
+        "--engine",
+        "uct:sims=5",
+        "--games",
+        "1",
+        "--out",
+        &s(&link),
+        "--quiet",
+    ]);
+    assert!(r.refused(), "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("another akushu"), "{}", r.stderr);
+    assert!(!w.join("sp-link.lock").exists());
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A self-play resume compares engines by their resolved configuration: `c=0.4` is the
+/// default, so `uct:sims=5,c=0.4` continues a run of `uct:sims=5`; another `c` does not.
+#[test]
+fn selfplay_resumes_an_engine_spelled_with_its_defaults() {
+    let w = work("selfplay-spelling");
+    let out = w.join("sp");
+    let run = |engine: &str, games: &str| {
+        akushu(&[
+            "selfplay",
+            "--engine",
+            engine,
+            "--games",
+            games,
+            "--jobs",
+            "1",
+            "--max-moves",
+            "30",
+            "--out",
+            &s(&out),
+            "--quiet",
+        ])
+    };
+    let r = run("uct:sims=5", "1");
+    assert!(r.ok(), "{}", r.stderr);
+    let r = run("uct:sims=5,c=0.4", "2");
+    assert!(r.ok(), "{}", r.stderr);
+    let rows = fs::read_to_string(out.join("games.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 3, "{rows}");
+    let r = run("uct:sims=5,c=0.5", "3");
+    assert!(r.refused(), "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("different self-play run"), "{}", r.stderr);
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A `--mix` dataset whose training split is empty is refused before the model folder is
+/// made, instead of mixing in nothing while the run reports it mixed.
+#[test]
+fn train_refuses_a_mix_with_no_training_positions() {
+    let w = work("empty-mix");
+    let sgf = good_sgf(&w);
+    let data = w.join("test-only");
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &s(&sgf),
+        "--out",
+        &s(&data),
+        "--min-moves",
+        "0",
+        "--validation",
+        "0",
+        "--test",
+        "1",
+        "--quiet",
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    let out = w.join("model");
+    let r = akushu(&[
+        "train",
+        "--model",
+        "mlp",
+        "--synthetic-games",
+        "20",
+        "--mix",
+        &format!("{}=0.3", s(&data)),
+        "--epochs",
+        "1",
+        "--out",
+        &s(&out),
+        "--quiet",
+    ]);
+    assert!(r.refused(), "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("test-only") && r.stderr.contains("no position"),
+        "{}",
+        r.stderr
+    );
+    assert!(!out.exists());
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// `kgs-time_settings` with an overtime of no periods, no stones or no period time has no
+/// overtime: main time is all there is, and no move is budgeted a period it does not have
+/// (`byoyomi 0 5 0` once gave every move 3.9 s).
+#[test]
+fn kgs_time_settings_without_overtime_budget_no_overtime() {
+    use akushu::search::clock::{Clock, DEFAULT_SAFETY, TimeControl};
+    for no_overtime in [
+        &["byoyomi", "0", "5", "0"][..],
+        &["byoyomi", "0", "0", "5"],
+        &["canadian", "0", "5", "0"],
+        &["canadian", "0", "0", "5"],
+    ] {
+        let control = TimeControl::from_kgs(no_overtime).unwrap();
+        assert_eq!(
+            control,
+            TimeControl::Absolute { main: 0.0 },
+            "{no_overtime:?}"
+        );
+        let budget = Clock::new(control).budget(0, DEFAULT_SAFETY).unwrap();
+        assert!(budget <= 0.01, "{no_overtime:?}: {budget} s");
+    }
+    // A real overtime is kept.
+    let with = TimeControl::from_kgs(&["byoyomi", "0", "5", "1"]).unwrap();
+    assert!(Clock::new(with).budget(0, DEFAULT_SAFETY).unwrap() > 3.0);
+}

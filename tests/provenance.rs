@@ -228,7 +228,7 @@ fn models_record_their_data_and_eval_refuses_their_training_games() {
 }
 
 /// A model trained before provenance was kept gets it recovered: `provenance --recover`
-/// shares one game-set file per dataset, refuses a second recovery, and `eval` then counts
+/// keeps one game-set file per dataset in the model's folder, refuses a second recovery, and `eval` then counts
 /// the overlap; `--exclude-seen` evaluates only the games no listed model saw.
 #[test]
 fn provenance_is_recovered_for_older_models_and_exclude_seen_leaves_their_games_out() {
@@ -264,32 +264,16 @@ fn provenance_is_recovered_for_older_models_and_exclude_seen_leaves_their_games_
             std::fs::copy(from, old.join(f)).unwrap();
         }
     }
-    let (d, o, sets) = (
-        data.to_str().unwrap(),
-        old.to_str().unwrap(),
-        dir.join("sets"),
-    );
+    let (d, o) = (data.to_str().unwrap(), old.to_str().unwrap());
     let (ok, text) = akushu(&["provenance", o]);
     assert!(ok && text.contains("no provenance recorded"), "{text}");
-    let recover = [
-        "provenance",
-        o,
-        "--recover",
-        "--data",
-        d,
-        "--note",
-        "test",
-        "--sets",
-        sets.to_str().unwrap(),
-    ];
+    let recover = ["provenance", o, "--recover", "--data", d, "--note", "test"];
     let (ok, text) = akushu(&recover);
     assert!(ok, "{text}");
     let seen = splits(&data).values().filter(|s| *s != "test").count();
     assert!(text.contains(&format!("training games: {seen}")), "{text}");
-    assert!(
-        sets.join(format!("{}.hashes", fingerprint(&data)))
-            .is_file()
-    );
+    // The game set is kept inside the model's folder, named by the dataset's fingerprint.
+    assert!(old.join(format!("{}.hashes", fingerprint(&data))).is_file());
     let (ok, text) = akushu(&recover);
     assert!(!ok && text.contains("already"), "{text}");
     // Its training split is refused, and left out whole by --exclude-seen.
@@ -311,6 +295,44 @@ fn provenance_is_recovered_for_older_models_and_exclude_seen_leaves_their_games_
             "{seen} of the {} evaluated games left out, {test_games} evaluated",
             seen + test_games
         )),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A shipped model folder copied elsewhere is whole: its recovered game sets come with it.
+/// A recovery that named a shared set beside the folder (`../provenance/`, as older ones
+/// did) is still read there, and a copy without that set is refused naming the file.
+#[test]
+fn a_copied_model_folder_is_whole_and_shared_sets_still_read() {
+    let dir = temp("copied");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-small");
+    let copy = dir.join("cnn-small");
+    std::fs::create_dir_all(&copy).unwrap();
+    for e in std::fs::read_dir(&shipped).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, copy.join(p.file_name().unwrap())).unwrap();
+    }
+    let (ok, text) = akushu(&["provenance", copy.to_str().unwrap()]);
+    assert!(ok && text.contains("training games: "), "{text}");
+
+    // An older recovery: its set in a shared folder beside the model's.
+    let provenance = std::fs::read_to_string(copy.join("provenance.json")).unwrap();
+    let set = "bea941e3e44ce029.hashes";
+    assert!(provenance.contains(&format!("\"{set}\"")), "{provenance}");
+    std::fs::create_dir_all(dir.join("provenance")).unwrap();
+    std::fs::rename(copy.join(set), dir.join("provenance").join(set)).unwrap();
+    std::fs::write(
+        copy.join("provenance.json"),
+        provenance.replace(&format!("\"{set}\""), &format!("\"../provenance/{set}\"")),
+    )
+    .unwrap();
+    let (ok, text) = akushu(&["provenance", copy.to_str().unwrap()]);
+    assert!(ok && text.contains("training games: "), "{text}");
+    std::fs::remove_dir_all(dir.join("provenance")).unwrap();
+    let (ok, text) = akushu(&["provenance", copy.to_str().unwrap()]);
+    assert!(
+        !ok && text.contains(&format!("../provenance/{set}")) && text.contains("not at"),
         "{text}"
     );
     std::fs::remove_dir_all(dir).unwrap();

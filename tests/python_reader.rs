@@ -188,3 +188,119 @@ fn the_python_reader_reads_what_akushu_writes() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// A one-record split of `split` in `dir` whose record is `record` (40 bytes), with the
+/// header's CRC-32 made right for it: only the record itself can be wrong.
+fn split_with_record(dir: &Path, split: Split, record: &[u8]) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut w = SplitWriter::create(dir, split).unwrap();
+    w.push(&good_position()).unwrap();
+    w.finish(1).unwrap();
+    let file = akushu::dataset::split_path(dir, split);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[64..].copy_from_slice(record);
+    let crc = crc32fast::hash(&bytes[64..]);
+    bytes[28..32].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&file, bytes).unwrap();
+}
+
+/// A position akushu writes and reads: a black and a white stone, black to play.
+fn good_position() -> Position {
+    let mut cells = [0u8; 81];
+    cells[40] = 1;
+    cells[50] = 2;
+    Position {
+        cells,
+        to_move: 1,
+        played: 30,
+        move_number: 3,
+        last_moves: [50, 40, NO_POINT, NO_POINT],
+        ko: NO_POINT,
+        winner: 1,
+        black_rank: 1,
+        white_rank: 1,
+        game: 0,
+        search: None,
+    }
+}
+
+/// A change made to a record's bytes.
+type Edit = fn(&mut [u8]);
+
+/// The reader refuses every record akushu's decoder refuses (the CRC fixed up, so only the
+/// record is wrong), naming the file, the record and the field; an empty split reads as
+/// empty arrays; a split copied in from another dataset or format version is named so.
+#[test]
+#[ignore = "needs python3 with numpy (sh scripts/install-python.sh): cargo test --release -- --ignored"]
+fn the_python_reader_refuses_what_akushu_refuses() {
+    if !common::python_with_numpy("the Python reader's refusals") {
+        return;
+    }
+    let dir = scratch("refusals");
+    let good = akushu::dataset::format::encode(&good_position());
+    let edits: [(&str, Edit, &str); 5] = [
+        ("cell 3", |r| r[0] |= 3, "cell 0 is 3"),
+        ("move 200", |r| r[22] = 200, "played 200"),
+        ("side to move 7", |r| r[21] = 7, "to_move 7"),
+        (
+            // Black at A9 (point 0) with white at B9 (1) and A8 (9): no liberty.
+            "a stone without liberties",
+            |r| {
+                r[0] |= 1 | (2 << 2);
+                r[2] |= 2 << 2;
+            },
+            "no liberties",
+        ),
+        (
+            "played on a stone",
+            |r| r[22] = 40,
+            "played point 40 is occupied",
+        ),
+    ];
+    for (what, edit, says) in edits {
+        let mut record = good.to_vec();
+        edit(&mut record);
+        assert!(
+            akushu::dataset::format::decode(&record).is_err(),
+            "{what}: akushu refuses it too"
+        );
+        let d = dir.join(what.replace(' ', "-"));
+        split_with_record(&d, Split::Train, &record);
+        let err = python_record(&d, Split::Train, 0).unwrap_err();
+        assert!(
+            err.contains("train.akd") && err.contains("record 0") && err.contains(says),
+            "{what}: {err}"
+        );
+    }
+
+    // An empty split: empty arrays, not a reshape error.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    SplitWriter::create(&empty, Split::Test)
+        .unwrap()
+        .finish(0)
+        .unwrap();
+    let code = format!(
+        "import sys; sys.path.insert(0, {:?}); import akushu_dataset as ad; \
+         d = ad.read_split({:?}, 'test'); print(len(d['played']), d['cells'].shape)",
+        script().parent().unwrap().display().to_string(),
+        empty.display().to_string()
+    );
+    assert_eq!(common::python(&["-c", &code]).trim(), "0 (0, 81)");
+
+    // A split copied in from another dataset: its header is not what the manifest records.
+    let other = dir.join("other");
+    split_with_record(&other, Split::Train, &good);
+    let manifest = serde_json::json!({
+        "format_version": 1,
+        "splits": {"train": {"games": 1, "positions": 2, "crc32": 7}},
+    });
+    std::fs::write(other.join("manifest.json"), manifest.to_string()).unwrap();
+    let err = python_record(&other, Split::Train, 0).unwrap_err();
+    assert!(err.contains("another dataset"), "{err}");
+    let manifest = serde_json::json!({"format_version": 2, "splits": {}});
+    std::fs::write(other.join("manifest.json"), manifest.to_string()).unwrap();
+    let err = python_record(&other, Split::Train, 0).unwrap_err();
+    assert!(err.contains("another format version"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}

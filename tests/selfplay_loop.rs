@@ -377,6 +377,92 @@ fn bad_loop_configs_are_refused_with_the_reason() {
     );
 }
 
+/// A folder that holds nothing but a refused start (its marker, another config's
+/// `loop.toml`, a self-play step that got only its marker) is not another loop: the corrected
+/// config starts there. Once a game is played, the folder is that loop's.
+#[test]
+fn a_folder_holding_only_a_refused_start_is_not_another_loop() {
+    let tmp = Scratch::new("loop-refused-start");
+    let out = tmp.path().join("loop");
+    let mut config = quick_loop();
+    config.selfplay.games = 2;
+    let mut other = config.clone();
+    other.seed += 1;
+    std::fs::create_dir_all(out.join("gen-001/selfplay/sgf")).unwrap();
+    std::fs::write(out.join(".akushu-output"), "akushu loop\n").unwrap();
+    std::fs::write(
+        out.join("gen-001/selfplay/.akushu-output"),
+        "akushu selfplay\n",
+    )
+    .unwrap();
+    std::fs::write(out.join("loop.toml"), toml::to_string(&other).unwrap()).unwrap();
+    let options = LoopOptions {
+        progress: false,
+        stop_after_steps: Some(1),
+    };
+    let outcome = run_loop(&config, &out, &options).unwrap();
+    assert!(outcome.interrupted, "stopped after its self-play");
+    let saved: LoopConfig =
+        toml::from_str(&std::fs::read_to_string(out.join("loop.toml")).unwrap()).unwrap();
+    assert_eq!(saved, config);
+    let err = run_loop(&other, &out, &options).unwrap_err();
+    assert!(format!("{err:#}").contains("holds another loop"), "{err:#}");
+}
+
+/// A `state.json` that is not what the loop wrote is refused before the loop writes
+/// anything: more generations than the config runs, a generation numbered out of order, a
+/// candidate whose weights are not the recorded ones. The same record, honest, is accepted.
+#[test]
+fn a_forged_generation_in_state_json_is_refused() {
+    let tmp = Scratch::new("loop-forged");
+    let out = tmp.path().join("loop");
+    let model = out.join("gen-001/model");
+    std::fs::create_dir_all(&model).unwrap();
+    for f in ["config.json", "model.bpk"] {
+        std::fs::copy(root().join("models/cnn-small").join(f), model.join(f)).unwrap();
+    }
+    let weights = akushu::net::model::model_checksum(&model).unwrap();
+    let generation = |index: u32, checksum: &str| {
+        serde_json::json!({
+            "index": index, "best": "models/cnn-small", "best_checksum": "",
+            "selfplay_games": 1, "selfplay_positions": 1, "selfplay_cpu_seconds": 0.0,
+            "train_positions": 1, "candidate": model.display().to_string(),
+            "candidate_checksum": checksum, "gate_games": 1, "gate_points": 0.0,
+            "gate_sprt": null, "promoted": false, "elo": 0.0,
+            "curve_selfplay": [], "curve_human": [],
+        })
+    };
+    let mut config = quick_loop();
+    config.generations = 1;
+    std::fs::write(out.join("loop.toml"), toml::to_string(&config).unwrap()).unwrap();
+    let options = LoopOptions::default();
+    let cases = [
+        (
+            1,
+            vec![generation(1, &weights), generation(2, &weights)],
+            "records 2 generations",
+        ),
+        (2, vec![generation(2, &weights)], "recorded as generation 2"),
+        (
+            1,
+            vec![generation(1, "fnv1a64:0000000000000000 bytes:0")],
+            "the record says",
+        ),
+    ];
+    for (generations, record, says) in cases {
+        config.generations = generations;
+        let state = serde_json::json!({ "generations": record });
+        std::fs::write(out.join("state.json"), state.to_string()).unwrap();
+        let err = run_loop(&config, &out, &options).unwrap_err();
+        assert!(format!("{err:#}").contains(says), "{err:#}");
+    }
+    config.generations = 1;
+    let state = serde_json::json!({ "generations": [generation(1, &weights)] });
+    std::fs::write(out.join("state.json"), state.to_string()).unwrap();
+    let outcome = run_loop(&config, &out, &options).unwrap();
+    assert_eq!(outcome.state.generations.len(), 1);
+}
+
 /// The committed loop folders' `loop.toml` files, written when every `[train]` default was
 /// spelt out, run the same loops as their experiment files (so the folders still resume),
 /// and the experiment files still parse.

@@ -438,8 +438,13 @@ fn check_models(
     new: &BTreeMap<String, String>,
     path: &Path,
 ) -> anyhow::Result<()> {
+    // By what each folder is: a resume may spell a folder another way.
+    let real = |d: &str| {
+        std::fs::canonicalize(d).map_or_else(|_| d.to_string(), |p| p.display().to_string())
+    };
+    let new: BTreeMap<String, &String> = new.iter().map(|(d, c)| (real(d), c)).collect();
     for (dir, was) in old {
-        match new.get(dir) {
+        match new.get(&real(dir)).copied() {
             Some(now) if now != was => bail!(
                 "{}: model {dir} has changed since these games were played (recorded {was}, \
                  now {now}): resuming would mix two engines; use a new --out folder",

@@ -169,8 +169,13 @@ impl MatchConfig {
     /// The same match: equal in everything that decides which games are played and how
     /// (`jobs`, the number of games and the sequential test, which only say when to stop,
     /// may change between runs of one folder).
+    /// Players are compared by what they are ([`crate::search::spec::spec_identity`]), not
+    /// by their spelling: a network folder named another way is the same player.
     pub fn same_match(&self, other: &MatchConfig) -> bool {
+        use crate::search::spec::spec_identity;
         let norm = |c: &MatchConfig| MatchConfig {
+            black: spec_identity(&c.black),
+            white: spec_identity(&c.white),
             jobs: 0,
             games: 0,
             sprt: None,

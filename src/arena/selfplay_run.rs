@@ -99,9 +99,17 @@ impl SelfplayConfig {
     }
 
     /// Whether `other` plays the same games (only `jobs` and `games` may differ: more games
-    /// extend a run).
+    /// extend a run). Engines are compared by what they are
+    /// ([`crate::search::spec::spec_identity`]: defaults filled in, network folders
+    /// resolved), not by their spelling.
     pub fn same_run(&self, other: &SelfplayConfig) -> bool {
-        self.engines == other.engines
+        let engines = |c: &SelfplayConfig| -> Vec<String> {
+            c.engines
+                .iter()
+                .map(|e| crate::search::spec::spec_identity(e))
+                .collect()
+        };
+        engines(self) == engines(other)
             && self.seed == other.seed
             && self.rules == other.rules
             && self.shard == other.shard
@@ -190,15 +198,21 @@ pub fn run_selfplay(
 ) -> anyhow::Result<SelfplayOutcome> {
     config.validate()?;
     let dir = SelfplayDir::new(out);
+    // A new run's specs are built before its folder is created: a typo claims nothing. A
+    // resume builds them only when it has games to play (a finished run needs no engine).
+    let new_run = dir.read_header()?.is_none();
+    if new_run {
+        check_engines(config)?;
+    }
     let Opened {
         header,
         old,
         mut rows,
     } = dir.open(config)?;
     let pending = dir.pending(config.planned_games(), &rows);
-    if !pending.is_empty() {
+    if !pending.is_empty() && !new_run {
         // A spec that does not build fails now, not in every game.
-        play_check(config)?;
+        check_engines(config)?;
     }
     dir.start(&header, old.as_ref(), &pending)?;
     if pending.is_empty() {
@@ -260,8 +274,9 @@ pub fn run_selfplay(
     })
 }
 
-/// Builds every spec once, so a typo or a missing network fails before the first game.
-fn play_check(config: &SelfplayConfig) -> anyhow::Result<()> {
+/// Builds every spec once, so a typo or a missing network fails before the first game (and,
+/// for a new folder, before the folder is created).
+pub fn check_engines(config: &SelfplayConfig) -> anyhow::Result<()> {
     for spec in &config.engines {
         build_selfplay_engine(spec, 0)?;
     }

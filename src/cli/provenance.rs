@@ -25,9 +25,6 @@ pub struct ProvenanceArgs {
     /// How the datasets were identified (kept in `provenance.json`).
     #[arg(long)]
     pub note: Option<String>,
-    /// Where recovered game sets are kept, one file per dataset.
-    #[arg(long, default_value = "models/provenance")]
-    pub sets: PathBuf,
 }
 
 fn describe(p: &Provenance, indent: &str) {
@@ -63,13 +60,7 @@ fn describe(p: &Provenance, indent: &str) {
 pub fn run(args: ProvenanceArgs) -> anyhow::Result<()> {
     if args.recover {
         let note = args.note.clone().unwrap_or_default();
-        recover(
-            &args.model,
-            &args.data,
-            args.init_from.as_deref(),
-            &note,
-            &args.sets,
-        )?;
+        recover(&args.model, &args.data, args.init_from.as_deref(), &note)?;
         crate::outln!(
             "recovered: {}",
             args.model.join("provenance.json").display()

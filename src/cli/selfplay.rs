@@ -155,6 +155,15 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         return write_plan(&args, dir);
     }
     let config = args.config();
+    // Checked before the lock, which creates the folder's parent: a refused command leaves
+    // nothing behind.
+    config.validate()?;
+    if !crate::arena::selfplay_run::SelfplayDir::new(&args.out)
+        .header()
+        .exists()
+    {
+        crate::arena::selfplay_run::check_engines(&config)?;
+    }
     // One writer per self-play folder (a second would play the same games again).
     let _lock = crate::util::commit::OutputLock::acquire(&args.out)?;
     crate::outln!("# akushu selfplay --out {}", args.out.display());

@@ -184,6 +184,9 @@ fn minutes_arg(text: &str) -> Result<f64, String> {
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = resolve(&args)?;
+    for m in &config.mix {
+        crate::net::data::check_mix(m).map_err(|e| anyhow::anyhow!("--{e}"))?;
+    }
     // One writer per model directory: a second `train --out` into it is refused.
     let _lock = crate::util::commit::OutputLock::acquire(&args.out)?;
     if !args.resume && weights_path(&args.out).exists() {

@@ -419,6 +419,14 @@ impl LoopConfig {
         {
             bail!("data.validation must be above 0 and data.validation + data.test below 1");
         }
+        // Every candidate's curve is measured on the test split (as `eval` does, which
+        // refuses an empty split): a curve on no positions would be recorded as 0 errors.
+        if self.data.test <= 0.0 {
+            bail!(
+                "data.test must be above 0: each candidate's error-rate curve is measured on \
+                 the dataset's test split"
+            );
+        }
         if !(0.0..=1.0).contains(&self.gate.threshold) {
             bail!("gate.threshold {} is not from 0 to 1", self.gate.threshold);
         }
@@ -452,7 +460,6 @@ impl LoopConfig {
             .device
             .parse::<crate::net::DeviceChoice>()
             .map_err(|e| anyhow::anyhow!("train.device: {e}"))?;
-        self.selfplay_config(1, Path::new(&self.start)).validate()?;
         if self.train.options.seed.is_some() {
             bail!(
                 "train.seed: the loop derives each candidate's seed from its own `seed` and the \
@@ -463,12 +470,32 @@ impl LoopConfig {
             if !Path::new(&m.data).join("manifest.json").exists() {
                 bail!("train.mix: {} is not a dataset (no manifest.json)", m.data);
             }
+            crate::net::data::check_mix(m).map_err(|e| anyhow::anyhow!("train.{e}"))?;
         }
         if let Some(h) = &self.eval.human
             && !Path::new(h).join("manifest.json").exists()
         {
             bail!("eval.human: {h} is not a dataset (no manifest.json)");
         }
+        self.check_steps()
+    }
+
+    /// Self-play's and the gate's settings checked by their own rules, and both engines built
+    /// once with the start network in `{net}`: an unknown spec key, an engine that reports no
+    /// root visits (`flat`), a start network that does not load (NaN weights), `jobs` or
+    /// `max_moves` out of range are refused here, before the loop's folder is written, rather
+    /// than by the step that first meets them after a generation's self-play and training.
+    fn check_steps(&self) -> anyhow::Result<()> {
+        let start = Path::new(&self.start);
+        let selfplay = self.selfplay_config(1, start);
+        selfplay.validate().context("[selfplay]")?;
+        crate::arena::selfplay_run::check_engines(&selfplay).context("engine")?;
+        if self.gate.games == 0 {
+            bail!("gate.games must be at least 1: a gate of no games would decide on nothing");
+        }
+        let gate = self.gate_config(1, start, start)?;
+        gate.validate().context("[gate]")?;
+        crate::arena::runner::check_players(&gate).context("gate_engine")?;
         Ok(())
     }
 
@@ -578,6 +605,57 @@ impl LoopState {
         serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
     }
 
+    /// Refuses a record that is not what this loop wrote in `out`: generations numbered 1, 2,
+    /// ... in order, no more than `config` runs, each started from the best network before it
+    /// and naming a candidate whose weights in its own generation's folder have the recorded
+    /// checksum. An edited or forged `state.json` would otherwise be printed and built on.
+    fn check(&self, config: &LoopConfig, out: &Path, path: &Path) -> anyhow::Result<()> {
+        let forged = |why: String| {
+            anyhow::anyhow!(
+                "{}: {why}: the file is not what this loop wrote; restore it or use a new \
+                 --out folder",
+                path.display()
+            )
+        };
+        if self.generations.len() > config.generations as usize {
+            return Err(forged(format!(
+                "it records {} generations but the config runs {}",
+                self.generations.len(),
+                config.generations
+            )));
+        }
+        let mut best = config.start.clone();
+        for (k, g) in self.generations.iter().enumerate() {
+            let want = k as u32 + 1;
+            if g.index != want {
+                return Err(forged(format!(
+                    "generation {want} is recorded as generation {}",
+                    g.index
+                )));
+            }
+            if g.best != best {
+                return Err(forged(format!(
+                    "generation {want} started from {}, but the best network before it was {best}",
+                    g.best
+                )));
+            }
+            let model = gen_dir(out, want).join("model");
+            let found = model_checksum(&model)
+                .map_err(|e| forged(format!("generation {want}'s candidate: {e}")))?;
+            if found != g.candidate_checksum {
+                return Err(forged(format!(
+                    "generation {want}'s candidate {} has weights {found}, the record says {}",
+                    model.display(),
+                    g.candidate_checksum
+                )));
+            }
+            if g.promoted {
+                best = g.candidate.clone();
+            }
+        }
+        Ok(())
+    }
+
     fn save(&self, path: &Path) -> anyhow::Result<()> {
         write_atomic(path, serde_json::to_string_pretty(self)?.as_bytes())
             .map_err(anyhow::Error::from)
@@ -642,7 +720,12 @@ pub fn run_loop(
     config.validate()?;
     let config_file = out.join("loop.toml");
     if out.exists() {
+        // A folder that records no work (its marker, a `loop.toml`, steps that got their
+        // marker and nothing else) is a start that was refused: this config starts it afresh.
+        let only_a_start =
+            crate::util::output::holds_only_a_start(out, &["loop.toml"]).unwrap_or(false);
         match std::fs::read_to_string(&config_file) {
+            Ok(_) if only_a_start => {}
             Ok(text) => {
                 let old: LoopConfig = toml::from_str(&text)
                     .with_context(|| format!("parsing {}", config_file.display()))?;
@@ -654,18 +737,20 @@ pub fn run_loop(
                     );
                 }
             }
-            Err(_) if crate::util::output::holds_only_scaffolding(out).unwrap_or(false) => {}
+            Err(_) if only_a_start => {}
             Err(_) => bail!(
                 "{} is not empty but has no loop.toml: use a new --out folder",
                 out.display()
             ),
         }
     }
+    // The record is checked before anything is written.
+    let state_file = out.join("state.json");
+    let mut state = LoopState::load(&state_file)?;
+    state.check(config, out, &state_file)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     crate::util::output::mark_dir(out, LOOP_KIND)?;
     write_atomic(&config_file, toml::to_string(config)?.as_bytes())?;
-    let state_file = out.join("state.json");
-    let mut state = LoopState::load(&state_file)?;
     let mut steps = Steps {
         done: 0,
         limit: options.stop_after_steps,

@@ -144,3 +144,19 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSk
     });
     (out, skipped)
 }
+
+/// Refuses a `--mix` dataset (a loop's `train.mix`) whose training split holds no position:
+/// it would add nothing to the mix, silently, while the run reports it mixed in.
+pub fn check_mix(mix: &super::model::MixSource) -> anyhow::Result<()> {
+    let dir = Path::new(&mix.data);
+    let header = crate::dataset::read_header(dir, Split::Train)
+        .map_err(|e| anyhow::anyhow!("mix {}: {e}", mix.data))?;
+    if header.count == 0 {
+        anyhow::bail!(
+            "mix {}: its training split holds no position, so it would add nothing to the \
+             mix: give a dataset with training positions, or leave it out",
+            mix.data
+        );
+    }
+    Ok(())
+}

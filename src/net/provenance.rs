@@ -35,7 +35,9 @@ pub struct Provenance {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovered: Option<String>,
     /// Game-set files, relative to the model directory, whose union is the training games
-    /// (recovered provenance shares one file per dataset); empty: `training_games.hashes`.
+    /// (recovered provenance: one file per dataset, kept in the model directory so that a
+    /// copy of the folder is whole; older recoveries name shared files in
+    /// `../provenance/`, still read); empty: `training_games.hashes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub game_sets: Vec<String>,
     /// Where weights made outside akushu came from (`akushu model import`); their training
@@ -185,14 +187,14 @@ pub fn of_run(
 /// Records the provenance of a model trained before provenance was kept: `datasets` are the
 /// datasets its whole `--init-from` chain trained on (rebuilt as they were), `parent` the
 /// model it started from, `note` how the datasets were identified. Each dataset's train and
-/// validation games go to `sets_dir/FINGERPRINT.hashes` (shared by every model trained on
-/// it), and `dir/provenance.json` names them. Refused when the model records provenance.
+/// validation games go to `dir/FINGERPRINT.hashes`, inside the model directory (a model
+/// folder copied elsewhere keeps them), and `dir/provenance.json` names them. Refused when
+/// the model records provenance.
 pub fn recover(
     dir: &Path,
     datasets: &[PathBuf],
     parent: Option<&Path>,
     note: &str,
-    sets_dir: &Path,
 ) -> Result<Provenance> {
     if ModelGames::load(dir)?.provenance.is_some() {
         bail!(
@@ -207,8 +209,6 @@ pub fn recover(
     let mut refs = Vec::new();
     let mut game_sets = Vec::new();
     let mut games = GameSet::default();
-    std::fs::create_dir_all(sets_dir)
-        .with_context(|| format!("creating {}", sets_dir.display()))?;
     for d in datasets {
         let (r, hashes) = dataset_games(d, &splits)?;
         let hashes = hashes.with_context(|| {
@@ -224,7 +224,8 @@ pub fn recover(
             );
         }
         let set = GameSet::new(hashes);
-        let file = sets_dir.join(format!("{}.hashes", r.fingerprint));
+        let name = format!("{}.hashes", r.fingerprint);
+        let file = dir.join(&name);
         if file.exists() {
             if GameSet::read(&file)? != set {
                 bail!("{} holds another game set", file.display());
@@ -232,7 +233,7 @@ pub fn recover(
         } else {
             set.write(&file)?;
         }
-        game_sets.push(relative_path(&file, dir));
+        game_sets.push(name);
         games = games.union(&set);
         refs.push(r);
     }
@@ -257,22 +258,6 @@ pub fn recover(
     let json = serde_json::to_string_pretty(&provenance)?;
     crate::util::fsio::write_atomic(&path, json.as_bytes())?;
     Ok(provenance)
-}
-
-/// `path` relative to the folder `base` (both made absolute first), with `/` separators.
-fn relative_path(path: &Path, base: &Path) -> String {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (path, base) = (abs(path), abs(base));
-    let p: Vec<_> = path.components().collect();
-    let b: Vec<_> = base.components().collect();
-    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".into(); b.len() - common];
-    parts.extend(
-        p[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
 }
 
 /// Sets `config.provenance` for a run into `out` and writes its training games beside
@@ -343,7 +328,17 @@ impl ModelGames {
         } else {
             let mut all = GameSet::default();
             for f in &provenance.game_sets {
-                all = all.union(&GameSet::read(&dir.join(f))?);
+                let file = dir.join(f);
+                if !file.is_file() {
+                    bail!(
+                        "{}: its provenance names the game set {f}, which is not at {} (a \
+                         model folder copied without the shared set it names: copy {f} \
+                         into the folder and name it there, or recover its provenance again)",
+                        dir.display(),
+                        file.display()
+                    );
+                }
+                all = all.union(&GameSet::read(&file)?);
             }
             Ok(all)
         };

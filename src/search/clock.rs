@@ -71,15 +71,31 @@ impl TimeControl {
             "absolute" => TimeControl::Absolute {
                 main: num(1, "main time")?,
             },
-            "byoyomi" => TimeControl::ByoYomi {
-                main: num(1, "main time")?,
-                period: num(2, "period time")?,
-                periods: count(3, "periods")?,
+            // An overtime of no periods, no stones or no time is no overtime: main time is
+            // all there is (else each move would be budgeted a period it does not have).
+            "byoyomi" => match (
+                num(1, "main time")?,
+                num(2, "period time")?,
+                count(3, "periods")?,
+            ) {
+                (main, period, periods) if period > 0.0 && periods > 0 => TimeControl::ByoYomi {
+                    main,
+                    period,
+                    periods,
+                },
+                (main, ..) => TimeControl::Absolute { main },
             },
-            "canadian" => TimeControl::Canadian {
-                main: num(1, "main time")?,
-                period: num(2, "period time")?,
-                stones: count(3, "stones")?,
+            "canadian" => match (
+                num(1, "main time")?,
+                num(2, "period time")?,
+                count(3, "stones")?,
+            ) {
+                (main, period, stones) if period > 0.0 && stones > 0 => TimeControl::Canadian {
+                    main,
+                    period,
+                    stones,
+                },
+                (main, ..) => TimeControl::Absolute { main },
             },
             other => bail!("unknown time system `{other}` (none, absolute, byoyomi, canadian)"),
         };
@@ -303,6 +319,7 @@ mod tests {
             }
         );
         assert_eq!(TimeControl::from_kgs(&["none"]).unwrap(), TimeControl::None);
+
         for bad in [
             &["fischer", "1"][..],
             &["absolute"],

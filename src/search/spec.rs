@@ -186,6 +186,54 @@ pub fn canonical_spec(spec: &str) -> anyhow::Result<String> {
     (engine_kind(spec)?.canonical)(spec)
 }
 
+/// What decides a spec's play, as text to compare two spellings by: a UCT kind's resolved
+/// config (every default filled in, so `uct:sims=40` and `uct:sims=40,c=0.4` are one) with
+/// each network folder resolved to what it is (so `./L/m` and `$PWD/L/m` are one); another
+/// kind's canonical text; a spec that does not parse (a `gtp:` command), itself. Resumes
+/// compare players by this, never by their spelling.
+pub fn spec_identity(spec: &str) -> String {
+    let spec = spec.trim();
+    let Ok(mut c) = parse_uct_kind(spec) else {
+        return canonical_spec(spec).unwrap_or_else(|_| spec.to_string());
+    };
+    let names = [
+        c.prune.as_mut().map(|p| &mut p.pruner),
+        c.playout_prune.as_mut().map(|p| &mut p.pruner),
+        c.soft.as_mut().map(|p| &mut p.pruner),
+        c.widen.as_mut().map(|w| &mut w.pruner),
+        c.policy.as_mut(),
+        c.value.as_mut(),
+    ];
+    for name in names.into_iter().flatten() {
+        *name = resolved_pruner(name);
+    }
+    serde_json::to_string(&c).unwrap_or_else(|_| spec.to_string())
+}
+
+/// A pruner name whose network folder is resolved to what it is (found as an engine finds
+/// it, then through every symbolic link; `nn` and a bare `DIR` read as `nn:DIR`); a name
+/// without a network, or one that does not parse, as it is.
+fn resolved_pruner(name: &str) -> String {
+    use crate::prune::name::{NetworkName, Weights};
+    let Ok(PrunerName::Network(n)) = name.parse::<PrunerName>() else {
+        return name.to_string();
+    };
+    let dir = super::pruners::resolve_model_dir(n.weights.dir());
+    let real = std::fs::canonicalize(&dir)
+        .unwrap_or(dir)
+        .display()
+        .to_string();
+    let weights = match n.weights {
+        Weights::Quantized(_) => Weights::Quantized(real),
+        Weights::Default | Weights::Float(_) | Weights::Bare(_) => Weights::Float(real),
+    };
+    NetworkName {
+        views: n.views,
+        weights,
+    }
+    .to_string()
+}
+
 /// Builds an engine of any UCT kind (`uct` or a preset), named by its spec.
 fn build_uct_kind(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
     let cfg = parse_uct_kind(spec)?;

@@ -221,16 +221,20 @@ pub struct OutputLock {
 impl OutputLock {
     /// Takes `OUT.lock` for `out`, or fails naming the process that holds it. A lock left by
     /// a process that is gone is taken over.
+    ///
+    /// The lock sits beside what the folder is, not beside its spelling: two writers that
+    /// name one folder through a symbolic link or another path take the same lock.
     pub fn acquire(out: &Path) -> Result<OutputLock> {
-        let mut name = out
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        let real = resolved_output(out);
+        let mut name = real
             .file_name()
             .map(|n| n.to_os_string())
             .unwrap_or_default();
         name.push(".lock");
-        let path = out.with_file_name(name);
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
+        let path = real.with_file_name(name);
         for _ in 0..2 {
             match fs::OpenOptions::new()
                 .write(true)
@@ -268,6 +272,23 @@ impl OutputLock {
             out.display(),
             path.display()
         )
+    }
+}
+
+/// What the output path `out` is: itself resolved through every link when it exists, else
+/// its resolved parent with its name (a folder about to be created); as given when neither
+/// resolves.
+fn resolved_output(out: &Path) -> PathBuf {
+    if let Ok(real) = fs::canonicalize(out) {
+        return real;
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (fs::canonicalize(parent), out.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => out.to_path_buf(),
     }
 }
 

@@ -53,21 +53,44 @@ pub fn is_empty_dir(dir: &Path) -> io::Result<bool> {
 /// its folder leaves this, and a rerun must start it afresh rather than refuse it as a
 /// folder of unknown games. Symbolic links count as content (they are not followed).
 pub fn holds_only_scaffolding(dir: &Path) -> io::Result<bool> {
-    fn walk(d: &Path, top: bool) -> io::Result<bool> {
-        for e in fs::read_dir(d)? {
-            let e = e?;
-            let t = e.file_type()?;
-            if t.is_dir() {
-                if !walk(&e.path(), false)? {
-                    return Ok(false);
-                }
-            } else if !(top && t.is_file() && e.file_name() == MARKER_FILE) {
+    walk_scaffolding(dir, true, &[], false)
+}
+
+/// Whether `dir` holds nothing but what a run writes before its first result: the marker
+/// at its top, the files named in `top_files` there (a loop's `loop.toml`), and nested
+/// outputs that got their marker and nothing else (a self-play folder whose engine was
+/// refused). Such a folder records no work, so a rerun with another config starts it afresh
+/// instead of refusing it as another run.
+pub fn holds_only_a_start(dir: &Path, top_files: &[&str]) -> io::Result<bool> {
+    walk_scaffolding(dir, true, top_files, true)
+}
+
+/// The walk of [`holds_only_scaffolding`] and [`holds_only_a_start`]: false at the first
+/// file that is not allowed (`nested_markers`: markers below the top are allowed too).
+fn walk_scaffolding(
+    d: &Path,
+    top: bool,
+    top_files: &[&str],
+    nested_markers: bool,
+) -> io::Result<bool> {
+    for e in fs::read_dir(d)? {
+        let e = e?;
+        let t = e.file_type()?;
+        let name = e.file_name();
+        if t.is_dir() {
+            if !walk_scaffolding(&e.path(), false, top_files, nested_markers)? {
                 return Ok(false);
             }
+            continue;
         }
-        Ok(true)
+        let allowed = t.is_file()
+            && ((name == MARKER_FILE && (top || nested_markers))
+                || (top && top_files.iter().any(|f| name == *f)));
+        if !allowed {
+            return Ok(false);
+        }
     }
-    walk(dir, true)
+    Ok(true)
 }
 
 /// The kind named by `dir`'s marker file, if it has one.
