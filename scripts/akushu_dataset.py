@@ -12,8 +12,8 @@
 
 The format is the one `src/dataset/format.rs` documents: a 64-byte header (magic
 `AKUSHUDS`, version, record size, count, games, CRC-32, split code) and fixed-size records,
-40 bytes (version 1, human games) or 240 (version 2, self-play: the search's visits, value,
-simulations, final owners and margin appended). The reader checks the magic, version, record
+40 bytes (version 1, human games), 240 (version 2, self-play: the search's visits, value,
+simulations, final owners and margin appended) or 832 (version 3: a teacher's label after those). The reader checks the magic, version, record
 size, length and CRC-32 and every record's fields (ranges, and that every chain has a
 liberty), as akushu's own reader does, and refuses a file that fails any; a split whose
 counts or checksum are not those the dataset's manifest.json records is named as copied in
@@ -25,7 +25,13 @@ first, 81 pass, 255 none), winner (0 unknown/draw, 1, 2), black_rank, white_rank
 1k = 0, 1d = 1, -128 unknown), game (uint32, the row of the dataset's games.csv). Version 2
 adds visits (uint16, 82: the points then pass), value (float32, NaN none), simulations
 (uint32), ownership (uint8, 81: 0 none, 1 black, 2 white), ownership_known (bool) and
-score (float32, black's area margin with komi; NaN when not counted).
+score (float32, black's area margin with komi; NaN when not counted). Version 3 (a teacher's
+labels, `akushu dataset label`) has those where search_known (bool) says the record had them,
+and teacher_policy (float32, 82: shares, NaN where the teacher calls the move illegal),
+teacher_winrate and teacher_score_lead (for the side to move), teacher_visits,
+teacher_ownership (float32, 81: black's expected share, -1..1), per_move (bool), and
+move_winrate / move_score_lead (float32, 82: the mover's value after each move, NaN where
+not judged).
 
 Needs numpy (`sh scripts/install-python.sh`). `tests/python_reader.rs` checks it against
 `akushu dataset show` on human and self-play datasets.
@@ -162,12 +168,52 @@ def _search(path, s):
     return d
 
 
+def _labelled(path, s):
+    """The 792 bytes version 3 keeps after the first 40: the search part (where its flag
+    says it holds data) and a teacher's label (`akushu dataset label`)."""
+    t = s[:, 200:]
+    flags = t[:, 257]
+    _refuse(path, (flags > 3) | (t[:, 258] != 0) | (t[:, 259] != 0),
+            lambda i: f"flags byte {flags[i]} or its reserved neighbours are not valid")
+    searched = (flags & 1) == 1
+    d = {"search_known": searched}
+    if searched.any():
+        part = _search(path, s[searched, :200])
+        for k, v in part.items():
+            full = np.zeros((len(s),) + v.shape[1:], dtype=v.dtype)
+            if v.dtype.kind == "f":
+                full[:] = np.nan
+            full[searched] = v
+            d[k] = full
+    policy = t[:, 0:164].copy().view("<u2").astype(np.float32)
+    d["teacher_policy"] = np.where(policy == 65535, np.nan, policy / 65534.0)
+    d["teacher_winrate"] = t[:, 164:168].copy().view("<f4")[:, 0]
+    w = d["teacher_winrate"]
+    _refuse(path, ~((w >= 0) & (w <= 1)), lambda i: f"root value {w[i]} (expected 0..=1 or NaN)")
+    d["teacher_score_lead"] = t[:, 168:172].copy().view("<f4")[:, 0]
+    sl = d["teacher_score_lead"]
+    _refuse(path, ~np.isfinite(sl), lambda i: f"score {sl[i]} is not finite")
+    d["teacher_visits"] = t[:, 172:176].copy().view("<u4")[:, 0]
+    own = t[:, 176:257].view(np.int8)
+    _refuse(path, (own == -128).any(axis=1),
+            lambda i: f"owner of point {int(np.argmax(own[i] == -128))} is -128 (expected -127..127)")
+    d["teacher_ownership"] = own.astype(np.float32) / 127.0
+    per_move = (flags & 2) == 2
+    d["per_move"] = per_move
+    mw = t[:, 260:424].copy().view("<u2").astype(np.float32)
+    ms = t[:, 424:588].copy().view("<i2").astype(np.float32)
+    d["move_winrate"] = np.where((mw == 65535) | ~per_move[:, None], np.nan, mw / 65534.0)
+    d["move_score_lead"] = np.where((ms == -32768) | ~per_move[:, None], np.nan, ms / 100.0)
+    return d
+
+
 # Each format version: its record size and its parts, in order, each (first byte, end
 # byte, reader); a reader returns its fields and refuses what `decode` refuses. A new
 # version is one more row here (and its parts' readers).
 VERSIONS = {
     1: (40, [(0, 40, _position)]),
     2: (240, [(0, 40, _position), (40, 240, _search)]),
+    3: (832, [(0, 40, _position), (40, 832, _labelled)]),
 }
 RECORD = {v: size for v, (size, _) in VERSIONS.items()}
 
@@ -254,7 +300,10 @@ def record(d, i):
     out = {}
     for k, a in d.items():
         v = a[i]
-        if isinstance(v, np.ndarray):
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            # JSON has no NaN: a missing value is null.
+            out[k] = [None if np.isnan(x) else float(x) for x in v]
+        elif isinstance(v, np.ndarray):
             out[k] = v.tolist()
         elif isinstance(v, np.floating):
             out[k] = None if np.isnan(v) else float(v)

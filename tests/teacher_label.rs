@@ -383,3 +383,95 @@ fn eval_truth_draws_engine_judged_curves_from_per_move_labels() {
     ]);
     assert!(!ok && text.contains("no teacher's label"), "{text}");
 }
+
+/// `scripts/akushu_dataset.py` reads version 3: every record's label as akushu reads it.
+#[test]
+fn the_python_reader_reads_the_labels_as_akushu_does() {
+    let Some(teacher) = fake("", 0) else { return };
+    if !common::python_with_numpy("the_python_reader_reads_the_labels_as_akushu_does") {
+        return;
+    }
+    let dir = scratch("label", "python");
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &out,
+        &["--per-move", "--splits", "validation"],
+    );
+    assert!(ok, "{text}");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let code = format!(
+        "import sys, json; sys.path.insert(0, {:?}); import akushu_dataset as ad\n\
+         d = ad.read_split({:?}, 'validation')\n\
+         print(json.dumps([ad.record(d, i) for i in range(len(d['played']))]))",
+        s(&script),
+        s(&out)
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&common::python(&["-c", &code])).unwrap();
+    let split = MappedSplit::open(&out, Split::Validation).unwrap();
+    assert_eq!(rows.len(), split.len());
+    for (i, row) in rows.iter().enumerate() {
+        let p = split.get(i).unwrap();
+        let t = p.teacher.as_ref().unwrap();
+        let f = |v: &serde_json::Value| v.as_f64().map(|x| x as f32);
+        assert_eq!(f(&row["teacher_winrate"]), Some(t.winrate), "{i}");
+        assert_eq!(f(&row["teacher_score_lead"]), Some(t.score_lead), "{i}");
+        assert_eq!(row["per_move"], true);
+        for q in 0..82 {
+            assert_eq!(f(&row["teacher_policy"][q]), t.policy_share(q), "{i} {q}");
+            assert_eq!(f(&row["move_winrate"][q]), t.move_winrate(q), "{i} {q}");
+            assert_eq!(f(&row["move_score_lead"][q]), t.move_score(q), "{i} {q}");
+        }
+        for q in 0..81 {
+            assert_eq!(
+                f(&row["teacher_ownership"][q]),
+                Some(t.owner_black(q)),
+                "{i} {q}"
+            );
+        }
+    }
+}
+
+/// A real KataGo as the teacher, where `AKUSHU_KATAGO` gives its analysis command
+/// (`katago analysis -model NET -config CFG`; `scripts/build-katago.sh` builds one): its
+/// identity is recorded, its policies are distributions over the legal moves, its per-move
+/// values put the best move's loss at 0, and a second run answers within noise.
+#[test]
+fn a_real_katago_labels_positions() {
+    let Ok(command) = std::env::var("AKUSHU_KATAGO") else {
+        eprintln!("skipping a_real_katago_labels_positions: AKUSHU_KATAGO names no KataGo");
+        return;
+    };
+    let dir = scratch("label", "katago");
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label(
+        &data,
+        &command,
+        &out,
+        &["--per-move", "--splits", "validation", "--limit", "8"],
+    );
+    assert!(ok, "{text}");
+    let m = Manifest::load(&out).unwrap();
+    let t = m.teacher.unwrap().teacher;
+    assert!(!t.version.is_empty() && !t.files.is_empty(), "{t:?}");
+    let split = MappedSplit::open(&out, Split::Validation).unwrap();
+    for i in 0..split.len() {
+        let p = split.get(i).unwrap();
+        let l = p.teacher.as_ref().unwrap();
+        let total: f32 = (0..82).filter_map(|q| l.policy_share(q)).sum();
+        assert!((total - 1.0).abs() < 0.01, "{i}: policy sums to {total}");
+        for q in (0..81).filter(|&q| p.cells[q] != 0 || p.ko as usize == q) {
+            assert!(l.policy_share(q).is_none(), "{i}: {q} is occupied or ko");
+        }
+        let losses = l.winrate_losses();
+        let best = losses
+            .iter()
+            .flatten()
+            .fold(f32::INFINITY, |a, &b| a.min(b));
+        assert_eq!(best, 0.0);
+    }
+}
