@@ -29,6 +29,14 @@ const NOT_RUN: &[(&str, &str)] = &[
         "two full experiments (hours); --no-play runs the same report path",
     ),
     (
+        "akushu dataset label data/paper --splits test --limit 5000 --per-move --teacher \"katago analysis -model b6c96.bin.gz -config analysis.cfg\" --out data/paper-kata-test",
+        "needs KataGo (scripts/build-katago.sh); tests/teacher_label.rs labels with it where AKUSHU_KATAGO names one, and the next example labels with akushu's own engine",
+    ),
+    (
+        "akushu eval --data data/paper-kata-test --truth teacher --model teacher --model models/default --png truth.png",
+        "reads the KataGo labels of the example before; tests/teacher_label.rs draws the curve on a scripted teacher's labels",
+    ),
+    (
         "akushu loop experiments/loops/gpu2.toml --out runs/loop-gpu2",
         "three generations (hours); the quick loop runs",
     ),

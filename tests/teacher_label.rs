@@ -438,7 +438,7 @@ fn the_python_reader_reads_the_labels_as_akushu_does() {
 /// A real KataGo as the teacher, where `AKUSHU_KATAGO` gives its analysis command
 /// (`katago analysis -model NET -config CFG`; `scripts/build-katago.sh` builds one): its
 /// identity is recorded, its policies are distributions over the legal moves, its per-move
-/// values put the best move's loss at 0, and a second run answers within noise.
+/// values put the best move's loss at 0.
 #[test]
 fn a_real_katago_labels_positions() {
     let Ok(command) = std::env::var("AKUSHU_KATAGO") else {

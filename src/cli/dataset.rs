@@ -31,7 +31,8 @@ Examples:
 Examples:
   akushu dataset label data/paper --splits test --limit 5000 --per-move \\
       --teacher \"katago analysis -model b6c96.bin.gz -config analysis.cfg\" --out data/paper-kata-test
-  akushu dataset label data/paper --teacher \"akushu analysis --engine strong3\" --limit 100 --out /tmp/l")]
+  akushu dataset label data/paper --teacher \"akushu analysis --engine strong3\" --limit 100 --out data/paper-labels
+  akushu eval --data data/paper-kata-test --truth teacher --model teacher --model models/default --png truth.png")]
     Label(Box<super::label::LabelArgs>),
     /// Counts and histograms of a dataset: games, positions, move numbers, ranks, skips.
     Stats(StatsArgs),

@@ -19,7 +19,8 @@ pub struct LabelArgs {
     #[arg(value_name = "DATA")]
     pub data: PathBuf,
     /// The teacher: a command speaking KataGo's JSON analysis protocol on stdin/stdout,
-    /// run through `sh -c` (`katago analysis -model NET -config CFG`, `akushu analysis`).
+    /// run through `sh -c` (`katago analysis -model NET -config CFG`, `akushu analysis`; a
+    /// leading `akushu` is this program).
     #[arg(long, value_name = "CMD")]
     pub teacher: String,
     /// The labelling folder, which becomes the labelled dataset (format version 3) when
@@ -170,14 +171,15 @@ pub fn run(a: &LabelArgs) -> Result<()> {
     let _lock = crate::dataset::build::lock_output(&a.out)?;
     let source = Source::open(&a.data, &splits)?;
     let timeout = Duration::from_secs_f64(a.timeout);
-    let mut teacher = Teacher::start(&a.teacher)?;
+    let run_as = own_program(&a.teacher)?;
+    let mut teacher = Teacher::start(&run_as)?;
     let identity = teacher.identity(timeout)?;
     let info = TeacherInfo {
         command: a.teacher.clone(),
         version: identity.version,
         git_hash: identity.git_hash,
         models: identity.models,
-        files: command_files(&a.teacher),
+        files: command_files(&run_as),
         visits: a.visits,
         per_move: a.per_move,
         rules: a.rules.clone(),
@@ -280,6 +282,22 @@ fn write_plan(a: &LabelArgs, dir: &std::path::Path, chunks: u32) -> Result<()> {
         plan.then
     );
     Ok(())
+}
+
+/// `command` with a leading `akushu` word replaced by this program's path (so `akushu
+/// analysis` is the same build, found whether or not `akushu` is on the PATH).
+fn own_program(command: &str) -> Result<String> {
+    let trimmed = command.trim_start();
+    match trimmed.strip_prefix("akushu") {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
+            let me = super::selfplay::current_exe()?;
+            Ok(format!(
+                "{}{rest}",
+                crate::arena::cluster::shell_quote(&me.display().to_string())
+            ))
+        }
+        _ => Ok(command.to_string()),
+    }
 }
 
 /// Whether two paths name one folder (both resolved where they exist).
