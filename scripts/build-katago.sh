@@ -6,7 +6,8 @@
 #   scripts/build-katago.sh KATAGO_CHECKOUT [PREFIX]
 #
 # KATAGO_CHECKOUT is a checkout of github.com/lightvector/KataGo (its `cpp/` folder is built).
-# PREFIX (default ~/.cache/akushu/katago) receives `bin/katago` and `analysis.cfg`, a config for
+# PREFIX (default ~/.cache/akushu/katago) receives `bin/katago`, `b6c96.bin.gz` (the checkout's
+# g170 b6c96 test network, where present) and `analysis.cfg`, a config for
 # the JSON analysis engine tuned for labelling on a CPU: many positions in flight, one search
 # thread each, no logging to files. Needs cmake, a C++ compiler, Eigen 3 and zlib/libzip
 # (installed through apt-get or brew when missing). About 10 minutes on 2 cores.
@@ -55,5 +56,12 @@ nnMutexPoolSizePowerOfTwo = 14
 numNNServerThreadsPerModel = 1
 numEigenThreadsPerModel = 1
 CFG
+# KataGo's test network, g170 b6c96 (3.8 MB), where the checkout has it: the teacher of the
+# figures in docs/teacher.md.
+NET="$SRC/cpp/tests/models/g170-b6c96-s175395328-d26788732.bin.gz"
+if [ -s "$NET" ]; then
+    cp "$NET" "$PREFIX/b6c96.bin.gz"
+    echo "network: $PREFIX/b6c96.bin.gz"
+fi
 "$PREFIX/bin/katago" version | head -1
 echo "KataGo: $PREFIX/bin/katago  config: $PREFIX/analysis.cfg"
