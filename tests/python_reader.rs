@@ -221,6 +221,7 @@ fn good_position() -> Position {
         white_rank: 1,
         game: 0,
         search: None,
+        teacher: None,
     }
 }
 

@@ -124,7 +124,7 @@ fn leads_to(prev: &Position, next: &Position) -> Option<u8> {
             .iter()
             .any(|&m| m as usize != PASS)
         || next.last_moves[passes] != prev.played
-        || (prev.to_move == next.to_move) != (gap % 2 == 0)
+        || (prev.to_move == next.to_move) != gap.is_multiple_of(2)
     {
         return None;
     }
