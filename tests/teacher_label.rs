@@ -475,3 +475,35 @@ fn a_real_katago_labels_positions() {
         assert_eq!(best, 0.0);
     }
 }
+
+/// A chunk file damaged on disk (one byte changed, same length) is refused by name when the
+/// dataset is assembled, never copied into it.
+#[test]
+fn a_damaged_chunk_is_refused_by_name() {
+    let dir = scratch("label", "damaged");
+    let data = dataset(&dir);
+    let teacher = format!(
+        "{} analysis --engine uct:sims=4",
+        env!("CARGO_BIN_EXE_akushu")
+    );
+    let out = dir.join("lab");
+    let args = ["--visits", "2"];
+    let (ok, text) = label_with(
+        &data,
+        &teacher,
+        &out,
+        &args,
+        &[("AKUSHU_FAILPOINT", "label-chunk:2")],
+    );
+    assert!(!ok, "{text}");
+    let chunk = out.join("chunks/chunk-00001.akr");
+    let mut bytes = std::fs::read(&chunk).unwrap();
+    bytes[500] ^= 1;
+    std::fs::write(&chunk, &bytes).unwrap();
+    let (ok, text) = label(&data, &teacher, &out, &args);
+    assert!(
+        !ok && text.contains("chunk-00001.akr") && text.contains("damaged"),
+        "{text}"
+    );
+    assert!(!out.join("manifest.json").exists());
+}

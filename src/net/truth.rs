@@ -326,6 +326,19 @@ mod tests {
         assert_eq!(score.good_total, 2);
     }
 
+    /// A move whose loss is LOSS itself, as stored (win rates are kept in steps of
+    /// 1/65534), is good: the boundary belongs to the good side; one step past it is bad.
+    #[test]
+    fn a_loss_of_exactly_the_limit_is_good() {
+        let mut pos = labelled(&[(0, 0.6)], 0);
+        let m = pos.teacher.as_mut().unwrap().moves.as_mut().unwrap();
+        m.winrate[0] = 40_000;
+        m.winrate[1] = 40_000 - 1_311; // 0.020005 below: 0.02 as stored
+        m.winrate[2] = 40_000 - 1_324; // 0.020203 below: beyond
+        let judged = Truth::WinRate(0.02).judge(pos.teacher.as_ref().unwrap());
+        assert_eq!(&judged[..4], &[Some(true), Some(true), Some(false), None]);
+    }
+
     #[test]
     fn positions_without_per_move_values_are_skipped_and_truth_parses() {
         let mut pos = labelled(&[(0, 0.5)], 0);
