@@ -68,7 +68,6 @@ fn comparable(state: &LoopState, out: &Path) -> String {
     let mut s = state.clone();
     for g in &mut s.generations {
         g.selfplay_cpu_seconds = 0.0;
-        g.elo = round(g.elo);
         g.gate_points = round(g.gate_points);
         for c in g.curve_selfplay.iter_mut().chain(g.curve_human.iter_mut()) {
             *c = round(*c);
