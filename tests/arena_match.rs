@@ -377,6 +377,35 @@ fn against_fake(mode: &str) -> Vec<GameRecord> {
     outcome.rows
 }
 
+/// A loss on time by an engine that got no CPU (it slept through its move) is the
+/// machine's, not the engine's: the match plays the game again, says so, and after
+/// `STARVED_REPLAYS` more starved tries stops with nothing recorded, so no forfeit ever
+/// counts as a result.
+#[test]
+fn a_starved_loss_on_time_is_replayed_and_never_recorded() {
+    let dir = temp_dir("starved");
+    let c = MatchConfig {
+        white: fake_gtp("asleep"),
+        games: 1,
+        time: Some(arena::runner::TimeSpec::per_move(0.1)),
+        ..config(1, 3)
+    };
+    let err = run_match(&c, &dir, false).err().expect("starved every time");
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("the machine starved it")
+            && msg.contains(&format!(
+                "{} times in a row",
+                arena::runner::STARVED_REPLAYS + 1
+            ))
+            && msg.contains("nothing was recorded"),
+        "{msg}"
+    );
+    let rows = arena::record::read_csv(&dir.join("games.csv")).unwrap_or_default();
+    assert!(rows.is_empty(), "{rows:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn failing_gtp_opponents_lose_by_error() {
     for (mode, expect) in [

@@ -22,7 +22,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::player::{Player, PlayerError};
-use super::record::EndReason;
+use super::record::{EndReason, cpu_covers_search, starved};
 use crate::dataset::record::VISIT_SLOTS;
 use crate::rules::{BOARD, Color, Game, Move, Point, Scoring};
 use crate::search::{Clock, EngineMove, MoveStats, TimeControl};
@@ -271,6 +271,10 @@ pub struct PlayedGame {
     /// Set when the machine could not run the game (no descriptors, processes or memory
     /// left): the game is nobody's loss and must not be recorded.
     pub referee_fault: Option<String>,
+    /// Set when a side lost on time on a move during which its engine got almost no CPU
+    /// ([`super::record::starved`]): the machine's fault, not the engine's; the match
+    /// replays the game rather than record the loss.
+    pub starved: Option<String>,
 }
 
 /// Per-side tallies while a game runs.
@@ -302,6 +306,7 @@ pub fn play_game(
     let black = build(&setup.black, player_seed(setup.seed, Color::Black));
     let white = build(&setup.white, player_seed(setup.seed, Color::White));
     let mut cpu = [None, None];
+    let mut starved_by = None;
     let referee_fault = [&black, &white].iter().find_map(|p| match p {
         Err(e) if e.is_referee_fault() => Some(e.to_string()),
         _ => None,
@@ -320,8 +325,10 @@ pub fn play_game(
                 tally: &mut tally,
                 rng: &mut rng,
                 observer,
+                starved: None,
             };
             let stop = moves.run();
+            starved_by = moves.starved.take();
             let score = match stop {
                 Stop::Counted(_) => ask_final_scores(&mut players),
                 _ => String::new(),
@@ -343,6 +350,7 @@ pub fn play_game(
         cpu,
         gtp_score,
         referee_fault,
+        starved: starved_by,
     }
 }
 
@@ -383,6 +391,8 @@ struct MoveLoop<'a> {
     tally: &'a mut Tally,
     rng: &'a mut FastRng,
     observer: &'a mut dyn GameObserver,
+    /// What starved the side whose flag fell, when its engine got almost no CPU.
+    starved: Option<String>,
 }
 
 impl MoveLoop<'_> {
@@ -449,6 +459,7 @@ impl MoveLoop<'_> {
                 .map_err(|e| Stop::Failed(c, e.to_string()))?;
         }
         let temperature = self.rules.draws_with_temperature(number);
+        let cpu_before = self.players[me].cpu_seconds();
         let answer = if temperature || self.observer.wants_visits() {
             self.players[me].genmove_with_visits(c)
         } else {
@@ -459,6 +470,20 @@ impl MoveLoop<'_> {
             && clocks[me].spend((stats.seconds - mc.grace).max(0.0))
         {
             self.tally.seconds[me] += stats.seconds;
+            let p = &self.players[me];
+            if let (Some(a), Some(b)) = (cpu_before, p.cpu_seconds())
+                && starved(b - a, stats.seconds)
+                && cpu_covers_search(p.spec())
+            {
+                self.starved = Some(format!(
+                    "{}'s flag fell at move {} after {:.3} s with {:.3} CPU s: the machine \
+                     starved it",
+                    c.letter(),
+                    number + 1,
+                    stats.seconds,
+                    (b - a).max(0.0)
+                ));
+            }
             return Err(Stop::Flag(c));
         }
         self.tally.seconds[me] += stats.seconds;
@@ -608,6 +633,97 @@ mod tests {
         assert_eq!(Winner::from_gtp_score("0"), Some(Winner::Draw));
         assert_eq!(Winner::from_gtp_score("?"), None);
         assert!("b".parse::<Winner>().is_err());
+    }
+
+    /// A fake player whose every move takes `seconds` of wall time, spent sleeping (the
+    /// machine gave it no CPU) or computing (it had the CPU and overran anyway); its CPU
+    /// reading is its thread's, like a one-thread in-process engine's.
+    struct Slow {
+        spec: String,
+        seconds: f64,
+        busy: bool,
+    }
+
+    impl Player for Slow {
+        fn spec(&self) -> &str {
+            &self.spec
+        }
+        fn new_game(&mut self, _: f32) -> Result<(), PlayerError> {
+            Ok(())
+        }
+        fn play(&mut self, _: Color, _: Move) -> Result<(), PlayerError> {
+            Ok(())
+        }
+        fn genmove(&mut self, _: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
+            let start = std::time::Instant::now();
+            if self.busy {
+                // Spin until this thread has had the CPU for the whole time.
+                let cpu0 = crate::util::thread_cpu_seconds().unwrap();
+                while crate::util::thread_cpu_seconds().unwrap() - cpu0 < self.seconds {
+                    std::hint::black_box(0u64);
+                }
+            } else {
+                std::thread::sleep(std::time::Duration::from_secs_f64(self.seconds));
+            }
+            let stats = MoveStats {
+                simulations: 0,
+                seconds: start.elapsed().as_secs_f64(),
+                winrate: None,
+            };
+            Ok((EngineMove::Play(Move::Pass), stats))
+        }
+        fn cpu_seconds(&self) -> Option<f64> {
+            crate::util::thread_cpu_seconds()
+        }
+    }
+
+    /// A flag that falls on a move the engine got almost no CPU for is marked starved (the
+    /// match then replays the game); one that falls while the engine had the CPU is an
+    /// honest loss on time; and a many-thread engine's reading, which covers only the game's
+    /// thread, marks nothing.
+    #[test]
+    fn a_flag_fallen_without_cpu_is_the_machines_not_the_engines() {
+        let control = TimeControl::Canadian {
+            main: 0.0,
+            period: 0.05,
+            stones: 1,
+        };
+        let rules = GameRules::plain(
+            6.5,
+            10,
+            Some(MatchClock {
+                control,
+                grace: 0.02,
+            }),
+        );
+        let setup = GameSetup {
+            game: 1,
+            seed: 1,
+            black: "uct".into(),
+            white: "uct".into(),
+            black_player: "A".into(),
+        };
+        let play = |spec: &str, busy: bool| {
+            let spec = spec.to_string();
+            let build = move |_: &str, _: u64| -> Result<Box<dyn Player>, PlayerError> {
+                Ok(Box::new(Slow {
+                    spec: spec.clone(),
+                    seconds: 0.3,
+                    busy,
+                }))
+            };
+            play_game(&setup, &rules, &build, &mut NoObserver)
+        };
+        let asleep = play("uct", false);
+        assert_eq!(asleep.end.reason, EndReason::Time);
+        let why = asleep.starved.expect("a sleeping engine is starved");
+        assert!(why.contains("B's flag fell at move 1"), "{why}");
+        let busy = play("uct", true);
+        assert_eq!(busy.end.reason, EndReason::Time);
+        assert_eq!(busy.starved, None);
+        let threads = play("uct:threads=4", false);
+        assert_eq!(threads.end.reason, EndReason::Time);
+        assert_eq!(threads.starved, None);
     }
 
     /// An observer sees every searched move once, in the position before it, and random

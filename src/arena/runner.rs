@@ -443,6 +443,8 @@ fn summary_json(
                 "spec": p.spec,
                 "overall": rate(&p.overall),
                 "clean": rate(&p.clean),
+                "unforfeited": rate(&p.unforfeited),
+                "starved_losses": p.starved_losses,
                 "as_black": rate(&p.as_black),
                 "as_white": rate(&p.as_white),
                 "draws": p.draws,
@@ -469,6 +471,8 @@ fn summary_json(
         "players": players,
         "black_wins": rate(&s.black),
         "errors": s.errors,
+        "time_losses": s.time_losses,
+        "starved_forfeits": s.starved_forfeits,
         "score_disagreements": s.score_disagreements,
         "wall_seconds": s.wall_seconds,
         "thinking_seconds": s.thinking_seconds,
@@ -536,7 +540,8 @@ pub fn run_match(
         usize::MAX
     });
     let write_result: anyhow::Result<()> = std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<RefereedGame>();
+        // Each game with the starved tries played before it (see `play_unstarved`).
+        let (tx, rx) = mpsc::channel::<(RefereedGame, Vec<String>)>();
         let jobs = config.jobs.min(pending.len().max(1));
         // However the writer leaves (done, decided or failed), no worker waits on the window.
         let _close = window.closer();
@@ -550,7 +555,7 @@ pub fn run_match(
                     if !window.wait_until_open(i) || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let played = referee_game(&config.game_setup(game), &rules, config.timeouts);
+                    let played = play_unstarved(config, game, &rules);
                     if tx.send(played).is_err() {
                         break;
                     }
@@ -561,8 +566,24 @@ pub fn run_match(
         // Only this thread writes files: SGF first, then the CSV that marks the game done.
         // `recorded` counts the leading pending games already recorded.
         let mut recorded = 0;
-        for played in rx {
+        for (played, starved_tries) in rx {
             let game = played.record.game;
+            // Said even when the progress bar is hidden: a void try is part of the record.
+            for why in &starved_tries {
+                bar.suspend(|| {
+                    crate::errln!(
+                        "game {game}: {why}; that try is void and the game was played again"
+                    )
+                });
+            }
+            if let Some(why) = &played.starved {
+                // Starved every time: still the machine's loss, never the engine's.
+                bail!(
+                    "game {game}: {why}, {} times in a row; nothing was recorded for it \
+                     (resume the match on a less loaded machine)",
+                    starved_tries.len() + 1
+                );
+            }
             if let Some(why) = &played.referee_fault {
                 // Nobody's loss: stop the match with nothing recorded for this game, so a
                 // resume plays it once the machine is fixed.
@@ -605,6 +626,28 @@ pub fn run_match(
         summary,
         played_now,
     })
+}
+
+/// Times a game lost on time by a starved engine is played again before the match stops.
+pub const STARVED_REPLAYS: usize = 3;
+
+/// Plays `game`, again while a side loses on time on a move its engine got almost no CPU
+/// for (the machine's fault: [`super::record::starved`]), at most [`STARVED_REPLAYS`] more
+/// times. Returns the last try and why each earlier one was void; the last try's `starved`
+/// is still set when every try was starved.
+fn play_unstarved(
+    config: &MatchConfig,
+    game: u32,
+    rules: &GameRules,
+) -> (RefereedGame, Vec<String>) {
+    let mut void = Vec::new();
+    loop {
+        let played = referee_game(&config.game_setup(game), rules, config.timeouts);
+        match &played.starved {
+            Some(why) if void.len() < STARVED_REPLAYS => void.push(why.clone()),
+            _ => return (played, void),
+        }
+    }
 }
 
 /// Which pending games may start: those with an index below the first unrecorded one plus

@@ -589,9 +589,13 @@ pub struct Generation {
     pub train_positions: u64,
     pub candidate: String,
     pub candidate_checksum: String,
-    /// Gate games played and the candidate's points.
+    /// Gate games counted and the candidate's points in them.
     pub gate_games: u32,
     pub gate_points: f64,
+    /// Gate games lost on time by a starved machine, left out of the count and the decision
+    /// ([`crate::arena::record::GameRecord::is_starved_forfeit`]).
+    #[serde(default)]
+    pub gate_forfeits: u32,
     /// The sequential test's decision, if the gate had one.
     pub gate_sprt: Option<String>,
     /// The gate's rule and its error rates ([`GateTest::describe`]); empty in generations
@@ -783,8 +787,15 @@ pub fn run_loop(
 
         // 5. Decide, measure, record.
         let gate_test = config.gate.test()?;
-        let mut rows: Vec<_> = played.rows.iter().collect();
-        // In game order, as the sequential test counts them.
+        // A loss on time by a starved machine is void (the match replays such games as
+        // they happen; rows recorded before it did are left out here), the rest in game
+        // order, as the sequential test counts them.
+        let mut rows: Vec<_> = played
+            .rows
+            .iter()
+            .filter(|r| !r.is_starved_forfeit())
+            .collect();
+        let forfeits = (played.rows.len() - rows.len()) as u32;
         rows.sort_by_key(|r| r.game);
         let points: f64 = rows.iter().map(|r| a_score(r)).sum();
         let n = rows.len() as u32;
@@ -817,6 +828,7 @@ pub fn run_loop(
             candidate_checksum: model_checksum(&model_dir)?,
             gate_games: n,
             gate_points: points,
+            gate_forfeits: forfeits,
             gate_sprt: sprt,
             gate_rule: Some(gate_test.describe()),
             promoted,
@@ -826,7 +838,8 @@ pub fn run_loop(
         state.save(&state_file)?;
         write_summary(config, &state, out)?;
         crate::errln!(
-            "generation {g}: candidate scored {points}/{n} = {share:.3} against the best: {}",
+            "generation {g}: candidate scored {points}/{n} = {share:.3} against the best \
+             ({forfeits} starved forfeits void): {}",
             if promoted {
                 "promoted"
             } else {
@@ -953,7 +966,7 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
     for g in &state.generations {
         let at65 = |c: &Vec<f64>| c.get(65).map_or("-".to_string(), |v| format!("{v:.3}"));
         text.push_str(&format!(
-            "| {} | `{}` | {} | {} | {} | {}/{}{} | {:.3} | {}{} | {} | {} |\n",
+            "| {} | `{}` | {} | {} | {} | {}/{}{}{} | {:.3} | {}{} | {} | {} |\n",
             g.index,
             g.best,
             g.selfplay_games,
@@ -961,6 +974,11 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
             g.train_positions,
             g.gate_points,
             g.gate_games,
+            if g.gate_forfeits > 0 {
+                format!(" ({} starved forfeits void)", g.gate_forfeits)
+            } else {
+                String::new()
+            },
             g.gate_sprt
                 .as_ref()
                 .map(|s| format!(" (SPRT {s})"))
