@@ -253,6 +253,38 @@ fn selfplay_killed_mid_run_resumes_with_no_game_lost_or_counted_twice() {
     assert!(!tmp.path().join("ds").exists(), "nothing written");
 }
 
+/// Two runs that share their seeds (each run's seeds follow from `--seed`, 1 by default, and
+/// the game's number) but not their engines are different games: a dataset of both keeps
+/// every game of each. A folder listed beside a copy of itself is the same games, taken once.
+#[test]
+fn two_selfplay_runs_with_one_seed_keep_both() {
+    let tmp = Scratch::new("sp-two-runs");
+    let a = tmp.path().join("a");
+    let b = tmp.path().join("b");
+    run_selfplay(&selfplay_config(4, None), &a, false).unwrap();
+    let mut other = selfplay_config(4, None);
+    other.engines = vec!["uct:sims=31".into()];
+    run_selfplay(&other, &b, false).unwrap();
+    let cfg = SelfplayDatasetConfig {
+        seed: 3,
+        validation_fraction: 0.3,
+        test_fraction: 0.3,
+        include_passes: true,
+    };
+    let both = build_dataset(&[a.clone(), b], &cfg, &tmp.path().join("ab"), false).unwrap();
+    assert_eq!((both.games, both.duplicates), (8, 0));
+    let copy = tmp.path().join("a-copy");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&a)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let twice = build_dataset(&[a, copy], &cfg, &tmp.path().join("aa"), false).unwrap();
+    assert_eq!((twice.games, twice.duplicates), (4, 4));
+}
+
 #[test]
 fn sharded_selfplay_makes_the_same_dataset_as_one_run() {
     let tmp = Scratch::new("sp-shards");

@@ -286,7 +286,8 @@ pub fn game_id(row: &SelfplayRow) -> String {
 
 /// Turns the finished games of the self-play folders `dirs` into a dataset at `out`
 /// (version-2 records; splits by a seeded hash of each game's seed, so a game keeps its split
-/// when more games are added). A game found in two folders is taken once.
+/// when more games are added). A game found twice (the same seed and the same records: a
+/// shard folder beside its merged folder) is taken once; two runs sharing seeds keep both.
 pub fn build_dataset(
     dirs: &[PathBuf],
     cfg: &SelfplayDatasetConfig,
@@ -296,7 +297,12 @@ pub fn build_dataset(
     let start = std::time::Instant::now();
     crate::util::output::check_dir_output(out, OUTPUT_KIND, force, dirs)?;
     let _lock = crate::dataset::build::lock_output(out)?;
-    let mut games: Vec<(usize, SelfplayRow)> = Vec::new();
+    // Each game with its records and a hash of them. A copy of a game (a shard folder beside
+    // the folder it was merged into, one folder listed twice) has the same seed and the same
+    // records, and is taken once; games of two runs that share a seed but not their engines
+    // (every run's seeds follow from `--seed`, 1 by default, and the game's number) differ
+    // in their records and are both kept.
+    let mut games: Vec<(usize, SelfplayRow, Vec<u8>, u64)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut duplicates = 0;
     for (d, dir) in dirs.iter().enumerate() {
@@ -308,8 +314,10 @@ pub fn build_dataset(
             );
         }
         for row in sp.read_rows()? {
-            if seen.insert(row.seed) {
-                games.push((d, row));
+            let bytes = sp.read_records(&row)?;
+            let content = crate::dataset::gameset::game_hash(&bytes);
+            if seen.insert((row.seed, content)) {
+                games.push((d, row, bytes, content));
             } else {
                 duplicates += 1;
             }
@@ -318,10 +326,10 @@ pub fn build_dataset(
     if games.is_empty() {
         bail!("no finished self-play game in the given folders: nothing written");
     }
-    // In order of the game's seed: the same games make the same dataset however they were
-    // sharded or listed.
-    games.sort_by_key(|(_, r)| r.seed);
-    let ids: Vec<String> = games.iter().map(|(_, r)| game_id(r)).collect();
+    // In order of the game's seed, then its records: the same games make the same dataset
+    // however they were sharded or listed.
+    games.sort_by_key(|(_, r, _, content)| (r.seed, *content));
+    let ids: Vec<String> = games.iter().map(|(_, r, _, _)| game_id(r)).collect();
     let splits = assign_splits_by_id(
         ids.iter().map(String::as_str),
         cfg.validation_fraction,
@@ -343,12 +351,11 @@ pub fn build_dataset(
         for split in Split::ALL {
             let mut w = SplitWriter::create_version(&tmp, split, VERSION_SEARCH)?;
             let mut n_games = 0;
-            for (index, ((d, row), s)) in games.iter().zip(&splits).enumerate() {
+            for (index, ((d, row, bytes, _), s)) in games.iter().zip(&splits).enumerate() {
                 if *s != split {
                     continue;
                 }
                 n_games += 1;
-                let bytes = SelfplayDir::new(&dirs[*d]).read_records(row)?;
                 let mut moves = b"selfplay".to_vec();
                 for rec in bytes.chunks(SEARCH_RECORD_SIZE) {
                     let mut p = decode(rec).map_err(|e| {
@@ -379,7 +386,7 @@ pub fn build_dataset(
             c.write_record([
                 "game", "split", "hash", "id", "source", "moves", "result", "black", "white",
             ])?;
-            for (i, ((d, row), s)) in games.iter().zip(&splits).enumerate() {
+            for (i, ((d, row, _, _), s)) in games.iter().zip(&splits).enumerate() {
                 c.write_record([
                     i.to_string(),
                     s.name().to_string(),
