@@ -329,6 +329,29 @@ fn a_sequential_test_stops_the_match_where_it_decides() {
     );
     let again = run_match(&c(100, 1), &one, false).unwrap();
     assert_eq!((again.played_now, again.rows.len()), (0, state.games));
+    // The decision is in summary.json, and the intervals are said to follow a stop.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["sprt"]["decision"], "H1", "{json}");
+    assert_eq!(json["sprt"]["games"], state.games, "{json}");
+    assert_eq!(json["sprt"]["intervals_after_sequential_stop"], true);
+    assert!(summary.contains("cover less than 95%"), "{summary}");
+    // A decided folder stays decided: resumed under another test, or none, it plays no
+    // game and keeps its own test.
+    let other = akushu::arena::sprt::Sprt::parse("elo0=0,elo1=35").unwrap();
+    for sprt in [Some(other), None] {
+        let err = run_match(&MatchConfig { sprt, ..c(200, 1) }, &one, false)
+            .err()
+            .expect("refused");
+        assert!(format!("{err:#}").contains("decided"), "{err:#}");
+        assert_eq!(
+            arena::record::read_csv(&one.join("games.csv")).unwrap().len(),
+            state.games
+        );
+    }
+    let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
+    assert!(summary.contains("**H1 accepted**"), "{summary}");
     // Two at a time: the same deciding game, and at most the one game started beside it.
     let two = temp_dir("sprt-two");
     let out = run_match(&c(60, 2), &two, false).unwrap();

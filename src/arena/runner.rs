@@ -402,16 +402,52 @@ impl ResultsDir {
             summary
         );
         let by_game: BTreeMap<u32, GameRecord> = rows.iter().map(|r| (r.game, r.clone())).collect();
-        let text = match (header.config.sprt, header.config.sprt_state(&by_game)) {
-            (Some(sprt), Some(state)) => format!("{text}\n{}\n", sprt.describe(&state)),
-            _ => text,
+        let sprt = header.config.sprt.zip(header.config.sprt_state(&by_game));
+        let text = match sprt {
+            Some((test, state)) if state.decision != Decision::Undecided => format!(
+                "{text}\n{}\n\n{STOPPED_INTERVALS}\n",
+                test.describe(&state)
+            ),
+            Some((test, state)) => format!("{text}\n{}\n", test.describe(&state)),
+            None => text,
         };
         write_atomic(&self.summary(), text.as_bytes())?;
-        let json = summary_json(header, rows.len(), planned, &summary);
+        let mut json = summary_json(header, rows.len(), planned, &summary);
+        if let Some((test, state)) = sprt {
+            json["sprt"] = sprt_json(&test, &state);
+        }
         let path = self.root.join("summary.json");
         write_atomic(&path, format!("{json:#}\n").as_bytes())?;
         Ok(summary)
     }
+}
+
+/// Said under the figures of a match its sequential test stopped: the intervals are those
+/// of a fixed number of games, and a stop chosen by the results makes them cover less.
+pub const STOPPED_INTERVALS: &str = "The sequential test stopped this match: the Wilson \
+    intervals above are computed as for a fixed number of games and cover less than 95% after \
+    a stop the results chose: read them as descriptive, and the test's decision as the result.";
+
+/// The sequential test in `summary.json`: its settings, its decision (`H0`, `H1` or
+/// `undecided`), the games it counted, A's score in them and the log-likelihood ratio.
+fn sprt_json(test: &Sprt, state: &SprtState) -> serde_json::Value {
+    let (lower, upper) = test.bounds();
+    serde_json::json!({
+        "elo0": test.elo0,
+        "elo1": test.elo1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "decision": match state.decision {
+            Decision::H0 => "H0",
+            Decision::H1 => "H1",
+            Decision::Undecided => "undecided",
+        },
+        "games": state.games,
+        "score": state.score,
+        "llr": state.llr,
+        "bounds": [lower, upper],
+        "intervals_after_sequential_stop": state.decision != Decision::Undecided,
+    })
 }
 
 /// `summary.md`'s figures for programs: the match's settings, each player's counts with
@@ -513,6 +549,20 @@ pub fn run_match(
         old,
         mut rows,
     } = dir.open(config)?;
+    // A folder whose sequential test has decided stays decided: another test, or none, on
+    // a resume would play on past the decision and drop it from the summary.
+    if let Some(old) = &old
+        && let (Some(test), Some(state)) = (old.config.sprt, old.config.sprt_state(&rows))
+        && state.decision != Decision::Undecided
+        && config.sprt != Some(test)
+    {
+        bail!(
+            "{}: its sequential test decided: {}; a decided match plays no more games and \
+             keeps its test: resume with the same --sprt, or use a new --out folder",
+            out.display(),
+            test.describe(&state).replace("**", "")
+        );
+    }
     // A match whose sequential test has decided plays nothing more.
     let planned = if config.sprt_decided(&rows) {
         Vec::new()
