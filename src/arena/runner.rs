@@ -856,7 +856,60 @@ pub fn resummarize(dir: &Path) -> anyhow::Result<MatchSummary> {
         .read_header()?
         .with_context(|| format!("{}: not a match folder (no match.toml)", dir.display()))?;
     let rows = read_csv(&d.csv()).with_context(|| format!("reading {}", d.csv().display()))?;
+    check_rows(&header, &rows, &d.csv())?;
     d.write_summary(&header, &rows)
+}
+
+/// Refuses rows that are not the match's games as `match.toml` plans them: a game number
+/// twice or outside the plan (game 999 of an 8-game match, another shard's game), a row whose
+/// players, colours or seed are not the ones the plan gives that game, a winner that is not
+/// `B`, `W` or `draw`. The runner writes none of these; a summary or a rating of such rows
+/// would count games that were never played. Named by file, row and line.
+pub fn check_rows(header: &Header, rows: &[GameRecord], csv: &Path) -> anyhow::Result<()> {
+    let c = &header.config;
+    let planned: std::collections::BTreeSet<u32> = c.planned_games().into_iter().collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, r) in rows.iter().enumerate() {
+        let at = || {
+            format!(
+                "{}: row {} (line {}), game {}",
+                csv.display(),
+                i + 1,
+                i + 2,
+                r.game
+            )
+        };
+        if !seen.insert(r.game) {
+            bail!("{}: the game is there twice", at());
+        }
+        if !planned.contains(&r.game) {
+            bail!(
+                "{}: not one of the match's games ({} planned{})",
+                at(),
+                c.games,
+                c.shard.map(|s| format!(", shard {s}")).unwrap_or_default()
+            );
+        }
+        let setup = c.game_setup(r.game);
+        if r.black_player != setup.black_player {
+            bail!(
+                "{}: black_player {:?}, but the match gives black to {} in that game",
+                at(),
+                r.black_player,
+                setup.black_player
+            );
+        }
+        if r.black != setup.black || r.white != setup.white || r.seed != setup.seed {
+            bail!(
+                "{}: its players or seed are not the ones match.toml gives that game",
+                at()
+            );
+        }
+        if r.winner.parse::<super::game::Winner>().is_err() {
+            bail!("{}: winner {:?} is not B, W or draw", at(), r.winner);
+        }
+    }
+    Ok(())
 }
 
 pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
