@@ -285,6 +285,41 @@ fn two_selfplay_runs_with_one_seed_keep_both() {
     assert_eq!((twice.games, twice.duplicates), (4, 4));
 }
 
+/// A self-play game has one identity whichever way it reaches a dataset: the hashes a
+/// self-play dataset lists are those `dataset build --sgf` gives the same games' SGF files,
+/// so a candidate evaluated on its own self-play games built from their SGFs is caught.
+#[test]
+fn a_selfplay_game_is_one_game_in_selfplay_and_sgf_datasets() {
+    let tmp = Scratch::new("sp-identity");
+    let run = tmp.path().join("run");
+    run_selfplay(&selfplay_config(4, None), &run, false).unwrap();
+    let cfg = SelfplayDatasetConfig {
+        seed: 3,
+        validation_fraction: 0.3,
+        test_fraction: 0.3,
+        include_passes: true,
+    };
+    let (sp, sgf) = (tmp.path().join("sp"), tmp.path().join("sgf"));
+    build_dataset(std::slice::from_ref(&run), &cfg, &sp, false).unwrap();
+    let config = akushu::dataset::build::BuildConfig {
+        inputs: vec![run.join("sgf")],
+        threads: 1,
+        ..Default::default()
+    };
+    akushu::dataset::build::build(&config, &sgf, false).unwrap();
+    let hashes = |d: &Path| {
+        let mut h = akushu::dataset::gameset::DatasetGames::read(d)
+            .unwrap()
+            .expect("the dataset lists its games' hashes")
+            .by_game;
+        h.sort_unstable();
+        h
+    };
+    let listed = hashes(&sp);
+    assert_eq!(listed.len(), 4);
+    assert_eq!(listed, hashes(&sgf));
+}
+
 #[test]
 fn sharded_selfplay_makes_the_same_dataset_as_one_run() {
     let tmp = Scratch::new("sp-shards");

@@ -284,6 +284,18 @@ pub fn game_id(row: &SelfplayRow) -> String {
     format!("selfplay-{:016x}", row.seed)
 }
 
+/// The identity of game `game` of a self-play folder: the hash of its SGF's content key
+/// (board, komi, setup and every move, the random opening's included), as a dataset built
+/// from that SGF gives it.
+fn sgf_identity(sp: &SelfplayDir, game: u32) -> anyhow::Result<u64> {
+    let path = sp.sgf(game);
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = path.display().to_string();
+    let rec = crate::sgf::parse_record(&bytes, &text, &text)
+        .map_err(|e| anyhow::anyhow!("{text}: {e}"))?;
+    Ok(game_hash(&rec.content_key()))
+}
+
 /// Turns the finished games of the self-play folders `dirs` into a dataset at `out`
 /// (version-2 records; splits by a seeded hash of each game's seed, so a game keeps its split
 /// when more games are added). A game found twice (the same seed and the same records: a
@@ -303,6 +315,10 @@ pub fn build_dataset(
     // (every run's seeds follow from `--seed`, 1 by default, and the game's number) differ
     // in their records and are both kept.
     let mut games: Vec<(usize, SelfplayRow, Vec<u8>, u64)> = Vec::new();
+    // Each game's identity, by (folder, game): the hash of its SGF's content key, the one
+    // `dataset build --sgf` gives the same game, so a model's training games are known
+    // whichever way its games reached a dataset.
+    let mut identity = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
     let mut duplicates = 0;
     for (d, dir) in dirs.iter().enumerate() {
@@ -316,6 +332,7 @@ pub fn build_dataset(
         for row in sp.read_rows()? {
             let bytes = sp.read_records(&row)?;
             let content = crate::dataset::gameset::game_hash(&bytes);
+            identity.insert((d, row.game), sgf_identity(&sp, row.game)?);
             if seen.insert((row.seed, content)) {
                 games.push((d, row, bytes, content));
             } else {
@@ -346,8 +363,10 @@ pub fn build_dataset(
         crate::util::output::mark_dir(&tmp, OUTPUT_KIND)?;
         let mut counts = BTreeMap::new();
         let mut passes_dropped = 0u64;
-        // A self-play game's identity: a hash of its moves (komi and rules are the folder's).
-        let mut hashes = vec![0u64; games.len()];
+        let hashes: Vec<u64> = games
+            .iter()
+            .map(|(d, row, _, _)| identity[&(*d, row.game)])
+            .collect();
         for split in Split::ALL {
             let mut w = SplitWriter::create_version(&tmp, split, VERSION_SEARCH)?;
             let mut n_games = 0;
@@ -356,12 +375,10 @@ pub fn build_dataset(
                     continue;
                 }
                 n_games += 1;
-                let mut moves = b"selfplay".to_vec();
                 for rec in bytes.chunks(SEARCH_RECORD_SIZE) {
                     let mut p = decode(rec).map_err(|e| {
                         anyhow::anyhow!("{}: game {}: {e}", dirs[*d].display(), row.game)
                     })?;
-                    moves.push(p.played);
                     if p.played as usize >= crate::rules::NN && !cfg.include_passes {
                         passes_dropped += 1;
                         continue;
@@ -369,7 +386,6 @@ pub fn build_dataset(
                     p.game = index as u32;
                     w.push(&p)?;
                 }
-                hashes[index] = game_hash(&moves);
             }
             let h = w.finish(n_games)?;
             counts.insert(
