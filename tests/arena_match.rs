@@ -331,8 +331,7 @@ fn a_sequential_test_stops_the_match_where_it_decides() {
     assert_eq!((again.played_now, again.rows.len()), (0, state.games));
     // The decision is in summary.json, and the intervals are said to follow a stop.
     let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
     assert_eq!(json["sprt"]["decision"], "H1", "{json}");
     assert_eq!(json["sprt"]["games"], state.games, "{json}");
     assert_eq!(json["sprt"]["intervals_after_sequential_stop"], true);
@@ -346,7 +345,9 @@ fn a_sequential_test_stops_the_match_where_it_decides() {
             .expect("refused");
         assert!(format!("{err:#}").contains("decided"), "{err:#}");
         assert_eq!(
-            arena::record::read_csv(&one.join("games.csv")).unwrap().len(),
+            arena::record::read_csv(&one.join("games.csv"))
+                .unwrap()
+                .len(),
             state.games
         );
     }
@@ -413,7 +414,9 @@ fn a_starved_loss_on_time_is_replayed_and_never_recorded() {
         time: Some(arena::runner::TimeSpec::per_move(0.1)),
         ..config(1, 3)
     };
-    let err = run_match(&c, &dir, false).err().expect("starved every time");
+    let err = run_match(&c, &dir, false)
+        .err()
+        .expect("starved every time");
     let msg = format!("{err:#}");
     assert!(
         msg.contains("the machine starved it")

@@ -589,7 +589,10 @@ mod tests {
             let csv = format!("{head}\n{}\n", lines.join("\n"));
             std::fs::write(dir.join("games.csv"), csv).unwrap();
             let e = format!("{:#}", rate(std::slice::from_ref(&dir)).unwrap_err());
-            assert!(e.contains(says) && e.contains("games.csv: row"), "{name}: {e}");
+            assert!(
+                e.contains(says) && e.contains("games.csv: row"),
+                "{name}: {e}"
+            );
             let e = format!("{:#}", super::super::runner::resummarize(&dir).unwrap_err());
             assert!(e.contains(says), "{name}: {e}");
         }

@@ -404,10 +404,9 @@ impl ResultsDir {
         let by_game: BTreeMap<u32, GameRecord> = rows.iter().map(|r| (r.game, r.clone())).collect();
         let sprt = header.config.sprt.zip(header.config.sprt_state(&by_game));
         let text = match sprt {
-            Some((test, state)) if state.decision != Decision::Undecided => format!(
-                "{text}\n{}\n\n{STOPPED_INTERVALS}\n",
-                test.describe(&state)
-            ),
+            Some((test, state)) if state.decision != Decision::Undecided => {
+                format!("{text}\n{}\n\n{STOPPED_INTERVALS}\n", test.describe(&state))
+            }
             Some((test, state)) => format!("{text}\n{}\n", test.describe(&state)),
             None => text,
         };
