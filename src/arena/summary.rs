@@ -43,14 +43,23 @@ impl fmt::Display for Rate {
         let (lo, hi) = self.interval();
         write!(
             f,
-            "{}/{} = {:.3} [{:.3}, {:.3}]",
+            "{}/{} = {} [{:.3}, {:.3}]",
             self.wins,
             self.games,
-            self.rate(),
+            share_text(self.wins, self.games),
             lo,
             hi
         )
     }
+}
+
+/// `wins / games` to three decimals, rounded half up from the exact fraction: 203/400 =
+/// 0.5075 prints as 0.508 (the nearest double, 0.50749999..., printed with `{:.3}`, reads
+/// 0.507).
+pub fn share_text(wins: u32, games: u32) -> String {
+    let (w, g) = (u64::from(wins), u64::from(games.max(1)));
+    let thousandths = (2000 * w + g) / (2 * g);
+    format!("{}.{:03}", thousandths / 1000, thousandths % 1000)
 }
 
 /// One match player's figures.
@@ -308,6 +317,23 @@ mod tests {
         }
     }
 
+    /// Exact halves of a thousandth round up, as the fraction says, not down as its
+    /// nearest double would print.
+    #[test]
+    fn shares_round_half_up_from_the_exact_fraction() {
+        assert_eq!(share_text(203, 400), "0.508");
+        assert_eq!(share_text(1, 8), "0.125");
+        assert_eq!(share_text(1, 3), "0.333");
+        assert_eq!(share_text(2, 3), "0.667");
+        assert_eq!(share_text(7, 7), "1.000");
+        assert_eq!(share_text(0, 16), "0.000");
+        let r = Rate {
+            wins: 203,
+            games: 400,
+        };
+        assert!(r.to_string().starts_with("203/400 = 0.508 ["), "{r}");
+    }
+
     #[test]
     fn counts_players_colours_and_errors() {
         // Game 1: A black wins. Game 2: B black, A (white) wins. Game 3: A black, white (B)
@@ -358,7 +384,10 @@ mod tests {
         assert!(starved.is_starved_forfeit());
         assert!(!beaten.is_starved_forfeit());
         assert!(!threads.is_starved_forfeit());
-        let s = summarize(&[starved, beaten, threads, row(4, "A", "B", "")], ["a", "b"]);
+        let s = summarize(
+            &[starved, beaten, threads, row(4, "A", "B", "")],
+            ["a", "b"],
+        );
         assert_eq!((s.time_losses, s.starved_forfeits), (3, 1));
         let (a, b) = (&s.players[0], &s.players[1]);
         // A (black in every game) won games 1, 3 and 4, lost game 2.
