@@ -40,6 +40,9 @@ pub struct Results {
     /// Games found again in another folder (a cluster run's shard folders beside the folder
     /// they were merged into) and counted once.
     pub repeats: usize,
+    /// Losses on time by a starved machine, left out of the fit: the machine's, not the
+    /// engines' ([`super::record::GameRecord::is_starved_forfeit`]).
+    pub forfeits: usize,
 }
 
 impl Results {
@@ -193,6 +196,10 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
             continue;
         }
         for r in &rows {
+            if r.is_starved_forfeit() {
+                results.forfeits += 1;
+                continue;
+            }
             if seen.insert((a, b, r.game, r.seed)) {
                 results.add(a, b, a_score(r));
             } else {
@@ -396,6 +403,16 @@ pub fn table(ratings: &[Rating], results: &Results) -> String {
         results.games,
         results.folders
     );
+    if results.forfeits > 0 {
+        out.insert_str(
+            out.find('\n').expect("a first line"),
+            &format!(
+                "; {} loss(es) on time by a starved machine (the loser's engine got under a \
+                 quarter of its thinking time as CPU) left out",
+                results.forfeits
+            ),
+        );
+    }
     if results.repeats > 0 {
         out.insert_str(
             out.find('\n').expect("a first line"),
@@ -487,6 +504,20 @@ mod tests {
             assert_eq!((once.folders, once.games), (1, rows.len()));
         }
         std::fs::remove_dir_all(&work).unwrap();
+    }
+
+    /// Losses on time by a starved machine are the machine's: the value loop's second gate
+    /// (37 of its 100 games lost that way) rates on the other 63 and says how many it left.
+    #[test]
+    fn losses_on_time_by_a_starved_machine_are_left_out_of_the_fit() {
+        let gate = std::path::PathBuf::from("report/loops/value/gen-002/gate");
+        let (results, ratings) = rate(std::slice::from_ref(&gate)).unwrap();
+        assert_eq!((results.games, results.forfeits), (63, 37));
+        let text = table(&ratings, &results);
+        assert!(
+            text.contains("37 loss(es) on time by a starved machine"),
+            "{text}"
+        );
     }
 
     /// Two networks of one size differ only in their hash: the same spec over either is two
