@@ -238,8 +238,7 @@ mod tests {
             let trials = 4000;
             let covered = (0..trials)
                 .filter(|_| {
-                    let results =
-                        std::iter::from_fn(|| Some(f64::from(u8::from(rng.unit() < p))));
+                    let results = std::iter::from_fn(|| Some(f64::from(u8::from(rng.unit() < p))));
                     let state = s.run(results.take(100_000));
                     assert_ne!(state.decision, Decision::Undecided);
                     let (lo, hi) = wilson(state.score, state.games as f64, Z95);
