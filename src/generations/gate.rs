@@ -15,10 +15,11 @@
 //!   critical value, H1 only, promotes a candidate 35 Elo stronger 1% of the time; falling
 //!   back to a 55% share instead promotes an equal one 18% of the time.)
 //!
-//! The figures are exact for decisive games (9x9 with a half-point komi has a draw only in a
-//! game stopped at the move cap that ends level; a draw counts as half a win and half a loss,
-//! as in the match's own test): the fixed rule's from the binomial tail, the sequential
-//! rule's from a walk over (games, wins) that applies the test's own bounds at every step.
+//! The figures are exact for decisive games (under a half-point komi no game is drawn; under
+//! a whole-point komi a draw counts as half a win and half a loss, as in the match's own
+//! test, and the figures are then approximate): the fixed rule's from the binomial tail, the
+//! sequential rule's from a walk over (games, wins) that applies the test's own bounds at
+//! every step.
 
 use anyhow::bail;
 
