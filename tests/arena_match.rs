@@ -329,6 +329,30 @@ fn a_sequential_test_stops_the_match_where_it_decides() {
     );
     let again = run_match(&c(100, 1), &one, false).unwrap();
     assert_eq!((again.played_now, again.rows.len()), (0, state.games));
+    // The decision is in summary.json, and the intervals are said to follow a stop.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["sprt"]["decision"], "H1", "{json}");
+    assert_eq!(json["sprt"]["games"], state.games, "{json}");
+    assert_eq!(json["sprt"]["intervals_after_sequential_stop"], true);
+    assert!(summary.contains("cover less than 95%"), "{summary}");
+    // A decided folder stays decided: resumed under another test, or none, it plays no
+    // game and keeps its own test.
+    let other = akushu::arena::sprt::Sprt::parse("elo0=0,elo1=35").unwrap();
+    for sprt in [Some(other), None] {
+        let err = run_match(&MatchConfig { sprt, ..c(200, 1) }, &one, false)
+            .err()
+            .expect("refused");
+        assert!(format!("{err:#}").contains("decided"), "{err:#}");
+        assert_eq!(
+            arena::record::read_csv(&one.join("games.csv"))
+                .unwrap()
+                .len(),
+            state.games
+        );
+    }
+    let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
+    assert!(summary.contains("**H1 accepted**"), "{summary}");
     // Two at a time: the same deciding game, and at most the one game started beside it.
     let two = temp_dir("sprt-two");
     let out = run_match(&c(60, 2), &two, false).unwrap();
@@ -375,6 +399,37 @@ fn against_fake(mode: &str) -> Vec<GameRecord> {
     assert!(summary.contains("errors:"), "{summary}");
     std::fs::remove_dir_all(dir).unwrap();
     outcome.rows
+}
+
+/// A loss on time by an engine that got no CPU (it slept through its move) is the
+/// machine's, not the engine's: the match plays the game again, says so, and after
+/// `STARVED_REPLAYS` more starved tries stops with nothing recorded, so no forfeit ever
+/// counts as a result.
+#[test]
+fn a_starved_loss_on_time_is_replayed_and_never_recorded() {
+    let dir = temp_dir("starved");
+    let c = MatchConfig {
+        white: fake_gtp("asleep"),
+        games: 1,
+        time: Some(arena::runner::TimeSpec::per_move(0.1)),
+        ..config(1, 3)
+    };
+    let err = run_match(&c, &dir, false)
+        .err()
+        .expect("starved every time");
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("the machine starved it")
+            && msg.contains(&format!(
+                "{} times in a row",
+                arena::runner::STARVED_REPLAYS + 1
+            ))
+            && msg.contains("nothing was recorded"),
+        "{msg}"
+    );
+    let rows = arena::record::read_csv(&dir.join("games.csv")).unwrap_or_default();
+    assert!(rows.is_empty(), "{rows:?}");
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -304,6 +304,39 @@ fn same_seed_same_bytes_whatever_the_threads() {
     fs::remove_dir_all(work).unwrap();
 }
 
+/// A split file copied in from another build (another seed: other games in the split) is
+/// refused by every reader, naming the manifest, rather than read under this dataset's
+/// fingerprint; the folder's own files still read.
+#[test]
+fn a_split_file_from_another_build_is_refused() {
+    let work = temp("foreign-split");
+    let (a, c) = (work.join("a"), work.join("c"));
+    build(&config(vec![fixtures()]), &a, false).unwrap();
+    build(
+        &BuildConfig {
+            seed: 99,
+            ..config(vec![fixtures()])
+        },
+        &c,
+        false,
+    )
+    .unwrap();
+    assert!(read_split(&a, Split::Test).is_ok());
+    fs::copy(
+        format::split_path(&c, Split::Test),
+        format::split_path(&a, Split::Test),
+    )
+    .unwrap();
+    let e = read_split(&a, Split::Test).unwrap_err().to_string();
+    assert!(
+        e.contains("manifest.json") && e.contains("not this build's file"),
+        "{e}"
+    );
+    assert!(MappedSplit::open(&a, Split::Test).is_err());
+    assert!(read_split(&a, Split::Train).is_ok());
+    fs::remove_dir_all(work).unwrap();
+}
+
 #[test]
 fn filters_apply_and_passes_are_optional() {
     let work = temp("filt");

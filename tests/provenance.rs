@@ -224,6 +224,38 @@ fn models_record_their_data_and_eval_refuses_their_training_games() {
     std::fs::write(bare.join("config.json"), config.to_string()).unwrap();
     let (ok, text) = akushu(&["eval", "--data", &a, "--model", bare.to_str().unwrap()]);
     assert!(ok && text.contains("training games unknown"), "{text}");
+
+    // A model that could list only part of its training data (one dataset without game
+    // hashes) is still checked on the games it did list: its training games are refused.
+    let partial = dir.join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    for f in [
+        "config.json",
+        "model.bpk",
+        "model.bpk.checksum",
+        "training_games.hashes",
+    ] {
+        std::fs::copy(dir.join("m1").join(f), partial.join(f)).unwrap();
+    }
+    let config = std::fs::read_to_string(partial.join("config.json")).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&config).unwrap();
+    config["provenance"]["unknown"] =
+        serde_json::json!(["data/old lists no game hashes (built by an older akushu)"]);
+    std::fs::write(partial.join("config.json"), config.to_string()).unwrap();
+    let partial = partial.to_str().unwrap();
+    let (ok, text) = akushu(&["eval", "--data", &a, "--split", "train", "--model", partial]);
+    assert!(!ok && text.contains("was trained on"), "{text}");
+    let (ok, text) = akushu(&["eval", "--data", &a, "--model", partial]);
+    assert!(
+        ok && text.contains("other training data unknown") && text.contains("data/old"),
+        "{text}"
+    );
+
+    // `eval --sgf` knows the games by their content, as the dataset did: the SGF files m1's
+    // dataset was built from hold its training games, and are refused.
+    let sgf = games.to_str().unwrap();
+    let (ok, text) = akushu(&["eval", "--sgf", sgf, "--model", &m1]);
+    assert!(!ok && text.contains("was trained on"), "{text}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -68,7 +68,6 @@ fn comparable(state: &LoopState, out: &Path) -> String {
     let mut s = state.clone();
     for g in &mut s.generations {
         g.selfplay_cpu_seconds = 0.0;
-        g.elo = round(g.elo);
         g.gate_points = round(g.gate_points);
         for c in g.curve_selfplay.iter_mut().chain(g.curve_human.iter_mut()) {
             *c = round(*c);
@@ -252,6 +251,73 @@ fn selfplay_killed_mid_run_resumes_with_no_game_lost_or_counted_twice() {
     .unwrap_err();
     assert!(format!("{err:#}").contains("game-00002.akr"), "{err:#}");
     assert!(!tmp.path().join("ds").exists(), "nothing written");
+}
+
+/// Two runs that share their seeds (each run's seeds follow from `--seed`, 1 by default, and
+/// the game's number) but not their engines are different games: a dataset of both keeps
+/// every game of each. A folder listed beside a copy of itself is the same games, taken once.
+#[test]
+fn two_selfplay_runs_with_one_seed_keep_both() {
+    let tmp = Scratch::new("sp-two-runs");
+    let a = tmp.path().join("a");
+    let b = tmp.path().join("b");
+    run_selfplay(&selfplay_config(4, None), &a, false).unwrap();
+    let mut other = selfplay_config(4, None);
+    other.engines = vec!["uct:sims=31".into()];
+    run_selfplay(&other, &b, false).unwrap();
+    let cfg = SelfplayDatasetConfig {
+        seed: 3,
+        validation_fraction: 0.3,
+        test_fraction: 0.3,
+        include_passes: true,
+    };
+    let both = build_dataset(&[a.clone(), b], &cfg, &tmp.path().join("ab"), false).unwrap();
+    assert_eq!((both.games, both.duplicates), (8, 0));
+    let copy = tmp.path().join("a-copy");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&a)
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(cp.success());
+    let twice = build_dataset(&[a, copy], &cfg, &tmp.path().join("aa"), false).unwrap();
+    assert_eq!((twice.games, twice.duplicates), (4, 4));
+}
+
+/// A self-play game has one identity whichever way it reaches a dataset: the hashes a
+/// self-play dataset lists are those `dataset build --sgf` gives the same games' SGF files,
+/// so a candidate evaluated on its own self-play games built from their SGFs is caught.
+#[test]
+fn a_selfplay_game_is_one_game_in_selfplay_and_sgf_datasets() {
+    let tmp = Scratch::new("sp-identity");
+    let run = tmp.path().join("run");
+    run_selfplay(&selfplay_config(4, None), &run, false).unwrap();
+    let cfg = SelfplayDatasetConfig {
+        seed: 3,
+        validation_fraction: 0.3,
+        test_fraction: 0.3,
+        include_passes: true,
+    };
+    let (sp, sgf) = (tmp.path().join("sp"), tmp.path().join("sgf"));
+    build_dataset(std::slice::from_ref(&run), &cfg, &sp, false).unwrap();
+    let config = akushu::dataset::build::BuildConfig {
+        inputs: vec![run.join("sgf")],
+        threads: 1,
+        ..Default::default()
+    };
+    akushu::dataset::build::build(&config, &sgf, false).unwrap();
+    let hashes = |d: &Path| {
+        let mut h = akushu::dataset::gameset::DatasetGames::read(d)
+            .unwrap()
+            .expect("the dataset lists its games' hashes")
+            .by_game;
+        h.sort_unstable();
+        h
+    };
+    let listed = hashes(&sp);
+    assert_eq!(listed.len(), 4);
+    assert_eq!(listed, hashes(&sgf));
 }
 
 #[test]

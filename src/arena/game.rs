@@ -22,7 +22,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::player::{Player, PlayerError};
-use super::record::EndReason;
+use super::record::{EndReason, cpu_covers_search, starved};
 use crate::dataset::record::VISIT_SLOTS;
 use crate::rules::{BOARD, Color, Game, Move, Point, Scoring};
 use crate::search::{Clock, EngineMove, MoveStats, TimeControl};
@@ -271,6 +271,10 @@ pub struct PlayedGame {
     /// Set when the machine could not run the game (no descriptors, processes or memory
     /// left): the game is nobody's loss and must not be recorded.
     pub referee_fault: Option<String>,
+    /// Set when a side lost on time on a move during which its engine got almost no CPU
+    /// ([`super::record::starved`]): the machine's fault, not the engine's; the match
+    /// replays the game rather than record the loss.
+    pub starved: Option<String>,
 }
 
 /// Per-side tallies while a game runs.
@@ -302,6 +306,7 @@ pub fn play_game(
     let black = build(&setup.black, player_seed(setup.seed, Color::Black));
     let white = build(&setup.white, player_seed(setup.seed, Color::White));
     let mut cpu = [None, None];
+    let mut starved_by = None;
     let referee_fault = [&black, &white].iter().find_map(|p| match p {
         Err(e) if e.is_referee_fault() => Some(e.to_string()),
         _ => None,
@@ -320,8 +325,10 @@ pub fn play_game(
                 tally: &mut tally,
                 rng: &mut rng,
                 observer,
+                starved: None,
             };
             let stop = moves.run();
+            starved_by = moves.starved.take();
             let score = match stop {
                 Stop::Counted(_) => ask_final_scores(&mut players),
                 _ => String::new(),
@@ -343,6 +350,7 @@ pub fn play_game(
         cpu,
         gtp_score,
         referee_fault,
+        starved: starved_by,
     }
 }
 
@@ -383,6 +391,8 @@ struct MoveLoop<'a> {
     tally: &'a mut Tally,
     rng: &'a mut FastRng,
     observer: &'a mut dyn GameObserver,
+    /// What starved the side whose flag fell, when its engine got almost no CPU.
+    starved: Option<String>,
 }
 
 impl MoveLoop<'_> {
@@ -449,6 +459,7 @@ impl MoveLoop<'_> {
                 .map_err(|e| Stop::Failed(c, e.to_string()))?;
         }
         let temperature = self.rules.draws_with_temperature(number);
+        let cpu_before = self.players[me].cpu_seconds();
         let answer = if temperature || self.observer.wants_visits() {
             self.players[me].genmove_with_visits(c)
         } else {
@@ -459,6 +470,20 @@ impl MoveLoop<'_> {
             && clocks[me].spend((stats.seconds - mc.grace).max(0.0))
         {
             self.tally.seconds[me] += stats.seconds;
+            let p = &self.players[me];
+            if let (Some(a), Some(b)) = (cpu_before, p.cpu_seconds())
+                && starved(b - a, stats.seconds)
+                && cpu_covers_search(p.spec())
+            {
+                self.starved = Some(format!(
+                    "{}'s flag fell at move {} after {:.3} s with {:.3} CPU s: the machine \
+                     starved it",
+                    c.letter(),
+                    number + 1,
+                    stats.seconds,
+                    (b - a).max(0.0)
+                ));
+            }
             return Err(Stop::Flag(c));
         }
         self.tally.seconds[me] += stats.seconds;
@@ -469,7 +494,7 @@ impl MoveLoop<'_> {
         };
         let mv = match visits.as_deref() {
             Some(v) if temperature => {
-                draw_by_visits(v, self.rules.temperature, self.rng).unwrap_or(own)
+                draw_opening_move(v, self.rules.temperature, self.rng).unwrap_or(own)
             }
             _ => own,
         };
@@ -537,6 +562,28 @@ fn random_candidate(game: &Game, color: Color, rng: &mut FastRng) -> Move {
         Move::Pass
     } else {
         moves[rng.below(moves.len() as u32) as usize]
+    }
+}
+
+/// The temperature draw of an opening move: a point by its visits, never the pass. Passing
+/// is not an opening move: a drawn pass let the other side pass after it and end the game
+/// within a few moves (`B[ee] W[pass] B[pass]`), about 2% of the self-play games. The draw
+/// over every slot is made first and kept when it is a point, and a drawn pass is replaced
+/// by a second draw over the points alone: each point comes out with its share of the
+/// points' weight, and the games that never drew a pass replay as they did. `None` when no
+/// point has a visit (the player's own choice stands).
+pub fn draw_opening_move(
+    counts: &[u32; VISIT_SLOTS],
+    temperature: f64,
+    rng: &mut FastRng,
+) -> Option<Move> {
+    match draw_by_visits(counts, temperature, rng)? {
+        Move::Pass => {
+            let mut points = *counts;
+            points[VISIT_SLOTS - 1] = 0;
+            draw_by_visits(&points, temperature, rng)
+        }
+        point => Some(point),
     }
 }
 
@@ -608,6 +655,178 @@ mod tests {
         assert_eq!(Winner::from_gtp_score("0"), Some(Winner::Draw));
         assert_eq!(Winner::from_gtp_score("?"), None);
         assert!("b".parse::<Winner>().is_err());
+    }
+
+    /// A fake player whose every move takes `seconds` of wall time, spent sleeping (the
+    /// machine gave it no CPU) or computing (it had the CPU and overran anyway); its CPU
+    /// reading is its thread's, like a one-thread in-process engine's.
+    struct Slow {
+        spec: String,
+        seconds: f64,
+        busy: bool,
+    }
+
+    impl Player for Slow {
+        fn spec(&self) -> &str {
+            &self.spec
+        }
+        fn new_game(&mut self, _: f32) -> Result<(), PlayerError> {
+            Ok(())
+        }
+        fn play(&mut self, _: Color, _: Move) -> Result<(), PlayerError> {
+            Ok(())
+        }
+        fn genmove(&mut self, _: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
+            let start = std::time::Instant::now();
+            if self.busy {
+                // Spin until this thread has had the CPU for the whole time.
+                let cpu0 = crate::util::thread_cpu_seconds().unwrap();
+                while crate::util::thread_cpu_seconds().unwrap() - cpu0 < self.seconds {
+                    std::hint::black_box(0u64);
+                }
+            } else {
+                std::thread::sleep(std::time::Duration::from_secs_f64(self.seconds));
+            }
+            let stats = MoveStats {
+                simulations: 0,
+                seconds: start.elapsed().as_secs_f64(),
+                winrate: None,
+            };
+            Ok((EngineMove::Play(Move::Pass), stats))
+        }
+        fn cpu_seconds(&self) -> Option<f64> {
+            crate::util::thread_cpu_seconds()
+        }
+    }
+
+    /// A flag that falls on a move the engine got almost no CPU for is marked starved (the
+    /// match then replays the game); one that falls while the engine had the CPU is an
+    /// honest loss on time; and a many-thread engine's reading, which covers only the game's
+    /// thread, marks nothing.
+    #[test]
+    fn a_flag_fallen_without_cpu_is_the_machines_not_the_engines() {
+        let control = TimeControl::Canadian {
+            main: 0.0,
+            period: 0.05,
+            stones: 1,
+        };
+        let rules = GameRules::plain(
+            6.5,
+            10,
+            Some(MatchClock {
+                control,
+                grace: 0.02,
+            }),
+        );
+        let setup = GameSetup {
+            game: 1,
+            seed: 1,
+            black: "uct".into(),
+            white: "uct".into(),
+            black_player: "A".into(),
+        };
+        let play = |spec: &str, busy: bool| {
+            let spec = spec.to_string();
+            let build = move |_: &str, _: u64| -> Result<Box<dyn Player>, PlayerError> {
+                Ok(Box::new(Slow {
+                    spec: spec.clone(),
+                    seconds: 0.3,
+                    busy,
+                }))
+            };
+            play_game(&setup, &rules, &build, &mut NoObserver)
+        };
+        let asleep = play("uct", false);
+        assert_eq!(asleep.end.reason, EndReason::Time);
+        let why = asleep.starved.expect("a sleeping engine is starved");
+        assert!(why.contains("B's flag fell at move 1"), "{why}");
+        let busy = play("uct", true);
+        assert_eq!(busy.end.reason, EndReason::Time);
+        assert_eq!(busy.starved, None);
+        let threads = play("uct:threads=4", false);
+        assert_eq!(threads.end.reason, EndReason::Time);
+        assert_eq!(threads.starved, None);
+    }
+
+    /// A player that would rather pass: its search puts 1000 visits on the pass and one on
+    /// each legal point, and its own choice is the pass.
+    struct Passer {
+        game: Game,
+    }
+
+    use super::super::player::Searched;
+
+    impl Player for Passer {
+        fn spec(&self) -> &str {
+            "passer"
+        }
+        fn new_game(&mut self, komi: f32) -> Result<(), PlayerError> {
+            self.game = Game::new(komi);
+            Ok(())
+        }
+        fn play(&mut self, c: Color, mv: Move) -> Result<(), PlayerError> {
+            self.game
+                .play_as(c, mv)
+                .map_err(|e| PlayerError::Rejected(e.to_string()))
+        }
+        fn genmove(&mut self, c: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
+            self.play(c, Move::Pass)?;
+            Ok((EngineMove::Play(Move::Pass), MoveStats::default()))
+        }
+        fn genmove_with_visits(&mut self, c: Color) -> Result<Searched, PlayerError> {
+            let mut visits = Box::new([0u32; VISIT_SLOTS]);
+            for (i, v) in visits.iter_mut().enumerate().take(crate::rules::NN) {
+                *v = u32::from(self.game.check(c, Move::Play(Point::new(i))).is_ok());
+            }
+            visits[VISIT_SLOTS - 1] = 1000;
+            let (mv, stats) = self.genmove(c)?;
+            Ok((mv, stats, Some(visits)))
+        }
+        fn undo(&mut self) -> Result<(), PlayerError> {
+            if self.game.undo() {
+                Ok(())
+            } else {
+                Err(PlayerError::Rejected("nothing to undo".into()))
+            }
+        }
+    }
+
+    /// The temperature draw of the opening never passes, however many visits the pass has:
+    /// seeded games of a player that would pass at once play every opening move on the
+    /// board (before, the draw took the pass over 90% of the time and the game ended at once).
+    #[test]
+    fn opening_draws_never_pass() {
+        let rules = GameRules {
+            max_moves: 8,
+            random_moves: 0,
+            temperature: 1.0,
+            temperature_moves: 8,
+            ..GameRules::default()
+        };
+        let build = |_: &str, _: u64| -> Result<Box<dyn Player>, PlayerError> {
+            Ok(Box::new(Passer {
+                game: Game::new(6.5),
+            }))
+        };
+        for seed in 1..=20 {
+            let setup = GameSetup {
+                game: 1,
+                seed,
+                black: "passer".into(),
+                white: "passer".into(),
+                black_player: String::new(),
+            };
+            let g = play_game(&setup, &rules, &build, &mut NoObserver);
+            assert_eq!(g.end.reason, EndReason::MoveCap, "seed {seed}");
+            assert!(
+                g.game.moves().iter().all(|(_, m)| *m != Move::Pass),
+                "seed {seed}: {:?}",
+                g.game.moves()
+            );
+        }
+        let mut counts = [0u32; VISIT_SLOTS];
+        counts[VISIT_SLOTS - 1] = 5;
+        assert_eq!(draw_opening_move(&counts, 1.0, &mut FastRng::new(1)), None);
     }
 
     /// An observer sees every searched move once, in the position before it, and random

@@ -29,6 +29,8 @@ use crate::util::elo::ELO_PER_NAT;
 pub struct Results {
     /// Player names, in first-seen order.
     pub players: Vec<String>,
+    /// What identifies each player ([`player_key`]), in the same order.
+    pub keys: Vec<String>,
     /// For each ordered pair (i < j): games and i's score against j.
     pub pairs: BTreeMap<(usize, usize), (f64, f64)>,
     /// Match folders read.
@@ -38,13 +40,24 @@ pub struct Results {
     /// Games found again in another folder (a cluster run's shard folders beside the folder
     /// they were merged into) and counted once.
     pub repeats: usize,
+    /// Losses on time by a starved machine, left out of the fit: the machine's, not the
+    /// engines' ([`super::record::GameRecord::is_starved_forfeit`]).
+    pub forfeits: usize,
 }
 
 impl Results {
+    #[cfg(test)]
     fn player(&mut self, name: String) -> usize {
-        match self.players.iter().position(|p| *p == name) {
+        self.player_as(name.clone(), name)
+    }
+
+    /// The player known by `key`, added under the printed `name` when new (the first
+    /// spelling seen names it).
+    fn player_as(&mut self, key: String, name: String) -> usize {
+        match self.keys.iter().position(|k| *k == key) {
             Some(i) => i,
             None => {
+                self.keys.push(key);
                 self.players.push(name);
                 self.players.len() - 1
             }
@@ -110,10 +123,30 @@ pub fn match_folders(roots: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out.into_iter().collect())
 }
 
-/// The identity of the player with `spec` in the match recorded by `header`.
+/// The name of the player with `spec` in the match recorded by `header`, as the table
+/// prints it: the spec's canonical text (a preset by its name) and what else tells players
+/// apart (see [`player_key`]).
 pub fn player_id(spec: &str, header: &Header) -> String {
     let canonical = crate::search::spec::canonical_spec(spec).unwrap_or_else(|_| spec.to_string());
-    let mut id = canonical;
+    format!("{canonical}{}", identity_suffix(spec, header))
+}
+
+/// What makes two players one in the fit: the engine's whole config spelled out (so a preset
+/// and the `uct` spec it stands for are one player: `strong4` and its keys written out), its
+/// networks' checksums, its history and its clock.
+pub fn player_key(spec: &str, header: &Header) -> String {
+    let spelled = match crate::search::spec::parse_uct_kind(spec) {
+        Ok(config) => config.to_string(),
+        Err(_) => crate::search::spec::canonical_spec(spec).unwrap_or_else(|_| spec.to_string()),
+    };
+    format!("{spelled}{}", identity_suffix(spec, header))
+}
+
+/// The part of a player's identity besides its spec: ` [history=false]` for games recorded
+/// before the search gave networks the last moves, each network's directory and whole
+/// checksum, and the clock.
+fn identity_suffix(spec: &str, header: &Header) -> String {
+    let mut id = String::new();
     let uct = crate::search::spec::parse_uct_kind(spec).ok();
     let recorded = header.engines.get(spec);
     let dirs = crate::search::spec::model_dirs(spec);
@@ -126,13 +159,13 @@ pub fn player_id(spec: &str, header: &Header) -> String {
     }
     for dir in dirs {
         if let Some(sum) = header.models.get(&dir.display().to_string()) {
-            // `fnv1a64:0123...`: the digits after the algorithm's name tell weights apart.
-            let digits = sum.rsplit(':').next().unwrap_or(sum);
-            id.push_str(&format!(
-                " [{} {}]",
-                dir.display(),
-                &digits[..digits.len().min(8)]
-            ));
+            // `fnv1a64:HEX bytes:N`: the whole hash tells weights apart (two networks of
+            // one size differ only there).
+            let hash = sum
+                .split_whitespace()
+                .find_map(|t| t.strip_prefix("fnv1a64:"))
+                .unwrap_or(sum);
+            id.push_str(&format!(" [{} {hash}]", dir.display()));
         }
     }
     let clock = match &header.config.time {
@@ -153,13 +186,20 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
         let Some(header) = rd.read_header()? else {
             continue;
         };
-        let a = results.player(player_id(&header.config.black, &header));
-        let b = results.player(player_id(&header.config.white, &header));
+        let rows = rd.read_rows()?;
+        super::runner::check_rows(&header, &rows, &rd.csv())?;
+        let (black, white) = (&header.config.black, &header.config.white);
+        let a = results.player_as(player_key(black, &header), player_id(black, &header));
+        let b = results.player_as(player_key(white, &header), player_id(white, &header));
         if a == b {
             // A player against itself says nothing about its rating.
             continue;
         }
-        for r in &rd.read_rows()? {
+        for r in &rows {
+            if r.is_starved_forfeit() {
+                results.forfeits += 1;
+                continue;
+            }
             if seen.insert((a, b, r.game, r.seed)) {
                 results.add(a, b, a_score(r));
             } else {
@@ -363,6 +403,16 @@ pub fn table(ratings: &[Rating], results: &Results) -> String {
         results.games,
         results.folders
     );
+    if results.forfeits > 0 {
+        out.insert_str(
+            out.find('\n').expect("a first line"),
+            &format!(
+                "; {} loss(es) on time by a starved machine (the loser's engine got under a \
+                 quarter of its thinking time as CPU) left out",
+                results.forfeits
+            ),
+        );
+    }
     if results.repeats > 0 {
         out.insert_str(
             out.find('\n').expect("a first line"),
@@ -452,6 +502,130 @@ mod tests {
             let twice = [work.join("merged"), work.join("link"), work.join("merged")];
             let (once, _) = rate(&twice).unwrap();
             assert_eq!((once.folders, once.games), (1, rows.len()));
+        }
+        std::fs::remove_dir_all(&work).unwrap();
+    }
+
+    /// Losses on time by a starved machine are the machine's: the value loop's second gate
+    /// (37 of its 100 games lost that way) rates on the other 63 and says how many it left.
+    #[test]
+    fn losses_on_time_by_a_starved_machine_are_left_out_of_the_fit() {
+        let gate = std::path::PathBuf::from("report/loops/value/gen-002/gate");
+        let (results, ratings) = rate(std::slice::from_ref(&gate)).unwrap();
+        assert_eq!((results.games, results.forfeits), (63, 37));
+        let text = table(&ratings, &results);
+        assert!(
+            text.contains("37 loss(es) on time by a starved machine"),
+            "{text}"
+        );
+    }
+
+    /// Two networks of one size differ only in their hash: the same spec over either is two
+    /// players (the size alone once made them one).
+    #[test]
+    fn networks_are_told_apart_by_their_whole_checksum() {
+        let spec = "uct:sims=10,prune=nn:models/x:65@1";
+        let mut header = Header {
+            program: super::super::folder::ProgramInfo::current(),
+            config: super::super::runner::MatchConfig {
+                black: spec.into(),
+                ..Default::default()
+            },
+            engines: BTreeMap::new(),
+            models: BTreeMap::from([(
+                "models/x".to_string(),
+                "fnv1a64:0123456789abcdef bytes:4096".to_string(),
+            )]),
+        };
+        let one = player_id(spec, &header);
+        assert!(one.contains("0123456789abcdef"), "{one}");
+        header.models.insert(
+            "models/x".to_string(),
+            "fnv1a64:0123456789abcd00 bytes:4096".to_string(),
+        );
+        assert_ne!(one, player_id(spec, &header));
+        assert_ne!(player_key(spec, &header), {
+            let mut h = header.clone();
+            h.models.insert(
+                "models/x".to_string(),
+                "fnv1a64:0123456789abcdef bytes:4096".to_string(),
+            );
+            player_key(spec, &h)
+        });
+        // A preset and its keys spelled out are one player, printed as first seen.
+        let preset = Header {
+            config: super::super::runner::MatchConfig {
+                black: "strong4".into(),
+                ..Default::default()
+            },
+            models: BTreeMap::new(),
+            ..header.clone()
+        };
+        let spelled = crate::search::spec::parse_uct_kind("strong4")
+            .unwrap()
+            .to_string();
+        assert!(spelled.starts_with("uct:"), "{spelled}");
+        assert_eq!(
+            player_key("strong4", &preset),
+            player_key(&spelled, &preset)
+        );
+        let mut r = Results::default();
+        let a = r.player_as(player_key("strong4", &preset), "strong4".into());
+        let b = r.player_as(player_key(&spelled, &preset), spelled.clone());
+        assert_eq!((a, b, r.players.len()), (0, 0, 1));
+    }
+
+    /// Rows the runner never writes are refused by `rate` and `match summarize` alike, each
+    /// named by its file and line: a winner that is not B, W or draw; a black_player that is
+    /// neither A nor B (or not the one the plan gives); a game twice; a game beyond the
+    /// match's count.
+    #[test]
+    fn forged_or_repeated_rows_are_refused() {
+        let work = std::env::temp_dir().join(format!("akushu-rate-forged-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        let source = std::path::Path::new("report/runs/random_pruning/x=41");
+        let text = std::fs::read_to_string(source.join("games.csv")).unwrap();
+        let (head, rows) = text.split_once('\n').unwrap();
+        let rows: Vec<&str> = rows.lines().take(8).collect();
+        // Row 2 (game 2) forged one field at a time; fields: game,black,white,black_player,
+        // winner,... (the specs are quoted and hold commas, so edit after them).
+        let edit = |field: usize, value: &str| -> String {
+            let row = rows[1];
+            let end_of_specs = row.rfind("\",").unwrap() + 2;
+            let (specs, rest) = row.split_at(end_of_specs);
+            let mut cells: Vec<&str> = rest.split(',').collect();
+            cells[field] = value;
+            format!("{specs}{}", cells.join(","))
+        };
+        let cases = [
+            ("winner", edit(1, "X"), "winner \"X\""),
+            ("black-player", edit(0, "C"), "black_player \"C\""),
+            ("repeated", rows[1].to_string(), "there twice"),
+            (
+                "game-999",
+                rows[1].replacen("2,", "999,", 1),
+                "not one of the match's games",
+            ),
+        ];
+        for (name, forged, says) in cases {
+            let dir = work.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::copy(source.join("match.toml"), dir.join("match.toml")).unwrap();
+            let mut lines = rows.clone();
+            if name == "repeated" {
+                lines.push(&forged);
+            } else {
+                lines[1] = &forged;
+            }
+            let csv = format!("{head}\n{}\n", lines.join("\n"));
+            std::fs::write(dir.join("games.csv"), csv).unwrap();
+            let e = format!("{:#}", rate(std::slice::from_ref(&dir)).unwrap_err());
+            assert!(
+                e.contains(says) && e.contains("games.csv: row"),
+                "{name}: {e}"
+            );
+            let e = format!("{:#}", super::super::runner::resummarize(&dir).unwrap_err());
+            assert!(e.contains(says), "{name}: {e}");
         }
         std::fs::remove_dir_all(&work).unwrap();
     }

@@ -88,7 +88,47 @@ pub struct GameRecord {
     pub white_cpu_seconds: Option<f64>,
 }
 
+/// A side that lost on time while its engine got less CPU than this share of the seconds it
+/// was thinking was starved by the machine (other games, other programs), not beaten by the
+/// clock. Unloaded, a one-thread engine gets its whole thinking time as CPU (the committed
+/// gates' clean games: 0.46 to 1.0 over a game); the starved losses of the loop gates got
+/// 0.011 to 0.19, many at move 0 or 1.
+pub const STARVED_CPU_SHARE: f64 = 0.25;
+
+/// Whether `cpu` CPU seconds over `seconds` of thinking is a starved engine.
+pub fn starved(cpu: f64, seconds: f64) -> bool {
+    seconds > 0.0 && cpu < STARVED_CPU_SHARE * seconds
+}
+
+/// Whether a player's CPU reading covers its whole search, so that a low reading means it
+/// did not get the CPU: a GTP engine's process (every thread), an in-process engine that
+/// searches on the game's thread alone. A many-thread in-process engine's reading is only
+/// the game's thread, which waits for the workers: it says nothing.
+pub fn cpu_covers_search(spec: &str) -> bool {
+    if spec.trim().starts_with("gtp:") {
+        return true;
+    }
+    crate::search::spec::parse_uct_kind(spec).map_or(true, |c| c.threads <= 1)
+}
+
 impl GameRecord {
+    /// A loss on time by a starved machine: the loser's engine, whose CPU reading covers
+    /// its search, got less than [`STARVED_CPU_SHARE`] of its thinking seconds as CPU over
+    /// the game (the rows keep game totals, not the move that overran). Such a game is the
+    /// machine's fault, not the engine's: summaries count it apart, and the loop's gate
+    /// leaves it out.
+    pub fn is_starved_forfeit(&self) -> bool {
+        if self.reason != EndReason::Time {
+            return false;
+        }
+        let (spec, cpu, seconds) = match self.winner_color() {
+            Some(Color::Black) => (&self.white, self.white_cpu_seconds, self.white_seconds),
+            Some(Color::White) => (&self.black, self.black_cpu_seconds, self.black_seconds),
+            None => return false,
+        };
+        cpu.is_some_and(|c| starved(c, seconds)) && cpu_covers_search(spec)
+    }
+
     /// Moves made by `color` (black moves first).
     pub fn moves_by(&self, color: Color) -> u32 {
         match color {

@@ -20,6 +20,9 @@ pub struct RefereedGame {
     /// Set when the referee's machine could not run the game (no descriptors, processes
     /// or memory left): the game is nobody's loss and must not be recorded.
     pub referee_fault: Option<String>,
+    /// Set when a side lost on time on a move its engine got almost no CPU for: the
+    /// machine's loss, not the engine's; the match replays the game.
+    pub starved: Option<String>,
 }
 
 /// Builds both players and plays the game of a match.
@@ -67,6 +70,7 @@ pub fn referee_game(setup: &GameSetup, rules: &GameRules, timeouts: GtpTimeouts)
         record,
         sgf,
         referee_fault: played.referee_fault,
+        starved: played.starved,
     }
 }
 

@@ -407,16 +407,52 @@ impl ResultsDir {
             summary
         );
         let by_game: BTreeMap<u32, GameRecord> = rows.iter().map(|r| (r.game, r.clone())).collect();
-        let text = match (header.config.sprt, header.config.sprt_state(&by_game)) {
-            (Some(sprt), Some(state)) => format!("{text}\n{}\n", sprt.describe(&state)),
-            _ => text,
+        let sprt = header.config.sprt.zip(header.config.sprt_state(&by_game));
+        let text = match sprt {
+            Some((test, state)) if state.decision != Decision::Undecided => {
+                format!("{text}\n{}\n\n{STOPPED_INTERVALS}\n", test.describe(&state))
+            }
+            Some((test, state)) => format!("{text}\n{}\n", test.describe(&state)),
+            None => text,
         };
         write_atomic(&self.summary(), text.as_bytes())?;
-        let json = summary_json(header, rows.len(), planned, &summary);
+        let mut json = summary_json(header, rows.len(), planned, &summary);
+        if let Some((test, state)) = sprt {
+            json["sprt"] = sprt_json(&test, &state);
+        }
         let path = self.root.join("summary.json");
         write_atomic(&path, format!("{json:#}\n").as_bytes())?;
         Ok(summary)
     }
+}
+
+/// Said under the figures of a match its sequential test stopped: the intervals are those
+/// of a fixed number of games, and a stop chosen by the results makes them cover less.
+pub const STOPPED_INTERVALS: &str = "The sequential test stopped this match: the Wilson \
+    intervals above are computed as for a fixed number of games and cover less than 95% after \
+    a stop the results chose (about 91% in seeded simulations of elo0=0,elo1=35): read them \
+    as descriptive, and the test's decision as the result.";
+
+/// The sequential test in `summary.json`: its settings, its decision (`H0`, `H1` or
+/// `undecided`), the games it counted, A's score in them and the log-likelihood ratio.
+fn sprt_json(test: &Sprt, state: &SprtState) -> serde_json::Value {
+    let (lower, upper) = test.bounds();
+    serde_json::json!({
+        "elo0": test.elo0,
+        "elo1": test.elo1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "decision": match state.decision {
+            Decision::H0 => "H0",
+            Decision::H1 => "H1",
+            Decision::Undecided => "undecided",
+        },
+        "games": state.games,
+        "score": state.score,
+        "llr": state.llr,
+        "bounds": [lower, upper],
+        "intervals_after_sequential_stop": state.decision != Decision::Undecided,
+    })
 }
 
 /// `summary.md`'s figures for programs: the match's settings, each player's counts with
@@ -448,6 +484,8 @@ fn summary_json(
                 "spec": p.spec,
                 "overall": rate(&p.overall),
                 "clean": rate(&p.clean),
+                "unforfeited": rate(&p.unforfeited),
+                "starved_losses": p.starved_losses,
                 "as_black": rate(&p.as_black),
                 "as_white": rate(&p.as_white),
                 "draws": p.draws,
@@ -474,6 +512,8 @@ fn summary_json(
         "players": players,
         "black_wins": rate(&s.black),
         "errors": s.errors,
+        "time_losses": s.time_losses,
+        "starved_forfeits": s.starved_forfeits,
         "score_disagreements": s.score_disagreements,
         "wall_seconds": s.wall_seconds,
         "thinking_seconds": s.thinking_seconds,
@@ -514,6 +554,20 @@ pub fn run_match(
         old,
         mut rows,
     } = dir.open(config)?;
+    // A folder whose sequential test has decided stays decided: another test, or none, on
+    // a resume would play on past the decision and drop it from the summary.
+    if let Some(old) = &old
+        && let (Some(test), Some(state)) = (old.config.sprt, old.config.sprt_state(&rows))
+        && state.decision != Decision::Undecided
+        && config.sprt != Some(test)
+    {
+        bail!(
+            "{}: its sequential test decided: {}; a decided match plays no more games and \
+             keeps its test: resume with the same --sprt, or use a new --out folder",
+            out.display(),
+            test.describe(&state).replace("**", "")
+        );
+    }
     // A match whose sequential test has decided plays nothing more.
     let planned = if config.sprt_decided(&rows) {
         Vec::new()
@@ -541,7 +595,8 @@ pub fn run_match(
         usize::MAX
     });
     let write_result: anyhow::Result<()> = std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<RefereedGame>();
+        // Each game with the starved tries played before it (see `play_unstarved`).
+        let (tx, rx) = mpsc::channel::<(RefereedGame, Vec<String>)>();
         let jobs = config.jobs.min(pending.len().max(1));
         // However the writer leaves (done, decided or failed), no worker waits on the window.
         let _close = window.closer();
@@ -555,7 +610,7 @@ pub fn run_match(
                     if !window.wait_until_open(i) || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let played = referee_game(&config.game_setup(game), &rules, config.timeouts);
+                    let played = play_unstarved(config, game, &rules);
                     if tx.send(played).is_err() {
                         break;
                     }
@@ -566,8 +621,24 @@ pub fn run_match(
         // Only this thread writes files: SGF first, then the CSV that marks the game done.
         // `recorded` counts the leading pending games already recorded.
         let mut recorded = 0;
-        for played in rx {
+        for (played, starved_tries) in rx {
             let game = played.record.game;
+            // Said even when the progress bar is hidden: a void try is part of the record.
+            for why in &starved_tries {
+                bar.suspend(|| {
+                    crate::errln!(
+                        "game {game}: {why}; that try is void and the game was played again"
+                    )
+                });
+            }
+            if let Some(why) = &played.starved {
+                // Starved every time: still the machine's loss, never the engine's.
+                bail!(
+                    "game {game}: {why}, {} times in a row; nothing was recorded for it \
+                     (resume the match on a less loaded machine)",
+                    starved_tries.len() + 1
+                );
+            }
             if let Some(why) = &played.referee_fault {
                 // Nobody's loss: stop the match with nothing recorded for this game, so a
                 // resume plays it once the machine is fixed.
@@ -610,6 +681,28 @@ pub fn run_match(
         summary,
         played_now,
     })
+}
+
+/// Times a game lost on time by a starved engine is played again before the match stops.
+pub const STARVED_REPLAYS: usize = 3;
+
+/// Plays `game`, again while a side loses on time on a move its engine got almost no CPU
+/// for (the machine's fault: [`super::record::starved`]), at most [`STARVED_REPLAYS`] more
+/// times. Returns the last try and why each earlier one was void; the last try's `starved`
+/// is still set when every try was starved.
+fn play_unstarved(
+    config: &MatchConfig,
+    game: u32,
+    rules: &GameRules,
+) -> (RefereedGame, Vec<String>) {
+    let mut void = Vec::new();
+    loop {
+        let played = referee_game(&config.game_setup(game), rules, config.timeouts);
+        match &played.starved {
+            Some(why) if void.len() < STARVED_REPLAYS => void.push(why.clone()),
+            _ => return (played, void),
+        }
+    }
 }
 
 /// Which pending games may start: those with an index below the first unrecorded one plus
@@ -768,7 +861,60 @@ pub fn resummarize(dir: &Path) -> anyhow::Result<MatchSummary> {
         .read_header()?
         .with_context(|| format!("{}: not a match folder (no match.toml)", dir.display()))?;
     let rows = read_csv(&d.csv()).with_context(|| format!("reading {}", d.csv().display()))?;
+    check_rows(&header, &rows, &d.csv())?;
     d.write_summary(&header, &rows)
+}
+
+/// Refuses rows that are not the match's games as `match.toml` plans them: a game number
+/// twice or outside the plan (game 999 of an 8-game match, another shard's game), a row whose
+/// players, colours or seed are not the ones the plan gives that game, a winner that is not
+/// `B`, `W` or `draw`. The runner writes none of these; a summary or a rating of such rows
+/// would count games that were never played. Named by file, row and line.
+pub fn check_rows(header: &Header, rows: &[GameRecord], csv: &Path) -> anyhow::Result<()> {
+    let c = &header.config;
+    let planned: std::collections::BTreeSet<u32> = c.planned_games().into_iter().collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, r) in rows.iter().enumerate() {
+        let at = || {
+            format!(
+                "{}: row {} (line {}), game {}",
+                csv.display(),
+                i + 1,
+                i + 2,
+                r.game
+            )
+        };
+        if !seen.insert(r.game) {
+            bail!("{}: the game is there twice", at());
+        }
+        if !planned.contains(&r.game) {
+            bail!(
+                "{}: not one of the match's games ({} planned{})",
+                at(),
+                c.games,
+                c.shard.map(|s| format!(", shard {s}")).unwrap_or_default()
+            );
+        }
+        let setup = c.game_setup(r.game);
+        if r.black_player != setup.black_player {
+            bail!(
+                "{}: black_player {:?}, but the match gives black to {} in that game",
+                at(),
+                r.black_player,
+                setup.black_player
+            );
+        }
+        if r.black != setup.black || r.white != setup.white || r.seed != setup.seed {
+            bail!(
+                "{}: its players or seed are not the ones match.toml gives that game",
+                at()
+            );
+        }
+        if r.winner.parse::<super::game::Winner>().is_err() {
+            bail!("{}: winner {:?} is not B, W or draw", at(), r.winner);
+        }
+    }
+    Ok(())
 }
 
 pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {

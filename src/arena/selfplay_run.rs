@@ -299,9 +299,22 @@ pub fn game_id(row: &SelfplayRow) -> String {
     format!("selfplay-{:016x}", row.seed)
 }
 
+/// The identity of game `game` of a self-play folder: the hash of its SGF's content key
+/// (board, komi, setup and every move, the random opening's included), as a dataset built
+/// from that SGF gives it.
+fn sgf_identity(sp: &SelfplayDir, game: u32) -> anyhow::Result<u64> {
+    let path = sp.sgf(game);
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = path.display().to_string();
+    let rec = crate::sgf::parse_record(&bytes, &text, &text)
+        .map_err(|e| anyhow::anyhow!("{text}: {e}"))?;
+    Ok(game_hash(&rec.content_key()))
+}
+
 /// Turns the finished games of the self-play folders `dirs` into a dataset at `out`
 /// (version-2 records; splits by a seeded hash of each game's seed, so a game keeps its split
-/// when more games are added). A game found in two folders is taken once.
+/// when more games are added). A game found twice (the same seed and the same records: a
+/// shard folder beside its merged folder) is taken once; two runs sharing seeds keep both.
 pub fn build_dataset(
     dirs: &[PathBuf],
     cfg: &SelfplayDatasetConfig,
@@ -311,7 +324,16 @@ pub fn build_dataset(
     let start = std::time::Instant::now();
     crate::util::output::check_dir_output(out, OUTPUT_KIND, force, dirs)?;
     let _lock = crate::dataset::build::lock_output(out)?;
-    let mut games: Vec<(usize, SelfplayRow)> = Vec::new();
+    // Each game with its records and a hash of them. A copy of a game (a shard folder beside
+    // the folder it was merged into, one folder listed twice) has the same seed and the same
+    // records, and is taken once; games of two runs that share a seed but not their engines
+    // (every run's seeds follow from `--seed`, 1 by default, and the game's number) differ
+    // in their records and are both kept.
+    let mut games: Vec<(usize, SelfplayRow, Vec<u8>, u64)> = Vec::new();
+    // Each game's identity, by (folder, game): the hash of its SGF's content key, the one
+    // `dataset build --sgf` gives the same game, so a model's training games are known
+    // whichever way its games reached a dataset.
+    let mut identity = std::collections::HashMap::new();
     let mut seen = std::collections::HashSet::new();
     let mut duplicates = 0;
     for (d, dir) in dirs.iter().enumerate() {
@@ -323,8 +345,11 @@ pub fn build_dataset(
             );
         }
         for row in sp.read_rows()? {
-            if seen.insert(row.seed) {
-                games.push((d, row));
+            let bytes = sp.read_records(&row)?;
+            let content = crate::dataset::gameset::game_hash(&bytes);
+            identity.insert((d, row.game), sgf_identity(&sp, row.game)?);
+            if seen.insert((row.seed, content)) {
+                games.push((d, row, bytes, content));
             } else {
                 duplicates += 1;
             }
@@ -333,10 +358,10 @@ pub fn build_dataset(
     if games.is_empty() {
         bail!("no finished self-play game in the given folders: nothing written");
     }
-    // In order of the game's seed: the same games make the same dataset however they were
-    // sharded or listed.
-    games.sort_by_key(|(_, r)| r.seed);
-    let ids: Vec<String> = games.iter().map(|(_, r)| game_id(r)).collect();
+    // In order of the game's seed, then its records: the same games make the same dataset
+    // however they were sharded or listed.
+    games.sort_by_key(|(_, r, _, content)| (r.seed, *content));
+    let ids: Vec<String> = games.iter().map(|(_, r, _, _)| game_id(r)).collect();
     let splits = assign_splits_by_id(
         ids.iter().map(String::as_str),
         cfg.validation_fraction,
@@ -353,23 +378,22 @@ pub fn build_dataset(
         crate::util::output::mark_dir(&tmp, OUTPUT_KIND)?;
         let mut counts = BTreeMap::new();
         let mut passes_dropped = 0u64;
-        // A self-play game's identity: a hash of its moves (komi and rules are the folder's).
-        let mut hashes = vec![0u64; games.len()];
+        let hashes: Vec<u64> = games
+            .iter()
+            .map(|(d, row, _, _)| identity[&(*d, row.game)])
+            .collect();
         for split in Split::ALL {
             let mut w = SplitWriter::create_version(&tmp, split, VERSION_SEARCH)?;
             let mut n_games = 0;
-            for (index, ((d, row), s)) in games.iter().zip(&splits).enumerate() {
+            for (index, ((d, row, bytes, _), s)) in games.iter().zip(&splits).enumerate() {
                 if *s != split {
                     continue;
                 }
                 n_games += 1;
-                let bytes = SelfplayDir::new(&dirs[*d]).read_records(row)?;
-                let mut moves = b"selfplay".to_vec();
                 for rec in bytes.chunks(SEARCH_RECORD_SIZE) {
                     let mut p = decode(rec).map_err(|e| {
                         anyhow::anyhow!("{}: game {}: {e}", dirs[*d].display(), row.game)
                     })?;
-                    moves.push(p.played);
                     if p.played as usize >= crate::rules::NN && !cfg.include_passes {
                         passes_dropped += 1;
                         continue;
@@ -377,7 +401,6 @@ pub fn build_dataset(
                     p.game = index as u32;
                     w.push(&p)?;
                 }
-                hashes[index] = game_hash(&moves);
             }
             let h = w.finish(n_games)?;
             counts.insert(
@@ -394,7 +417,7 @@ pub fn build_dataset(
             c.write_record([
                 "game", "split", "hash", "id", "source", "moves", "result", "black", "white",
             ])?;
-            for (i, ((d, row), s)) in games.iter().zip(&splits).enumerate() {
+            for (i, ((d, row, _, _), s)) in games.iter().zip(&splits).enumerate() {
                 c.write_record([
                     i.to_string(),
                     s.name().to_string(),

@@ -43,14 +43,23 @@ impl fmt::Display for Rate {
         let (lo, hi) = self.interval();
         write!(
             f,
-            "{}/{} = {:.3} [{:.3}, {:.3}]",
+            "{}/{} = {} [{:.3}, {:.3}]",
             self.wins,
             self.games,
-            self.rate(),
+            share_text(self.wins, self.games),
             lo,
             hi
         )
     }
+}
+
+/// `wins / games` to three decimals, rounded half up from the exact fraction: 203/400 =
+/// 0.5075 prints as 0.508 (the nearest double, 0.50749999..., printed with `{:.3}`, reads
+/// 0.507).
+pub fn share_text(wins: u32, games: u32) -> String {
+    let (w, g) = (u64::from(wins), u64::from(games.max(1)));
+    let thousandths = (2000 * w + g) / (2 * g);
+    format!("{}.{:03}", thousandths / 1000, thousandths % 1000)
 }
 
 /// One match player's figures.
@@ -63,6 +72,11 @@ pub struct PlayerSummary {
     pub overall: Rate,
     /// Only games without an error.
     pub clean: Rate,
+    /// Every game but the losses on time by a starved machine
+    /// ([`GameRecord::is_starved_forfeit`]): the games the engines decided.
+    pub unforfeited: Rate,
+    /// Games this player lost on time while its engine got almost no CPU.
+    pub starved_losses: u32,
     pub as_black: Rate,
     pub as_white: Rate,
     pub draws: u32,
@@ -98,6 +112,10 @@ pub struct MatchSummary {
     pub black: Rate,
     pub ends: [(String, u32); 5],
     pub errors: u32,
+    /// Games lost on time, and those of them lost by a starved machine (the loser's engine
+    /// got under [`super::record::STARVED_CPU_SHARE`] of its thinking time as CPU).
+    pub time_losses: u32,
+    pub starved_forfeits: u32,
     pub score_disagreements: u32,
     /// Sum of per-game wall-clock seconds.
     pub wall_seconds: f64,
@@ -140,6 +158,7 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
         let black_idx = if row.black_player == "B" { 1 } else { 0 };
         let winner = row.winner_color();
         let erred = row.reason == EndReason::Error;
+        let forfeit = row.is_starved_forfeit();
         s.black.add(winner == Some(Color::Black));
         for (color, idx) in [(Color::Black, black_idx), (Color::White, 1 - black_idx)] {
             let p = &mut s.players[idx];
@@ -148,6 +167,10 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
             if !erred {
                 p.clean.add(won);
             }
+            if !forfeit {
+                p.unforfeited.add(won);
+            }
+            p.starved_losses += u32::from(forfeit && !won);
             match color {
                 Color::Black => p.as_black.add(won),
                 Color::White => p.as_white.add(won),
@@ -169,6 +192,8 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
         let ri = reasons.iter().position(|r| *r == row.reason).unwrap_or(3);
         s.ends[ri].1 += 1;
         s.errors += erred as u32;
+        s.time_losses += u32::from(row.reason == EndReason::Time);
+        s.starved_forfeits += u32::from(forfeit);
         s.score_disagreements += row.score_disagreement as u32;
         s.wall_seconds += row.wall_seconds;
         s.thinking_seconds += row.black_seconds + row.white_seconds;
@@ -228,6 +253,22 @@ impl fmt::Display for MatchSummary {
         writeln!(f, "errors: {}", self.errors)?;
         writeln!(
             f,
+            "forfeits (lost on time by a starved machine: the loser's engine got under {:.0}% \
+             of its thinking time as CPU): {} of {} losses on time",
+            super::record::STARVED_CPU_SHARE * 100.0,
+            self.starved_forfeits,
+            self.time_losses
+        )?;
+        if self.starved_forfeits > 0 {
+            let without: Vec<String> = self
+                .players
+                .iter()
+                .map(|p| format!("{} {}", p.label, p.unforfeited))
+                .collect();
+            writeln!(f, "without the forfeits: {}", without.join(", "))?;
+        }
+        writeln!(
+            f,
             "GTP final_score disagreements with the referee: {}",
             self.score_disagreements
         )?;
@@ -276,6 +317,23 @@ mod tests {
         }
     }
 
+    /// Exact halves of a thousandth round up, as the fraction says, not down as its
+    /// nearest double would print.
+    #[test]
+    fn shares_round_half_up_from_the_exact_fraction() {
+        assert_eq!(share_text(203, 400), "0.508");
+        assert_eq!(share_text(1, 8), "0.125");
+        assert_eq!(share_text(1, 3), "0.333");
+        assert_eq!(share_text(2, 3), "0.667");
+        assert_eq!(share_text(7, 7), "1.000");
+        assert_eq!(share_text(0, 16), "0.000");
+        let r = Rate {
+            wins: 203,
+            games: 400,
+        };
+        assert!(r.to_string().starts_with("203/400 = 0.508 ["), "{r}");
+    }
+
     #[test]
     fn counts_players_colours_and_errors() {
         // Game 1: A black wins. Game 2: B black, A (white) wins. Game 3: A black, white (B)
@@ -298,5 +356,46 @@ mod tests {
         assert_eq!(a.moves, 6 + 6 + 5);
         assert!((a.seconds - 17.0).abs() < 1e-9);
         assert!((s.overhead() - 1.5 / 33.0).abs() < 1e-9);
+        assert_eq!((s.time_losses, s.starved_forfeits), (0, 0));
+    }
+
+    /// A loss on time whose loser got almost no CPU is a forfeit, counted apart and left
+    /// out of the unforfeited rates; one whose loser got its CPU is a real loss; a
+    /// many-thread in-process engine's reading (its game thread only) proves nothing.
+    #[test]
+    fn losses_on_time_by_a_starved_machine_are_counted_as_forfeits() {
+        let timed = |game, winner: &str, loser_cpu: f64, spec: &str| {
+            let mut r = row(game, "A", winner, "");
+            r.reason = EndReason::Time;
+            (r.black, r.white) = (spec.to_string(), spec.to_string());
+            // The loser thought 0.56 s.
+            if winner == "B" {
+                (r.white_seconds, r.white_cpu_seconds) = (0.56, Some(loser_cpu));
+                r.black_cpu_seconds = Some(0.5);
+            } else {
+                (r.black_seconds, r.black_cpu_seconds) = (0.56, Some(loser_cpu));
+                r.white_cpu_seconds = Some(0.5);
+            }
+            r
+        };
+        let starved = timed(1, "B", 0.008, "uct");
+        let beaten = timed(2, "W", 0.55, "uct");
+        let threads = timed(3, "B", 0.008, "uct:threads=4");
+        assert!(starved.is_starved_forfeit());
+        assert!(!beaten.is_starved_forfeit());
+        assert!(!threads.is_starved_forfeit());
+        let s = summarize(
+            &[starved, beaten, threads, row(4, "A", "B", "")],
+            ["a", "b"],
+        );
+        assert_eq!((s.time_losses, s.starved_forfeits), (3, 1));
+        let (a, b) = (&s.players[0], &s.players[1]);
+        // A (black in every game) won games 1, 3 and 4, lost game 2.
+        assert_eq!((a.overall.wins, a.overall.games), (3, 4));
+        assert_eq!((a.unforfeited.wins, a.unforfeited.games), (2, 3));
+        assert_eq!((b.starved_losses, a.starved_losses), (1, 0));
+        let text = s.to_string();
+        assert!(text.contains("1 of 3 losses on time"), "{text}");
+        assert!(text.contains("without the forfeits: A 2/3"), "{text}");
     }
 }

@@ -45,7 +45,9 @@ pub struct EvalArgs {
     #[arg(long, value_name = "LABEL=FILE", conflicts_with_all = ["model", "data", "sgf", "synthetic_games", "csv", "summary", "by", "positions_csv"], requires = "png")]
     pub redraw: Vec<String>,
     /// Evaluate on SGF records instead (files, folders, .tar.xz archives; repeatable), e.g. a
-    /// second source such as `../shared/data/engine9x9.tar.xz`. `--split` is ignored.
+    /// second source such as `../shared/data/engine9x9.tar.xz`. `--split` is ignored. Each
+    /// game is known by its content hash, as a dataset built from it knows it, so a model's
+    /// training games among them are refused as with `--data`.
     #[arg(long)]
     pub sgf: Vec<PathBuf>,
     /// Evaluate on synthetic random games instead (smoke runs).
@@ -973,6 +975,12 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
                 None
             }
         },
+        // SGF games are known by their content, as datasets know them.
+        _ if !args.sgf.is_empty() => {
+            let (_, _, hashes) = crate::net::data::sgf_games(&args.sgf);
+            by_game = hashes.clone();
+            Some(hashes)
+        }
         _ => None,
     };
     if args.exclude_seen && evaluated.is_none() {
@@ -991,7 +999,7 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
             continue;
         };
         let Some(evaluated) = evaluated.as_ref() else {
-            out.push(if args.data.is_none() {
+            out.push(if args.data.is_none() && args.sgf.is_empty() {
                 String::new()
             } else {
                 "unknown".into()
@@ -999,6 +1007,18 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
             continue;
         };
         let model = ModelGames::load(dir).with_context(|| format!("--model {name}"))?;
+        // Training data it could not list: its recorded games are checked all the same, and
+        // the overlap it prints says the rest is unknown.
+        let partly = |n: usize| match &model.unknown {
+            Some(why) => {
+                crate::outln!(
+                    "# {label}: other training data unknown ({why}): overlap checked on its \
+                     recorded games only"
+                );
+                "unknown".to_string()
+            }
+            None => n.to_string(),
+        };
         match model.games {
             Err(why) => {
                 crate::outln!("# {label}: training games unknown ({why}): overlap not checked");
@@ -1013,7 +1033,7 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
                     set.len()
                 );
                 seen = seen.union(&set);
-                out.push("0".into());
+                out.push(partly(0));
             }
             Ok(set) => {
                 let n = set.overlap(evaluated);
@@ -1031,7 +1051,7 @@ fn training_overlaps(args: &EvalArgs) -> anyhow::Result<(Vec<String>, Excluded)>
                     evaluated.len(),
                     set.len()
                 );
-                out.push(n.to_string());
+                out.push(partly(n));
             }
         }
     }

@@ -29,6 +29,7 @@ pub fn run(args: LoopArgs) -> anyhow::Result<()> {
         args.out.display()
     );
     crate::outln!("{}", toml::to_string(&config)?);
+    crate::outln!("gate: {}", config.gate.test()?.describe());
     let outcome = run_loop(
         &config,
         &args.out,
@@ -39,16 +40,15 @@ pub fn run(args: LoopArgs) -> anyhow::Result<()> {
     )?;
     for g in &outcome.state.generations {
         crate::outln!(
-            "generation {}: gate {}/{} -> {}; best's Elo over start {:+.0}",
+            "generation {}: gate {}/{} -> {}",
             g.index,
             g.gate_points,
             g.gate_games,
             if g.promoted { "promoted" } else { "kept" },
-            g.elo
         );
     }
     crate::outln!(
-        "best network: {}; summary in {}",
+        "best network: {}; summary (with ratings over every gate game) in {}",
         outcome.state.best(&config),
         args.out.join("summary.md").display()
     );

@@ -672,7 +672,53 @@ fn open_checked(dir: &Path, split: Split) -> Result<(File, Header, PathBuf), Dat
             found,
         });
     }
+    check_against_manifest(dir, split, &header, &path)?;
     Ok((file, header, path))
+}
+
+/// Refuses a split file that is not the one its folder's `manifest.json` lists (its count
+/// and CRC-32): another build's `train.akd` or `test.akd` copied in would otherwise be
+/// trained on or evaluated under this dataset's fingerprint, and every overlap check made
+/// with that fingerprint would be wrong. A folder without a manifest (a bare split) or a
+/// manifest that does not list the split is not checked.
+fn check_against_manifest(
+    dir: &Path,
+    split: Split,
+    header: &Header,
+    path: &Path,
+) -> Result<(), DatasetError> {
+    let manifest = dir.join(MANIFEST_FILE);
+    let text = match std::fs::read_to_string(&manifest) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(&manifest)(e)),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| DatasetError::Manifest {
+            path: manifest.clone(),
+            reason: e.to_string(),
+        })?;
+    let Some(listed) = value.get("splits").and_then(|s| s.get(split.name())) else {
+        return Ok(());
+    };
+    let positions = listed.get("positions").and_then(serde_json::Value::as_u64);
+    let crc = listed.get("crc32").and_then(serde_json::Value::as_u64);
+    if positions == Some(header.count) && crc == Some(u64::from(header.crc)) {
+        return Ok(());
+    }
+    Err(DatasetError::Manifest {
+        path: path.to_path_buf(),
+        reason: format!(
+            "{} lists {} positions with CRC-32 {} for the {} split; this file holds {} with \
+             {:08x}: it is not this build's file (rebuild the dataset)",
+            manifest.display(),
+            positions.map_or("no".into(), |n| n.to_string()),
+            crc.map_or("none".into(), |c| format!("{c:08x}")),
+            split.name(),
+            header.count,
+            header.crc
+        ),
+    })
 }
 
 /// Reads every position of `split` from dataset directory `dir`, checking the header, the

@@ -10,8 +10,9 @@
 //! 3. **training** from the best network's weights (`gen-NNN/model`, a new directory; the run
 //!    resumes from its checkpoint);
 //! 4. **gate**: a match of the candidate against the best at equal time per move, colours
-//!    alternating (`gen-NNN/gate`), decided by a sequential test when one is configured, else
-//!    by the share of points over the fixed games;
+//!    alternating (`gen-NNN/gate`), decided by a test whose chance of promoting an equal
+//!    network is at most its `alpha` (a sequential test cut at the games when one is
+//!    configured, else a one-sided binomial test over all of them; [`gate`]);
 //! 5. **promote or keep**, with the candidate's error-rate curves on the held-out self-play
 //!    games and (optionally) a human test split.
 //!
@@ -41,6 +42,9 @@ use crate::util::fsio::write_atomic;
 use crate::util::rng::mix64;
 
 pub mod chart;
+pub mod gate;
+
+use gate::GateTest;
 
 /// The marker kind of a loop folder.
 pub const LOOP_KIND: &str = "loop";
@@ -319,7 +323,7 @@ impl<'de, K: serde::de::DeserializeSeed<'de>> serde::de::Visitor<'de> for KeySee
     }
 }
 
-/// `[gate]`: the match that decides promotion.
+/// `[gate]`: the match that decides promotion ([`gate`] states its error rates).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GateSection {
@@ -327,11 +331,21 @@ pub struct GateSection {
     pub games: u32,
     /// Seconds a move for both sides (0 = no clock: each side searches as its spec says).
     pub time_per_move: f64,
-    /// A sequential test on the candidate's results (`elo0=0,elo1=35`), decisive when it
-    /// decides; an undecided test falls back to `threshold`.
+    /// A sequential test on the candidate's results (`elo0=0,elo1=35`), cut at `games`: H1
+    /// promotes, H0 or no decision keeps the best.
     pub sprt: Option<String>,
-    /// Promote when the candidate's share of points reaches this.
-    pub threshold: f64,
+    /// Without `sprt`: the level of the one-sided test over all games (default 0.05), the
+    /// most often an equal network may be promoted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// Without `sprt`: the Elo gain the gate's power is stated at (default 35).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elo1: Option<f64>,
+    /// No longer a rule (a share threshold promotes equal networks far more often than any
+    /// stated rate): read only to refuse it by name, and from the `loop.toml` of folders
+    /// gated by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
     pub jobs: usize,
     pub max_moves: u32,
 }
@@ -342,9 +356,40 @@ impl Default for GateSection {
             games: 100,
             time_per_move: 0.1,
             sprt: None,
-            threshold: 0.55,
+            alpha: None,
+            elo1: None,
+            threshold: None,
             jobs: 2,
             max_moves: 243,
+        }
+    }
+}
+
+impl GateSection {
+    /// The gate's test, with its error rates; a key that does not fit refused by name.
+    pub fn test(&self) -> anyhow::Result<GateTest> {
+        if let Some(t) = self.threshold {
+            bail!(
+                "gate.threshold = {t}: the gate no longer promotes on a share of points (a 55% \
+                 share of 100 games promotes an equal network 18% of the time); remove the key: \
+                 the gate promotes on a test at gate.alpha, or gate.sprt's alpha"
+            );
+        }
+        match &self.sprt {
+            Some(s) => {
+                if self.alpha.is_some() || self.elo1.is_some() {
+                    bail!(
+                        "gate.alpha and gate.elo1 are the fixed test's: with gate.sprt give \
+                         alpha and elo1 in its spec"
+                    );
+                }
+                GateTest::sequential(self.games, Sprt::parse(s).context("gate.sprt")?)
+            }
+            None => GateTest::fixed(
+                self.games,
+                self.alpha.unwrap_or(gate::DEFAULT_ALPHA),
+                self.elo1.unwrap_or(gate::DEFAULT_ELO1),
+            ),
         }
     }
 }
@@ -427,18 +472,13 @@ impl LoopConfig {
                  the dataset's test split"
             );
         }
-        if !(0.0..=1.0).contains(&self.gate.threshold) {
-            bail!("gate.threshold {} is not from 0 to 1", self.gate.threshold);
-        }
         if !(0.0..=1e6).contains(&self.gate.time_per_move) {
             bail!(
                 "gate.time_per_move {} is not from 0 to 1e6",
                 self.gate.time_per_move
             );
         }
-        if let Some(s) = &self.gate.sprt {
-            Sprt::parse(s).context("gate.sprt")?;
-        }
+        self.gate.test()?;
         // The candidate's training, checked here by `train`'s own rules over the start
         // network's config (its shape decides, e.g., whether `heads_only` has a head to
         // train) rather than after a generation's self-play; a config that does not read
@@ -514,6 +554,9 @@ impl LoopConfig {
         let same_training = candidate(&self.train) == candidate(&old.train);
         let (mut a, mut b) = (self.clone(), old.clone());
         a.generations = b.generations;
+        // Folders gated by the share threshold go on under the test; the generations they
+        // finished keep the decisions recorded then (`Generation::gate_rule` is empty).
+        b.gate.threshold = None;
         a.train.options = TrainOverrides::default();
         b.train.options = TrainOverrides::default();
         Ok(same_training && a == b)
@@ -573,15 +616,20 @@ pub struct Generation {
     pub train_positions: u64,
     pub candidate: String,
     pub candidate_checksum: String,
-    /// Gate games played and the candidate's points.
+    /// Gate games counted and the candidate's points in them.
     pub gate_games: u32,
     pub gate_points: f64,
+    /// Gate games lost on time by a starved machine, left out of the count and the decision
+    /// ([`crate::arena::record::GameRecord::is_starved_forfeit`]).
+    #[serde(default)]
+    pub gate_forfeits: u32,
     /// The sequential test's decision, if the gate had one.
     pub gate_sprt: Option<String>,
+    /// The gate's rule and its error rates ([`GateTest::describe`]); empty in generations
+    /// gated before the rule was a test (by a share threshold).
+    #[serde(default)]
+    pub gate_rule: Option<String>,
     pub promoted: bool,
-    /// The best network's rating after this generation, in Elo over `start` (each promotion
-    /// adds its gate's Elo difference).
-    pub elo: f64,
     /// The candidate's error rate at x = 0..=80 on the held-out self-play games (the test
     /// split of this generation's dataset; the played move is the target).
     pub curve_selfplay: Vec<f64>,
@@ -668,10 +716,6 @@ impl LoopState {
             .rev()
             .find(|g| g.promoted)
             .map_or(config.start.as_str(), |g| g.candidate.as_str())
-    }
-
-    fn elo(&self) -> f64 {
-        self.generations.last().map_or(0.0, |g| g.elo)
     }
 }
 
@@ -827,20 +871,30 @@ pub fn run_loop(
         }
 
         // 5. Decide, measure, record.
-        let points: f64 = played.rows.iter().map(a_score).sum();
-        let n = played.rows.len() as u32;
+        let gate_test = config.gate.test()?;
+        // A loss on time by a starved machine is void (the match replays such games as
+        // they happen; rows recorded before it did are left out here), the rest in game
+        // order, as the sequential test counts them.
+        let mut rows: Vec<_> = played
+            .rows
+            .iter()
+            .filter(|r| !r.is_starved_forfeit())
+            .collect();
+        let forfeits = (played.rows.len() - rows.len()) as u32;
+        rows.sort_by_key(|r| r.game);
+        let points: f64 = rows.iter().map(|r| a_score(r)).sum();
+        let n = rows.len() as u32;
         let share = points / f64::from(n.max(1));
         let sprt = gate.sprt.map(|s| {
-            let st = s.run(played.rows.iter().map(a_score));
-            let name = match st.decision {
+            let st = s.run(rows.iter().map(|r| a_score(r)));
+            match st.decision {
                 Decision::H1 => "accepted H1",
                 Decision::H0 => "accepted H0",
                 Decision::Undecided => "undecided",
-            };
-            (st.decision, name.to_string())
+            }
+            .to_string()
         });
-        let promoted = gate_decision(sprt.as_ref().map(|s| s.0), share, config.gate.threshold);
-        let elo = state.elo() + if promoted { elo_of(share, n) } else { 0.0 };
+        let promoted = gate_test.promotes(rows.iter().map(|r| a_score(r)));
         let test = read_split(&data_dir, Split::Test)?;
         let curve_selfplay = error_curve(&model_dir, &test, config)?;
         let curve_human = match &config.eval.human {
@@ -859,16 +913,18 @@ pub fn run_loop(
             candidate_checksum: model_checksum(&model_dir)?,
             gate_games: n,
             gate_points: points,
-            gate_sprt: sprt.map(|s| s.1),
+            gate_forfeits: forfeits,
+            gate_sprt: sprt,
+            gate_rule: Some(gate_test.describe()),
             promoted,
-            elo,
             curve_selfplay,
             curve_human,
         });
         state.save(&state_file)?;
         write_summary(config, &state, out)?;
         crate::errln!(
-            "generation {g}: candidate scored {points}/{n} = {share:.3} against the best: {}",
+            "generation {g}: candidate scored {points}/{n} = {share:.3} against the best \
+             ({forfeits} starved forfeits void): {}",
             if promoted {
                 "promoted"
             } else {
@@ -955,19 +1011,6 @@ fn train_candidate(
     Ok(train_set.len() as u64)
 }
 
-/// The gate's decision: promote the candidate or keep the best. A sequential test that
-/// decided is final (H1 promotes, H0 keeps); without one, or when it stayed undecided, the
-/// candidate is promoted when its `share` of the gate's points reaches `threshold`, the
-/// boundary included: 55 points of 100 meet a threshold of 0.55 (`55.0 / 100.0` is the double
-/// nearest 0.55, the same one the literal `0.55` reads as, so the comparison is exact).
-pub fn gate_decision(sprt: Option<Decision>, share: f64, threshold: f64) -> bool {
-    match sprt {
-        Some(Decision::H1) => true,
-        Some(Decision::H0) => false,
-        Some(Decision::Undecided) | None => share >= threshold,
-    }
-}
-
 pub use crate::util::elo::elo_of_share as elo_of;
 
 /// The error rate at x = 0..=80 of the network in `model` on a sample of `positions`.
@@ -986,20 +1029,29 @@ fn error_curve(
         .collect())
 }
 
-/// `summary.md` and the two charts.
+/// `summary.md` and the two charts. The gate's rule and error rates head the table; the
+/// networks' strengths come from one rating over every gate game (`akushu rate` on the loop's
+/// folder), not from adding up the promoted gates' estimates, which were kept because they
+/// came out high.
 fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::Result<()> {
+    let gate_test = config.gate.test()?;
     let mut text = format!(
         "# Self-play loop\n\nStarted from `{}`; self-play engine `{}`; gate `{}` at {} s a move.\n\n\
+         Gate: {}\n\n\
          Error rates are the paper's form (the x worst of all 81 points pruned) at x = 65, the count\n\
          `strong2`/`strong3` prune below the root; `curves.png` has every x.\n\n\
-         | gen | best before | self-play games | positions | train positions | gate | share | promoted | Elo over start | error@65 self-play test | error@65 human test |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
-        config.start, config.engine, config.gate_engine, config.gate.time_per_move
+         | gen | best before | self-play games | positions | train positions | gate | share | promoted | error@65 self-play test | error@65 human test |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+        config.start,
+        config.engine,
+        config.gate_engine,
+        config.gate.time_per_move,
+        gate_test.describe()
     );
     for g in &state.generations {
         let at65 = |c: &Vec<f64>| c.get(65).map_or("-".to_string(), |v| format!("{v:.3}"));
         text.push_str(&format!(
-            "| {} | `{}` | {} | {} | {} | {}/{}{} | {:.3} | {} | {:+.0} | {} | {} |\n",
+            "| {} | `{}` | {} | {} | {} | {}/{}{}{} | {:.3} | {}{} | {} | {} |\n",
             g.index,
             g.best,
             g.selfplay_games,
@@ -1007,15 +1059,35 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
             g.train_positions,
             g.gate_points,
             g.gate_games,
+            if g.gate_forfeits > 0 {
+                format!(" ({} starved forfeits void)", g.gate_forfeits)
+            } else {
+                String::new()
+            },
             g.gate_sprt
                 .as_ref()
                 .map(|s| format!(" (SPRT {s})"))
                 .unwrap_or_default(),
             g.gate_points / f64::from(g.gate_games.max(1)),
             if g.promoted { "yes" } else { "no" },
-            g.elo,
+            if g.gate_rule.is_none() {
+                " (by the old share threshold)"
+            } else {
+                ""
+            },
             at65(&g.curve_selfplay),
             at65(&g.curve_human),
+        ));
+    }
+    if !state.generations.is_empty() {
+        let (results, ratings) = crate::arena::rating::rate(&[out.to_path_buf()])
+            .with_context(|| format!("rating the gate games under {}", out.display()))?;
+        text.push_str(&format!(
+            "\n## Ratings over every gate game\n\nOne Bradley-Terry fit of all {} gate games \
+             (`akushu rate {}`); each network's Elo is relative to its group's reference.\n\n{}",
+            results.games,
+            out.display(),
+            crate::arena::rating::table(&ratings, &results)
         ));
     }
     let summary = out.join("summary.md");
@@ -1027,42 +1099,29 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
 mod tests {
     use super::*;
 
-    /// The share the loop computes from `points` over `n` games, as `run_loop` does.
-    fn share(points: f64, n: u32) -> f64 {
-        points / f64::from(n.max(1))
-    }
-
-    /// "Promote when the candidate's share of points reaches the threshold": a candidate
-    /// exactly at the threshold (55/100 at 0.55, 110/200 at 0.55, 11/20 at the default)
-    /// reaches it and is promoted; half a point less is not.
+    /// The gate's keys make its test: `sprt` the sequential one, none the fixed one at the
+    /// default level; the old `threshold` key and the fixed test's keys beside `sprt` are
+    /// refused by name.
     #[test]
-    fn gate_at_exactly_its_threshold_promotes() {
-        let default = GateSection::default().threshold;
-        assert!(gate_decision(None, share(55.0, 100), 0.55));
-        assert!(gate_decision(None, share(110.0, 200), 0.55));
-        assert!(gate_decision(None, share(11.0, 20), default));
-        assert!(gate_decision(None, share(50.0, 100), 0.5));
-        assert!(!gate_decision(None, share(54.5, 100), 0.55));
-        assert!(!gate_decision(None, share(109.5, 200), 0.55));
-        // An undecided sequential test falls back to the same threshold.
-        assert!(gate_decision(
-            Some(Decision::Undecided),
-            share(55.0, 100),
-            0.55
+    fn the_gate_section_makes_its_test_and_refuses_a_threshold() {
+        let fixed = GateSection::default().test().unwrap();
+        assert_eq!(fixed.rule, gate::GateRule::Fixed { critical: 59 });
+        let section = GateSection {
+            sprt: Some("elo0=0,elo1=35".into()),
+            ..GateSection::default()
+        };
+        assert!(matches!(
+            section.test().unwrap().rule,
+            gate::GateRule::Sequential { critical: 59, .. }
         ));
-        assert!(!gate_decision(
-            Some(Decision::Undecided),
-            share(54.0, 100),
-            0.55
-        ));
-    }
-
-    /// A sequential test that decided overrides the share: H1 promotes a candidate below
-    /// the threshold, H0 keeps the best against a candidate above it.
-    #[test]
-    fn gate_decided_sequential_test_overrides_the_share() {
-        assert!(gate_decision(Some(Decision::H1), share(40.0, 100), 0.55));
-        assert!(!gate_decision(Some(Decision::H0), share(70.0, 100), 0.55));
+        let with_threshold: GateSection = toml::from_str("threshold = 0.55").unwrap();
+        let e = with_threshold.test().unwrap_err().to_string();
+        assert!(e.contains("gate.threshold"), "{e}");
+        let both = GateSection {
+            alpha: Some(0.1),
+            ..section
+        };
+        assert!(both.test().unwrap_err().to_string().contains("gate.alpha"));
     }
 
     /// Every training option, set by its `akushu train` flag, is a `[train]` key of the loop

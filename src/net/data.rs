@@ -70,7 +70,17 @@ pub struct SgfSkip {
 /// positions and the records skipped (unreadable, unparsable, illegal or a copy), in input
 /// order.
 pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSkip>) {
+    let (positions, skipped, _) = sgf_games(inputs);
+    (positions, skipped)
+}
+
+/// [`sgf_positions`], with each game's identity by game number (the `game` field of its
+/// positions): the hash of its content key, the one a dataset built from the same record
+/// gives it ([`crate::dataset::gameset::game_hash`]), so `eval --sgf` can check a model's
+/// training games.
+pub fn sgf_games(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSkip>, Vec<u64>) {
     use crate::sgf::{Superko, parse_records, replay, source};
+    let mut hashes = Vec::new();
     use std::ops::ControlFlow;
     let mut out = Vec::new();
     let mut skipped = Vec::new();
@@ -132,6 +142,7 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSk
             match ok {
                 Ok(_) => {
                     out.extend(positions);
+                    hashes.push(crate::dataset::gameset::game_hash(&rec.content_key()));
                     game += 1;
                 }
                 Err(e) => skipped.push(SgfSkip {
@@ -142,7 +153,7 @@ pub fn sgf_positions(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSk
         }
         ControlFlow::Continue(())
     });
-    (out, skipped)
+    (out, skipped, hashes)
 }
 
 /// Refuses a `--mix` dataset (a loop's `train.mix`) whose training split holds no position:

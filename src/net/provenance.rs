@@ -159,9 +159,13 @@ pub fn of_run(
         None => None,
         Some(dir) => {
             let model = ModelGames::load(dir)?;
-            match &model.games {
-                Ok(g) => set = set.union(g),
-                Err(why) => unknown.push(format!("init-from {}: {why}", dir.display())),
+            match (&model.games, &model.unknown) {
+                (Ok(g), None) => set = set.union(g),
+                (Ok(g), Some(why)) => {
+                    set = set.union(g);
+                    unknown.push(format!("init-from {}: {why}", dir.display()));
+                }
+                (Err(why), _) => unknown.push(format!("init-from {}: {why}", dir.display())),
             }
             Some(Box::new(Parent {
                 path: dir.display().to_string(),
@@ -293,8 +297,12 @@ pub fn record(
 /// A model directory's provenance and training games, as far as it recorded them.
 pub struct ModelGames {
     pub provenance: Option<Provenance>,
-    /// The training games, or why they are not known.
+    /// The training games it recorded, or why none are known.
     pub games: std::result::Result<GameSet, String>,
+    /// Training data it could not list (a dataset without game hashes, a parent without
+    /// provenance): its recorded games are then only part of its training games. A game
+    /// among them is still a training game, so an overlap with them is still refused.
+    pub unknown: Option<String>,
 }
 
 impl ModelGames {
@@ -319,12 +327,17 @@ impl ModelGames {
                 games: Err(
                     "it records no training data (trained before provenance was kept)".into(),
                 ),
+                unknown: None,
             });
         };
-        let games = if !provenance.unknown.is_empty() {
-            Err(provenance.unknown.join("; "))
-        } else if provenance.game_sets.is_empty() {
-            Ok(GameSet::read(&dir.join(GAMES_FILE))?)
+        let unknown = (!provenance.unknown.is_empty()).then(|| provenance.unknown.join("; "));
+        let recorded = dir.join(GAMES_FILE);
+        let games = if provenance.game_sets.is_empty() {
+            match &unknown {
+                // The games it could list, when it wrote them.
+                Some(why) if !recorded.is_file() => Err(why.clone()),
+                _ => Ok(GameSet::read(&recorded)?),
+            }
         } else {
             let mut all = GameSet::default();
             for f in &provenance.game_sets {
@@ -345,6 +358,7 @@ impl ModelGames {
         Ok(ModelGames {
             provenance: Some(provenance),
             games,
+            unknown,
         })
     }
 }
