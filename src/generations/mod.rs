@@ -1080,15 +1080,20 @@ fn write_summary(config: &LoopConfig, state: &LoopState, out: &Path) -> anyhow::
         ));
     }
     if !state.generations.is_empty() {
-        let (results, ratings) = crate::arena::rating::rate(&[out.to_path_buf()])
-            .with_context(|| format!("rating the gate games under {}", out.display()))?;
-        text.push_str(&format!(
-            "\n## Ratings over every gate game\n\nOne Bradley-Terry fit of all {} gate games \
-             (`akushu rate {}`); each network's Elo is relative to its group's reference.\n\n{}",
-            results.games,
-            out.display(),
-            crate::arena::rating::table(&ratings, &results)
-        ));
+        // A folder whose gate matches are gone (moved, or a recorded state without them)
+        // still gets its summary: the ratings say why they are missing.
+        match crate::arena::rating::rate(&[out.to_path_buf()]) {
+            Ok((results, ratings)) => text.push_str(&format!(
+                "\n## Ratings over every gate game\n\nOne Bradley-Terry fit of all {} gate games \
+                 (`akushu rate {}`); each network's Elo is relative to its group's reference.\n\n{}",
+                results.games,
+                out.display(),
+                crate::arena::rating::table(&ratings, &results)
+            )),
+            Err(e) => text.push_str(&format!(
+                "\n## Ratings over every gate game\n\nNot rated: {e:#}.\n"
+            )),
+        }
     }
     let summary = out.join("summary.md");
     write_atomic(&summary, text.as_bytes())?;

@@ -1,0 +1,29 @@
+#!/bin/sh
+# The engine-judged bad-move curves of every shipped network, the paper's MLP, the rules, a
+# random pruner and the teacher's own policy, on the per-move labels of the paper dataset's
+# test split (docs/teacher.md, "Where the runs stand", gives the labelling command), into
+# report/teacher/: truth.csv and truth.png for a good move = within 0.02 win rate of the
+# teacher's best, truth-score.csv for within 1 point of score lead, and eval.log (every
+# figure printed). Games any network trained on are left out (--exclude-seen).
+#
+#   A=./target/release/akushu LABELS=data/labels/paper-test-b6c96-pm sh scripts/teacher-curves.sh
+set -eu
+A=${A:-./target/release/akushu}
+LABELS=${LABELS:-data/labels/paper-test-b6c96-pm}
+OUT=${OUT:-report/teacher}
+mkdir -p "$OUT"
+models="--model teacher"
+for m in default cnn-human-8x64 cnn-human-6x64 cnn-human-6x64-dan cnn-human-6x64-dan2 \
+    cnn-human-5x32 cnn-human-5x32-gpu2 cnn-human-5x32-value cnn-human-5x32-nohist \
+    cnn-human-5x32-plus2 cnn-human-5x32-dan cnn-human-5x32-dan2 cnn-human-5x32-gpu cnn \
+    cnn-small mlp-paper mlp-paper-human mlp-planes mlp-planes-human; do
+    models="$models --model models/$m"
+done
+models="$models --model rules --model random"
+# shellcheck disable=SC2086
+"$A" eval --data "$LABELS" --split test --exclude-seen --truth teacher $models \
+    --truth-csv "$OUT/truth.csv" --png "$OUT/truth.png" --force > "$OUT/eval.log"
+# shellcheck disable=SC2086
+"$A" eval --data "$LABELS" --split test --exclude-seen --truth teacher:score:1 $models \
+    --truth-csv "$OUT/truth-score.csv" --force >> "$OUT/eval.log"
+grep -v '^#' "$OUT/eval.log"
