@@ -507,3 +507,66 @@ fn a_damaged_chunk_is_refused_by_name() {
     );
     assert!(!out.join("manifest.json").exists());
 }
+
+/// `--plan DIR --shards 2`: the GNU parallel task lines, each run by the shell, then the
+/// merge command the plan prints, give the dataset of one run.
+#[test]
+fn a_plan_runs_its_shards_and_merges_to_one_run() {
+    let dir = scratch("label", "plan");
+    let data = dataset(&dir);
+    let teacher = "akushu analysis --engine uct:sims=4";
+    let extra = ["--visits", "2"];
+    let one = dir.join("one");
+    let (ok, text) = label(&data, teacher, &one, &extra);
+    assert!(ok, "{text}");
+    let plan = dir.join("plan");
+    let shards = dir.join("shards");
+    let (ok, text) = label(
+        &data,
+        teacher,
+        &shards,
+        &["--visits", "2", "--plan", &s(&plan), "--shards", "2"],
+    );
+    assert!(ok, "{text}");
+    let sbatch = std::fs::read_to_string(plan.join("label.sbatch")).unwrap();
+    assert!(sbatch.contains("#SBATCH --array=0-1"), "{sbatch}");
+    for line in std::fs::read_to_string(plan.join("parallel-tasks.txt"))
+        .unwrap()
+        .lines()
+    {
+        let out = std::process::Command::new("sh")
+            .args(["-c", line])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let merge = text
+        .lines()
+        .find_map(|l| l.split_once("; then ").map(|(_, m)| m.to_string()))
+        .unwrap();
+    let merged = dir.join("merged");
+    let merge = merge
+        .replacen("akushu ", &format!("{} ", env!("CARGO_BIN_EXE_akushu")), 1)
+        .replace("--out DATA", &format!("--out {}", s(&merged)));
+    let out = std::process::Command::new("sh")
+        .args(["-c", &merge])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{merge}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for split in Split::ALL {
+        assert_eq!(
+            split_bytes(&merged, split),
+            split_bytes(&one, split),
+            "{split:?}"
+        );
+    }
+}

@@ -400,6 +400,29 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
     }
 }
 
+/// A finished unit's file (a game's records, a labelled chunk), checked against what its
+/// row says: `records` records of `record_size` bytes with CRC-32 `crc32`; `rows` names the
+/// rows' file for the message.
+pub fn read_checked(
+    path: &Path,
+    crc32: u32,
+    records: u32,
+    record_size: usize,
+    rows: &str,
+) -> anyhow::Result<Vec<u8>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let found = crc32fast::hash(&bytes);
+    if found != crc32 || bytes.len() != records as usize * record_size {
+        bail!(
+            "{}: {} bytes with CRC-32 {found:08x}; {rows} says {records} records with \
+             {crc32:08x}: the file is damaged",
+            path.display(),
+            bytes.len(),
+        );
+    }
+    Ok(bytes)
+}
+
 /// Reads the rows of a games file. A row that does not parse is an error naming the line:
 /// the file is written atomically, so a bad row means someone edited it.
 pub fn read_rows<R: DeserializeOwned>(path: &Path) -> anyhow::Result<Vec<R>> {

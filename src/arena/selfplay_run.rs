@@ -166,20 +166,13 @@ impl SelfplayDir {
 
     /// A finished game's records, checked against the CRC-32 in its row.
     pub fn read_records(&self, row: &SelfplayRow) -> anyhow::Result<Vec<u8>> {
-        let path = self.records(row.game);
-        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-        let found = crc32fast::hash(&bytes);
-        if found != row.crc32 || bytes.len() != row.positions as usize * SEARCH_RECORD_SIZE {
-            bail!(
-                "{}: {} bytes with CRC-32 {found:08x}; games.csv says {} records with {:08x}: \
-                 the file is damaged",
-                path.display(),
-                bytes.len(),
-                row.positions,
-                row.crc32
-            );
-        }
-        Ok(bytes)
+        super::folder::read_checked(
+            &self.records(row.game),
+            row.crc32,
+            row.positions,
+            SEARCH_RECORD_SIZE,
+            "games.csv",
+        )
     }
 }
 

@@ -76,18 +76,8 @@ pub struct LabelArgs {
     /// `--from OUT/shard-*` takes the shards together.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "from"])]
     pub plan: Option<PathBuf>,
-    /// With --plan: shards (at most the chunks).
-    #[arg(long, default_value_t = 16, requires = "plan")]
-    pub shards: u32,
-    /// With --plan: Slurm partition; repeat for several.
-    #[arg(long, requires = "plan")]
-    pub partition: Vec<String>,
-    /// With --plan: CPUs per Slurm task (give the teacher's threads).
-    #[arg(long, default_value_t = 1, requires = "plan")]
-    pub cpus_per_task: u32,
-    /// With --plan: time limit per Slurm task.
-    #[arg(long, default_value = "24:00:00", requires = "plan")]
-    pub time: String,
+    #[command(flatten)]
+    pub cluster: super::selfplay::PlanArgs,
 }
 
 impl LabelArgs {
@@ -242,8 +232,8 @@ pub fn run(a: &LabelArgs) -> Result<()> {
 /// `--plan DIR`: the cluster scripts of a run of `chunks` chunks, and how to merge.
 fn write_plan(a: &LabelArgs, dir: &std::path::Path, chunks: u32) -> Result<()> {
     use super::selfplay::{absolute, current_exe};
-    use crate::arena::cluster::{ShardPlan, SlurmOptions, shell_quote};
-    let (out, shards) = (absolute(&a.out)?, a.shards.min(chunks));
+    use crate::arena::cluster::{ShardPlan, shell_quote};
+    let (out, shards) = (absolute(&a.out)?, a.cluster.shards.min(chunks));
     let args = a.run_args();
     let quoted: Vec<String> = args.iter().map(|x| shell_quote(x)).collect();
     let plan = ShardPlan {
@@ -265,12 +255,7 @@ fn write_plan(a: &LabelArgs, dir: &std::path::Path, chunks: u32) -> Result<()> {
         akushu: current_exe()?,
         workdir: absolute(std::path::Path::new("."))?,
         scripts: absolute(dir)?,
-        slurm: SlurmOptions {
-            partitions: a.partition.clone(),
-            cpus_per_task: a.cpus_per_task,
-            time: a.time.clone(),
-            extra: Vec::new(),
-        },
+        slurm: a.cluster.slurm(),
     };
     for path in plan.write(chunks)? {
         crate::outln!("wrote {}", path.display());

@@ -51,18 +51,8 @@ pub struct SelfplayArgs {
     /// `OUT/shard-i`.
     #[arg(long, value_name = "DIR", conflicts_with = "shard")]
     pub plan: Option<PathBuf>,
-    /// With --plan: shards (at most the games).
-    #[arg(long, default_value_t = 16, requires = "plan")]
-    pub shards: u32,
-    /// With --plan: Slurm partition; repeat for several.
-    #[arg(long, requires = "plan")]
-    pub partition: Vec<String>,
-    /// With --plan: CPUs per Slurm task (each shard plays that many games at once).
-    #[arg(long, default_value_t = 1, requires = "plan")]
-    pub cpus_per_task: u32,
-    /// With --plan: time limit per Slurm task.
-    #[arg(long, default_value = "24:00:00", requires = "plan")]
-    pub time: String,
+    #[command(flatten)]
+    pub cluster: PlanArgs,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -94,12 +84,43 @@ impl SelfplayArgs {
     }
 }
 
+/// The options of a sharded job's cluster scripts (`--plan DIR`), shared by `selfplay` and
+/// `dataset label`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PlanArgs {
+    /// With --plan: shards (at most the job's games or chunks).
+    #[arg(long, default_value_t = 16, requires = "plan")]
+    pub shards: u32,
+    /// With --plan: Slurm partition; repeat for several.
+    #[arg(long, requires = "plan")]
+    pub partition: Vec<String>,
+    /// With --plan: CPUs per Slurm task (self-play: the games a shard plays at once;
+    /// labelling: give the teacher's threads).
+    #[arg(long, default_value_t = 1, requires = "plan")]
+    pub cpus_per_task: u32,
+    /// With --plan: time limit per Slurm task.
+    #[arg(long, default_value = "24:00:00", requires = "plan")]
+    pub time: String,
+}
+
+impl PlanArgs {
+    /// The Slurm options these give.
+    pub fn slurm(&self) -> crate::arena::cluster::SlurmOptions {
+        crate::arena::cluster::SlurmOptions {
+            partitions: self.partition.clone(),
+            cpus_per_task: self.cpus_per_task,
+            time: self.time.clone(),
+            extra: Vec::new(),
+        }
+    }
+}
+
 /// `--plan DIR`: writes the cluster scripts and says how to run them.
 fn write_plan(args: &SelfplayArgs, dir: &std::path::Path) -> anyhow::Result<()> {
-    use crate::arena::cluster::{ShardPlan, SlurmOptions, selfplay_plan_args};
+    use crate::arena::cluster::{ShardPlan, selfplay_plan_args};
     let config = args.config();
     config.validate()?;
-    let (out, shards) = (absolute(&args.out)?, args.shards.min(args.games));
+    let (out, shards) = (absolute(&args.out)?, args.cluster.shards.min(args.games));
     let plan = ShardPlan {
         name: "selfplay",
         args: selfplay_plan_args(&config),
@@ -119,12 +140,7 @@ fn write_plan(args: &SelfplayArgs, dir: &std::path::Path) -> anyhow::Result<()> 
         akushu: current_exe()?,
         workdir: absolute(std::path::Path::new("."))?,
         scripts: absolute(dir)?,
-        slurm: SlurmOptions {
-            partitions: args.partition.clone(),
-            cpus_per_task: args.cpus_per_task,
-            time: args.time.clone(),
-            extra: Vec::new(),
-        },
+        slurm: args.cluster.slurm(),
     };
     for path in plan.write(config.games)? {
         crate::outln!("wrote {}", path.display());

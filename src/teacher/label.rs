@@ -383,20 +383,13 @@ fn adopt(
 
 /// A finished chunk's file, checked against its row.
 fn read_chunk(dir: &Path, row: &LabelRow) -> anyhow::Result<Vec<u8>> {
-    let path = chunk_path(dir, row.chunk);
-    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-    let found = crc32fast::hash(&bytes);
-    if found != row.crc32 || bytes.len() != row.positions as usize * TEACHER_RECORD_SIZE {
-        bail!(
-            "{}: {} bytes with CRC-32 {found:08x}; labels.csv says {} records with {:08x}: \
-             the file is damaged",
-            path.display(),
-            bytes.len(),
-            row.positions,
-            row.crc32
-        );
-    }
-    Ok(bytes)
+    crate::arena::folder::read_checked(
+        &chunk_path(dir, row.chunk),
+        row.crc32,
+        row.positions,
+        TEACHER_RECORD_SIZE,
+        "labels.csv",
+    )
 }
 
 /// Writes the labelled dataset into `out` from the chunk files: the split files (every
