@@ -234,3 +234,91 @@ fn heads_only_training_moves_the_value_head_and_nothing_else() {
     assert!(err.contains("heads_only"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `eval --value`: the shipped value network's log-loss over the positions whose result is
+/// known, equal to the mean cross-entropy recomputed from its own plain-Rust values; a
+/// network without a value head says so.
+#[test]
+fn eval_value_reports_the_heads_log_loss_against_the_results() {
+    let dir = std::env::temp_dir().join(format!("akushu-eval-value-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let games = repo.join("report/runs/strong_gnugo/strong_2000/sgf");
+    let data = dir.join("ds");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let d = data.display().to_string();
+    run(&[
+        "dataset",
+        "build",
+        "--sgf",
+        &games.display().to_string(),
+        "--limit",
+        "8",
+        "--out",
+        &d,
+        "--quiet",
+    ]);
+    let value_net = repo.join("models/cnn-human-5x32-value");
+    let text = run(&[
+        "eval",
+        "--data",
+        &d,
+        "--split",
+        "train",
+        "--value",
+        "--allow-overlap",
+        "--model",
+        &value_net.display().to_string(),
+        "--model",
+        "models/cnn-human-5x32-gpu2",
+    ]);
+    let line = text
+        .lines()
+        .find(|l| l.contains("value: log-loss"))
+        .expect(&text);
+    let loss: f64 = line
+        .split("log-loss ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(text.contains("value: no value head"), "{text}");
+    // Recomputed from the network's own values through the plain evaluator.
+    let positions = akushu::dataset::read_split(&data, akushu::dataset::Split::Train).unwrap();
+    let net = NetPruner::load(&value_net).unwrap();
+    let (mut sum, mut n) = (0.0f64, 0usize);
+    for p in &positions {
+        let t = match p.winner {
+            0 => continue,
+            w if w == p.to_move => 1.0,
+            _ => 0.0,
+        };
+        let board = p.board();
+        let mut out = [0f32; NN];
+        let v = net.rate_value(&NetInput::from_position(p, &board), &mut out, true);
+        let v = f64::from(v.expect("a value head")).clamp(1e-7, 1.0 - 1e-7);
+        sum -= t * v.ln() + (1.0 - t) * (1.0 - v).ln();
+        n += 1;
+    }
+    assert!(line.contains(&format!("of {n} positions")), "{line}");
+    assert!(
+        (loss - sum / n as f64).abs() < 2e-3,
+        "{loss} against {}",
+        sum / n as f64
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -139,6 +139,11 @@ pub struct EvalArgs {
     /// paper's error on the same positions. `--model teacher` is the teacher's own policy.
     #[arg(long, value_name = "teacher[:LOSS]", conflicts_with_all = ["csv", "summary", "by", "positions_csv", "redraw", "sgf", "synthetic_games"])]
     pub truth: Option<crate::net::truth::Truth>,
+    /// Also each network's value head against the evaluated games' results: log-loss (mean
+    /// binary cross-entropy) and the share of winners called, over the positions whose
+    /// result is known (networks without a value head say so).
+    #[arg(long, conflicts_with = "truth")]
+    pub value: bool,
     /// With --truth: every model's curve as CSV
     /// (`model,truth,x,positions,good_lost,good_pruned,bad_left,paper`).
     #[arg(long, requires = "truth")]
@@ -889,6 +894,11 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             row.x_at_10_legal,
             row.x_at_5_legal
         );
+        if args.value
+            && let Some(dir) = name.model_dir()
+        {
+            print_value(&labels[i], dir, &positions)?;
+        }
         if let Some(groups) = breakdown_rows.last().filter(|_| !args.by.is_empty()) {
             print_breakdown(groups);
         }
@@ -928,6 +938,23 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         })
         .collect();
     write_png(&args, &drawn, &evaluated_what(&args, positions.len()))
+}
+
+/// `--value`: the value head's log-loss and winners called on `positions`.
+fn print_value(label: &str, dir: &Path, positions: &[Position]) -> anyhow::Result<()> {
+    let device = crate::net::cpu_device();
+    let (model, _) = crate::net::SavedModel::load_on(dir, &device)
+        .with_context(|| format!("loading {}", dir.display()))?;
+    match crate::net::train::network_value(&model, positions, &device) {
+        None => crate::outln!("{label:<16} value: no value head"),
+        Some(v) => crate::outln!(
+            "{label:<16} value: log-loss {} and winner called on {} of {} positions with a known result",
+            v.loss().map_or("-".into(), |l| format!("{l:.4}")),
+            v.accuracy().map_or("-".into(), |a| format!("{a:.3}")),
+            v.known
+        ),
+    }
+    Ok(())
 }
 
 /// What an evaluation ran on, for the chart's title: the data and the position count.

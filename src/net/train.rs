@@ -1321,6 +1321,13 @@ impl ValueStats {
         }
     }
 
+    /// Adds another batch's counts.
+    pub fn merge(&mut self, o: &ValueStats) {
+        self.known += o.known;
+        self.loss_sum += o.loss_sum;
+        self.called += o.called;
+    }
+
     /// Mean cross-entropy; `None` without known positions.
     pub fn loss(&self) -> Option<f64> {
         (self.known > 0).then(|| self.loss_sum / self.known as f64)
@@ -1394,6 +1401,33 @@ pub fn badness_scores(higher_is_better: bool, logits: Tensor<2>, illegal: &[bool
         }
     }
     v
+}
+
+/// The value head's calls on `positions` against their games' results (log-loss and share
+/// of winners called over the positions whose result is known); `None` for a network
+/// without a value head (the MLP, a CNN without one).
+pub fn network_value(
+    model: &super::SavedModel,
+    positions: &[Position],
+    device: &Device,
+) -> Option<ValueStats> {
+    let super::SavedModel::Cnn(m, cfg) = model else {
+        return None;
+    };
+    if cfg.value_channels == 0 {
+        return None;
+    }
+    let task = CnnTask {
+        history: cfg.history,
+        value_weight: Some(1.0),
+        ..CnnTask::moves_only(Target::Played)
+    };
+    let mut stats = ValueStats::default();
+    for chunk in positions.chunks(1024) {
+        let (_, _, v) = validate(m.as_ref(), &task, chunk, device);
+        stats.merge(&v);
+    }
+    Some(stats)
 }
 
 /// The error-rate curve of a saved network on `positions`, computed by burn on `device` in
