@@ -248,6 +248,30 @@ fn a_killed_run_resumes_and_shards_merge_to_the_bytes_of_one_run() {
         std::fs::read(merged.join("manifest.json")).unwrap(),
         manifest
     );
+    // A shorter --limit takes the longer run's chunks that hold its records: a labelled
+    // prefix, byte for byte what labelling it alone writes.
+    let (short, prefix) = (dir.join("short"), dir.join("prefix"));
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &short,
+        &["--visits", "3", "--limit", "100"],
+    );
+    assert!(ok, "{text}");
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &prefix,
+        &["--visits", "3", "--limit", "100", "--from", &s(&a), &s(&b)],
+    );
+    assert!(ok && text.contains("labelled 0 positions"), "{text}");
+    for split in Split::ALL {
+        assert_eq!(
+            split_bytes(&prefix, split),
+            split_bytes(&short, split),
+            "{split:?}: prefix"
+        );
+    }
     // Another teacher's labels never join a folder: visits differ.
     let (ok, text) = label(&data, &teacher, &killed, &["--visits", "4"]);
     assert!(

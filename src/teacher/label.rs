@@ -310,13 +310,13 @@ pub fn run_label(
         old,
         mut rows,
     } = dir.open(config)?;
+    let all = spans(&sizes(source, config), config.chunk);
     for f in from {
-        adopt(&dir, config, f, &mut rows)?;
+        adopt(&dir, config, &all, f, &mut rows)?;
     }
     let planned = config.schedule().planned();
     let pending = dir.pending(planned, &rows);
     dir.start(&header, old.as_ref(), &pending)?;
-    let all = spans(&sizes(source, config), config.chunk);
     let start = Instant::now();
     let mut outcome = LabelOutcome {
         chunks_now: 0,
@@ -348,10 +348,13 @@ fn sizes(source: &Source, config: &LabelConfig) -> Vec<(Split, u64)> {
         .collect()
 }
 
-/// Copies the finished chunks of folder `other` (a shard of this run) into `dir`.
+/// Copies the finished chunks of folder `other` into `dir`: a shard of this run, or a run
+/// that differs from it only in `--limit` (its chunks that are this run's too, record for
+/// record, are taken: a labelled prefix of a longer run, or the labels a shorter one has).
 fn adopt(
     dir: &LabelDir,
     config: &LabelConfig,
+    all: &[Span],
     other: &Path,
     rows: &mut BTreeMap<u32, LabelRow>,
 ) -> anyhow::Result<()> {
@@ -363,21 +366,39 @@ fn adopt(
         );
     };
     let mut mine = config.clone();
-    mine.shard = h.config.shard;
+    (mine.shard, mine.limit, mine.chunks) = (h.config.shard, h.config.limit, h.config.chunks);
     mine.check_same_run(&h.config, &theirs.header())
         .with_context(|| format!("--from {}", other.display()))?;
-    let mut added = 0;
+    // Chunks are matched by what they hold (split, first position, count), not by number:
+    // under another --limit the same records may be another chunk.
+    let ours: std::collections::HashMap<(Split, u64, u32), u32> = all
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((s.split, s.first, s.count), i as u32 + 1))
+        .collect();
+    let (mut added, mut outside) = (0, 0);
     for row in theirs.read_rows()? {
-        if rows.contains_key(&row.chunk) {
+        let Some(&chunk) = ours.get(&(row.split, row.first, row.positions)) else {
+            outside += 1;
+            continue;
+        };
+        if rows.contains_key(&chunk) {
             continue;
         }
         let bytes = read_chunk(other, &row)?;
-        let path = chunk_path(&dir.root, row.chunk);
-        rows.insert(row.chunk, row);
-        dir.record(&[(path, bytes.as_slice())], rows)?;
+        rows.insert(chunk, LabelRow { chunk, ..row });
+        dir.record(&[(chunk_path(&dir.root, chunk), bytes.as_slice())], rows)?;
         added += 1;
     }
-    crate::errln!("took {added} labelled chunks from {}", other.display());
+    crate::errln!(
+        "took {added} labelled chunks from {}{}",
+        other.display(),
+        if outside > 0 {
+            format!(" ({outside} beyond this run's --limit left)")
+        } else {
+            String::new()
+        }
+    );
     Ok(())
 }
 
