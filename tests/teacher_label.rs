@@ -272,6 +272,29 @@ fn a_killed_run_resumes_and_shards_merge_to_the_bytes_of_one_run() {
             "{split:?}: prefix"
         );
     }
+    // --split-limit: one split's own limit; its chunks come from the longer run too.
+    let some = dir.join("some");
+    let (ok, text) = label(
+        &data,
+        &teacher,
+        &some,
+        &[
+            "--visits",
+            "3",
+            "--splits",
+            "validation",
+            "--split-limit",
+            "validation=50",
+            "--from",
+            &s(&a),
+            &s(&b),
+        ],
+    );
+    assert!(ok && text.contains("labelled 0 positions"), "{text}");
+    assert_eq!(
+        MappedSplit::open(&some, Split::Validation).unwrap().len(),
+        50
+    );
     // Another teacher's labels never join a folder: visits differ.
     let (ok, text) = label(&data, &teacher, &killed, &["--visits", "4"]);
     assert!(

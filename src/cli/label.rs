@@ -33,6 +33,10 @@ pub struct LabelArgs {
     /// Label at most this many positions of each split, from its start (0 = all).
     #[arg(long, default_value_t = 0)]
     pub limit: u64,
+    /// A limit for one split that replaces --limit for it, `SPLIT=N` (repeatable), e.g.
+    /// `--split-limit validation=4096` beside a large --limit of the training split.
+    #[arg(long, value_name = "SPLIT=N", value_parser = split_limit_arg)]
+    pub split_limit: Vec<(String, u64)>,
     /// Label every k-th record of each split (records 0, k, 2k, ...): positions spread
     /// over more games for the same cost.
     #[arg(long, default_value_t = 1)]
@@ -106,6 +110,9 @@ impl LabelArgs {
         ] {
             v.extend([flag.to_string(), value]);
         }
+        for (split, n) in &self.split_limit {
+            v.extend(["--split-limit".to_string(), format!("{split}={n}")]);
+        }
         if self.per_move {
             v.push("--per-move".into());
         }
@@ -140,11 +147,22 @@ pub fn run(a: &LabelArgs) -> Result<()> {
     if a.from.iter().any(|f| same_dir(f, &a.out)) {
         bail!("--from names --out itself");
     }
+    let split_limits: std::collections::BTreeMap<String, u64> =
+        a.split_limit.iter().cloned().collect();
     let sizes: Vec<(Split, u64)> = splits
         .iter()
         .map(|&s| {
             let n = crate::dataset::format::read_header(&a.data, s).map(|h| h.count);
-            n.map(|n| (s, labelled_count(n, a.every, a.limit)))
+            n.map(|n| {
+                (
+                    s,
+                    labelled_count(
+                        n,
+                        a.every,
+                        split_limits.get(s.name()).copied().unwrap_or(a.limit),
+                    ),
+                )
+            })
         })
         .collect::<Result<_, _>>()?;
     let chunks = spans(&sizes, a.chunk).len() as u32;
@@ -180,6 +198,7 @@ pub fn run(a: &LabelArgs) -> Result<()> {
         data_fingerprint: source.fingerprint(),
         splits,
         limit: a.limit,
+        split_limits: split_limits.clone(),
         every: a.every,
         chunk: a.chunk,
         chunks,
@@ -227,6 +246,16 @@ pub fn run(a: &LabelArgs) -> Result<()> {
         ),
     }
     Ok(())
+}
+
+/// clap parser for `--split-limit`: `SPLIT=N`.
+fn split_limit_arg(text: &str) -> Result<(String, u64), String> {
+    let bad = || format!("--split-limit {text:?}: expected SPLIT=N (train, validation or test)");
+    let (split, n) = text.split_once('=').ok_or_else(bad)?;
+    if !["train", "validation", "test"].contains(&split) {
+        return Err(bad());
+    }
+    Ok((split.to_string(), n.trim().parse().map_err(|_| bad())?))
 }
 
 /// `--plan DIR`: the cluster scripts of a run of `chunks` chunks, and how to merge.

@@ -58,6 +58,9 @@ pub struct LabelConfig {
     pub splits: Vec<Split>,
     /// Positions of each split labelled at most, from its start (0 = all).
     pub limit: u64,
+    /// Per-split limits that replace `limit` for the splits they name (`--split-limit`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub split_limits: BTreeMap<String, u64>,
     /// Every how many records one is labelled (1 = all): records 0, k, 2k, ... of a split.
     #[serde(default = "one")]
     pub every: u32,
@@ -154,6 +157,16 @@ impl RunConfig for LabelConfig {
 
 fn one() -> u32 {
     1
+}
+
+impl LabelConfig {
+    /// The most positions of `split` labelled (0 = all).
+    pub fn limit_of(&self, split: Split) -> u64 {
+        self.split_limits
+            .get(split.name())
+            .copied()
+            .unwrap_or(self.limit)
+    }
 }
 
 /// A teacher in one line, for messages.
@@ -343,14 +356,14 @@ fn sizes(source: &Source, config: &LabelConfig) -> Vec<(Split, u64)> {
         .iter()
         .map(|&s| {
             let n = source.split(s).0.len() as u64;
-            (s, labelled_count(n, config.every, config.limit))
+            (s, labelled_count(n, config.every, config.limit_of(s)))
         })
         .collect()
 }
 
 /// Copies the finished chunks of folder `other` into `dir`: a shard of this run, or a run
-/// that differs from it only in `--limit` (its chunks that are this run's too, record for
-/// record, are taken: a labelled prefix of a longer run, or the labels a shorter one has).
+/// that differs from it only in its splits and limits (its chunks that are this run's too,
+/// record for record, are taken: a labelled prefix of a longer run).
 fn adopt(
     dir: &LabelDir,
     config: &LabelConfig,
@@ -366,7 +379,9 @@ fn adopt(
         );
     };
     let mut mine = config.clone();
+    // The splits and limits may differ: chunks are matched by what they hold.
     (mine.shard, mine.limit, mine.chunks) = (h.config.shard, h.config.limit, h.config.chunks);
+    (mine.splits, mine.split_limits) = (h.config.splits.clone(), h.config.split_limits.clone());
     mine.check_same_run(&h.config, &theirs.header())
         .with_context(|| format!("--from {}", other.display()))?;
     // Chunks are matched by what they hold (split, first position, count), not by number:
