@@ -128,6 +128,8 @@ pub trait RunConfig: Serialize + DeserializeOwned {
     const SUBDIRS: &'static [&'static str] = &[];
     /// The checkpoint's file name: one row per finished game (or labelled chunk).
     const ROWS: &'static str = "games.csv";
+    /// What a row is, in messages (`games`, `chunks`), and what finishing one is called.
+    const UNITS: (&'static str, &'static str) = ("games", "to play");
     /// The engine specs the run plays: the header resolves and checksums them.
     fn specs(&self) -> Vec<&String>;
     /// Which games the run plays.
@@ -361,8 +363,9 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
             .filter(|g| !rows.contains_key(g))
             .collect();
         if !rows.is_empty() {
+            let (units, verb) = C::UNITS;
             crate::errln!(
-                "resuming {}: {} games already finished, {} to play",
+                "resuming {}: {} {units} already finished, {} {verb}",
                 self.root.display(),
                 rows.len(),
                 pending.len()

@@ -102,6 +102,7 @@ impl RunConfig for LabelConfig {
     const COMMENT: &'static str = "# A teacher-labelling run written by `akushu dataset label`.";
     const SUBDIRS: &'static [&'static str] = &["chunks"];
     const ROWS: &'static str = "labels.csv";
+    const UNITS: (&'static str, &'static str) = ("chunks", "to label");
 
     fn specs(&self) -> Vec<&String> {
         Vec::new()
