@@ -85,6 +85,22 @@ fn label_with(
     akushu_with(&args, env)
 }
 
+/// A scratch folder `name` with the 6-game dataset and its validation split labelled per move
+/// by `teacher`: (folder, dataset, labelled dataset).
+fn per_move_validation(teacher: &str, name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = scratch("label", name);
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label(
+        &data,
+        teacher,
+        &out,
+        &["--per-move", "--splits", "validation"],
+    );
+    assert!(ok, "{text}");
+    (dir, data, out)
+}
+
 fn split_bytes(dir: &Path, split: Split) -> Vec<u8> {
     std::fs::read(format::split_path(dir, split)).unwrap()
 }
@@ -364,16 +380,7 @@ fn bad_teachers_are_named_and_finished_chunks_kept() {
 #[test]
 fn eval_truth_draws_engine_judged_curves_from_per_move_labels() {
     let Some(teacher) = fake("", 0) else { return };
-    let dir = scratch("label", "truth");
-    let data = dataset(&dir);
-    let out = dir.join("lab");
-    let (ok, text) = label(
-        &data,
-        &teacher,
-        &out,
-        &["--per-move", "--splits", "validation"],
-    );
-    assert!(ok, "{text}");
+    let (dir, data, out) = per_move_validation(&teacher, "truth");
     let csv = dir.join("truth.csv");
     let (ok, text) = akushu(&[
         "eval",
@@ -438,16 +445,7 @@ fn the_python_reader_reads_the_labels_as_akushu_does() {
     if !common::python_with_numpy("the_python_reader_reads_the_labels_as_akushu_does") {
         return;
     }
-    let dir = scratch("label", "python");
-    let data = dataset(&dir);
-    let out = dir.join("lab");
-    let (ok, text) = label(
-        &data,
-        &teacher,
-        &out,
-        &["--per-move", "--splits", "validation"],
-    );
-    assert!(ok, "{text}");
+    let (_, _, out) = per_move_validation(&teacher, "python");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
     let code = format!(
         "import sys, json; sys.path.insert(0, {:?}); import akushu_dataset as ad\n\

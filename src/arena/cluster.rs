@@ -469,6 +469,20 @@ impl ShardPlan {
             .collect()
     }
 
+    /// [`ShardPlan::write`], then says what was written and how to run it and merge.
+    pub fn write_and_say(&self, units: u32) -> anyhow::Result<()> {
+        for path in self.write(units)? {
+            crate::outln!("wrote {}", path.display());
+        }
+        crate::outln!(
+            "run: sbatch {} (or sh {} --jobs N); then {}",
+            self.scripts.join(self.sbatch_name()).display(),
+            self.scripts.join("parallel.sh").display(),
+            self.then
+        );
+        Ok(())
+    }
+
     /// Writes `NAME.sbatch`, `parallel-tasks.txt` and `parallel.sh` into `scripts`; `units`
     /// is how many shardable units the job has (`--shards` may not exceed it).
     pub fn write(&self, units: u32) -> anyhow::Result<Vec<PathBuf>> {

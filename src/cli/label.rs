@@ -286,16 +286,7 @@ fn write_plan(a: &LabelArgs, dir: &std::path::Path, chunks: u32) -> Result<()> {
         scripts: absolute(dir)?,
         slurm: a.cluster.slurm(),
     };
-    for path in plan.write(chunks)? {
-        crate::outln!("wrote {}", path.display());
-    }
-    crate::outln!(
-        "run: sbatch {} (or sh {} --jobs N); then {}",
-        plan.scripts.join("label.sbatch").display(),
-        plan.scripts.join("parallel.sh").display(),
-        plan.then
-    );
-    Ok(())
+    plan.write_and_say(chunks)
 }
 
 /// `command` with a leading `akushu` word replaced by this program's path (so `akushu

@@ -142,16 +142,7 @@ fn write_plan(args: &SelfplayArgs, dir: &std::path::Path) -> anyhow::Result<()> 
         scripts: absolute(dir)?,
         slurm: args.cluster.slurm(),
     };
-    for path in plan.write(config.games)? {
-        crate::outln!("wrote {}", path.display());
-    }
-    crate::outln!(
-        "run: sbatch {} (or sh {} --jobs N); then {}",
-        plan.scripts.join("selfplay.sbatch").display(),
-        plan.scripts.join("parallel.sh").display(),
-        plan.then
-    );
-    Ok(())
+    plan.write_and_say(config.games)
 }
 
 /// `p` made absolute (scripts run from anywhere).
