@@ -644,9 +644,12 @@ pub struct PlainCnn {
     pub(super) blocks: Vec<(Conv, Conv)>,
     pub(super) head: Conv,
     pub(super) channels: usize,
-    /// The value head, if the network has one (the ownership head is a training target
-    /// only: the search counts ownership from its playouts).
+    /// The value head, if the network has one.
     pub(super) value: Option<PlainValue>,
+    /// The ownership head (one logit per point from the tower's features), if the network
+    /// has one: read only for analysis answers ([`ownership`](Self::ownership)), so it never
+    /// runs on the search's hot path.
+    ownership: Option<Dense>,
 }
 
 impl PlainCnn {
@@ -663,7 +666,31 @@ impl PlainCnn {
                 .collect(),
             head: Conv::from_burn(&m.head),
             value: m.value.as_ref().map(PlainValue::from_burn),
+            ownership: m.ownership.as_ref().map(Dense::from_burn),
         }
+    }
+
+    /// Whether the network has an ownership head.
+    pub fn has_ownership(&self) -> bool {
+        self.ownership.is_some()
+    }
+
+    /// Each point's expected final owner from the side to move's view (-1..=1, `tanh` of
+    /// the ownership head, as trained) for one position's planes; `None` without the head.
+    /// The tower runs in float: analysis asks for a few positions, not the search.
+    pub fn ownership(&self, planes: &[f32], scratch: &mut Scratch) -> Option<[f32; NN]> {
+        let head = self.ownership.as_ref()?;
+        let mut logits = [0f32; NN];
+        self.evaluate_batch(planes, 1, scratch, &mut logits, None);
+        // `evaluate_batch` leaves the tower's output in `scratch.b`, channels-last.
+        let c = self.channels;
+        let mut out = [0f32; NN];
+        for (o, &q) in out.iter_mut().zip(&scratch.points[..NN]) {
+            let mut logit = [0f32];
+            head.forward(&scratch.b[q * c..(q + 1) * c], &mut logit);
+            *o = logit[0].tanh();
+        }
+        Some(out)
     }
 
     /// Whether the network has a value head.

@@ -49,6 +49,15 @@ impl PlainNet {
             PlainNet::Mlp(..) => false,
         }
     }
+
+    /// The ownership head's answer for one position's CNN planes.
+    fn ownership(&self, planes: &[f32], scratch: &mut Scratch) -> Option<[f32; NN]> {
+        match self {
+            PlainNet::Cnn(m) => m.ownership(planes, scratch),
+            PlainNet::QuantCnn(m) => m.ownership(planes, scratch),
+            PlainNet::Mlp(..) => None,
+        }
+    }
 }
 
 /// Reads a saved model, naming its directory in the error.
@@ -245,6 +254,21 @@ impl NetPruner {
 }
 
 impl NetPruner {
+    /// Each point's expected final owner from the side to move's view (-1..=1) by the
+    /// network's ownership head; `None` for a network without one (or an MLP). Not averaged
+    /// over symmetric views: analysis asks for it, not the search.
+    pub fn ownership(&self, inp: &NetInput<'_>) -> Option<[f32; NN]> {
+        let inp = &inp.with_history(self.history);
+        BUFFERS.with(|b| {
+            let Buffers { input, scratch } = &mut *b.borrow_mut();
+            if matches!(self.net, PlainNet::Mlp(..)) {
+                return None;
+            }
+            cnn_planes(inp, input);
+            self.net.ownership(&input[..CNN_PLANES * NN], scratch)
+        })
+    }
+
     /// Badness of every point of each of `inputs`, in one call: the CNN runs all positions
     /// through each convolution together ([`PlainCnn::logits_batch`]); the MLPs, whose
     /// weights are read once per row anyway, and the symmetry-averaged CNN (already a batch
@@ -355,6 +379,9 @@ impl Pruner for NetPruner {
     }
     fn has_value(&self) -> bool {
         self.net.has_value()
+    }
+    fn ownership(&self, ctx: &PruneContext<'_>) -> Option<[f32; NN]> {
+        NetPruner::ownership(self, &NetInput::from_context(ctx))
     }
 }
 

@@ -644,6 +644,11 @@ impl QuantCnn {
         self.plain.has_value()
     }
 
+    /// The ownership head's answer for one position ([`PlainCnn::ownership`], in float).
+    pub fn ownership(&self, planes: &[f32], scratch: &mut Scratch) -> Option<[f32; NN]> {
+        self.plain.ownership(planes, scratch)
+    }
+
     fn logits_with(
         &self,
         kernel: Kernel,

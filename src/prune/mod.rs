@@ -85,6 +85,11 @@ pub trait Pruner: Send + Sync {
     fn has_value(&self) -> bool {
         false
     }
+    /// Each point's expected final owner from the side to move's view (-1..=1), where the
+    /// pruner has an ownership head; analysis answers read it.
+    fn ownership(&self, _ctx: &PruneContext<'_>) -> Option<[f32; NN]> {
+        None
+    }
 }
 
 /// Rates nothing: every point scores 0. With it, pruning removes moves in flat-index order

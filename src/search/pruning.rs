@@ -229,6 +229,17 @@ fn with_context<T>(
     })
 }
 
+/// `pruner`'s ownership head for `board` with `to_move` to play after `last` (each point's
+/// expected owner from `to_move`'s view), where it has one.
+pub fn owners(
+    pruner: &dyn Pruner,
+    board: &Board,
+    to_move: Color,
+    last: LastMoves,
+) -> Option<[f32; NN]> {
+    with_context(board, to_move, last, |ctx| pruner.ownership(ctx))
+}
+
 /// How many of `n` candidates tree pruning drops for `x`, never leaving fewer than
 /// `keep_min` (nor more than `n`). Pass is not a candidate: it is always kept.
 #[inline]

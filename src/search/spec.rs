@@ -31,7 +31,7 @@ use super::flat::{FlatConfig, FlatEngine};
 use super::pruning::{PlayoutEval, PruneCount};
 use super::random::{RandomConfig, RandomEngine};
 use super::uct::{
-    Parallel, PlayoutKind, PlayoutPrune, SoftPrune, TreePrune, UctConfig, UctEngine, Widen,
+    Parallel, PlayoutKind, PlayoutPrune, Select, SoftPrune, TreePrune, UctConfig, UctEngine, Widen,
 };
 use crate::prune::name::PrunerName;
 use crate::util::num::{MAX_SECONDS, MAX_THREADS};
@@ -856,6 +856,84 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         get: |d| some(d.config.policy_weight),
     },
     Key {
+        name: "select",
+        value: ValueType::Choice(&["ucb", "puct"]),
+        doc: "Child selection: ucb (UCB1, RAVE with rave > 0; leaves played out after `expand` visits) or puct (AlphaZero/KataGo: policy priors, every leaf expanded at once and valued by `value`).",
+        set: |d, v| {
+            d.config.select = match v.text() {
+                "puct" => Select::Puct,
+                _ => Select::Ucb,
+            };
+            Ok(())
+        },
+        get: |d| {
+            some(match d.config.select {
+                Select::Ucb => "ucb",
+                Select::Puct => "puct",
+            })
+        },
+    },
+    Key {
+        name: "cpuct",
+        value: ValueType::Real32 { lo: 0.0, hi: 100.0 },
+        doc: "PUCT exploration weight c in Q + c * P * sqrt(N) / (1 + n), win rates in 0..1.",
+        set: |d, v| {
+            d.config.cpuct = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.cpuct),
+    },
+    Key {
+        name: "cpuct_log",
+        value: ValueType::Real32 { lo: 0.0, hi: 100.0 },
+        doc: "Growth of cpuct with a node's visits N: cpuct + cpuct_log * ln((N + cpuct_base) / cpuct_base) (KataGo's form; 0 = constant).",
+        set: |d, v| {
+            d.config.cpuct_log = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.cpuct_log),
+    },
+    Key {
+        name: "cpuct_base",
+        value: ValueType::Real32 { lo: 1.0, hi: 1.0e9 },
+        doc: "The visits base of cpuct's growth.",
+        set: |d, v| {
+            d.config.cpuct_base = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.cpuct_base),
+    },
+    Key {
+        name: "fpu",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "PUCT first-play urgency reduction below the root: an unvisited child is valued at its parent's value less fpu * sqrt(prior of the visited children).",
+        set: |d, v| {
+            d.config.fpu = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.fpu),
+    },
+    Key {
+        name: "fpu_root",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "PUCT first-play urgency reduction at the root.",
+        set: |d, v| {
+            d.config.fpu_root = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.fpu_root),
+    },
+    Key {
+        name: "pass_prior",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "PUCT prior probability of the pass (the networks rate board points only; the board moves share the rest).",
+        set: |d, v| {
+            d.config.pass_prior = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.pass_prior),
+    },
+    Key {
         name: "value",
         value: ValueType::Form("PRUNER with a value head (e.g. nnq:models/cnn-human-5x32-value)"),
         doc: "Mix this network's win probability into every result (AlphaGo's leaf evaluation, value_mix its share); name the policy's model and it costs no extra evaluation.",
@@ -1305,6 +1383,18 @@ impl UctConfig {
             self.root_noise == 0.0 || self.policy.is_some(),
             "root_noise mixes noise into the policy prior: give a policy too"
         );
+        if self.select == Select::Puct {
+            // PUCT's prior is a probability and its values are the mean results: prior visits
+            // (heuristic priors) and AMAF blending would change what both mean.
+            anyhow::ensure!(
+                !self.priors,
+                "select=puct takes its priors from `policy`: turn priors (prior visits) off"
+            );
+            anyhow::ensure!(
+                self.rave == 0.0,
+                "select=puct does not blend RAVE: set rave=0"
+            );
+        }
         Ok(())
     }
 }

@@ -98,6 +98,9 @@ pub struct Node {
     /// Black's win probability at this position by the value network, as
     /// `1 + round(p * 65534)`; 0 = not evaluated (set when the node is expanded).
     value: AtomicU16,
+    /// The move's prior probability under PUCT selection, as `round(p * 65535)` (0 outside
+    /// PUCT), written once at creation.
+    policy: AtomicU16,
     /// The move leading here: flat index, 81 = pass.
     mv: AtomicU8,
     /// Number of children (at most 82: every point and pass).
@@ -109,6 +112,7 @@ impl Node {
     fn init(&self, mv: usize, prior: u16, prior_units: u32) {
         self.stats
             .store(pack(u32::from(prior), prior_units), Relaxed);
+        self.policy.store(0, Relaxed);
         self.amaf.store(0, Relaxed);
         self.first.store(0, Relaxed);
         self.prior_units.store(prior_units, Relaxed);
@@ -125,6 +129,14 @@ impl Node {
     /// Prior visits given at creation.
     pub fn prior(&self) -> u16 {
         self.prior.load(Relaxed)
+    }
+    /// The move's PUCT prior probability (0 outside PUCT).
+    pub fn policy(&self) -> f32 {
+        f32::from(self.policy.load(Relaxed)) * (1.0 / 65535.0)
+    }
+    fn set_policy(&self, p: f32) {
+        self.policy
+            .store((p.clamp(0.0, 1.0) * 65535.0).round() as u16, Relaxed);
     }
     /// Visits and wins, prior included, read together.
     pub fn stats(&self) -> (u32, f32) {
@@ -182,6 +194,7 @@ impl Node {
         self.stats.store(from.stats.load(Relaxed), Relaxed);
         self.amaf.store(from.amaf.load(Relaxed), Relaxed);
         self.value.store(from.value.load(Relaxed), Relaxed);
+        self.policy.store(from.policy.load(Relaxed), Relaxed);
     }
 }
 
@@ -286,6 +299,8 @@ pub struct Settings {
     pub heavy: HeavyConfig,
     /// Network policy prior, if any.
     pub policy: Option<PolicyPrior>,
+    /// PUCT selection (AlphaZero's and KataGo's rule) in place of UCB1/RAVE, if set.
+    pub puct: Option<Puct>,
     /// The network value mixed into results, if any.
     pub value: Option<ValueMix>,
     /// Dirichlet noise in the root's policy prior, if any.
@@ -346,6 +361,53 @@ pub struct RootNoise {
 pub struct PolicyPrior {
     pub slot: usize,
     pub weight: f32,
+}
+
+/// PUCT selection (AlphaZero; KataGo's `cpuct` growth and first-play urgency): at a node
+/// with `N` visits the child maximising `Q + c(N) * P * sqrt(N) / (1 + n)` is taken, `P` the
+/// child's prior probability (the policy network's, renormalised over the candidates, or
+/// uniform without one), `n` its visits and `Q` its mean result for the side to move. An
+/// unvisited child's `Q` is the parent's own value less `fpu * sqrt(sum of the visited
+/// children's P)` (Leela Zero's and KataGo's first-play urgency reduction), so the search
+/// widens only as the moves it tried disappoint. `c(N) = c + c_log * ln((N + c_base) /
+/// c_base)` grows the exploration with visits as KataGo's does.
+///
+/// Under PUCT a leaf is expanded on its first visit, and the simulation ends there: the
+/// network evaluated the leaf for its children's priors, and its value (with playouts
+/// mixed in when `value_mix < 1`) is the result backed up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Puct {
+    pub c: f32,
+    pub c_log: f32,
+    pub c_base: f32,
+    /// First-play urgency reduction below the root.
+    pub fpu: f32,
+    /// First-play urgency reduction at the root.
+    pub fpu_root: f32,
+    /// The pass's prior probability (the networks rate board points only); the board
+    /// moves share the rest.
+    pub pass_prior: f32,
+}
+
+impl Puct {
+    /// The exploration weight at a node with `visits` visits.
+    fn c_at(&self, visits: u32) -> f32 {
+        if self.c_log == 0.0 {
+            return self.c;
+        }
+        self.c + self.c_log * ((visits as f32 + self.c_base) / self.c_base).ln()
+    }
+}
+
+/// What [`Worker::expand`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expansion {
+    /// This call created the node's children.
+    Made,
+    /// Another thread (or an earlier simulation) had already published them.
+    Exists,
+    /// No children now: the node budget is spent, or another thread is writing them.
+    Unavailable,
 }
 
 /// Simulations left to a search, shared by its threads.
@@ -670,17 +732,20 @@ impl Worker {
         given_last(tree.settings.history, self.last_moves(tree))
     }
 
-    /// Runs simulations on `tree` while `budget` lasts and `deadline` (checked every 64) has
-    /// not passed; returns how many this worker ran.
+    /// Runs simulations on `tree` while `budget` lasts and `deadline` has not passed;
+    /// returns how many this worker ran. The clock is read every 64 simulations, or every
+    /// 4 under PUCT, whose simulations each cost a network evaluation (tens of
+    /// microseconds and more), so the search stops within a few of them of the deadline.
     pub fn search(
         &mut self,
         tree: &Tree,
         budget: &SimBudget,
         deadline: Option<std::time::Instant>,
     ) -> u64 {
+        let every = if tree.settings.puct.is_some() { 4 } else { 64 };
         let mut done = 0;
         loop {
-            if done % 64 == 0
+            if done % every == 0
                 && done > 0
                 && deadline.is_some_and(|d| std::time::Instant::now() >= d)
             {
@@ -705,6 +770,7 @@ impl Worker {
         self.path.push(0);
         self.trace.clear();
         let rave = tree.settings.rave > 0.0;
+        let puct = tree.settings.puct.is_some();
         let vl = tree.virtual_loss;
         if vl {
             tree.nodes[0].stats.fetch_add(VISIT, Relaxed);
@@ -721,9 +787,19 @@ impl Worker {
             }
             let n = &tree.nodes[node];
             if !n.is_expanded() {
-                // This simulation's own virtual visit does not count towards expansion.
-                let due = node == 0 || n.real_visits() - u32::from(vl) >= tree.settings.expand;
-                if !due || !self.expand(tree, node, &board, color, depth) {
+                // This simulation's own virtual visit does not count towards expansion; under
+                // PUCT every leaf is expanded on its first visit.
+                let due =
+                    puct || node == 0 || n.real_visits() - u32::from(vl) >= tree.settings.expand;
+                // Descend into the children, or end the simulation at this leaf: under PUCT
+                // the expansion that evaluated the leaf also ends the simulation with its value.
+                let descend = due
+                    && match self.expand(tree, node, &board, color, depth) {
+                        Expansion::Exists => true,
+                        Expansion::Made => !puct,
+                        Expansion::Unavailable => false,
+                    };
+                if !descend {
                     let value = mix.and_then(|_| self.path_value(tree));
                     if value.is_some() && mix.is_some_and(|m| m.lambda >= 1.0) {
                         break (None, value);
@@ -840,6 +916,9 @@ impl Worker {
     /// highest `wins/visits + c * sqrt(ln N / visits)`.
     #[inline]
     fn select(&self, tree: &Tree, node: usize) -> usize {
+        if let Some(p) = tree.settings.puct {
+            return self.select_puct(tree, node, p);
+        }
         if tree.settings.rave > 0.0 {
             return self.select_rave(tree, node);
         }
@@ -857,6 +936,47 @@ impl Worker {
             }
             let inv = 1.0 / visits as f32;
             let value = wins * inv + scale * inv.sqrt();
+            if value > best_value {
+                best_value = value;
+                best = k;
+            }
+        }
+        first + best
+    }
+
+    /// PUCT selection ([`Puct`]): the child maximising `Q + c(N) * P * sqrt(N) / (1 + n)`,
+    /// unvisited children valued at the first-play urgency; ties go to the earlier child.
+    fn select_puct(&self, tree: &Tree, node: usize, p: Puct) -> usize {
+        let parent = &tree.nodes[node];
+        let kids = parent.children().expect("selection at an expanded node");
+        let first = kids.start;
+        let (parent_visits, parent_wins) = parent.stats();
+        // The parent's statistics count wins for the player who moved into it; the children
+        // are moves of the other side.
+        let parent_q = if parent_visits > 0 {
+            1.0 - parent_wins / parent_visits as f32
+        } else {
+            0.5
+        };
+        let children = &tree.nodes[kids];
+        let visited_policy: f32 = children
+            .iter()
+            .filter(|ch| ch.visits() > 0)
+            .map(Node::policy)
+            .sum();
+        let reduction = if node == 0 { p.fpu_root } else { p.fpu };
+        let fpu = parent_q - reduction * visited_policy.sqrt();
+        let scale = p.c_at(parent_visits) * (parent_visits.max(1) as f32).sqrt();
+        let mut best = 0;
+        let mut best_value = f32::NEG_INFINITY;
+        for (k, ch) in open_children(&tree.settings, children, parent_visits) {
+            let (visits, wins) = ch.stats();
+            let q = if visits > 0 {
+                wins / visits as f32
+            } else {
+                fpu
+            };
+            let value = q + scale * ch.policy() / (1.0 + visits as f32);
             if value > best_value {
                 best_value = value;
                 best = k;
@@ -901,9 +1021,9 @@ impl Worker {
         first + best
     }
 
-    /// Creates the children of `node`. True when the node has children afterwards (made
-    /// here or by another thread); false when the node budget is spent or another thread
-    /// is still writing them.
+    /// Creates the children of `node`, saying whether this call made them, another thread
+    /// or simulation already had, or none can be had now (the node budget is spent, or
+    /// another thread is still writing them).
     fn expand(
         &mut self,
         tree: &Tree,
@@ -911,15 +1031,15 @@ impl Worker {
         board: &Board,
         color: Color,
         depth: u32,
-    ) -> bool {
+    ) -> Expansion {
         let target = &tree.nodes[node];
         match target
             .first
             .compare_exchange(0, EXPANDING, Acquire, Acquire)
         {
             Ok(_) => {}
-            Err(EXPANDING) => return false,
-            Err(_) => return true,
+            Err(EXPANDING) => return Expansion::Unavailable,
+            Err(_) => return Expansion::Exists,
         }
         let allowed = if node == 0 {
             tree.root_allowed
@@ -933,7 +1053,7 @@ impl Worker {
         let cap = tree.settings.max_nodes.max(NN + 2).min(tree.nodes.len());
         if tree.len.load(Relaxed) + n + 1 > cap {
             target.first.store(0, Release);
-            return false;
+            return Expansion::Unavailable;
         }
         let s = tree.settings;
         let net_last = self.pruner_last(tree);
@@ -997,7 +1117,7 @@ impl Worker {
         let count = n - (dropped & crate::rules::BOARD).count_ones() as usize + 1;
         let Some(first) = tree.claim(n + 1, count) else {
             target.first.store(0, Release);
-            return false;
+            return Expansion::Unavailable;
         };
         // Root noise: one Dirichlet share per board move created here, in creation order.
         let mut noise = [0f64; NN];
@@ -1006,6 +1126,21 @@ impl Worker {
             self.rng
                 .dirichlet(f64::from(rn.alpha), &mut noise[..count - 1]);
         }
+        // PUCT's priors: the network's probabilities renormalised over the board moves kept
+        // (pruning and own-eye candidates take their share away), the pass's fixed share
+        // apart; uniform without a network.
+        let puct_share = s.puct.map(|pc| {
+            let kept = |c: &&u8| dropped & bit(**c as usize) == 0;
+            let total: f32 = match &policy {
+                Some((_, bad)) => cand[..n]
+                    .iter()
+                    .filter(kept)
+                    .map(|&c| (1.0 - bad[c as usize]).clamp(0.0, 1.0))
+                    .sum(),
+                None => 0.0,
+            };
+            (pc.pass_prior, total)
+        });
         let mut k_out = first;
         for &k in &order[..n] {
             let k = k as usize;
@@ -1013,6 +1148,22 @@ impl Worker {
             let b = bit(c as usize);
             if dropped & b == 0 {
                 let soft_prior = if soft & b != 0 { soft_visits } else { 0 };
+                if let Some((pass_prior, total)) = puct_share {
+                    let raw = match &policy {
+                        Some((_, bad)) if total > 1e-6 => {
+                            (1.0 - bad[c as usize]).clamp(0.0, 1.0) / total
+                        }
+                        _ => 1.0 / (count - 1) as f32,
+                    };
+                    let mut p = raw;
+                    if let Some(rn) = root_noise {
+                        p = (1.0 - rn.eps) * p + rn.eps * noise[k_out - first] as f32;
+                    }
+                    tree.nodes[k_out].init(c as usize, soft_prior, 0);
+                    tree.nodes[k_out].set_policy((1.0 - pass_prior) * p);
+                    k_out += 1;
+                    continue;
+                }
                 let (mut pv, mut pw) = heuristics.as_ref().map_or((0, 0.0), |h| h[k]);
                 if let Some((weight, bad)) = &policy {
                     let mut p = (1.0 - bad[c as usize]).clamp(0.0, 1.0);
@@ -1030,6 +1181,10 @@ impl Worker {
             }
         }
         tree.nodes[k_out].init(PASS_INDEX, 0, 0);
+        if let Some((pass_prior, _)) = puct_share {
+            // Alone, the pass takes all the prior.
+            tree.nodes[k_out].set_policy(if count == 1 { 1.0 } else { pass_prior });
+        }
         debug_assert_eq!(k_out + 1 - first, count);
         if let Some(p) = s
             .value
@@ -1040,7 +1195,7 @@ impl Worker {
         target.n_children.store(count as u8, Relaxed);
         // Publishes the children: a thread that reads `first` with acquire sees them whole.
         target.first.store(first as u32, Release);
-        true
+        Expansion::Made
     }
 
     /// Plays the leaf position out with the configured policy; black's margin.
@@ -1156,6 +1311,7 @@ mod tests {
             priors: false,
             heavy: HeavyConfig::default(),
             policy: None,
+            puct: None,
             value: None,
             root_noise: None,
             widen: None,
@@ -1336,6 +1492,183 @@ mod tests {
                 "lambda {lambda}: black's mean result {mean}, want {want}"
             );
         }
+    }
+
+    /// A "network" whose policy gives E5 (point 40) the probability `E5_SHARE` and the
+    /// other points equal shares of the rest, with black's win probability 0.5 everywhere.
+    struct FavoursE5;
+    const E5_SHARE: f32 = 0.9;
+    impl crate::prune::Pruner for FavoursE5 {
+        fn name(&self) -> String {
+            "favours-e5".into()
+        }
+        fn reads_history(&self) -> bool {
+            false
+        }
+        fn badness(&self, _ctx: &crate::prune::PruneContext<'_>, out: &mut [f32; NN]) {
+            out.fill(1.0 - (1.0 - E5_SHARE) / 80.0);
+            out[40] = 1.0 - E5_SHARE;
+        }
+        fn badness_value(
+            &self,
+            ctx: &crate::prune::PruneContext<'_>,
+            out: &mut [f32; NN],
+        ) -> Option<f32> {
+            self.badness(ctx, out);
+            Some(0.5)
+        }
+        fn has_value(&self) -> bool {
+            true
+        }
+    }
+
+    /// KataGo-like PUCT settings with no growth of c.
+    const PUCT: Puct = Puct {
+        c: 0.5,
+        c_log: 0.0,
+        c_base: 500.0,
+        fpu: 0.2,
+        fpu_root: 0.1,
+        pass_prior: 0.01,
+    };
+
+    /// A PUCT search whose only slot, `pruner`, is both its policy and its value.
+    fn puct_search(pruner: Arc<dyn crate::prune::Pruner>, puct: Puct) -> (Tree, Worker) {
+        let (mut t, _) = worker(None, None);
+        t.settings.policy = Some(PolicyPrior {
+            slot: 0,
+            weight: 100.0,
+        });
+        t.settings.value = Some(ValueMix {
+            slot: 0,
+            lambda: 1.0,
+        });
+        t.settings.puct = Some(puct);
+        let slots = vec![PrunerSlot::new(pruner, 1 << 12).with_value()];
+        (t, Worker::new(slots, FastRng::new(9)))
+    }
+
+    /// Expanded nodes of the tree.
+    fn expanded(t: &Tree) -> usize {
+        t.nodes[..t.node_count()]
+            .iter()
+            .filter(|n| n.is_expanded())
+            .count()
+    }
+
+    #[test]
+    fn puct_follows_the_value_and_evaluates_each_leaf_once() {
+        let (t, mut w) = puct_search(Arc::new(E5_VALUE), PUCT);
+        let sims = 2000;
+        w.search(&t, &SimBudget::new(sims), None);
+        let best = t
+            .root_children()
+            .iter()
+            .max_by_key(|c| c.real_visits())
+            .unwrap();
+        assert_eq!(best.mv(), 40, "the value network's move");
+        assert!(best.real_wins() / best.real_visits() as f32 > 0.9);
+        // Every simulation expands the leaf it reaches and ends there: one evaluation (or a
+        // transposition's cached one) and one expanded node each, but for simulations ended
+        // by two passes in the tree.
+        let nodes = expanded(&t);
+        assert_eq!((w.slots[0].evals + w.slots[0].hits) as usize, nodes);
+        assert!(
+            nodes as u64 <= sims && nodes as u64 > sims * 9 / 10,
+            "{nodes}"
+        );
+        // The priors are the policy's probabilities: uniform here, the pass apart.
+        let board: f32 = t
+            .root_children()
+            .iter()
+            .filter(|c| c.mv() != PASS_INDEX)
+            .map(Node::policy)
+            .sum();
+        let pass = t.root_children().last().unwrap();
+        assert_eq!(pass.mv(), PASS_INDEX);
+        assert!((pass.policy() - 0.01).abs() < 1e-4, "{}", pass.policy());
+        assert!((board - 0.99).abs() < 0.01, "{board}");
+    }
+
+    /// With the same value everywhere, PUCT's visits follow the priors: the move with 0.9 of
+    /// the probability takes most of them.
+    #[test]
+    fn puct_visits_follow_the_priors_when_values_agree() {
+        let (t, mut w) = puct_search(Arc::new(FavoursE5), PUCT);
+        w.search(&t, &SimBudget::new(1000), None);
+        let root: u32 = t.root_children().iter().map(Node::real_visits).sum();
+        let e5 = t.root_children().iter().find(|c| c.mv() == 40).unwrap();
+        assert!(
+            (e5.policy() - 0.99 * E5_SHARE).abs() < 0.01,
+            "{}",
+            e5.policy()
+        );
+        assert!(
+            e5.real_visits() * 2 > root,
+            "{} of {root}",
+            e5.real_visits()
+        );
+    }
+
+    /// First-play urgency: with a large reduction, an unvisited move looks worse than the
+    /// tried ones, so a search over equal values tries fewer root moves than with none.
+    #[test]
+    fn first_play_urgency_reduction_narrows_the_search() {
+        let tried = |fpu: f32| {
+            let (t, mut w) = puct_search(
+                Arc::new(BLACK_LOSES_VALUE),
+                Puct {
+                    fpu,
+                    fpu_root: fpu,
+                    ..PUCT
+                },
+            );
+            w.search(&t, &SimBudget::new(400), None);
+            t.root_children()
+                .iter()
+                .filter(|c| c.real_visits() > 0)
+                .count()
+        };
+        let (wide, narrow) = (tried(0.0), tried(1.0));
+        assert!(
+            narrow * 2 < wide,
+            "fpu 1: {narrow} moves tried, fpu 0: {wide}"
+        );
+    }
+
+    /// Values are backed up for the side that moved: with black's win probability 0.1 in
+    /// every position, black's root moves average about 0.1 and white's about 0.9.
+    #[test]
+    fn puct_values_are_the_movers() {
+        for (to_move, want) in [(Color::Black, 0.1f32), (Color::White, 0.9)] {
+            let (mut t, mut w) = puct_search(Arc::new(BLACK_LOSES_VALUE), PUCT);
+            t.reset(Board::new(), to_move, 0);
+            w.search(&t, &SimBudget::new(500), None);
+            let (visits, wins) = t
+                .root_children()
+                .iter()
+                .filter(|c| c.mv() != PASS_INDEX)
+                .fold((0u32, 0f32), |(v, w), c| {
+                    (v + c.real_visits(), w + c.real_wins())
+                });
+            let mean = wins / visits as f32;
+            assert!(
+                (mean - want).abs() < 0.05,
+                "{to_move:?}: {mean}, want {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn cpuct_grows_with_visits_as_its_log_term_says() {
+        let grows = Puct {
+            c_log: 0.45,
+            ..PUCT
+        };
+        assert_eq!(PUCT.c_at(100_000), 0.5);
+        assert!((grows.c_at(0) - 0.5).abs() < 1e-6);
+        let want = 0.5 + 0.45 * (1500.0f32 / 500.0).ln();
+        assert!((grows.c_at(1000) - want).abs() < 1e-5);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::playout::PlayoutConfig;
 use crate::playout::heavy::HeavyConfig;
 use crate::prune::Pruner;
 use crate::rules::{
-    BOARD, Bits, Color, Game, IllegalMove, Move, NN, PASS_INDEX, Point, bit, score,
+    BOARD, Bits, Board, Color, Game, IllegalMove, Move, NN, PASS_INDEX, Point, bit, score,
 };
 use crate::util::rng::FastRng;
 
@@ -28,12 +28,12 @@ use super::engine::{
 use super::outcomes;
 use super::pruners::make_pruner;
 use super::pruning::{
-    PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, rate, worst_mask,
+    PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, owners, rate, worst_mask,
 };
 pub use super::tree::PlayoutKind;
 use super::tree::{
-    PlayoutPruning, PolicyPrior, RootNoise, Settings, SimBudget, SoftPruning, Tree, TreePruning,
-    ValueMix, Widening, Worker,
+    PlayoutPruning, PolicyPrior, Puct, RootNoise, Settings, SimBudget, SoftPruning, Tree,
+    TreePruning, ValueMix, Widening, Worker,
 };
 use crate::prune::name::PrunerName;
 use crate::prune::{LastMoves, NO_LAST_MOVES, last_move_code};
@@ -87,6 +87,19 @@ pub struct Widen {
     pub base: f32,
     /// Each further candidate needs this many times the visits of the previous one.
     pub mult: f32,
+}
+
+/// How a node chooses the child a simulation descends into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Select {
+    /// UCB1 (`c`), or RAVE's blend when `rave > 0`; leaves expanded after `expand` visits
+    /// and played out (the paper's engine and the `strong` presets).
+    #[default]
+    Ucb,
+    /// PUCT with the policy network's priors (AlphaZero, KataGo; [`super::tree::Puct`]):
+    /// every leaf expanded on its first visit and valued by the value network.
+    Puct,
 }
 
 /// How several search threads share the work.
@@ -159,8 +172,24 @@ pub struct UctConfig {
     /// Network policy prior (`policy=nn[:MODEL]`): each new candidate starts with
     /// `policy_weight * sqrt(p)` won visits, p = 1 - the pruner's badness.
     pub policy: Option<String>,
-    /// Weight of the policy prior (michi's large-pattern prior uses 100).
+    /// Weight of the policy prior (michi's large-pattern prior uses 100); PUCT takes the
+    /// policy's probabilities as they are and ignores it.
     pub policy_weight: f32,
+    /// Child selection: `ucb` (UCB1/RAVE over playouts) or `puct` (priors and values).
+    pub select: Select,
+    /// PUCT's exploration weight `c` in `Q + c * P * sqrt(N) / (1 + n)` (win rates in 0..1).
+    pub cpuct: f32,
+    /// Growth of PUCT's `c` with a node's visits: `c + cpuct_log * ln((N + base) / base)`.
+    pub cpuct_log: f32,
+    /// The `base` of that growth, in visits.
+    pub cpuct_base: f32,
+    /// PUCT's first-play urgency reduction below the root: an unvisited child is valued at
+    /// the parent's value less `fpu * sqrt(prior of the visited children)`.
+    pub fpu: f32,
+    /// The same at the root.
+    pub fpu_root: f32,
+    /// PUCT's prior probability for the pass (the networks rate board points only).
+    pub pass_prior: f32,
     /// A network with a value head (`value=nnq:MODEL`) whose win probability is mixed into
     /// every simulation's result ([`super::tree::ValueMix`]); name the same model as
     /// `policy` and `prune` and it costs no extra evaluation.
@@ -214,6 +243,13 @@ impl Default for UctConfig {
             heavy: HeavyConfig::default(),
             policy: None,
             policy_weight: 100.0,
+            select: Select::Ucb,
+            cpuct: 0.5,
+            cpuct_log: 0.0,
+            cpuct_base: 500.0,
+            fpu: 0.2,
+            fpu_root: 0.1,
+            pass_prior: 0.01,
             value: None,
             value_mix: 0.5,
             root_noise: 0.0,
@@ -263,6 +299,9 @@ pub struct UctEngine {
     /// The network of the policy prior, whose move probabilities analysis reports as the
     /// policy (KataGo's `policy` and `prior` are the network's, not the search's).
     policy_net: Option<Arc<dyn Pruner>>,
+    /// The network of the value, whose ownership head answers analysis' ownership and score
+    /// where no playout counted them (a value-only search).
+    value_net: Option<Arc<dyn Pruner>>,
     /// Each colour's clock (GTP `time_settings` and `time_left`; counted down by the engine
     /// itself between reports).
     clocks: [Clock; 2],
@@ -342,6 +381,14 @@ impl UctEngine {
             priors: config.priors,
             heavy: config.heavy,
             policy,
+            puct: (config.select == Select::Puct).then_some(Puct {
+                c: config.cpuct,
+                c_log: config.cpuct_log,
+                c_base: config.cpuct_base,
+                fpu: config.fpu,
+                fpu_root: config.fpu_root,
+                pass_prior: config.pass_prior,
+            }),
             value,
             root_noise: (config.root_noise > 0.0).then_some(RootNoise {
                 eps: config.root_noise,
@@ -356,6 +403,7 @@ impl UctEngine {
             .or(playout_prune.map(|p| (p.slot, 0, 0)))
             .map(|(slot, x, depth)| (pruners[slot].clone(), x, depth));
         let policy_net = policy.map(|p| pruners[p.slot].clone());
+        let value_net = value.map(|v| pruners[v.slot].clone());
         let threads = config.threads.max(1);
         let trees: Vec<Tree> = match config.parallel {
             Parallel::Root => (0..threads)
@@ -391,6 +439,7 @@ impl UctEngine {
             workers,
             view_pruner,
             policy_net,
+            value_net,
             clocks: [Clock::new(TimeControl::None); 2],
             last_sims: 0,
         })
@@ -462,6 +511,71 @@ impl UctEngine {
             .collect();
         out.push(0.0);
         Some(out)
+    }
+
+    /// Each point's expected final owner for `color` over the simulations' final boards,
+    /// when outcomes are tracked and some simulation ended in a counted board.
+    fn playout_ownership(&self, color: Color) -> Option<[f32; NN]> {
+        let mut black = [0u64; NN];
+        let mut white = [0u64; NN];
+        let mut n = 0;
+        for t in &self.trees {
+            let o = t.outcomes()?;
+            n += o.score(outcomes::ROOT).n;
+            let (b, w) = o.owners();
+            for i in 0..NN {
+                black[i] += u64::from(b[i]);
+                white[i] += u64::from(w[i]);
+            }
+        }
+        if n == 0 {
+            return None;
+        }
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        Some(std::array::from_fn(|i| {
+            sign * (black[i] as f64 - white[i] as f64) as f32 / n as f32
+        }))
+    }
+
+    /// The value network's ownership for `to_move` in `board` after `last` (its view), where
+    /// the network has an ownership head.
+    fn network_owners(&self, board: &Board, to_move: Color, last: LastMoves) -> Option<[f32; NN]> {
+        let net = self.value_net.as_ref()?;
+        owners(
+            &**net,
+            board,
+            to_move,
+            given_last(self.config.history, last),
+        )
+    }
+
+    /// The score lead for `color` that the value network's ownership head gives after
+    /// `mv` (or at the root, `None`): the expected area difference less komi, with the
+    /// spread the owners' uncertainty gives when points are counted independently
+    /// (`sqrt(sum of 1 - o^2)`); KataGo's networks have a score head, ours count ownership.
+    fn network_score(&self, color: Color, mv: Option<Move>) -> Option<ScoreEstimate> {
+        let last = self.last_two_moves();
+        let (own, sign) = match mv {
+            None => (self.network_owners(self.game.board(), color, last)?, 1.0),
+            Some(m) => {
+                let mut board = *self.game.board();
+                board.play_move(color, m).ok()?;
+                let after = [last_move_code(m), last[0]];
+                (self.network_owners(&board, color.opponent(), after)?, -1.0)
+            }
+        };
+        let area: f32 = sign * own.iter().sum::<f32>();
+        let komi = self.game.komi();
+        let lead = if color == Color::Black {
+            area - komi
+        } else {
+            area + komi
+        };
+        Some(ScoreEstimate {
+            mean: lead,
+            stdev: own.iter().map(|o| 1.0 - o * o).sum::<f32>().sqrt(),
+            simulations: 1,
+        })
     }
 
     /// Root moves the game layer allows (superko included).
@@ -786,7 +900,9 @@ impl Analyzer for UctEngine {
                     prior,
                     lcb: winrate_lcb(winrate, visits),
                     pv,
-                    score: self.score_through(i, color),
+                    score: self
+                        .score_through(i, color)
+                        .or_else(|| self.network_score(color, Some(mv))),
                 }
             })
             .collect();
@@ -808,29 +924,13 @@ impl Analyzer for UctEngine {
     }
 
     fn ownership(&self, color: Color) -> Option<[f32; NN]> {
-        let mut black = [0u64; NN];
-        let mut white = [0u64; NN];
-        let mut n = 0;
-        for t in &self.trees {
-            let o = t.outcomes()?;
-            n += o.score(outcomes::ROOT).n;
-            let (b, w) = o.owners();
-            for i in 0..NN {
-                black[i] += u64::from(b[i]);
-                white[i] += u64::from(w[i]);
-            }
-        }
-        if n == 0 {
-            return None;
-        }
-        let sign = if color == Color::Black { 1.0 } else { -1.0 };
-        Some(std::array::from_fn(|i| {
-            sign * (black[i] as f64 - white[i] as f64) as f32 / n as f32
-        }))
+        self.playout_ownership(color)
+            .or_else(|| self.network_owners(self.game.board(), color, self.last_two_moves()))
     }
 
     fn root_score(&self, color: Color) -> Option<ScoreEstimate> {
         self.score_through(outcomes::ROOT, color)
+            .or_else(|| self.network_score(color, None))
     }
 
     fn analyze_sims(&mut self, color: Color, sims: u64) -> u64 {
@@ -999,6 +1099,57 @@ mod tests {
             ..UctConfig::default()
         };
         UctEngine::new(config, 5).unwrap()
+    }
+
+    /// A value-only PUCT search over the distilled network (policy, value and ownership
+    /// heads), `sims` a move.
+    fn value_search(sims: u32) -> UctEngine {
+        let net = "nnq:models/cnn-distilled-b6c96-prelim".to_string();
+        let config = UctConfig {
+            sims,
+            select: Select::Puct,
+            policy: Some(net.clone()),
+            value: Some(net),
+            value_mix: 1.0,
+            ..UctConfig::default()
+        };
+        UctEngine::new(config, 3).unwrap()
+    }
+
+    /// A value-only search counts no final boards, so analysis' ownership and scores come from
+    /// the network's ownership head, for the side asked: with a black wall down the E column
+    /// and two white stones in a corner, black leads by most of the board and white trails by
+    /// as much.
+    #[test]
+    fn a_value_only_search_answers_ownership_and_score_from_its_network() {
+        let mut e = value_search(64);
+        for row in 1..=9 {
+            e.play(Color::Black, Move::from_gtp(&format!("E{row}")).unwrap())
+                .unwrap();
+            let white = match row {
+                1 => "J1",
+                2 => "J2",
+                _ => "pass",
+            };
+            e.play(Color::White, Move::from_gtp(white).unwrap()).unwrap();
+        }
+        e.analyze_sims(Color::Black, 64);
+        let black = e.root_score(Color::Black).expect("a score from the network");
+        let white = e.root_score(Color::White).unwrap();
+        assert!(black.mean > 10.0, "black's lead {}", black.mean);
+        assert!(white.mean < -10.0, "white's lead {}", white.mean);
+        let own = e.ownership(Color::Black).unwrap();
+        let e5 = Move::from_gtp("E5").unwrap().index();
+        let a5 = Move::from_gtp("A5").unwrap().index();
+        assert!(own[e5] > 0.5 && own[a5] > 0.3, "black's wall and its side: {own:?}");
+        let white_view = e.ownership(Color::White).unwrap();
+        assert!(white_view[e5] < -0.5, "{white_view:?}");
+        let candidates = e.candidates(Color::Black, 1);
+        assert!(!candidates.is_empty());
+        for c in &candidates {
+            let s = c.score.expect("every candidate gets the network's score");
+            assert!(s.mean > 0.0, "{:?}: black still leads: {}", c.mv, s.mean);
+        }
     }
 
     /// Two recorded games (one with passes) as `eval` reads them: dataset positions with
