@@ -245,6 +245,9 @@ pub struct SearchBenchRow {
     pub sims_per_cpu_s: Option<f64>,
     pub pruner_evals: u64,
     pub cache_hits: u64,
+    /// Network (pruner) evaluations per CPU second: a value-network search's cost is one
+    /// evaluation a visit, so this is its speed as KataGo counts visits.
+    pub evals_per_cpu_s: Option<f64>,
 }
 
 pub use crate::util::thread_cpu_seconds;
@@ -331,11 +334,12 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             sims_per_cpu_s: cpu.map(|c| sims as f64 / (c * moves.max(1) as f64).max(1e-9)),
             pruner_evals: evals,
             cache_hits: hits,
+            evals_per_cpu_s: cpu.map(|c| evals as f64 / (c * moves.max(1) as f64).max(1e-9)),
         });
     }
     bar.finish_and_clear();
     crate::outln!(
-        "{:<64} {:>9} {:>8} {:>6} {:>10} {:>10} {:>12} {:>10}",
+        "{:<64} {:>9} {:>8} {:>6} {:>10} {:>10} {:>12} {:>10} {:>11}",
         "engine",
         "sims/s",
         "s/move",
@@ -343,25 +347,25 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         "cpu s/move",
         "sims/cpu-s",
         "pruner evals",
-        "cache hits"
+        "cache hits",
+        "evals/cpu-s"
     );
     for r in &rows {
         let cpu = r
             .cpu_s_per_move
             .map_or("-".to_string(), |c| format!("{c:.4}"));
-        let per_cpu = r
-            .sims_per_cpu_s
-            .map_or("-".to_string(), |c| format!("{c:.0}"));
+        let whole = |x: Option<f64>| x.map_or("-".to_string(), |c| format!("{c:.0}"));
         crate::outln!(
-            "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>10} {:>12} {:>10}",
+            "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>10} {:>12} {:>10} {:>11}",
             r.engine,
             r.sims_per_s,
             r.s_per_move,
             r.time_ratio,
             cpu,
-            per_cpu,
+            whole(r.sims_per_cpu_s),
             r.pruner_evals,
-            r.cache_hits
+            r.cache_hits,
+            whole(r.evals_per_cpu_s)
         );
     }
     let kind = crate::util::output::FileKind {

@@ -100,6 +100,14 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
         keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong4"))),
     },
     EngineKind {
+        name: "strong5",
+        doc: "A value-network search (`STRONG5_PRESET`): PUCT over the network distilled from KataGo's labels, its policy as priors and its value at every leaf (no playouts), spending nearly the whole clock, resigning lost games; keys given change the preset.",
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
+        canonical: canonical_preset,
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong5"))),
+    },
+    EngineKind {
         name: "flat",
         doc: "Flat Monte-Carlo with UCB at the root, no tree (\"Moskit\").",
         build: |spec, seed| {
@@ -1269,6 +1277,16 @@ pub const STRONG4_PRESET: &str = "uct:c=0,parallel=tree,safe_pass=true,\
     policy=nnq:models/cnn-human-5x32-value,value=nnq:models/cnn-human-5x32-value,value_mix=0.5,\
     playout=heavy,ladders=true,expand=3,history=true";
 
+/// The `strong5` preset: a value-network search in KataGo's and Leela Zero's manner. PUCT
+/// over the 8-bit network distilled from KataGo's b6c96 labels (`cnn-distilled-b6c96`: its
+/// policy as the priors, its value as every leaf's result, no playouts), one shared tree for
+/// its threads, nearly the whole clock spent (10 ms kept back), and resignation once the best
+/// move's win rate falls below 3% over at least 500 visits. `cpuct` 0.5, `fpu` 0.2 and
+/// `fpu_root` 0.1 were chosen by matches (docs/value-search.md).
+pub const STRONG5_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
+    resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96,select=puct,\
+    value=nnq:models/cnn-distilled-b6c96,value_mix=1,time_safety=0.01,history=true";
+
 /// The UCT presets by kind word. A preset never changes once specs that name it are
 /// recorded (match folders, experiment files): a better one gets a new word, as new weights
 /// get a new model directory.
@@ -1277,6 +1295,7 @@ pub const UCT_PRESETS: &[(&str, &str)] = &[
     ("strong2", STRONG2_PRESET),
     ("strong3", STRONG3_PRESET),
     ("strong4", STRONG4_PRESET),
+    ("strong5", STRONG5_PRESET),
 ];
 
 /// The preset `uct` spec of a kind word, if it names a preset.
@@ -1570,6 +1589,33 @@ mod tests {
         assert!(msg("uct:threads=100000").contains("threads"));
         assert!(msg("uct:cache=99999999999").contains("cache"));
         assert!(msg("uct:playout=heavy,playout_prune=rule:0.5").contains("playout_prune"));
+        // PUCT's priors are probabilities and its values mean results: prior visits and
+        // RAVE's blend are refused beside it, and its numbers are range-checked.
+        assert!(msg("uct:select=puct,priors=true").contains("priors"));
+        assert!(msg("uct:select=puct,rave=3500").contains("rave"));
+        assert!(msg("uct:select=puck").contains("`select`"));
+        for (spec, key) in [
+            ("uct:select=puct,cpuct=-1", "cpuct"),
+            ("uct:select=puct,fpu=2", "fpu"),
+            ("uct:select=puct,pass_prior=NaN", "pass_prior"),
+            ("uct:select=puct,cpuct_base=0", "cpuct_base"),
+        ] {
+            let m = msg(spec);
+            assert!(m.contains(key) && m.contains("allowed"), "{spec}: {m}");
+        }
+    }
+
+    /// `strong5` is a PUCT search whose policy and value are one distilled network (one
+    /// evaluation a visit), with no playouts, and which spends nearly the whole clock.
+    #[test]
+    fn strong5_is_a_value_only_puct_search_on_one_network() {
+        let c = preset_config("strong5");
+        assert_eq!(c.select, Select::Puct);
+        assert_eq!(c.value_mix, 1.0);
+        assert_eq!(c.policy, c.value);
+        assert!(c.policy.as_deref().unwrap().contains("cnn-distilled-b6c96"));
+        assert!(c.time_safety <= 0.01 && c.resign > 0.0 && c.resign_visits >= 100);
+        assert!(!c.priors && c.rave == 0.0);
     }
 
     #[test]
@@ -1649,6 +1695,8 @@ mod tests {
         "uct:playout=territory",
         "uct:value=nnq:models/cnn-human-5x32-value,value_mix=0.25",
         "uct:policy=nn:models/cnn,root_noise=0.25,root_noise_alpha=0.3",
+        "uct:policy=nn:models/cnn,select=puct,cpuct=0.8,cpuct_log=0.45,cpuct_base=1000,fpu=0.3,\
+         fpu_root=0,pass_prior=0.02,value=nnq:models/cnn-human-5x32-value,value_mix=1",
         "flat",
         "flat:sims=5000,c=0.3,resign=0.1,pass=false,playout_moves=200",
         "territory",
