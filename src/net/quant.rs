@@ -782,6 +782,93 @@ mod tests {
         }
     }
 
+    /// The float network the engines ship with (`models/cnn-human-5x32-gpu2`).
+    fn shipped_network() -> PlainCnn {
+        use crate::net::model::SavedModel;
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-human-5x32-gpu2");
+        let (SavedModel::Cnn(m, _), _) = SavedModel::load(&dir).unwrap() else {
+            panic!("{} is a CNN", dir.display());
+        };
+        PlainCnn::from_burn(&m)
+    }
+
+    /// The integer sums are exact, so every kernel must give the same outputs to the bit:
+    /// on the shipped network's own layers and on one whose weights all quantize to +-127 in
+    /// pairs of one sign (where a 16-bit sum of two byte products overflows), fed steps over
+    /// the whole 0..=255 range, many of them 128 or more (so a kernel that saturated would
+    /// show), and one board at the largest step everywhere.
+    #[test]
+    fn every_kernel_sums_real_and_extreme_layers_exactly() {
+        use crate::util::rng::FastRng;
+        let plain = shipped_network();
+        let mut layers: Vec<Conv> = vec![plain.stem.clone()];
+        layers.extend(
+            plain
+                .blocks
+                .iter()
+                .flat_map(|(a, b)| [a.clone(), b.clone()]),
+        );
+        let mut extreme = plain.blocks[0].0.clone();
+        let (cin, cout) = (extreme.cin, extreme.cout);
+        for (k, w) in extreme.weight.iter_mut().enumerate() {
+            let (i, o) = (k / cout % cin, k % cout);
+            *w = if (i / 2 + o) % 2 == 0 { 1.0 } else { -1.0 };
+        }
+        layers.push(extreme);
+        let n = 4;
+        let points: Vec<usize> = (0..n)
+            .flat_map(|b| INTERIOR.iter().map(move |&q| b * PP + q))
+            .collect();
+        let mut rng = FastRng::new(15);
+        for (l, conv) in layers.iter().enumerate() {
+            let q = QConv::from_conv(conv);
+            if l == layers.len() - 1 {
+                assert!(q.w4.contains(&127) && q.w4.contains(&-127));
+            }
+            // Board 0 at the largest step everywhere; the others a third zeros, a third at
+            // the largest value, a third anywhere between.
+            let mut input = vec![0f32; n * PP * conv.cin];
+            for &p in &points {
+                for v in &mut input[p * conv.cin..(p + 1) * conv.cin] {
+                    *v = match (p / PP, rng.below(3)) {
+                        (0, _) | (_, 1) => 2.0,
+                        (_, 0) => 0.0,
+                        _ => 2.0 * rng.unit() as f32,
+                    };
+                }
+            }
+            let forward = |kernel: Kernel| {
+                let mut out = vec![0f32; n * PP * conv.cout];
+                let mut acts = QuantActs::default();
+                q.forward(
+                    &input,
+                    &mut out,
+                    Epilogue::Linear,
+                    &points,
+                    &mut acts,
+                    kernel,
+                );
+                (out, acts)
+            };
+            let (want, acts) = forward(Kernel::Portable);
+            let high = acts.bytes.iter().filter(|&&b| b >= 128).count();
+            // Half the interior steps or more are 128 and up: a third of all bytes at least.
+            assert!(
+                3 * high >= acts.bytes.len(),
+                "layer {l}: {high} steps of 128 and up"
+            );
+            for k in kernels() {
+                let (got, _) = forward(k);
+                let same = got
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "layer {l}: {k:?} differs from the portable kernel");
+            }
+        }
+    }
+
     #[test]
     fn a_batch_gives_each_position_its_own_logits_exactly() {
         let m = CnnConfig::new()
@@ -829,13 +916,7 @@ mod tests {
 
     #[test]
     fn the_shipped_network_ranks_moves_as_its_float_pass_does() {
-        use crate::net::model::SavedModel;
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-human-5x32-gpu2");
-        let (SavedModel::Cnn(m, _), _) = SavedModel::load(&dir).unwrap() else {
-            panic!("{} is a CNN", dir.display());
-        };
-        let plain = PlainCnn::from_burn(&m);
+        let plain = shipped_network();
         let q = QuantCnn::from_plain(&plain);
         let n = 40;
         let input = planes(n, 14);
