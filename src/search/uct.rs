@@ -1131,17 +1131,23 @@ mod tests {
                 2 => "J2",
                 _ => "pass",
             };
-            e.play(Color::White, Move::from_gtp(white).unwrap()).unwrap();
+            e.play(Color::White, Move::from_gtp(white).unwrap())
+                .unwrap();
         }
         e.analyze_sims(Color::Black, 64);
-        let black = e.root_score(Color::Black).expect("a score from the network");
+        let black = e
+            .root_score(Color::Black)
+            .expect("a score from the network");
         let white = e.root_score(Color::White).unwrap();
         assert!(black.mean > 10.0, "black's lead {}", black.mean);
         assert!(white.mean < -10.0, "white's lead {}", white.mean);
         let own = e.ownership(Color::Black).unwrap();
         let e5 = Move::from_gtp("E5").unwrap().index();
         let a5 = Move::from_gtp("A5").unwrap().index();
-        assert!(own[e5] > 0.5 && own[a5] > 0.3, "black's wall and its side: {own:?}");
+        assert!(
+            own[e5] > 0.5 && own[a5] > 0.3,
+            "black's wall and its side: {own:?}"
+        );
         let white_view = e.ownership(Color::White).unwrap();
         assert!(white_view[e5] < -0.5, "{white_view:?}");
         let candidates = e.candidates(Color::Black, 1);
