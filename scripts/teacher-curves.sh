@@ -15,7 +15,7 @@ A=${A:-./target/release/akushu}
 LABELS=${LABELS:-data/labels/paper-test-b6c96-pm}
 OUT=${OUT:-report/teacher}
 mkdir -p "$OUT"
-models="--model teacher --model models/cnn-distilled-b6c96-prelim"
+models="--model teacher --model models/cnn-distilled-b6c96 --model models/cnn-distilled-b6c96-prelim"
 for m in default cnn-human-8x64 cnn-human-6x64 cnn-human-6x64-dan cnn-human-6x64-dan2 \
     cnn-human-5x32 cnn-human-5x32-gpu2 cnn-human-5x32-value \
     cnn-human-5x32-plus2 cnn-human-5x32-dan cnn-human-5x32-dan2 cnn-human-5x32-gpu cnn \
