@@ -9,8 +9,9 @@ use crate::gtp::json_analysis::{AnalysisServer, ServerIo};
 
 #[derive(Debug, Clone, Args)]
 pub struct AnalysisArgs {
-    /// Engine spec (a uct or strong kind: they keep the scores and owners analysis reports).
-    #[arg(long, default_value = "strong3")]
+    /// Engine spec (a uct or strong kind: they keep the scores and owners analysis reports;
+    /// the default, the strongest, takes them from its value network).
+    #[arg(long, default_value = "strong5")]
     pub engine: String,
     /// Seed of the engine's random choices.
     #[arg(long, default_value_t = 1)]
