@@ -1376,26 +1376,29 @@ mod tests {
         }
     }
 
-    /// A "network" that rates every move alike and whose value gives black the win
-    /// probability its function finds in the board (for the side to move, as networks do).
-    struct BlackValue(fn(&Board) -> f32);
-    impl crate::prune::Pruner for BlackValue {
+    /// A "network" for the search's tests: its badness of every point (`policy`) and black's
+    /// win probability in a board (`black`), given for the side to move as networks do.
+    struct TestNet {
+        policy: fn(&mut [f32; NN]),
+        black: fn(&Board) -> f32,
+    }
+    impl crate::prune::Pruner for TestNet {
         fn name(&self) -> String {
-            "black-value".into()
+            "test-net".into()
         }
         fn reads_history(&self) -> bool {
             false
         }
         fn badness(&self, _ctx: &crate::prune::PruneContext<'_>, out: &mut [f32; NN]) {
-            out.fill(0.5);
+            (self.policy)(out);
         }
         fn badness_value(
             &self,
             ctx: &crate::prune::PruneContext<'_>,
             out: &mut [f32; NN],
         ) -> Option<f32> {
-            out.fill(0.5);
-            let p_black = (self.0)(ctx.board);
+            (self.policy)(out);
+            let p_black = (self.black)(ctx.board);
             Some(if ctx.to_move == Color::Black {
                 p_black
             } else {
@@ -1407,17 +1410,28 @@ mod tests {
         }
     }
 
+    /// Every move alike.
+    fn flat_policy(out: &mut [f32; NN]) {
+        out.fill(0.5);
+    }
+
     /// Black wins exactly when black holds E5.
-    const E5_VALUE: BlackValue = BlackValue(|board| {
-        if board.color_at(Point::new(40)) == Some(Color::Black) {
-            0.95
-        } else {
-            0.05
-        }
-    });
+    const E5_VALUE: TestNet = TestNet {
+        policy: flat_policy,
+        black: |board| {
+            if board.color_at(Point::new(40)) == Some(Color::Black) {
+                0.95
+            } else {
+                0.05
+            }
+        },
+    };
 
     /// Black loses: a win probability of 0.1 in every position.
-    const BLACK_LOSES_VALUE: BlackValue = BlackValue(|_| 0.1);
+    const BLACK_LOSES_VALUE: TestNet = TestNet {
+        policy: flat_policy,
+        black: |_| 0.1,
+    };
 
     /// A search whose only slot is [`E5_VALUE`], mixing its value at `lambda`.
     fn valued(lambda: f32) -> (Tree, Worker) {
@@ -1496,31 +1510,14 @@ mod tests {
 
     /// A "network" whose policy gives E5 (point 40) the probability `E5_SHARE` and the
     /// other points equal shares of the rest, with black's win probability 0.5 everywhere.
-    struct FavoursE5;
     const E5_SHARE: f32 = 0.9;
-    impl crate::prune::Pruner for FavoursE5 {
-        fn name(&self) -> String {
-            "favours-e5".into()
-        }
-        fn reads_history(&self) -> bool {
-            false
-        }
-        fn badness(&self, _ctx: &crate::prune::PruneContext<'_>, out: &mut [f32; NN]) {
+    const FAVOURS_E5: TestNet = TestNet {
+        policy: |out| {
             out.fill(1.0 - (1.0 - E5_SHARE) / 80.0);
             out[40] = 1.0 - E5_SHARE;
-        }
-        fn badness_value(
-            &self,
-            ctx: &crate::prune::PruneContext<'_>,
-            out: &mut [f32; NN],
-        ) -> Option<f32> {
-            self.badness(ctx, out);
-            Some(0.5)
-        }
-        fn has_value(&self) -> bool {
-            true
-        }
-    }
+        },
+        black: |_| 0.5,
+    };
 
     /// KataGo-like PUCT settings with no growth of c.
     const PUCT: Puct = Puct {
@@ -1594,7 +1591,7 @@ mod tests {
     /// the probability takes most of them.
     #[test]
     fn puct_visits_follow_the_priors_when_values_agree() {
-        let (t, mut w) = puct_search(Arc::new(FavoursE5), PUCT);
+        let (t, mut w) = puct_search(Arc::new(FAVOURS_E5), PUCT);
         w.search(&t, &SimBudget::new(1000), None);
         let root: u32 = t.root_children().iter().map(Node::real_visits).sum();
         let e5 = t.root_children().iter().find(|c| c.mv() == 40).unwrap();
