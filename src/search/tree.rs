@@ -1442,15 +1442,19 @@ mod tests {
         (t, Worker::new(slots, FastRng::new(3)))
     }
 
+    /// The root's child with the most visits (the move the engine would play).
+    fn most_visited(t: &Tree) -> &Node {
+        t.root_children()
+            .iter()
+            .max_by_key(|c| c.real_visits())
+            .expect("an expanded root")
+    }
+
     #[test]
     fn a_value_only_search_follows_the_value_network() {
         let (t, mut w) = valued(1.0);
         w.search(&t, &SimBudget::new(3000), None);
-        let best = t
-            .root_children()
-            .iter()
-            .max_by_key(|c| c.real_visits())
-            .unwrap();
+        let best = most_visited(&t);
         assert_eq!(best.mv(), 40, "the value network's move");
         assert!(best.real_wins() / best.real_visits() as f32 > 0.8);
         // The root was rated (black to move, E5 empty: black's chance 0.05).
@@ -1558,11 +1562,7 @@ mod tests {
         let (t, mut w) = puct_search(Arc::new(E5_VALUE), PUCT);
         let sims = 2000;
         w.search(&t, &SimBudget::new(sims), None);
-        let best = t
-            .root_children()
-            .iter()
-            .max_by_key(|c| c.real_visits())
-            .unwrap();
+        let best = most_visited(&t);
         assert_eq!(best.mv(), 40, "the value network's move");
         assert!(best.real_wins() / best.real_visits() as f32 > 0.9);
         // Every simulation expands the leaf it reaches and ends there: one evaluation (or a
