@@ -261,9 +261,7 @@ impl NetPruner {
         let inp = &inp.with_history(self.history);
         BUFFERS.with(|b| {
             let Buffers { input, scratch } = &mut *b.borrow_mut();
-            if matches!(self.net, PlainNet::Mlp(..)) {
-                return None;
-            }
+            // `PlainNet::ownership` answers None for an MLP, which has no ownership head.
             cnn_planes(inp, input);
             self.net.ownership(&input[..CNN_PLANES * NN], scratch)
         })
