@@ -1,0 +1,287 @@
+use super::*;
+use crate::dataset::{NO_POINT, Position};
+use crate::net::NetPruner;
+use crate::net::curve::PositionScorer;
+use crate::net::data::sgf_positions;
+use crate::net::encode::NetInput;
+use crate::prune::PruneContext;
+
+/// `uct` with `sims` simulations, expansion at the first visit, a cache of `cache`
+/// entries and tree pruning of the 3 worst moves from the root by `pruner`.
+fn pruning_engine(pruner: &str, sims: u32, cache: usize, history: bool) -> UctEngine {
+    let config = UctConfig {
+        sims,
+        expand: 1,
+        cache,
+        history,
+        prune: Some(TreePrune {
+            pruner: pruner.into(),
+            x: 3,
+            depth: 0,
+        }),
+        ..UctConfig::default()
+    };
+    UctEngine::new(config, 5).unwrap()
+}
+
+/// A value-only PUCT search over the distilled network (policy, value and ownership
+/// heads), `sims` a move.
+fn value_search(sims: u32) -> UctEngine {
+    let net = "nnq:models/cnn-distilled-b6c96-prelim".to_string();
+    let config = UctConfig {
+        sims,
+        select: Select::Puct,
+        policy: Some(net.clone()),
+        value: Some(net),
+        value_mix: 1.0,
+        ..UctConfig::default()
+    };
+    UctEngine::new(config, 3).unwrap()
+}
+
+/// A value-only search counts no final boards, so analysis' ownership and scores come from
+/// the network's ownership head, for the side asked: with a black wall down the E column
+/// and two white stones in a corner, black leads by most of the board and white trails by
+/// as much.
+#[test]
+fn a_value_only_search_answers_ownership_and_score_from_its_network() {
+    let mut e = value_search(64);
+    for row in 1..=9 {
+        e.play(Color::Black, Move::from_gtp(&format!("E{row}")).unwrap())
+            .unwrap();
+        let white = match row {
+            1 => "J1",
+            2 => "J2",
+            _ => "pass",
+        };
+        e.play(Color::White, Move::from_gtp(white).unwrap())
+            .unwrap();
+    }
+    e.analyze_sims(Color::Black, 64);
+    let black = e
+        .root_score(Color::Black)
+        .expect("a score from the network");
+    let white = e.root_score(Color::White).unwrap();
+    assert!(black.mean > 10.0, "black's lead {}", black.mean);
+    assert!(white.mean < -10.0, "white's lead {}", white.mean);
+    let own = e.ownership(Color::Black).unwrap();
+    let e5 = Move::from_gtp("E5").unwrap().index();
+    let a5 = Move::from_gtp("A5").unwrap().index();
+    assert!(
+        own[e5] > 0.5 && own[a5] > 0.3,
+        "black's wall and its side: {own:?}"
+    );
+    let white_view = e.ownership(Color::White).unwrap();
+    assert!(white_view[e5] < -0.5, "{white_view:?}");
+    let candidates = e.candidates(Color::Black, 1);
+    assert!(!candidates.is_empty());
+    for c in &candidates {
+        let s = c.score.expect("every candidate gets the network's score");
+        assert!(s.mean > 0.0, "{:?}: black still leads: {}", c.mv, s.mean);
+    }
+}
+
+/// Two recorded games (one with passes) as `eval` reads them: dataset positions with
+/// their last moves and ko points.
+fn recorded_positions() -> Vec<Position> {
+    let files = ["ogs_style.sgf", "passes.sgf"].map(|f| format!("tests/fixtures/sgf/{f}").into());
+    let (positions, skipped) = sgf_positions(&files);
+    assert_eq!(skipped, []);
+    positions
+}
+
+/// For each network kind the search can use, the pruner spec and the name `eval --model`
+/// takes for the same network.
+const NETWORKS: [(&str, &str); 5] = [
+    (
+        "nn:models/cnn-human-5x32-gpu2",
+        "models/cnn-human-5x32-gpu2",
+    ),
+    (
+        "nnq:models/cnn-human-5x32-gpu2",
+        "nnq:models/cnn-human-5x32-gpu2",
+    ),
+    (
+        "sym2:nnq:models/cnn-human-5x32-gpu2",
+        "sym2:nnq:models/cnn-human-5x32-gpu2",
+    ),
+    ("nn:models/mlp-planes", "models/mlp-planes"),
+    ("nn:models/default", "models/default"),
+];
+
+/// Searches every position of the recorded games and checks what the tree's pruner
+/// rated at the root, and at the child the game went on to, against `eval`'s scores
+/// for the same position and history.
+#[test]
+fn the_search_rates_positions_as_eval_does_for_every_network_kind() {
+    let positions = recorded_positions();
+    for (spec_name, eval_name) in NETWORKS {
+        let eval_net = NetPruner::load_named(eval_name).unwrap();
+        // A cache large enough that no later position evicts the one checked.
+        let mut engine = pruning_engine(spec_name, 400, 1 << 18, true);
+        let (mut roots, mut children) = (0, 0);
+        let mut over = None;
+        for (k, pos) in positions.iter().enumerate() {
+            if k == 0 || positions[k - 1].game != pos.game {
+                engine.new_game(6.5);
+            }
+            if pos.last_moves[..2] == [PASS_INDEX as u8; 2] || over == Some(pos.game) {
+                // Two passes ended the game (the record plays on): nothing to search.
+                over = Some(pos.game);
+                continue;
+            }
+            let board = pos.board();
+            // The search keys by the game's board, which carries the ko point.
+            let root = *engine.game.board();
+            assert_eq!(root.cells(), board.cells(), "{spec_name}: {k}");
+            engine.analyze(pos.color());
+            let slot = &engine.workers[0].slots[0];
+            let mut want = [0f32; NN];
+            eval_net.score(pos, &board, &mut want);
+            let last = [pos.last_moves[0], pos.last_moves[1]];
+            let got = slot.cached(&root, pos.color(), last);
+            assert_eq!(got, Some(&want), "{spec_name}: root of position {k}");
+            roots += 1;
+            let mv = Move::from_index(pos.played as usize).unwrap();
+            if let Some(next) = positions.get(k + 1).filter(|n| n.game == pos.game) {
+                let mut child = root;
+                if let Some(p) = mv.point() {
+                    child.play(pos.color(), p).unwrap();
+                }
+                let next_last = [next.last_moves[0], next.last_moves[1]];
+                if let Some(got) = slot.cached(&child, next.color(), next_last) {
+                    eval_net.score(next, &next.board(), &mut want);
+                    assert_eq!(got, &want, "{spec_name}: child of position {k}");
+                    children += 1;
+                }
+            }
+            engine.play(pos.color(), mv).unwrap();
+        }
+        assert!(roots > 12, "{roots} of {}", positions.len());
+        assert!(
+            children * 3 > roots,
+            "{spec_name}: {children} children of {roots} checked"
+        );
+    }
+}
+
+/// Below depth 1 both last moves a node's position is rated with come from the tree's
+/// own path, newest first. For every network kind that reads the last moves, every
+/// position the search expanded (at any depth; searched from a recorded position whose
+/// history the record gives) is in the cache under its true last two moves, with the
+/// scores `eval` gives that position with that history.
+#[test]
+fn the_search_rates_every_depth_of_its_tree_with_the_true_last_moves() {
+    let positions = recorded_positions();
+    let k = 6;
+    let pos = &positions[k];
+    assert_eq!(pos.game, positions[0].game);
+    let mut networks = 0;
+    for (spec_name, eval_name) in NETWORKS {
+        let eval_net = NetPruner::load_named(eval_name).unwrap();
+        if !eval_net.reads_history() {
+            continue;
+        }
+        networks += 1;
+        // Narrow (the 60 worst moves pruned at every node) so that 2000 simulations
+        // reach depth 4 and more.
+        let config = UctConfig {
+            sims: 2000,
+            expand: 1,
+            cache: 1 << 18,
+            history: true,
+            prune: Some(TreePrune {
+                pruner: spec_name.into(),
+                x: 60,
+                depth: 0,
+            }),
+            ..UctConfig::default()
+        };
+        let mut engine = UctEngine::new(config, 5).unwrap();
+        engine.new_game(6.5);
+        for p in &positions[..k] {
+            engine.play(p.color(), p.played_move()).unwrap();
+        }
+        let root = *engine.game.board();
+        assert_eq!(root.cells(), pos.board().cells());
+        engine.analyze(pos.color());
+        let slot = &engine.workers[0].slots[0];
+        // Positions checked and positions not found in the cache, by depth.
+        let (mut found, mut missing) = ([0usize; 8], [0usize; 8]);
+        for line in engine.trees[0].expanded_lines() {
+            let mut board = root;
+            let mut color = pos.color();
+            let mut last = pos.last_moves;
+            for &mv in &line {
+                board
+                    .play_move(color, Move::from_index(mv).unwrap())
+                    .unwrap();
+                color = color.opponent();
+                last = [mv as u8, last[0], last[1], last[2]];
+            }
+            let depth = line.len().min(7);
+            let Some(got) = slot.cached(&board, color, [last[0], last[1]]) else {
+                missing[depth] += 1;
+                continue;
+            };
+            let at = Position {
+                cells: *board.cells(),
+                to_move: color as u8,
+                last_moves: last,
+                ko: board.ko_point().map_or(NO_POINT, |p| p.index() as u8),
+                ..pos.clone()
+            };
+            let mut want = [0f32; NN];
+            eval_net.score(&at, &at.board(), &mut want);
+            assert_eq!(got, &want, "{spec_name}: the position after {line:?}");
+            found[depth] += 1;
+        }
+        // The direct-mapped cache may have evicted a few entries; most must be there.
+        for d in 0..8 {
+            assert!(
+                missing[d] * 20 <= found[d] + missing[d],
+                "{spec_name}: depth {d}: {} of {} positions not rated with their last moves",
+                missing[d],
+                found[d] + missing[d]
+            );
+        }
+        assert!(
+            found[2] > 20 && found[3] > 5 && found[4] > 0,
+            "{spec_name}: too shallow a tree to check: {found:?}"
+        );
+    }
+    assert!(networks >= 3, "{networks} networks read the last moves");
+}
+
+/// `history=false` (the recorded presets) gives the networks no last moves, as before.
+#[test]
+fn history_off_rates_without_last_moves() {
+    let positions = recorded_positions();
+    let pos = &positions[3];
+    let mut engine = pruning_engine("nnq:models/cnn-human-5x32-gpu2", 20, 4096, false);
+    for p in &positions[..3] {
+        engine
+            .play(p.color(), Move::from_index(p.played as usize).unwrap())
+            .unwrap();
+    }
+    engine.analyze(pos.color());
+    let board = pos.board();
+    let net = NetPruner::load_named("nnq:models/cnn-human-5x32-gpu2").unwrap();
+    let mut blind = [0f32; NN];
+    net.rate(
+        &NetInput::from_context(&PruneContext {
+            board: &board,
+            to_move: pos.color(),
+            recent: &[],
+        }),
+        &mut blind,
+    );
+    let slot = &engine.workers[0].slots[0];
+    assert_eq!(
+        slot.cached(&board, pos.color(), NO_LAST_MOVES),
+        Some(&blind)
+    );
+    let mut seen = [0f32; NN];
+    net.score(pos, &board, &mut seen);
+    assert_ne!(seen, blind, "the last moves change this network's scores");
+}
