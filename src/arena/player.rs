@@ -108,6 +108,7 @@ pub trait Player: Send {
 /// index (pass last).
 pub type Searched = (EngineMove, MoveStats, Option<Box<[u32; VISIT_SLOTS]>>);
 
+use crate::search::engine::EngineBuildError;
 /// In-process engines of every registered kind ([`crate::search::spec::ENGINE_KINDS`]).
 pub use crate::search::spec::build_engine;
 
@@ -125,14 +126,9 @@ pub fn build_player(
             timeouts,
         )?))
     } else {
-        let engine = build_engine(spec, seed).map_err(|e| {
-            if e.chain()
-                .any(|c| c.is::<crate::search::tree::TreeAllocError>())
-            {
-                PlayerError::Resources(format!("{e:#}"))
-            } else {
-                PlayerError::Build(format!("{e:#}"))
-            }
+        let engine = build_engine(spec, seed).map_err(|e| match e {
+            EngineBuildError::Resources { .. } => PlayerError::Resources(format!("{e:#}")),
+            EngineBuildError::Spec(_) => PlayerError::Build(format!("{e:#}")),
         })?;
         Ok(Box::new(InProcess::new(spec, engine)))
     }

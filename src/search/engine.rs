@@ -6,6 +6,58 @@ use std::time::Instant;
 
 use crate::rules::{Bits, Color, Game, IllegalMove, Move, NN};
 
+/// The memory for a search tree could not be had: the machine's limit, not a fault of the
+/// engine or its spec (the arena does not count such a game).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error(
+    "cannot allocate the search tree: {nodes} nodes of 32 bytes = {} MB (lower the engine's \
+     max_nodes, e.g. uct:max_nodes=100000, run fewer --jobs, or raise the memory limit)",
+    (.nodes * 32) >> 20
+)]
+pub struct TreeAllocError {
+    pub nodes: usize,
+}
+
+/// Why an engine spec did not build: the spec's fault, or the machine's. The arena tells the
+/// two apart by matching on it: a machine that cannot give a game's engine its memory
+/// records no loss for that engine.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineBuildError {
+    /// The spec names no engine that builds: an unknown kind or key, a value out of range, a
+    /// network that does not load.
+    #[error(transparent)]
+    Spec(#[from] anyhow::Error),
+    /// The machine could not give the engine its search tree. `context` is what was being
+    /// built (`engine spec `...`: `), printed before the allocation error.
+    #[error("{context}{error}")]
+    Resources {
+        context: String,
+        error: TreeAllocError,
+    },
+}
+
+impl EngineBuildError {
+    /// The error with `what` said first, as `anyhow::Context` would: `what: error`.
+    pub fn context(self, what: impl std::fmt::Display) -> EngineBuildError {
+        match self {
+            EngineBuildError::Spec(e) => EngineBuildError::Spec(e.context(what.to_string())),
+            EngineBuildError::Resources { context, error } => EngineBuildError::Resources {
+                context: format!("{what}: {context}"),
+                error,
+            },
+        }
+    }
+}
+
+impl From<TreeAllocError> for EngineBuildError {
+    fn from(error: TreeAllocError) -> EngineBuildError {
+        EngineBuildError::Resources {
+            context: String::new(),
+            error,
+        }
+    }
+}
+
 /// An engine's decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineMove {

@@ -24,5 +24,7 @@ pub mod tree;
 pub mod uct;
 
 pub use clock::{Clock, TimeControl};
-pub use engine::{Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView, ScoreEstimate};
+pub use engine::{
+    Analyzer, Candidate, Engine, EngineBuildError, EngineMove, MoveStats, PrunerView, ScoreEstimate,
+};
 pub use territory::{TerritoryConfig, TerritoryPlayer};

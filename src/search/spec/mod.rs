@@ -30,7 +30,7 @@ use std::fmt;
 
 use anyhow::{Context, anyhow, bail};
 
-use super::engine::Engine;
+use super::engine::{Engine, EngineBuildError};
 use super::flat::{FlatConfig, FlatEngine};
 use super::pruning::{PlayoutEval, PruneCount};
 use super::random::{RandomConfig, RandomEngine};
@@ -60,7 +60,7 @@ pub struct EngineKind {
     /// One line saying what the engine is.
     pub doc: &'static str,
     /// Builds the engine for a spec of this kind with a game's seed.
-    pub build: fn(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>>,
+    pub build: fn(spec: &str, seed: u64) -> Result<Box<dyn Engine>, EngineBuildError>,
     /// The fully resolved config (defaults filled in) as pretty JSON.
     pub resolved: fn(spec: &str) -> anyhow::Result<String>,
     /// The canonical text of a spec: the keys not at their defaults, in table order.
@@ -188,7 +188,7 @@ pub fn engine_kind(spec: &str) -> anyhow::Result<&'static EngineKind> {
 
 /// Builds an engine from its spec; the engine's name is the spec (trimmed), except for
 /// `territory` and `random`, whose names spell out their settings.
-pub fn build_engine(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
+pub fn build_engine(spec: &str, seed: u64) -> Result<Box<dyn Engine>, EngineBuildError> {
     let spec = spec.trim();
     (engine_kind(spec)?.build)(spec, seed)
 }
@@ -256,9 +256,9 @@ fn resolved_pruner(name: &str) -> String {
 }
 
 /// Builds an engine of any UCT kind (`uct` or a preset), named by its spec.
-fn build_uct_kind(spec: &str, seed: u64) -> anyhow::Result<Box<dyn Engine>> {
+fn build_uct_kind(spec: &str, seed: u64) -> Result<Box<dyn Engine>, EngineBuildError> {
     let cfg = parse_uct_kind(spec)?;
-    let e = UctEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
+    let e = UctEngine::new(cfg, seed).map_err(|e| e.context(format!("engine spec `{spec}`")))?;
     Ok(Box::new(e.with_name(spec)))
 }
 

@@ -40,6 +40,7 @@ use crate::prune::{LastMoves, NO_LAST_MOVES, cmp_best_first, last_point};
 use crate::rules::{Bits, Board, Color, Move, NN, PASS_INDEX, Point, bit, score};
 use crate::util::rng::FastRng;
 
+pub use super::engine::TreeAllocError;
 use super::outcomes::Outcomes;
 use super::pruning::{
     EveryMove, LeafMasked, PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, worst_mask,

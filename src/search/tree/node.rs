@@ -161,18 +161,6 @@ pub(super) fn zeroed_nodes(n: usize) -> Box<[Node]> {
 // The allocation error's message counts 32 bytes a node.
 const _: () = assert!(std::mem::size_of::<Node>() == 32);
 
-/// The memory for a search tree could not be had: the machine's limit, not a fault of the
-/// engine or its spec (the arena does not count such a game).
-#[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error(
-    "cannot allocate the search tree: {nodes} nodes of 32 bytes = {} MB (lower the engine's \
-     max_nodes, e.g. uct:max_nodes=100000, run fewer --jobs, or raise the memory limit)",
-    (.nodes * 32) >> 20
-)]
-pub struct TreeAllocError {
-    pub nodes: usize,
-}
-
 /// [`zeroed_nodes`], or `None` when the memory is not there (a low `ulimit -v`, many
 /// engines at once): the caller says so, or searches without reuse, instead of aborting.
 pub(super) fn try_zeroed_nodes(n: usize) -> Option<Box<[Node]>> {

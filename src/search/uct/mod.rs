@@ -27,7 +27,7 @@ use crate::util::rng::FastRng;
 
 use super::clock::{Clock, TimeControl};
 use super::engine::{
-    Analyzer, Candidate, Engine, EngineMove, MoveStats, PrunerView, ScoreEstimate,
+    Analyzer, Candidate, Engine, EngineBuildError, EngineMove, MoveStats, PrunerView, ScoreEstimate,
 };
 use super::outcomes;
 use super::pruners::make_pruner;
@@ -98,7 +98,7 @@ pub struct UctEngine {
 impl UctEngine {
     /// Builds the engine; fails when the config is out of range ([`UctConfig::validate`]) or
     /// a pruner cannot be made.
-    pub fn new(config: UctConfig, seed: u64) -> anyhow::Result<UctEngine> {
+    pub fn new(config: UctConfig, seed: u64) -> Result<UctEngine, EngineBuildError> {
         config.validate()?;
         // One pruner (and one cache per thread) per distinct spec.
         let mut specs: Vec<String> = Vec::new();
@@ -144,10 +144,11 @@ impl UctEngine {
             .map(|s| resolve_pruner(s, seed))
             .collect::<anyhow::Result<_>>()?;
         if let Some(v) = value.filter(|v| !pruners[v.slot].has_value()) {
-            anyhow::bail!(
+            return Err(anyhow::anyhow!(
                 "value={}: this network has no value head (train one with `akushu train --value-channels N`)",
                 specs[v.slot]
-            );
+            )
+            .into());
         }
         let settings = Settings {
             expand: config.expand,
