@@ -151,6 +151,17 @@ pub struct RunHeader<C> {
     pub models: BTreeMap<String, String>,
 }
 
+/// The `history` key of an engine's resolved config as a header's `engines` records it:
+/// `None` where the key is absent (headers written before the search gave networks the last
+/// moves, whose engines gave them none) or the text is not a config.
+pub fn recorded_history(resolved: &str) -> Option<bool> {
+    #[derive(Deserialize)]
+    struct Recorded {
+        history: Option<bool>,
+    }
+    serde_json::from_str::<Recorded>(resolved).ok()?.history
+}
+
 impl<C: RunConfig + Clone> RunHeader<C> {
     /// The header for `config` written by this program.
     pub fn new(config: &C) -> Self {

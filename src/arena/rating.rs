@@ -152,7 +152,7 @@ fn identity_suffix(spec: &str, header: &Header) -> String {
     let dirs = crate::search::spec::model_dirs(spec);
     if let (Some(config), Some(recorded)) = (&uct, recorded)
         && config.history
-        && !recorded.contains("\"history\"")
+        && super::folder::recorded_history(recorded).is_none()
         && !dirs.is_empty()
     {
         id.push_str(" [history=false]");

@@ -337,7 +337,7 @@ pub fn spec_model_checksums<'a>(
 /// would come from another engine than the old.
 pub(super) fn check_history(engines: &BTreeMap<String, String>, path: &Path) -> anyhow::Result<()> {
     for (spec, recorded) in engines {
-        if recorded.contains("\"history\"") {
+        if super::folder::recorded_history(recorded).is_some() {
             continue;
         }
         let Ok(config) = crate::search::spec::parse_uct_kind(spec) else {
