@@ -445,7 +445,7 @@ pub fn read_rows<R: DeserializeOwned>(path: &Path) -> anyhow::Result<Vec<R>> {
     let mut rows = Vec::new();
     for (i, row) in reader.deserialize().enumerate() {
         let row: R =
-            row.with_context(|| format!("{}: bad row {} (line {})", path.display(), i + 1, i + 2))?;
+            row.with_context(|| format!("{}: row {} (line {})", path.display(), i + 1, i + 2))?;
         rows.push(row);
     }
     Ok(rows)

@@ -114,12 +114,78 @@ pub struct MatchClock {
 }
 
 /// Who won a game: parsed once from the texts the arena's files hold (`B`, `W`, `draw`),
-/// and written back the same way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// and written back the same way (the `winner` column of `games.csv`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub enum Winner {
+    #[serde(rename = "B")]
     Black,
+    #[serde(rename = "W")]
     White,
+    #[serde(rename = "draw")]
     Draw,
+}
+
+/// A `winner` cell that is not `B`, `W` or `draw` (a row the runner never writes), named by
+/// its column and value.
+impl TryFrom<String> for Winner {
+    type Error = String;
+    fn try_from(s: String) -> Result<Winner, String> {
+        s.parse()
+            .map_err(|_| format!("winner {s:?} is not B, W or draw"))
+    }
+}
+
+/// A winner against the column's text (`row.winner == "B"`).
+impl PartialEq<&str> for Winner {
+    fn eq(&self, text: &&str) -> bool {
+        self.as_str() == *text
+    }
+}
+
+/// One of a match's two players: `A` plays the `--black` spec, `B` the `--white` one (with
+/// `--alternate` they change colours each game), as `games.csv`'s `black_player` column
+/// names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String")]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    /// The column's text: `A` or `B`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::A => "A",
+            Side::B => "B",
+        }
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A side against the column's text (`row.black_player == "A"`).
+impl PartialEq<&str> for Side {
+    fn eq(&self, text: &&str) -> bool {
+        self.as_str() == *text
+    }
+}
+
+/// A `black_player` cell that is neither `A` nor `B`, named by its column and value.
+impl TryFrom<String> for Side {
+    type Error = String;
+    fn try_from(s: String) -> Result<Side, String> {
+        match s.as_str() {
+            "A" => Ok(Side::A),
+            "B" => Ok(Side::B),
+            _ => Err(format!("black_player {s:?} is neither A nor B")),
+        }
+    }
 }
 
 impl Winner {
@@ -201,9 +267,9 @@ pub struct GameSetup {
     pub seed: u64,
     pub black: String,
     pub white: String,
-    /// `A` or `B`: which match player has black (empty where the sides have no labels, as
-    /// in self-play).
-    pub black_player: String,
+    /// Which match player has black (`None` where the sides have no labels, as in
+    /// self-play).
+    pub black_player: Option<Side>,
 }
 
 /// The per-player seed for `color` in a game seeded with `game_seed`.
@@ -723,7 +789,7 @@ mod tests {
             seed: 1,
             black: "uct".into(),
             white: "uct".into(),
-            black_player: "A".into(),
+            black_player: Some(Side::A),
         };
         let play = |spec: &str, busy: bool| {
             let spec = spec.to_string();
@@ -814,7 +880,7 @@ mod tests {
                 seed,
                 black: "passer".into(),
                 white: "passer".into(),
-                black_player: String::new(),
+                black_player: None,
             };
             let g = play_game(&setup, &rules, &build, &mut NoObserver);
             assert_eq!(g.end.reason, EndReason::MoveCap, "seed {seed}");
@@ -851,7 +917,7 @@ mod tests {
             seed: 4,
             black: "uct:sims=20".into(),
             white: "uct:sims=20".into(),
-            black_player: String::new(),
+            black_player: None,
         };
         let rules = GameRules {
             max_moves: 12,

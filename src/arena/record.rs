@@ -4,6 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::game::{Side, Winner};
 use crate::rules::{Color, Move};
 use crate::sgf::write;
 
@@ -47,9 +48,9 @@ pub struct GameRecord {
     pub white: String,
     /// Which match player had black: `A` (the `--black` spec) or `B` (the `--white` spec);
     /// they differ from the fixed colours only with `--alternate`.
-    pub black_player: String,
+    pub black_player: Side,
     /// `B`, `W` or `draw`.
-    pub winner: String,
+    pub winner: Winner,
     /// SGF-style result: `B+3.5`, `W+R` (resignation), `B+E` (white erred), `0`.
     pub result: String,
     /// Black's area margin with komi, when the game was counted.
@@ -139,7 +140,11 @@ impl GameRecord {
 
     /// The winning colour, if any.
     pub fn winner_color(&self) -> Option<Color> {
-        Color::parse(&self.winner)
+        match self.winner {
+            Winner::Black => Some(Color::Black),
+            Winner::White => Some(Color::White),
+            Winner::Draw => None,
+        }
     }
 
     /// The row with every timing column zeroed: what must be identical between two runs

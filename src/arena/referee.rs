@@ -46,8 +46,10 @@ pub fn referee_game(setup: &GameSetup, rules: &GameRules, timeouts: GtpTimeouts)
         game: setup.game,
         black: setup.black.clone(),
         white: setup.white.clone(),
-        black_player: setup.black_player.clone(),
-        winner: end.winner.to_string(),
+        black_player: setup
+            .black_player
+            .expect("a match game names the player with black"),
+        winner: end.winner,
         result: end.result.clone(),
         score: end.score,
         moves: played.game.move_count() as u32,
@@ -86,7 +88,7 @@ mod tests {
             seed: 99,
             black: "random".into(),
             white: "random".into(),
-            black_player: "A".into(),
+            black_player: Some(super::super::game::Side::A),
         };
         let rules = GameRules::plain(6.5, 400, None);
         let a = referee_game(&setup, &rules, GtpTimeouts::default());
@@ -98,7 +100,7 @@ mod tests {
         assert_eq!(a.sgf, b.sgf);
         assert_eq!(a.record.reason, EndReason::Passes);
         let margin = a.record.score.unwrap();
-        assert_eq!(a.record.winner, Winner::of_margin(margin).to_string());
+        assert_eq!(a.record.winner, Winner::of_margin(margin));
         assert!(
             a.sgf.contains("PB[random]") && a.sgf.contains(&format!("RE[{}]", a.record.result))
         );
@@ -114,7 +116,7 @@ mod tests {
             seed: 5,
             black: "uct:sims=3000".into(),
             white: "uct:sims=10".into(),
-            black_player: "A".into(),
+            black_player: Some(super::super::game::Side::A),
         };
         let rules = GameRules::plain(6.5, 20, None);
         let r = referee_game(&setup, &rules, GtpTimeouts::default()).record;
@@ -135,7 +137,7 @@ mod tests {
             seed: 5,
             black: "random".into(),
             white: "random".into(),
-            black_player: "A".into(),
+            black_player: Some(super::super::game::Side::A),
         };
         let rules = GameRules::plain(6.5, 10, None);
         let g = referee_game(&setup, &rules, GtpTimeouts::default());

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::folder::{GamesDir, Opened, RunConfig, RunHeader, Schedule};
 pub use super::folder::{ProgramInfo, resolved_specs};
+use super::game::{Side, Winner};
 use super::player::{GtpTimeouts, build_player};
 use super::record::{GameRecord, read_csv};
 use super::referee::{GameRules, GameSetup, MatchClock, RefereedGame, referee_game};
@@ -239,16 +240,16 @@ impl MatchConfig {
     pub fn game_setup(&self, game: u32) -> GameSetup {
         let a_black = !self.alternate || game % 2 == 1;
         let (black, white, label) = if a_black {
-            (&self.black, &self.white, "A")
+            (&self.black, &self.white, Side::A)
         } else {
-            (&self.white, &self.black, "B")
+            (&self.white, &self.black, Side::B)
         };
         GameSetup {
             game,
             seed: self.game_seed(game),
             black: black.clone(),
             white: white.clone(),
-            black_player: label.to_string(),
+            black_player: Some(label),
         }
     }
 
@@ -297,9 +298,9 @@ pub type Header = RunHeader<MatchConfig>;
 
 /// Player A's score in one game: 1 for a win, 0.5 for a draw, 0 for a loss.
 pub fn a_score(r: &GameRecord) -> f64 {
-    if r.winner == "draw" {
+    if r.winner == Winner::Draw {
         0.5
-    } else if (r.winner == "B") == (r.black_player == "A") {
+    } else if (r.winner == Winner::Black) == (r.black_player == Side::A) {
         1.0
     } else {
         0.0
@@ -896,12 +897,12 @@ pub fn check_rows(header: &Header, rows: &[GameRecord], csv: &Path) -> anyhow::R
             );
         }
         let setup = c.game_setup(r.game);
-        if r.black_player != setup.black_player {
+        if Some(r.black_player) != setup.black_player {
             bail!(
                 "{}: black_player {:?}, but the match gives black to {} in that game",
                 at(),
-                r.black_player,
-                setup.black_player
+                r.black_player.as_str(),
+                setup.black_player.map_or("", Side::as_str)
             );
         }
         if r.black != setup.black || r.white != setup.white || r.seed != setup.seed {
@@ -909,9 +910,6 @@ pub fn check_rows(header: &Header, rows: &[GameRecord], csv: &Path) -> anyhow::R
                 "{}: its players or seed are not the ones match.toml gives that game",
                 at()
             );
-        }
-        if r.winner.parse::<super::game::Winner>().is_err() {
-            bail!("{}: winner {:?} is not B, W or draw", at(), r.winner);
         }
     }
     Ok(())
@@ -1081,8 +1079,8 @@ mod tests {
         };
         let g1 = c.game_setup(1);
         let g2 = c.game_setup(2);
-        assert_eq!((g1.black.as_str(), g1.black_player.as_str()), ("a", "A"));
-        assert_eq!((g2.black.as_str(), g2.black_player.as_str()), ("b", "B"));
+        assert_eq!((g1.black.as_str(), g1.black_player), ("a", Some(Side::A)));
+        assert_eq!((g2.black.as_str(), g2.black_player), ("b", Some(Side::B)));
         assert_ne!(g1.seed, g2.seed);
         assert_eq!(g1.seed, c.game_setup(1).seed);
     }

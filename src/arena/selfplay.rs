@@ -18,7 +18,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::game::{GameObserver, MoveSearch, play_game};
+use super::game::{GameObserver, MoveSearch, Winner, play_game};
 pub use super::game::{GameRules, GameSetup, draw_by_visits};
 use super::player::{InProcess, Player, PlayerError};
 use super::record::{EndReason, game_sgf, round_seconds};
@@ -40,7 +40,7 @@ pub struct SelfplayRow {
     pub black: String,
     pub white: String,
     /// `B`, `W` or `draw`.
-    pub winner: String,
+    pub winner: Winner,
     /// SGF-style result (`B+3.5`, `W+R`).
     pub result: String,
     /// Black's area margin with komi, when the game was counted.
@@ -181,7 +181,7 @@ pub fn play(plan: &GamePlan, rules: &GameRules) -> anyhow::Result<SelfplayGame> 
         seed: plan.seed,
         black: plan.black.clone(),
         white: plan.white.clone(),
-        winner: end.winner.to_string(),
+        winner: end.winner,
         result: end.result,
         score: end.score,
         reason: end.reason,
@@ -272,7 +272,7 @@ mod tests {
             seed: 99,
             black: "uct:sims=40".into(),
             white: "uct:sims=40".into(),
-            black_player: String::new(),
+            black_player: None,
         };
         let rules = GameRules {
             random_moves: 2,
@@ -320,7 +320,7 @@ mod tests {
                 seed: 5,
                 black: "uct:sims=30".into(),
                 white: "uct:sims=30".into(),
-                black_player: String::new(),
+                black_player: None,
             };
             let rules = GameRules {
                 komi,
@@ -328,7 +328,7 @@ mod tests {
                 ..GameRules::default()
             };
             let g = play(&plan, &rules).unwrap();
-            assert_eq!(g.row.winner, winner.letter().to_string());
+            assert_eq!(g.row.winner, Winner::from(winner));
             let recs = records(&g);
             assert!(recs.len() >= 20, "{} records", recs.len());
             for p in &recs {
@@ -352,12 +352,12 @@ mod tests {
             seed: 11,
             black: "uct:sims=200".into(),
             white: "uct:sims=200".into(),
-            black_player: String::new(),
+            black_player: None,
         };
         let g = play(&plan, &GameRules::default()).unwrap();
-        let winner = match g.row.winner.as_str() {
-            "B" => Color::Black,
-            "W" => Color::White,
+        let winner = match g.row.winner {
+            Winner::Black => Color::Black,
+            Winner::White => Color::White,
             w => panic!("a seeded game with komi 6.5 has a winner, not {w}"),
         };
         let recs = records(&g);
@@ -388,7 +388,7 @@ mod tests {
             seed: 3,
             black: "uct:sims=20".into(),
             white: "uct:sims=20".into(),
-            black_player: String::new(),
+            black_player: None,
         };
         let rules = GameRules {
             max_moves: 30,
@@ -442,7 +442,7 @@ mod tests {
             seed: 1,
             black: "random".into(),
             white: "uct:sims=10".into(),
-            black_player: String::new(),
+            black_player: None,
         };
         let err = play(&plan, &GameRules::default()).unwrap_err();
         assert!(format!("{err:#}").contains("root visits"), "{err:#}");

@@ -89,7 +89,7 @@ impl SelfplayConfig {
             seed: self.game_seed(game),
             black: self.engines[(k / n) as usize].clone(),
             white: self.engines[(k % n) as usize].clone(),
-            black_player: String::new(),
+            black_player: None,
         }
     }
 

@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::game::{Side, Winner};
 use super::record::{EndReason, GameRecord};
 use crate::rules::Color;
 use crate::util::stats::{Z95, wilson};
@@ -155,7 +156,7 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
         slot.0 = r.name().to_string();
     }
     for row in rows {
-        let black_idx = if row.black_player == "B" { 1 } else { 0 };
+        let black_idx = if row.black_player == Side::B { 1 } else { 0 };
         let winner = row.winner_color();
         let erred = row.reason == EndReason::Error;
         let forfeit = row.is_starved_forfeit();
@@ -175,7 +176,7 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
                 Color::Black => p.as_black.add(won),
                 Color::White => p.as_white.add(won),
             }
-            p.draws += (row.winner == "draw") as u32;
+            p.draws += (row.winner == Winner::Draw) as u32;
             p.errors += (erred && row.error_by == color.letter().to_string()) as u32;
             p.moves += row.moves_by(color) as u64;
             let (secs, sims, cpu) = match color {
@@ -292,8 +293,8 @@ mod tests {
             game,
             black: "b".into(),
             white: "w".into(),
-            black_player: black_player.into(),
-            winner: winner.into(),
+            black_player: black_player.parse::<String>().unwrap().try_into().unwrap(),
+            winner: winner.parse().unwrap(),
             result: String::new(),
             score: None,
             moves: 11,

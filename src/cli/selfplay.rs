@@ -178,7 +178,11 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let outcome = run_selfplay(&config, &args.out, !args.quiet)?;
     let positions: u64 = outcome.rows.iter().map(|r| r.positions as u64).sum();
-    let black = outcome.rows.iter().filter(|r| r.winner == "B").count();
+    let black = outcome
+        .rows
+        .iter()
+        .filter(|r| r.winner == crate::arena::game::Winner::Black)
+        .count();
     crate::outln!(
         "games finished: {} ({} played now in {:.1} s); positions: {positions}; black won {black}",
         outcome.rows.len(),
