@@ -211,9 +211,21 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
     Ok(results)
 }
 
-/// Whether `player` is GNU Go at level 10, the anchor.
+/// Whether `player` is GNU Go at level 10, the anchor: a `gtp:` player whose command line,
+/// split as the arena starts it ([`super::gtp::split_command_line`]), runs a program named
+/// `gnugo` (in any folder) with `--level 10`.
 pub fn is_anchor(player: &str) -> bool {
-    player.contains("gnugo") && player.contains("--level 10")
+    let Some(command) = player.trim().strip_prefix("gtp:") else {
+        return false;
+    };
+    let Ok(words) = super::gtp::split_command_line(command) else {
+        return false;
+    };
+    let program = words
+        .first()
+        .and_then(|w| std::path::Path::new(w).file_name())
+        .and_then(|name| name.to_str());
+    program == Some("gnugo") && words.windows(2).any(|w| w[0] == "--level" && w[1] == "10")
 }
 
 /// Fits the ratings; `prior` virtual drawn games are added to every pair that met.
