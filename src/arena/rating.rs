@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use super::runner::{Header, ResultsDir, a_score};
+use super::runner::{MatchHeader, ResultsDir, a_score};
 
 use crate::util::elo::ELO_PER_NAT;
 
@@ -126,7 +126,7 @@ pub fn match_folders(roots: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 /// The name of the player with `spec` in the match recorded by `header`, as the table
 /// prints it: the spec's canonical text (a preset by its name) and what else tells players
 /// apart (see [`player_key`]).
-pub fn player_id(spec: &str, header: &Header) -> String {
+pub fn player_id(spec: &str, header: &MatchHeader) -> String {
     let canonical = crate::search::spec::canonical_spec(spec).unwrap_or_else(|_| spec.to_string());
     format!("{canonical}{}", identity_suffix(spec, header))
 }
@@ -134,7 +134,7 @@ pub fn player_id(spec: &str, header: &Header) -> String {
 /// What makes two players one in the fit: the engine's whole config spelled out (so a preset
 /// and the `uct` spec it stands for are one player: `strong4` and its keys written out), its
 /// networks' checksums, its history and its clock.
-pub fn player_key(spec: &str, header: &Header) -> String {
+pub fn player_key(spec: &str, header: &MatchHeader) -> String {
     let spelled = match crate::search::spec::parse_uct_kind(spec) {
         Ok(config) => config.to_string(),
         Err(_) => crate::search::spec::canonical_spec(spec).unwrap_or_else(|_| spec.to_string()),
@@ -145,7 +145,7 @@ pub fn player_key(spec: &str, header: &Header) -> String {
 /// The part of a player's identity besides its spec: ` [history=false]` for games recorded
 /// before the search gave networks the last moves, each network's directory and whole
 /// checksum, and the clock.
-fn identity_suffix(spec: &str, header: &Header) -> String {
+fn identity_suffix(spec: &str, header: &MatchHeader) -> String {
     let mut id = String::new();
     let uct = crate::search::spec::parse_uct_kind(spec).ok();
     let recorded = header.engines.get(spec);
@@ -537,7 +537,7 @@ mod tests {
     #[test]
     fn networks_are_told_apart_by_their_whole_checksum() {
         let spec = "uct:sims=10,prune=nn:models/x:65@1";
-        let mut header = Header {
+        let mut header = MatchHeader {
             program: super::super::folder::ProgramInfo::current(),
             config: super::super::runner::MatchConfig {
                 black: spec.into(),
@@ -565,7 +565,7 @@ mod tests {
             player_key(spec, &h)
         });
         // A preset and its keys spelled out are one player, printed as first seen.
-        let preset = Header {
+        let preset = MatchHeader {
             config: super::super::runner::MatchConfig {
                 black: "strong4".into(),
                 ..Default::default()

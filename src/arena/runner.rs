@@ -294,7 +294,7 @@ impl RunConfig for MatchConfig {
 }
 
 /// `match.toml`: program, resolved config, engines and model checksums.
-pub type Header = RunHeader<MatchConfig>;
+pub type MatchHeader = RunHeader<MatchConfig>;
 
 /// Player A's score in one game: 1 for a win, 0.5 for a draw, 0 for a loss.
 pub fn a_score(r: &GameRecord) -> f64 {
@@ -378,7 +378,7 @@ impl ResultsDir {
     /// Writes `summary.md` for `rows`.
     pub fn write_summary(
         &self,
-        header: &Header,
+        header: &MatchHeader,
         rows: &[GameRecord],
     ) -> anyhow::Result<MatchSummary> {
         let summary = summarize(rows, [&header.config.black, &header.config.white]);
@@ -460,7 +460,7 @@ fn sprt_json(test: &Sprt, state: &SprtState) -> serde_json::Value {
 /// the win rate's Wilson 95% interval and per-move costs, and black's wins. Rates are
 /// `null` before the first game.
 fn summary_json(
-    header: &Header,
+    header: &MatchHeader,
     finished: usize,
     planned: usize,
     s: &super::summary::MatchSummary,
@@ -871,7 +871,7 @@ pub fn resummarize(dir: &Path) -> anyhow::Result<MatchSummary> {
 /// players, colours or seed are not the ones the plan gives that game, a winner that is not
 /// `B`, `W` or `draw`. The runner writes none of these; a summary or a rating of such rows
 /// would count games that were never played. Named by file, row and line.
-pub fn check_rows(header: &Header, rows: &[GameRecord], csv: &Path) -> anyhow::Result<()> {
+pub fn check_rows(header: &MatchHeader, rows: &[GameRecord], csv: &Path) -> anyhow::Result<()> {
     let c = &header.config;
     let planned: std::collections::BTreeSet<u32> = c.planned_games().into_iter().collect();
     let mut seen = std::collections::BTreeSet::new();
@@ -983,7 +983,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
         let copy = outdir.sgf(*game);
         write_atomic(&copy, &text)?;
     }
-    let mut header = Header::new(&config);
+    let mut header = MatchHeader::new(&config);
     // The weights the shards recorded, not whatever is on disk now.
     header.models = models.unwrap_or_default();
     outdir.write_header(&header)?;
@@ -1087,7 +1087,7 @@ mod tests {
 
     #[test]
     fn header_round_trips_through_toml() {
-        let h = Header::new(&MatchConfig {
+        let h = MatchHeader::new(&MatchConfig {
             black: "uct:sims=50".into(),
             shard: Some(Shard { index: 0, count: 2 }),
             ..MatchConfig::default()
@@ -1098,6 +1098,6 @@ mod tests {
             h.engines
         );
         let text = toml::to_string(&h).unwrap();
-        assert_eq!(toml::from_str::<Header>(&text).unwrap(), h);
+        assert_eq!(toml::from_str::<MatchHeader>(&text).unwrap(), h);
     }
 }

@@ -145,7 +145,7 @@ impl RunConfig for SelfplayConfig {
 }
 
 /// `selfplay.toml`: program, resolved config, engines and model checksums.
-pub type Header = RunHeader<SelfplayConfig>;
+pub type SelfplayHeader = RunHeader<SelfplayConfig>;
 
 impl GameRow for SelfplayRow {
     fn game(&self) -> u32 {

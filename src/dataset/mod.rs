@@ -6,7 +6,7 @@
 
 pub use build::{BuildConfig, Manifest, build};
 pub use format::{
-    DatasetError, Header, MappedSplit, SplitReader, read_header, read_split, split_path,
+    DatasetError, MappedSplit, SplitHeader, SplitReader, read_header, read_split, split_path,
 };
 pub use record::{NO_POINT, Position, Split, TeacherInfo, TeacherLabel};
 

@@ -60,7 +60,7 @@ pub const COMMANDS: &[&str] = &[
     "genmove_analyze",
 ];
 
-/// The commands only engines with an [`crate::search::Analyzer`] answer; the others do not
+/// The commands only engines with an [`crate::search::LiveAnalysis`] answer; the others do not
 /// list them, so a GUI does not offer analysis it would only get errors for.
 const ANALYSIS_COMMANDS: &[&str] = &[
     "lz-analyze",
@@ -753,7 +753,7 @@ const DEAD_STONE_SIMS: u64 = 2_000;
 
 /// The info line of the analyzer's current candidates for `opts`.
 fn info_text(
-    analyzer: &mut dyn crate::search::Analyzer,
+    analyzer: &mut dyn crate::search::LiveAnalysis,
     opts: &AnalyzeArgs,
     format: Format,
 ) -> String {

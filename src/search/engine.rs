@@ -122,8 +122,9 @@ pub struct ScoreEstimate {
 
 /// Engines that can search a position without playing and show their candidates while they
 /// think (GUIs' live analysis). The search accumulates: each call adds to the same tree
-/// until the position changes.
-pub trait Analyzer {
+/// until the position changes. (Not the rule-based board analysis of `akushu analyze`;
+/// `akushu analysis`, KataGo's JSON protocol, and GTP's `kata-analyze` answer through it.)
+pub trait LiveAnalysis {
     /// Searches the current position with `color` to move until `deadline`; returns the
     /// simulations run.
     fn analyze_until(&mut self, color: Color, deadline: Instant) -> u64;
@@ -221,7 +222,7 @@ pub trait Engine: Send {
         Err("this engine cannot start from a set-up position".into())
     }
     /// The engine's live-analysis side, for engines that have one.
-    fn analyzer(&mut self) -> Option<&mut dyn Analyzer> {
+    fn analyzer(&mut self) -> Option<&mut dyn LiveAnalysis> {
         None
     }
 }

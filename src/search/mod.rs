@@ -25,6 +25,7 @@ pub mod uct;
 
 pub use clock::{Clock, TimeControl};
 pub use engine::{
-    Analyzer, Candidate, Engine, EngineBuildError, EngineMove, MoveStats, PrunerView, ScoreEstimate,
+    Candidate, Engine, EngineBuildError, EngineMove, LiveAnalysis, MoveStats, PrunerView,
+    ScoreEstimate,
 };
 pub use territory::{TerritoryConfig, TerritoryPlayer};

@@ -213,7 +213,7 @@ fn split_code(split: Split) -> u8 {
 
 /// The parsed header of a split file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Header {
+pub struct SplitHeader {
     pub version: u32,
     pub count: u64,
     pub games: u32,
@@ -221,7 +221,7 @@ pub struct Header {
     pub split: Split,
 }
 
-impl Header {
+impl SplitHeader {
     /// Bytes per record in this split.
     pub fn record_size(&self) -> usize {
         record_size(self.version)
@@ -239,7 +239,11 @@ impl Header {
         h
     }
 
-    fn parse(h: &[u8; HEADER_SIZE], path: &Path, split: Split) -> Result<Header, DatasetError> {
+    fn parse(
+        h: &[u8; HEADER_SIZE],
+        path: &Path,
+        split: Split,
+    ) -> Result<SplitHeader, DatasetError> {
         if &h[0..8] != MAGIC {
             return Err(DatasetError::BadMagic {
                 path: path.to_path_buf(),
@@ -270,7 +274,7 @@ impl Header {
         }
         let mut count = [0u8; 8];
         count.copy_from_slice(&h[16..24]);
-        Ok(Header {
+        Ok(SplitHeader {
             version,
             count: u64::from_le_bytes(count),
             games: u32_at(24),

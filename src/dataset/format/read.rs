@@ -6,7 +6,7 @@ use super::*;
 pub(super) fn open_checked(
     dir: &Path,
     split: Split,
-) -> Result<(File, Header, PathBuf), DatasetError> {
+) -> Result<(File, SplitHeader, PathBuf), DatasetError> {
     let path = split_path(dir, split);
     let mut file = File::open(&path).map_err(io_err(&path))?;
     let mut h = [0u8; HEADER_SIZE];
@@ -17,7 +17,7 @@ pub(super) fn open_checked(
             io_err(&path)(e)
         }
     })?;
-    let header = Header::parse(&h, &path, split)?;
+    let header = SplitHeader::parse(&h, &path, split)?;
     let size = header.record_size() as u64;
     let len = file.metadata().map_err(io_err(&path))?.len();
     let found = len.saturating_sub(HEADER_SIZE as u64) / size;
@@ -50,7 +50,7 @@ pub(super) fn open_checked(
 pub(super) fn check_against_manifest(
     dir: &Path,
     split: Split,
-    header: &Header,
+    header: &SplitHeader,
     path: &Path,
 ) -> Result<(), DatasetError> {
     let manifest = dir.join(MANIFEST_FILE);
@@ -94,7 +94,7 @@ pub fn read_split(dir: &Path, split: Split) -> Result<Vec<Position>, DatasetErro
 }
 
 /// Reads only the header of `split`'s file (counts without loading records).
-pub fn read_header(dir: &Path, split: Split) -> Result<Header, DatasetError> {
+pub fn read_header(dir: &Path, split: Split) -> Result<SplitHeader, DatasetError> {
     open_checked(dir, split).map(|(_, h, _)| h)
 }
 
@@ -102,7 +102,7 @@ pub fn read_header(dir: &Path, split: Split) -> Result<Header, DatasetError> {
 /// record has been read (an error is then the final item).
 pub struct SplitReader {
     input: BufReader<File>,
-    header: Header,
+    header: SplitHeader,
     path: PathBuf,
     next: u64,
     crc: crc32fast::Hasher,
@@ -122,7 +122,7 @@ impl SplitReader {
         })
     }
 
-    pub fn header(&self) -> Header {
+    pub fn header(&self) -> SplitHeader {
         self.header
     }
 }
@@ -173,7 +173,7 @@ impl Iterator for SplitReader {
 /// A memory-mapped split: random access to any record without loading the file.
 pub struct MappedSplit {
     map: memmap2::Mmap,
-    header: Header,
+    header: SplitHeader,
     path: PathBuf,
 }
 
@@ -195,7 +195,7 @@ impl MappedSplit {
         Ok(MappedSplit { map, header, path })
     }
 
-    pub fn header(&self) -> Header {
+    pub fn header(&self) -> SplitHeader {
         self.header
     }
 

@@ -72,8 +72,8 @@ impl SplitWriter {
     }
 
     /// Writes the final header, flushes and syncs; returns the header.
-    pub fn finish(self, games: u32) -> io::Result<Header> {
-        let header = Header {
+    pub fn finish(self, games: u32) -> io::Result<SplitHeader> {
+        let header = SplitHeader {
             version: self.version,
             count: self.count,
             games,

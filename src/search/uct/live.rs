@@ -1,4 +1,4 @@
-//! Live analysis: the [`Analyzer`] of a UCT engine (search in chunks that never reset the
+//! Live analysis: the [`LiveAnalysis`] of a UCT engine (search in chunks that never reset the
 //! tree, candidates with a normal-approximation lcb, principal variations) and the policy,
 //! ownership and scores its answers carry, from the playouts or the networks.
 
@@ -139,7 +139,7 @@ pub(super) fn winrate_lcb(wr: f32, n: u32) -> f32 {
     (wr - 1.96 * (wr * (1.0 - wr) / n as f32).sqrt()).clamp(0.0, 1.0)
 }
 
-impl Analyzer for UctEngine {
+impl LiveAnalysis for UctEngine {
     fn analyze_until(&mut self, color: Color, deadline: Instant) -> u64 {
         self.game.set_to_move(color);
         self.track_outcomes();

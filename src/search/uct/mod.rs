@@ -27,7 +27,8 @@ use crate::util::rng::FastRng;
 
 use super::clock::{Clock, TimeControl};
 use super::engine::{
-    Analyzer, Candidate, Engine, EngineBuildError, EngineMove, MoveStats, PrunerView, ScoreEstimate,
+    Candidate, Engine, EngineBuildError, EngineMove, LiveAnalysis, MoveStats, PrunerView,
+    ScoreEstimate,
 };
 use super::outcomes;
 use super::pruners::make_pruner;

@@ -64,7 +64,7 @@ impl Engine for UctEngine {
         Ok(())
     }
 
-    fn analyzer(&mut self) -> Option<&mut dyn Analyzer> {
+    fn analyzer(&mut self) -> Option<&mut dyn LiveAnalysis> {
         Some(self)
     }
 
