@@ -19,7 +19,7 @@
 //!
 //! Higher layers build on these and never the other way round. The layers, lowest first
 //! (modules on one line do not use each other): [`util`]; [`rules`]; [`playout`], [`sgf`];
-//! [`dataset`], [`analysis`], [`prune`]; [`net`], [`endgame`]; [`search`]; [`gtp`],
+//! [`dataset`], [`board_analysis`], [`prune`]; [`net`], [`endgame`]; [`search`]; [`gtp`],
 //! [`arena`]; [`report`]; [`generations`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
 //!
 //! ```
@@ -29,8 +29,8 @@
 //! assert!(game.play(Move::from_gtp("E5").unwrap()).is_err()); // occupied
 //! ```
 
-pub mod analysis;
 pub mod arena;
+pub mod board_analysis;
 pub mod cli;
 pub mod dataset;
 pub mod endgame;

@@ -1,7 +1,7 @@
 //! Board analysis (paper E in `docs/papers.md`): connection patterns under every rotation, group merging,
 //! influence and end-of-game territory on fixture boards, territory-gain candidates.
 
-use akushu::analysis::{
+use akushu::board_analysis::{
     Chains, EndConfig, Groups, PATTERNS, PatternKind, best_gain_moves, connections, end_territory,
     influence, territory_gains,
 };

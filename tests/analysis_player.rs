@@ -1,6 +1,6 @@
 //! The territory player and playout policy: legal, deterministic per seed, games end.
 
-use akushu::analysis::TerritoryPlayout;
+use akushu::board_analysis::TerritoryPlayout;
 use akushu::playout::{self, PlayoutConfig};
 use akushu::rules::{Board, Color, Move};
 use akushu::search::TerritoryPlayer;

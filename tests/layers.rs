@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["util"],
     &["rules"],
     &["playout", "sgf"],
-    &["dataset", "analysis", "prune"],
+    &["dataset", "board_analysis", "prune"],
     &["net", "endgame"],
     &["search"],
     &["gtp", "arena"],

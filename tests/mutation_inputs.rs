@@ -267,7 +267,7 @@ fn mutated_sgf_files_never_panic_or_hang() {
                 let _ = akushu::cli::analyze::report(
                     &board,
                     to_move,
-                    &akushu::analysis::EndConfig::default(),
+                    &akushu::board_analysis::EndConfig::default(),
                     n,
                 );
             }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crate::analysis::{self, Chains, EndConfig, Groups, best_gain_moves, diagram};
+use crate::board_analysis::{self, Chains, EndConfig, Groups, best_gain_moves, diagram};
 use crate::endgame::{Problem, dame_mask, kakeme_mask};
 use crate::prune::{PruneContext, Pruner, worst_first};
 use crate::rules::{Board, Color, Move, N, NN, Point, bit};
@@ -225,7 +225,7 @@ pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: us
         );
     }
 
-    let inf = analysis::influence(board);
+    let inf = board_analysis::influence(board);
     s += &format!(
         "\ninfluence territory (x black, o white): black {} white {}\n",
         inf.black.count_ones(),
@@ -241,7 +241,7 @@ pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: us
         })
     });
 
-    let end = analysis::end_territory(board, config);
+    let end = board_analysis::end_territory(board, config);
     let (t, a) = (end.territory(), end.area());
     s += &format!(
         "\nend-of-game territory (weak groups <= {} stones removed, shown `-`): territory B {} W {}, area B {} W {}\n",
@@ -259,7 +259,7 @@ pub fn report(board: &Board, to_move: Color, config: &EndConfig, move_number: us
         }
     });
 
-    let eyes = analysis::eyes(board);
+    let eyes = board_analysis::eyes(board);
     s += &format!(
         "\neyes: `e` real ({}), `f` false ({}): empty points surrounded by one colour, false \
          when opposing stones hold two diagonals (one on the edge)\n",

@@ -1,6 +1,6 @@
 //! The kake-me test, the dame test and the defender extension (paper C in `docs/papers.md`).
 //! Kake-me is Japanese for a false eye, but the test marks useless moves, not false eyes: the
-//! empty points of regions the invader cannot live in (`analysis::eyes` tells real eyes from
+//! empty points of regions the invader cannot live in (`board_analysis::eyes` tells real eyes from
 //! false ones).
 //!
 //! 1. **Weak stones out.** A chain counts as alive when it touches two *eye regions* of its

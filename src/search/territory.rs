@@ -1,12 +1,12 @@
 //! The paper's program before Monte-Carlo (paper E in `docs/papers.md`) as an engine: play a
-//! random best territory-gain move ([`crate::analysis::choose_best_gain`]), pass when no move
+//! random best territory-gain move ([`crate::board_analysis::choose_best_gain`]), pass when no move
 //! gains (engine spec `territory:`). The move generator and its playout policy live in
-//! `analysis`; this file only puts them behind the [`Engine`] interface.
+//! `board_analysis`; this file only puts them behind the [`Engine`] interface.
 
 use std::time::Instant;
 
 use super::engine::{Engine, EngineMove, MoveStats};
-use crate::analysis::choose_best_gain;
+use crate::board_analysis::choose_best_gain;
 use crate::rules::{Color, Game, IllegalMove, Move};
 use crate::util::rng::FastRng;
 

@@ -33,7 +33,7 @@ use std::ops::Range;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize};
 
-use crate::analysis::TerritoryPlayout;
+use crate::board_analysis::TerritoryPlayout;
 use crate::playout::heavy::{Heavy, HeavyConfig};
 use crate::playout::{self, PlayoutConfig, PlayoutPolicy, Uniform};
 use crate::prune::{LastMoves, NO_LAST_MOVES, cmp_best_first, last_point};
@@ -60,7 +60,7 @@ pub enum PlayoutKind {
     /// Uniformly random legal moves that do not fill the mover's own eye.
     #[default]
     Uniform,
-    /// A random best territory-gain move ([`crate::analysis::TerritoryPlayout`]).
+    /// A random best territory-gain move ([`crate::board_analysis::TerritoryPlayout`]).
     Territory,
     /// MoGo-style heavy playouts: captures, atari escapes and 3x3 shapes around the last
     /// moves first, self-ataris mostly refused ([`crate::playout::heavy`]).
