@@ -20,7 +20,7 @@
 //! Higher layers build on these and never the other way round. The layers, lowest first
 //! (modules on one line do not use each other): [`util`]; [`rules`]; [`playout`], [`sgf`];
 //! [`dataset`], [`board_analysis`], [`prune`]; [`net`], [`endgame`]; [`search`]; [`gtp`],
-//! [`arena`]; [`report`]; [`generations`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
+//! [`arena`]; [`report`]; [`selfplay_loop`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
 //!
 //! ```
 //! use akushu::rules::{Game, Move};
@@ -34,7 +34,6 @@ pub mod board_analysis;
 pub mod cli;
 pub mod dataset;
 pub mod endgame;
-pub mod generations;
 pub mod gtp;
 pub mod net;
 pub mod playout;
@@ -42,6 +41,7 @@ pub mod prune;
 pub mod report;
 pub mod rules;
 pub mod search;
+pub mod selfplay_loop;
 pub mod sgf;
 pub mod teacher;
 pub mod util;

@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["search"],
     &["gtp", "arena"],
     &["report", "teacher"],
-    &["generations"],
+    &["selfplay_loop"],
     &["cli"],
 ];
 

@@ -12,7 +12,7 @@ use akushu::arena::selfplay_run::{
 };
 use akushu::dataset::format::{SEARCH_RECORD_SIZE, decode};
 use akushu::dataset::{Split, read_split, split_path};
-use akushu::generations::{LoopConfig, LoopOptions, LoopState, run_loop};
+use akushu::selfplay_loop::{LoopConfig, LoopOptions, LoopState, run_loop};
 
 /// A scratch folder under the system's temp dir, removed when dropped.
 struct Scratch(PathBuf);

@@ -1,11 +1,11 @@
 //! `akushu loop CONFIG.toml --out DIR`: generations of self-play, training and gating (see
-//! `src/generations/mod.rs`).
+//! `src/selfplay_loop/mod.rs`).
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::generations::{LoopConfig, LoopOptions, run_loop};
+use crate::selfplay_loop::{LoopConfig, LoopOptions, run_loop};
 
 #[derive(Debug, Args)]
 pub struct LoopArgs {
