@@ -19,7 +19,7 @@
 //!
 //! Higher layers build on these and never the other way round. The layers, lowest first
 //! (modules on one line do not use each other): [`util`]; [`rules`]; [`playout`], [`sgf`];
-//! [`dataset`], [`board_analysis`], [`prune`]; [`net`], [`endgame`]; [`search`]; [`gtp`],
+//! [`dataset`], [`board_analysis`], [`prune`]; [`net`], [`yose`]; [`search`]; [`gtp`],
 //! [`arena`]; [`report`]; [`selfplay_loop`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
 //!
 //! ```
@@ -33,7 +33,6 @@ pub mod arena;
 pub mod board_analysis;
 pub mod cli;
 pub mod dataset;
-pub mod endgame;
 pub mod gtp;
 pub mod net;
 pub mod playout;
@@ -45,3 +44,4 @@ pub mod selfplay_loop;
 pub mod sgf;
 pub mod teacher;
 pub mod util;
+pub mod yose;

@@ -206,7 +206,7 @@ fn territory_gain_on_the_empty_board() {
 
 #[test]
 fn analyze_report_shows_every_section() {
-    let p = akushu::endgame::Problem::load(std::path::Path::new("data/yose/y09.sgf")).unwrap();
+    let p = akushu::yose::Problem::load(std::path::Path::new("data/yose/y09.sgf")).unwrap();
     let text = akushu::cli::analyze::report(&p.board, p.to_move, &EndConfig::default(), 0);
     for section in [
         "chains (2)",

@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["rules"],
     &["playout", "sgf"],
     &["dataset", "board_analysis", "prune"],
-    &["net", "endgame"],
+    &["net", "yose"],
     &["search"],
     &["gtp", "arena"],
     &["report", "teacher"],

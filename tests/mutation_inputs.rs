@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 
 use akushu::dataset::format::{SplitWriter, read_split};
 use akushu::dataset::{MappedSplit, Position, Split};
-use akushu::endgame::Problem;
 use akushu::gtp::GtpServer;
 use akushu::rules::Color;
 use akushu::search::spec::build_engine;
 use akushu::sgf::{ParseConfig, Superko, parse_records};
 use akushu::util::rng::FastRng;
+use akushu::yose::Problem;
 
 /// Longest a single case may take before it counts as a hang.
 const CASE_LIMIT: Duration = Duration::from_secs(20);

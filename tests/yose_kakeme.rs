@@ -1,11 +1,11 @@
 //! The kake-me test, the dame test and the defender extension (paper C in `docs/papers.md`).
 
-use akushu::endgame::kakeme::{possible_eyes, two_eyes_possible};
-use akushu::endgame::{
-    KakemeConfig, KakemePruner, Problem, dame_mask, dead_regions, defender_mask, kakeme_mask,
-};
 use akushu::prune::{PruneContext, Pruner};
 use akushu::rules::{Bits, Board, Color, NN, Point, bit};
+use akushu::yose::kakeme::{possible_eyes, two_eyes_possible};
+use akushu::yose::{
+    KakemeConfig, KakemePruner, Problem, dame_mask, dead_regions, defender_mask, kakeme_mask,
+};
 
 fn pt(r: usize, c: usize) -> Point {
     Point::from_rc(r, c).unwrap()

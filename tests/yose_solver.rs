@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use akushu::endgame::{Algorithm, Problem, SolverConfig, solve};
 use akushu::rules::{Board, Color, Move, Point};
+use akushu::yose::{Algorithm, Problem, SolverConfig, solve};
 
 /// Problems the unpruned search finishes within a few hundred thousand nodes.
 const SMALL: [&str; 9] = [

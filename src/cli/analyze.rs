@@ -14,10 +14,10 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::board_analysis::{self, Chains, EndConfig, Groups, best_gain_moves, diagram};
-use crate::endgame::{Problem, dame_mask, kakeme_mask};
 use crate::prune::{PruneContext, Pruner, worst_first};
 use crate::rules::{Board, Color, Move, N, NN, Point, bit};
 use crate::search::uct::resolve_pruner;
+use crate::yose::{Problem, dame_mask, kakeme_mask};
 
 #[derive(Debug, Clone, Args)]
 pub struct AnalyzeArgs {

@@ -9,8 +9,8 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::endgame::{Algorithm, Problem, SolveResult, Solver, SolverConfig};
 use crate::rules::{Color, Game, Move};
+use crate::yose::{Algorithm, Problem, SolveResult, Solver, SolverConfig};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OnOff {

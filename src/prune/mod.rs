@@ -6,7 +6,7 @@
 //! worst share of empty points in playouts, or give them negative priors); pruners only rate.
 //!
 //! This module holds the trait and the pruners that need nothing above the rules (`none`,
-//! [`random`], [`rules`]); the network and kake-me pruners live in `net` and `endgame`, and
+//! [`random`], [`rules`]); the network and kake-me pruners live in `net` and `yose`, and
 //! `search::pruners` builds any of them by name. Names are parsed once, here ([`name`]), so
 //! every layer above reads the same grammar.
 

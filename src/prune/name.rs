@@ -45,7 +45,7 @@ pub enum PrunerName {
     Random(Option<u64>),
     /// `rule`: the hand rules of `prune::rules`.
     Rule,
-    /// `kakeme`: the kake-me test of `endgame`.
+    /// `kakeme`: the kake-me test of `yose`.
     Kakeme,
     /// A trained network.
     Network(NetworkName),

@@ -1,18 +1,18 @@
 //! Pruners by name, so engine specs (`prune=rule:41@0`) and command lines share one syntax.
 //! The one place that builds concrete pruners: it sits in the search layer, above `prune`
 //! (the trait, the simple pruners and the [`PrunerName`] grammar, with its table of kinds),
-//! `net` and `endgame` (the pruners built on them).
+//! `net` and `yose` (the pruners built on them).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::endgame::{KakemeConfig, KakemePruner};
 use crate::net::NetPruner;
 use crate::prune::name::{NetworkName, PrunerName};
 use crate::prune::random::RandomPruner;
 use crate::prune::rules::RulePruner;
 use crate::prune::{NoPruner, Pruner};
+use crate::yose::{KakemeConfig, KakemePruner};
 
 /// Where a model directory named in a spec is: as given where that exists (relative to the
 /// working directory), else a relative name found beside the program or up to three
