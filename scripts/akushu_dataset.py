@@ -10,7 +10,7 @@
 
     python3 scripts/akushu_dataset.py data/paper --split test --index 12   # one record as JSON
 
-The format is the one `src/dataset/format.rs` documents: a 64-byte header (magic
+The format is the one `src/dataset/format/mod.rs` documents: a 64-byte header (magic
 `AKUSHUDS`, version, record size, count, games, CRC-32, split code) and fixed-size records,
 40 bytes (version 1, human games), 240 (version 2, self-play: the search's visits, value,
 simulations, final owners and margin appended) or 832 (version 3: a teacher's label after those). The reader checks the magic, version, record
@@ -104,7 +104,7 @@ def _without_liberties(cells, block=1 << 18):
 
 def _position(path, r):
     """The 40 bytes every version starts with: the position and its context, checked as
-    `decode` checks them (src/dataset/format.rs)."""
+    `decode` checks them (src/dataset/format/mod.rs)."""
     cells = _unpack_2bit(r[:, 0:21])
     bad = cells == 3
     _refuse(path, bad.any(axis=1),

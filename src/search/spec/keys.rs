@@ -215,7 +215,7 @@ impl fmt::Display for FlatConfig {
 pub fn key_list_markdown() -> String {
     let mut out = String::from(
         "# Engine spec keys\n\n\
-         Generated from the key tables in `src/search/spec.rs` (a test checks that this file \
+         Generated from the key tables in `src/search/spec/` (a test checks that this file \
          matches them). A spec is `KIND[:key=value,...]`; keys left out take their defaults.\n",
     );
     for kind in ENGINE_KINDS {
