@@ -53,6 +53,9 @@ pub use uct_table::*;
 // Engine kinds
 // ---------------------------------------------------------------------------------------
 
+/// An engine built from a spec, or why not.
+pub type Built = Result<Box<dyn Engine>, EngineBuildError>;
+
 /// One engine kind: the word before the first `:` of a spec.
 pub struct EngineKind {
     /// The kind's word (`uct`, `flat`, ...).
@@ -60,7 +63,7 @@ pub struct EngineKind {
     /// One line saying what the engine is.
     pub doc: &'static str,
     /// Builds the engine for a spec of this kind with a game's seed.
-    pub build: fn(spec: &str, seed: u64) -> Result<Box<dyn Engine>, EngineBuildError>,
+    pub build: fn(spec: &str, seed: u64) -> Built,
     /// The fully resolved config (defaults filled in) as pretty JSON.
     pub resolved: fn(spec: &str) -> anyhow::Result<String>,
     /// The canonical text of a spec: the keys not at their defaults, in table order.
@@ -188,7 +191,7 @@ pub fn engine_kind(spec: &str) -> anyhow::Result<&'static EngineKind> {
 
 /// Builds an engine from its spec; the engine's name is the spec (trimmed), except for
 /// `territory` and `random`, whose names spell out their settings.
-pub fn build_engine(spec: &str, seed: u64) -> Result<Box<dyn Engine>, EngineBuildError> {
+pub fn build_engine(spec: &str, seed: u64) -> Built {
     let spec = spec.trim();
     (engine_kind(spec)?.build)(spec, seed)
 }
@@ -256,7 +259,7 @@ fn resolved_pruner(name: &str) -> String {
 }
 
 /// Builds an engine of any UCT kind (`uct` or a preset), named by its spec.
-fn build_uct_kind(spec: &str, seed: u64) -> Result<Box<dyn Engine>, EngineBuildError> {
+fn build_uct_kind(spec: &str, seed: u64) -> Built {
     let cfg = parse_uct_kind(spec)?;
     let e = UctEngine::new(cfg, seed).map_err(|e| e.context(format!("engine spec `{spec}`")))?;
     Ok(Box::new(e.with_name(spec)))
