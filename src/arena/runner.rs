@@ -868,9 +868,10 @@ pub fn resummarize(dir: &Path) -> anyhow::Result<MatchSummary> {
 
 /// Refuses rows that are not the match's games as `match.toml` plans them: a game number
 /// twice or outside the plan (game 999 of an 8-game match, another shard's game), a row whose
-/// players, colours or seed are not the ones the plan gives that game, a winner that is not
-/// `B`, `W` or `draw`. The runner writes none of these; a summary or a rating of such rows
-/// would count games that were never played. Named by file, row and line.
+/// players, colours or seed are not the ones the plan gives that game. (A winner that is not
+/// `B`, `W` or `draw`, or a side that is not `A` or `B`, is refused as the row is read: the
+/// columns are [`Winner`] and [`Side`].) The runner writes none of these; a summary or a
+/// rating of such rows would count games that were never played. Named by file, row and line.
 pub fn check_rows(header: &MatchHeader, rows: &[GameRecord], csv: &Path) -> anyhow::Result<()> {
     let c = &header.config;
     let planned: std::collections::BTreeSet<u32> = c.planned_games().into_iter().collect();
