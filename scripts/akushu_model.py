@@ -24,6 +24,7 @@ It holds `meta`, the UTF-8 bytes of a JSON object (`format` "akushu-net", `versi
           value.project.weight [c, vc]  value.hidden.weight [vc, 64]  value.out.weight [64, 1]
           (each with .bias; only with a value head, config cnn.value_channels = vc > 0)
           ownership.weight [c, 1]       ownership.bias [1]   (only with cnn.ownership)
+          score.weight [64, 1]          score.bias [1]       (only with cnn.score)
 
 Dense weights are stored [inputs, outputs] (y = x W + b, as burn stores them); convolutions
 [out, in, ky, kx] as PyTorch stores them. The networks (src/net/mlp.rs, src/net/cnn.rs):
@@ -35,7 +36,9 @@ Dense weights are stored [inputs, outputs] (y = x W + b, as burn stores them); c
          badness = 1 - policy (illegal: 1). Value head: relu(x_point W + b) per point, mean
          over the 81 points, relu(. W + b), . W + b = the win logit of the side to move,
          value = sigmoid(logit). Ownership head: tanh(x_point W + b) per point, the final
-         owner from the side to move's view (+1 own). Convolutions are zero-padded ("same").
+         owner from the side to move's view (+1 own). Score head: the value head's hidden
+         layer (after its relu) . W + b, times 20 = the side to move's score lead in points
+         at komi 6.5. Convolutions are zero-padded ("same").
 
 Inputs, as src/net/encode.rs builds them. The CNN reads 14 planes of 9x9 (row-major points,
 A9 = 0 .. J1 = 80, the order of dataset cells), each 0 or 1:
@@ -242,12 +245,14 @@ def forward(meta, weights, inputs):
     logits (n, 81); policy (n, 81): softmax over the legal points (CNN, and MLP trained with
     softmax), else None; badness (n, 81): what the search prunes by, as akushu rates it
     (1 - policy with illegal points 1, or the BCE MLP's sigmoid); value (n,): the side to
-    move's win probability (NaN without a value head); ownership (n, 81) or None."""
+    move's win probability (NaN without a value head); ownership (n, 81) or None; score (n,):
+    the side to move's score lead in points (NaN without a score head)."""
     cfg = meta["config"]
     w = {k: v.astype(np.float64) for k, v in weights.items()}
     legal_points = inputs["legal"]
     n = len(legal_points)
     value = np.full(n, np.nan)
+    score = np.full(n, np.nan)
     ownership = None
     if cfg["model"] == "mlp":
         x = mlp_input(cfg["mlp"]["encoding"], inputs)
@@ -258,7 +263,7 @@ def forward(meta, weights, inputs):
         logits = x @ w["output.weight"] + w["output.bias"]
         if cfg["mlp"].get("loss", "bce") == "bce":
             return {"logits": logits, "policy": None, "badness": 1 / (1 + np.exp(-logits)),
-                    "value": value, "ownership": None}
+                    "value": value, "ownership": None, "score": score}
     else:
         x = inputs["planes"].reshape(n, PLANES, N, N).astype(np.float64)
         if not cfg["cnn"].get("history", True):
@@ -276,12 +281,14 @@ def forward(meta, weights, inputs):
             h = _relu(f.mean(axis=1) @ w["value.hidden.weight"] + w["value.hidden.bias"])
             v = (h @ w["value.out.weight"] + w["value.out.bias"])[:, 0]
             value = 1 / (1 + np.exp(-v))
+            if "score.weight" in w:
+                score = (h @ w["score.weight"] + w["score.bias"])[:, 0] * 20.0
         if "ownership.weight" in w:
             ownership = np.tanh((points @ w["ownership.weight"] + w["ownership.bias"])[:, :, 0])
     policy = _softmax_legal(logits, legal_points)
     return {"logits": logits, "policy": policy,
             "badness": np.where(legal_points, 1 - policy, 1.0), "value": value,
-            "ownership": ownership}
+            "ownership": ownership, "score": score}
 
 
 # --- PyTorch -------------------------------------------------------------------------------
@@ -306,7 +313,7 @@ def from_torch_state_dict(state_dict):
 def torch_module(meta):
     """A PyTorch module of the export's shape (the layout in the module doc), whose forward
     takes planes (n, 14, 9, 9) or MLP inputs (n, width) and returns (logits, value logit or
-    None, ownership logits or None). Load weights with `load_state_dict(to_torch_state_dict(w))`."""
+    None, ownership logits or None, score lead / 20 or None). Load weights with `load_state_dict(to_torch_state_dict(w))`."""
     import torch
     from torch import nn
 
@@ -324,7 +331,7 @@ def torch_module(meta):
             def forward(self, x):
                 for layer in self.hidden:
                     x = torch.relu(layer(x))
-                return self.output(x), None, None
+                return self.output(x), None, None, None
 
         return Mlp()
     c, vc = cfg["cnn"]["channels"], cfg["cnn"].get("value_channels", 0)
@@ -346,8 +353,11 @@ def torch_module(meta):
             self.out = nn.Linear(64, 1)
 
         def forward(self, points):
+            return self.out(self.features(points))
+
+        def features(self, points):
             pooled = torch.relu(self.project(points)).mean(dim=1)
-            return self.out(torch.relu(self.hidden(pooled)))
+            return torch.relu(self.hidden(pooled))
 
     class Cnn(nn.Module):
         def __init__(self):
@@ -357,6 +367,7 @@ def torch_module(meta):
             self.head = nn.Conv2d(c, 1, 1)
             self.value = Value() if vc > 0 else None
             self.ownership = nn.Linear(c, 1) if cfg["cnn"].get("ownership") else None
+            self.score = nn.Linear(64, 1) if cfg["cnn"].get("score") else None
 
         def forward(self, x):
             x = torch.relu(self.stem(x))
@@ -366,7 +377,8 @@ def torch_module(meta):
             points = x.flatten(2).transpose(1, 2)  # (n, 81, c)
             value = self.value(points) if self.value is not None else None
             own = self.ownership(points)[:, :, 0] if self.ownership is not None else None
-            return logits, value, own
+            score = self.score(self.value.features(points)) if self.score is not None else None
+            return logits, value, own, score
 
     return Cnn()
 
@@ -399,7 +411,8 @@ def main():
     out = forward(meta, weights, encode(d))
     for i in range(len(d["cells"])):
         print(json.dumps({"index": i, "badness": _list(out["badness"][i]),
-                          "value": _list(out["value"][i:i + 1])[0]}))
+                          "value": _list(out["value"][i:i + 1])[0],
+                          "score": _list(out["score"][i:i + 1])[0]}))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@
 //! - **ownership** (`ownership = true`): one logit per point, its `tanh` the point's final
 //!   owner from the side to move's view (+1 own, -1 the opponent's); trained beside the value
 //!   as an auxiliary target (KataGo: ownership makes the value learn faster).
+//! - **score** (`score = true`, with a value head): the side to move's expected score lead
+//!   in points divided by [`SCORE_SCALE`], one linear output from the value head's hidden
+//!   layer (KataGo's value head also gives win/loss and score from one pooled trunk). It
+//!   learns a teacher's `scoreLead`; analysis answers read it.
 
 use super::encode::CNN_PLANES;
 use crate::rules::NN;
@@ -34,6 +38,9 @@ pub struct CnnConfig {
     /// An ownership head (one logit per point).
     #[config(default = false)]
     pub ownership: bool,
+    /// A score-lead head beside the value (needs `value_channels > 0`).
+    #[config(default = false)]
+    pub score: bool,
     /// Whether the network reads the last two moves (input planes 10 and 11). `false`
     /// keeps those planes empty in training and wherever the network is evaluated: the
     /// inputs a `history=false` search (`strong2`) gives it, so such a network is never
@@ -45,6 +52,16 @@ pub struct CnnConfig {
 
 /// Hidden units of the value head.
 pub const VALUE_HIDDEN: usize = 64;
+
+/// Points per unit of the score head's output: the head learns `lead / SCORE_SCALE`, so its
+/// targets on a 9x9 board (|lead| <= 81 + komi, mostly under 30) stay near the value
+/// logit's range and one learning rate suits both.
+pub const SCORE_SCALE: f32 = 20.0;
+
+/// The komi the score head's lead assumes: the labeller's default (`dataset label --komi`),
+/// which every shipped score head learned under. The network does not see komi, so a
+/// search under another komi moves the head's lead by the difference.
+pub const SCORE_KOMI: f32 = 6.5;
 
 /// The value head: per-point projection, ReLU, mean over the points, hidden layer, logit.
 #[derive(Module, Debug)]
@@ -63,6 +80,8 @@ pub struct Heads {
     /// Ownership logits `[batch, 81]` (`tanh` = owner from the mover's view), with an
     /// ownership head.
     pub ownership: Option<Tensor<2>>,
+    /// Score lead of the side to move over [`SCORE_SCALE`] `[batch, 1]`, with a score head.
+    pub score: Option<Tensor<2>>,
 }
 
 /// Two 3x3 convolutions with a skip connection: `relu(x + conv2(relu(conv1(x))))`.
@@ -80,6 +99,8 @@ pub struct Cnn {
     pub head: Conv2d,
     pub value: Option<ValueHead>,
     pub ownership: Option<Linear>,
+    /// The score head: the value head's hidden layer to one output ([`SCORE_SCALE`]).
+    pub score: Option<Linear>,
     activation: Relu,
 }
 
@@ -108,13 +129,15 @@ impl CnnConfig {
                 out: LinearConfig::new(VALUE_HIDDEN, 1).init(device),
             }),
             ownership: self.ownership.then(|| LinearConfig::new(c, 1).init(device)),
+            score: (self.score && self.value_channels > 0)
+                .then(|| LinearConfig::new(VALUE_HIDDEN, 1).init(device)),
             activation: Relu::new(),
         }
     }
 
     /// Whether the network has a head besides the move logits.
     pub fn has_extra_heads(&self) -> bool {
-        self.value_channels > 0 || self.ownership
+        self.value_channels > 0 || self.ownership || self.score
     }
 }
 
@@ -128,6 +151,7 @@ impl Cnn {
             head,
             value: None,
             ownership: None,
+            score: None,
             activation: Relu::new(),
         }
     }
@@ -140,6 +164,11 @@ impl Cnn {
             ownership,
             ..self
         }
+    }
+
+    /// This network with this score head (it reads the value head's hidden layer).
+    pub fn with_score(self, score: Option<Linear>) -> Cnn {
+        Cnn { score, ..self }
     }
 
     /// Move logits: `[batch, planes, 9, 9] -> [batch, 81]` (higher = more likely good).
@@ -171,6 +200,7 @@ impl Cnn {
                 policy: self.forward(input),
                 value: None,
                 ownership: None,
+                score: None,
             };
         }
         let (policy, x) = if super::boardconv::uses_board_conv(&input.device()) {
@@ -188,12 +218,20 @@ impl Cnn {
             (policy, x)
         };
         let [batch, _, _] = x.dims();
-        let value = self.value.as_ref().map(|v| {
+        let hidden = self.value.as_ref().map(|v| {
             let f = self.activation.forward(v.project.forward(x.clone())); // [batch, 81, vc]
             let pooled = f.mean_dim(1).squeeze_dim::<2>(1); // [batch, vc]
-            let h = self.activation.forward(v.hidden.forward(pooled)); // [batch, 64]
-            v.out.forward(h) // [batch, 1]
+            self.activation.forward(v.hidden.forward(pooled)) // [batch, 64]
         });
+        let score = match (&self.score, &hidden) {
+            (Some(s), Some(h)) => Some(s.forward(h.clone())), // [batch, 1]
+            _ => None,
+        };
+        let value = self
+            .value
+            .as_ref()
+            .zip(hidden)
+            .map(|(v, h)| v.out.forward(h)); // [batch, 1]
         let ownership = self
             .ownership
             .as_ref()
@@ -202,6 +240,7 @@ impl Cnn {
             policy,
             value,
             ownership,
+            score,
         }
     }
 

@@ -22,6 +22,7 @@
 //! | `value.hidden.weight`, `.bias`      | `[vc, 64]`, `[64]` | value head, after pooling   |
 //! | `value.out.weight`, `.bias`         | `[64, 1]`, `[1]`   | value head, win logit       |
 //! | `ownership.weight`, `.bias`         | `[c, 1]`, `[1]`    | ownership head, per point   |
+//! | `score.weight`, `.bias`             | `[64, 1]`, `[1]`   | score head, lead / 20 points |
 //!
 //! Dense weights are `[inputs, outputs]` (burn's `Linear`: `y = x W + b`; PyTorch's
 //! `nn.Linear` stores the transpose); convolutions are `[out, in, ky, kx]` as in PyTorch.
@@ -98,6 +99,9 @@ fn walk(model: &mut SavedModel, v: &mut impl Tensors) {
             }
             if let Some(o) = &mut m.ownership {
                 linear(v, "ownership", o);
+            }
+            if let Some(s) = &mut m.score {
+                linear(v, "score", s);
             }
         }
     }

@@ -9,7 +9,8 @@
 //! - [`options`]: the training options a run may change, one struct for the flags and the
 //!   loop's keys.
 //! - [`provenance`]: the datasets and games a model was trained on.
-//! - [`targets`]: what each head learns from a position (move, value, ownership).
+//! - [`targets`]: what each head learns from a position (move, value, ownership, score).
+//! - [`heads`]: what the value and score heads call on held-out positions (`eval --value`).
 //! - [`train`]: the seeded, checkpointed, early-stopping training loop.
 //! - [`plain`]: the burn-free batch-1 evaluators the search calls.
 //! - [`quant`]: the CNN evaluator with 8-bit integer convolutions (faster, same on every CPU).
@@ -26,6 +27,7 @@ pub mod data;
 pub mod encode;
 pub mod export;
 pub mod grow;
+pub mod heads;
 pub mod mlp;
 pub mod model;
 pub mod options;

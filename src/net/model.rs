@@ -95,6 +95,10 @@ pub struct TrainConfig {
     /// Weight of the ownership head's loss (networks with an ownership head).
     #[config(default = 1.0)]
     pub ownership_weight: f64,
+    /// Weight of the score head's loss (squared error of the lead over
+    /// [`SCORE_SCALE`](super::cnn::SCORE_SCALE); networks with a score head).
+    #[config(default = 1.0)]
+    pub score_weight: f64,
     /// Train only the value and ownership heads: the residual tower and the move head keep
     /// the weights they start from (`init_from`), so the move distribution the search uses
     /// as prior and pruner stays exactly as it was while outcomes teach the value. AlphaGo
@@ -162,7 +166,7 @@ impl TrainConfig {
     pub fn network_name(&self) -> String {
         match self.model {
             NetKind::Cnn => format!(
-                "cnn {}x{}{}{}",
+                "cnn {}x{}{}{}{}",
                 self.cnn.blocks,
                 self.cnn.channels,
                 if self.cnn.value_channels > 0 {
@@ -174,7 +178,8 @@ impl TrainConfig {
                     " +ownership"
                 } else {
                     ""
-                }
+                },
+                if self.cnn.score { " +score" } else { "" }
             ),
             NetKind::Mlp => format!("mlp {:?} {:?}", self.mlp.encoding, self.mlp.hidden),
         }
@@ -253,6 +258,7 @@ impl TrainConfig {
         check("cnn.value_channels", self.cnn.value_channels, 0, 1024)?;
         check("value_weight", self.value_weight, 0.0, 100.0)?;
         check("ownership_weight", self.ownership_weight, 0.0, 100.0)?;
+        check("score_weight", self.score_weight, 0.0, 100.0)?;
         check("value_search_share", self.value_search_share, 0.0, 1.0)?;
         check("value_teacher_share", self.value_teacher_share, 0.0, 1.0)?;
         for m in &self.mix {
@@ -262,6 +268,13 @@ impl TrainConfig {
             return Err(
                 "cnn.value_channels / cnn.ownership: an MLP has no value or ownership head (they \
                  are options of the CNN, --model cnn)"
+                    .into(),
+            );
+        }
+        if self.cnn.score && self.cnn.value_channels == 0 {
+            return Err(
+                "cnn.score: the score head reads the value head's hidden layer (set \
+                 cnn.value_channels > 0)"
                     .into(),
             );
         }

@@ -82,6 +82,11 @@ pub struct TrainOverrides {
     /// from self-play records that have one [default: false].
     #[arg(long)]
     pub ownership: Option<bool>,
+    /// Override (CNN): a score-lead head (true/false) beside the value head, learning a
+    /// teacher's score lead for the side to move (`dataset label` records; others leave it
+    /// out); analysis answers read it [default: false].
+    #[arg(long)]
+    pub score: Option<bool>,
     /// Override (CNN): whether the network reads the last two moves (true/false). `false`
     /// keeps those input planes empty in training and wherever the network is used: the
     /// inputs a `history=false` search (`strong2`) gives it. `--init-from` a network that
@@ -94,6 +99,9 @@ pub struct TrainOverrides {
     /// Override: weight of the ownership loss (0 to 100) [default: 1].
     #[arg(long, value_parser = head_weight_arg)]
     pub ownership_weight: Option<f64>,
+    /// Override: weight of the score-lead loss (0 to 100) [default: 1].
+    #[arg(long, value_parser = head_weight_arg)]
+    pub score_weight: Option<f64>,
     /// Override: the search's share of the value target, 0 to 1: the head learns
     /// `(1 - s) * result + s * the self-play search's root win rate` (human records keep
     /// the result) [default: 0].
@@ -156,9 +164,11 @@ impl TrainOverrides {
         set(&mut c.cnn.channels, &self.channels);
         set(&mut c.cnn.value_channels, &self.value_channels);
         set(&mut c.cnn.ownership, &self.ownership);
+        set(&mut c.cnn.score, &self.score);
         set(&mut c.cnn.history, &self.history);
         set(&mut c.value_weight, &self.value_weight);
         set(&mut c.ownership_weight, &self.ownership_weight);
+        set(&mut c.score_weight, &self.score_weight);
         set(&mut c.value_search_share, &self.value_search_share);
         set(&mut c.value_teacher_share, &self.value_teacher_share);
         set(&mut c.heads_only, &self.heads_only);
@@ -309,9 +319,11 @@ pub(crate) mod tests {
             ("channels", "16"),
             ("value_channels", "4"),
             ("ownership", "true"),
+            ("score", "true"),
             ("history", "false"),
             ("value_weight", "0.5"),
             ("ownership_weight", "2"),
+            ("score_weight", "3"),
             ("value_search_share", "0.25"),
             ("value_teacher_share", "0.75"),
             ("heads_only", "true"),

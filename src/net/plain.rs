@@ -604,30 +604,43 @@ impl PlainValue {
     /// point) at `points` (81 per board): ReLU of the per-point projection, mean over the
     /// points, hidden layer with ReLU, logit.
     fn logits(&self, x: &[f32], c: usize, points: &[usize], buf: &mut Vec<f32>, out: &mut [f32]) {
+        for (o, board) in out.iter_mut().zip(points.chunks_exact(NN)) {
+            let h = self.hidden_layer(x, c, board, buf);
+            let mut logit = [0f32];
+            self.out.forward(h, &mut logit);
+            *o = logit[0];
+        }
+    }
+
+    /// The hidden layer (after its ReLU) of one board whose 81 points are `board`: what the
+    /// win logit and the score head read. Lives in the tail of `buf`.
+    fn hidden_layer<'b>(
+        &self,
+        x: &[f32],
+        c: usize,
+        board: &[usize],
+        buf: &'b mut Vec<f32>,
+    ) -> &'b [f32] {
         let vc = self.project.outputs;
         let hidden = self.hidden.outputs;
         buf.resize(2 * vc + hidden, 0.0);
         let (feat, rest) = buf.split_at_mut(vc);
         let (pooled, h) = rest.split_at_mut(vc);
-        for (o, board) in out.iter_mut().zip(points.chunks_exact(NN)) {
-            pooled.fill(0.0);
-            for &q in board {
-                self.project.forward(&x[q * c..(q + 1) * c], feat);
-                for (p, &f) in pooled.iter_mut().zip(feat.iter()) {
-                    *p += f.max(0.0);
-                }
+        pooled.fill(0.0);
+        for &q in board {
+            self.project.forward(&x[q * c..(q + 1) * c], feat);
+            for (p, &f) in pooled.iter_mut().zip(feat.iter()) {
+                *p += f.max(0.0);
             }
-            for p in pooled.iter_mut() {
-                *p /= NN as f32;
-            }
-            self.hidden.forward(pooled, h);
-            for v in h.iter_mut() {
-                *v = v.max(0.0);
-            }
-            let mut logit = [0f32];
-            self.out.forward(h, &mut logit);
-            *o = logit[0];
         }
+        for p in pooled.iter_mut() {
+            *p /= NN as f32;
+        }
+        self.hidden.forward(pooled, h);
+        for v in h.iter_mut() {
+            *v = v.max(0.0);
+        }
+        h
     }
 }
 
@@ -650,6 +663,9 @@ pub struct PlainCnn {
     /// has one: read only for analysis answers ([`ownership`](Self::ownership)), so it never
     /// runs on the search's hot path.
     ownership: Option<Dense>,
+    /// The score head (the value head's hidden layer to the scaled lead), if the network has
+    /// one: like ownership, read only for analysis answers.
+    score: Option<Dense>,
 }
 
 impl PlainCnn {
@@ -667,7 +683,28 @@ impl PlainCnn {
             head: Conv::from_burn(&m.head),
             value: m.value.as_ref().map(PlainValue::from_burn),
             ownership: m.ownership.as_ref().map(Dense::from_burn),
+            score: m.score.as_ref().map(Dense::from_burn),
         }
+    }
+
+    /// Whether the network has a score head.
+    pub fn has_score(&self) -> bool {
+        self.score.is_some()
+    }
+
+    /// The score head's lead for the side to move, in points, for one position's planes;
+    /// `None` without the head. In float, as [`ownership`](Self::ownership).
+    pub fn score_lead(&self, planes: &[f32], scratch: &mut Scratch) -> Option<f32> {
+        let (head, value) = (self.score.as_ref()?, self.value.as_ref()?);
+        let mut logits = [0f32; NN];
+        self.evaluate_batch(planes, 1, scratch, &mut logits, None);
+        // `evaluate_batch` leaves the tower's output in `scratch.b`, channels-last.
+        let mut buf = std::mem::take(&mut scratch.value);
+        let h = value.hidden_layer(&scratch.b, self.channels, &scratch.points[..NN], &mut buf);
+        let mut lead = [0f32];
+        head.forward(h, &mut lead);
+        scratch.value = buf;
+        Some(lead[0] * super::cnn::SCORE_SCALE)
     }
 
     /// Whether the network has an ownership head.
@@ -1033,6 +1070,55 @@ mod tests {
             }
             assert!(batch.iter().any(|&v| v != batch[0]), "the positions differ");
         }
+    }
+
+    /// The score head without burn gives burn's number (times the scale) for the same
+    /// position, and the 8-bit network's answer is the float one.
+    #[test]
+    fn the_plain_score_head_matches_burns() {
+        use crate::net::cnn::{CnnConfig, SCORE_SCALE};
+        use crate::net::encode::{NetInput, cnn_planes};
+        use burn::tensor::{Tensor, TensorData};
+        let device = crate::net::cpu_device();
+        let m = crate::net::train::seeded_init(3, &device, |d| {
+            CnnConfig::new()
+                .with_blocks(1)
+                .with_channels(16)
+                .with_value_channels(8)
+                .with_score(true)
+                .init(d)
+        });
+        let plain = PlainCnn::from_burn(&m);
+        assert!(plain.has_score());
+        let quant = super::super::quant::QuantCnn::from_plain(&plain);
+        let positions = crate::net::synthetic::random_game_positions(1, 11);
+        let mut scratch = Scratch::default();
+        for pos in positions.iter().step_by(7) {
+            let board = pos.board();
+            let mut planes = vec![0f32; CNN_PLANES * NN];
+            cnn_planes(&NetInput::from_position(pos, &board), &mut planes);
+            let x = Tensor::<4>::from_data(
+                TensorData::new(planes.clone(), [1, CNN_PLANES, 9, 9]),
+                &device,
+            );
+            let want =
+                float_values(m.forward_heads(x).score.expect("a score head"))[0] * SCORE_SCALE;
+            let got = plain.score_lead(&planes, &mut scratch).unwrap();
+            assert!(
+                (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                "{got} vs {want}"
+            );
+            assert_eq!(quant.score_lead(&planes, &mut scratch), Some(got));
+        }
+        let without = CnnConfig::new()
+            .with_blocks(1)
+            .with_channels(16)
+            .with_value_channels(8);
+        let no_head = PlainCnn::from_burn(&without.init(&device));
+        assert_eq!(
+            no_head.score_lead(&[0.0; CNN_PLANES * NN], &mut scratch),
+            None
+        );
     }
 
     #[test]

@@ -58,6 +58,15 @@ impl PlainNet {
             PlainNet::Mlp(..) => None,
         }
     }
+
+    /// The score head's lead for one position's CNN planes.
+    fn score_lead(&self, planes: &[f32], scratch: &mut Scratch) -> Option<f32> {
+        match self {
+            PlainNet::Cnn(m) => m.score_lead(planes, scratch),
+            PlainNet::QuantCnn(m) => m.score_lead(planes, scratch),
+            PlainNet::Mlp(..) => None,
+        }
+    }
 }
 
 /// Reads a saved model, naming its directory in the error.
@@ -267,6 +276,17 @@ impl NetPruner {
         })
     }
 
+    /// The side to move's expected score lead in points by the network's score head; `None`
+    /// for a network without one. As [`ownership`](Self::ownership), one view, for analysis.
+    pub fn score_lead(&self, inp: &NetInput<'_>) -> Option<f32> {
+        let inp = &inp.with_history(self.history);
+        BUFFERS.with(|b| {
+            let Buffers { input, scratch } = &mut *b.borrow_mut();
+            cnn_planes(inp, input);
+            self.net.score_lead(&input[..CNN_PLANES * NN], scratch)
+        })
+    }
+
     /// Badness of every point of each of `inputs`, in one call: the CNN runs all positions
     /// through each convolution together ([`PlainCnn::logits_batch`]); the MLPs, whose
     /// weights are read once per row anyway, and the symmetry-averaged CNN (already a batch
@@ -380,6 +400,9 @@ impl Pruner for NetPruner {
     }
     fn ownership(&self, ctx: &PruneContext<'_>) -> Option<[f32; NN]> {
         NetPruner::ownership(self, &NetInput::from_context(ctx))
+    }
+    fn score_lead(&self, ctx: &PruneContext<'_>) -> Option<f32> {
+        NetPruner::score_lead(self, &NetInput::from_context(ctx))
     }
 }
 

@@ -644,6 +644,11 @@ impl QuantCnn {
         self.plain.has_value()
     }
 
+    /// The score head's lead for one position ([`PlainCnn::score_lead`], in float).
+    pub fn score_lead(&self, planes: &[f32], scratch: &mut Scratch) -> Option<f32> {
+        self.plain.score_lead(planes, scratch)
+    }
+
     /// The ownership head's answer for one position ([`PlainCnn::ownership`], in float).
     pub fn ownership(&self, planes: &[f32], scratch: &mut Scratch) -> Option<[f32; NN]> {
         self.plain.ownership(planes, scratch)

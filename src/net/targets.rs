@@ -10,12 +10,14 @@
 //!   blended with the search's root win rate ([`blended_value_target`]);
 //! - ownership head: each point's final owner ([`ownership_target`]);
 //! - from a teacher's label (`dataset label`): its policy ([`teacher_target`]), its win rate
-//!   blended into the value ([`distilled_value_target`]) and its expected ownership.
+//!   blended into the value ([`distilled_value_target`]), its expected ownership and its
+//!   score lead ([`score_target`]).
 //!
 //! A target is a plain function of a [`Position`] (NaN where the record does not say, so
 //! the loss can leave it out). A new target goes here, with the record field it reads in
 //! `dataset/record.rs` and its loss in the task that trains it.
 
+use super::cnn::SCORE_SCALE;
 use crate::dataset::Position;
 use crate::rules::NN;
 
@@ -103,6 +105,16 @@ pub fn ownership_target(p: &Position) -> [f32; NN] {
             _ => -1.0,
         }),
     }
+}
+
+/// The score head's target: the teacher's score lead for the side to move over
+/// [`SCORE_SCALE`]; NaN for a record without a teacher's label (a game's final margin is
+/// not a position's expected lead: resignations and big early mistakes would teach it
+/// noise, so unlabelled records leave the head alone).
+pub fn score_target(p: &Position) -> f32 {
+    p.teacher
+        .as_ref()
+        .map_or(f32::NAN, |t| t.score_lead / SCORE_SCALE)
 }
 
 /// The distribution a position's visits give the 81 points (pass left out, the rest
@@ -219,6 +231,8 @@ pub(crate) mod tests {
         // Unknown result: blended it stays unknown; the teacher alone gives its value.
         assert!(distilled_value_target(&p, 0.0, 0.5).is_nan());
         assert_eq!(distilled_value_target(&p, 0.0, 1.0), 0.8);
+        assert_eq!(score_target(&p), 3.0 / SCORE_SCALE);
+        assert!(score_target(&position(None)).is_nan(), "no label, no score");
         p.winner = 2; // white, the side to move, won
         assert_eq!(distilled_value_target(&p, 0.0, 0.0), 1.0);
         assert!((distilled_value_target(&p, 0.0, 0.25) - 0.95).abs() < 1e-6);

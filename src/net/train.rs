@@ -17,14 +17,15 @@ use super::NetError;
 use super::cnn::{Cnn, masked_softmax_loss};
 use super::curve::Curve;
 use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input, sym_position};
+use super::heads::ValueStats;
 use super::mlp::{Mlp, MlpLoss, bce_with_logits};
 use super::model::{
     LrSchedule, NetKind, Target, TrainConfig, config_path, load_weights, log_path, save_weights,
     weights_path,
 };
 use super::targets::{
-    bad_move_target, distilled_value_target, ownership_target, played_point, teacher_target,
-    value_target, visit_target,
+    bad_move_target, distilled_value_target, ownership_target, played_point, score_target,
+    teacher_target, value_target, visit_target,
 };
 use crate::dataset::Position;
 use crate::rules::NN;
@@ -63,6 +64,9 @@ pub struct Encoded {
     /// move's view (+1, -1, 0 for none), `rows * 81`, NaN for rows whose record has no final
     /// ownership (human games, resigned self-play games); empty otherwise.
     pub ownership: Vec<f32>,
+    /// For a network with a score head: each row's teacher score lead for the side to move
+    /// over [`SCORE_SCALE`](super::cnn::SCORE_SCALE) (NaN without a label); empty otherwise.
+    pub score: Vec<f32>,
 }
 
 /// What differs between the networks during training: how a batch becomes numbers, the
@@ -207,6 +211,9 @@ pub struct CnnTask {
     /// Weight of the ownership head's loss (mean squared error of `tanh` per point); `None`
     /// = no ownership head.
     pub ownership_weight: Option<f64>,
+    /// Weight of the score head's loss (squared error of the scaled lead); `None` = no score
+    /// head.
+    pub score_weight: Option<f64>,
     /// Only the value and ownership heads learn ([`TrainConfig::heads_only`]).
     pub heads_only: bool,
     /// The search's share of the value target ([`TrainConfig::value_search_share`]).
@@ -225,6 +232,7 @@ impl CnnTask {
             target,
             value_weight: (config.cnn.value_channels > 0).then_some(config.value_weight),
             ownership_weight: config.cnn.ownership.then_some(config.ownership_weight),
+            score_weight: config.cnn.score.then_some(config.score_weight),
             heads_only: config.heads_only,
             value_search_share: config.value_search_share,
             value_teacher_share: config.value_teacher_share,
@@ -238,6 +246,7 @@ impl CnnTask {
             target,
             value_weight: None,
             ownership_weight: None,
+            score_weight: None,
             heads_only: false,
             value_search_share: 0.0,
             value_teacher_share: 0.0,
@@ -266,16 +275,22 @@ impl Task<Cnn> for CnnTask {
         if self.ownership_weight.is_some() {
             enc.ownership = batch.iter().flat_map(ownership_target).collect();
         }
+        if self.score_weight.is_some() {
+            enc.score = batch.iter().map(score_target).collect();
+        }
         enc
     }
-    /// The move logits, then (with those heads) the value logit and the 81 ownership logits:
-    /// `[b, 81 (+1) (+81)]`.
+    /// The move logits, then (with those heads) the value logit, the 81 ownership logits and
+    /// the scaled score lead: `[b, 81 (+1) (+81) (+1)]`.
     fn forward(&self, model: &Cnn, enc: &Encoded, device: &Device) -> Tensor<2> {
         let x = Tensor::from_data(
             TensorData::new(enc.input.clone(), [enc.rows, CNN_PLANES, 9, 9]),
             device,
         ); // [b, planes, 9, 9]
-        if self.value_weight.is_none() && self.ownership_weight.is_none() {
+        if self.value_weight.is_none()
+            && self.ownership_weight.is_none()
+            && self.score_weight.is_none()
+        {
             return model.forward(x); // [b, 81]
         }
         let heads = if self.heads_only {
@@ -286,6 +301,7 @@ impl Task<Cnn> for CnnTask {
         let mut parts = vec![heads.policy];
         parts.extend(heads.value.filter(|_| self.value_weight.is_some()));
         parts.extend(heads.ownership.filter(|_| self.ownership_weight.is_some()));
+        parts.extend(heads.score.filter(|_| self.score_weight.is_some()));
         Tensor::cat(parts, 1)
     }
     fn loss(&self, out: Tensor<2>, enc: &Encoded, device: &Device) -> Tensor<1> {
@@ -298,8 +314,13 @@ impl Task<Cnn> for CnnTask {
             loss = loss + masked_bce(logit, &enc.value, [rows, 1], device).mul_scalar(w);
         }
         if let Some(w) = self.ownership_weight {
-            let owner = out.slice([0..rows, col..col + NN]).tanh(); // [b, 81]
+            let owner = out.clone().slice([0..rows, col..col + NN]).tanh(); // [b, 81]
+            col += NN;
             loss = loss + masked_mse(owner, &enc.ownership, [rows, NN], device).mul_scalar(w);
+        }
+        if let Some(w) = self.score_weight {
+            let lead = out.slice([0..rows, col..col + 1]); // [b, 1]
+            loss = loss + masked_mse(lead, &enc.score, [rows, 1], device).mul_scalar(w);
         }
         loss
     }
@@ -600,7 +621,10 @@ fn initial_cnn_weights(
         // the same shape too, and a head the source lacks (or has in another shape) starts
         // fresh.
         let Cnn {
-            value, ownership, ..
+            value,
+            ownership,
+            score,
+            ..
         } = model;
         let value = if source.cnn.value_channels == config.cnn.value_channels {
             small.value.clone()
@@ -612,7 +636,15 @@ fn initial_cnn_weights(
         } else {
             ownership
         };
-        return Ok(small.with_heads(value, ownership));
+        // The score head reads the value head's hidden layer: it comes over only with it.
+        let score = if source.cnn.score == config.cnn.score
+            && source.cnn.value_channels == config.cnn.value_channels
+        {
+            small.score.clone()
+        } else {
+            score
+        };
+        return Ok(small.with_heads(value, ownership).with_score(score));
     }
     super::grow::grow_cnn(&small, &source.cnn, model, &config.cnn).map_err(|message| {
         NetError::Config {
@@ -1186,6 +1218,7 @@ fn split_rows(enc: &Encoded, n: usize) -> Vec<Encoded> {
                 soft: rows_of(&enc.soft, a, b, NN),
                 value: rows_of(&enc.value, a, b, 1),
                 ownership: rows_of(&enc.ownership, a, b, NN),
+                score: rows_of(&enc.score, a, b, 1),
             }
         })
         .collect()
@@ -1294,51 +1327,6 @@ fn save_checkpoint<M: Module>(
     write_log(&log_path(out), &state.log)
 }
 
-/// How well a value head calls the winners of the positions whose result is known.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ValueStats {
-    /// Positions with a known result.
-    pub known: usize,
-    /// Their summed binary cross-entropy.
-    pub loss_sum: f64,
-    /// Those whose winner the head called (probability above one half for the winner).
-    pub called: usize,
-}
-
-impl ValueStats {
-    /// Adds the value logits of a batch (`value` targets as [`Encoded::value`]).
-    fn add(&mut self, logits: &[f32], targets: &[f32]) {
-        for (&x, &t) in logits.iter().zip(targets) {
-            if t.is_nan() {
-                continue;
-            }
-            let (x, t) = (f64::from(x), f64::from(t));
-            self.known += 1;
-            self.loss_sum += x.max(0.0) - x * t + (-x.abs()).exp().ln_1p();
-            if (x > 0.0) == (t > 0.5) {
-                self.called += 1;
-            }
-        }
-    }
-
-    /// Adds another batch's counts.
-    pub fn merge(&mut self, o: &ValueStats) {
-        self.known += o.known;
-        self.loss_sum += o.loss_sum;
-        self.called += o.called;
-    }
-
-    /// Mean cross-entropy; `None` without known positions.
-    pub fn loss(&self) -> Option<f64> {
-        (self.known > 0).then(|| self.loss_sum / self.known as f64)
-    }
-
-    /// Share of winners called; `None` without known positions.
-    pub fn accuracy(&self) -> Option<f64> {
-        (self.known > 0).then(|| self.called as f64 / self.known as f64)
-    }
-}
-
 /// Validation loss (mean over positions), the curve of the network's move scores and the
 /// value head's calls (empty without one): one forward pass per chunk serves all three.
 pub fn validate<M: Module, T: Task<M>>(
@@ -1401,33 +1389,6 @@ pub fn badness_scores(higher_is_better: bool, logits: Tensor<2>, illegal: &[bool
         }
     }
     v
-}
-
-/// The value head's calls on `positions` against their games' results (log-loss and share
-/// of winners called over the positions whose result is known); `None` for a network
-/// without a value head (the MLP, a CNN without one).
-pub fn network_value(
-    model: &super::SavedModel,
-    positions: &[Position],
-    device: &Device,
-) -> Option<ValueStats> {
-    let super::SavedModel::Cnn(m, cfg) = model else {
-        return None;
-    };
-    if cfg.value_channels == 0 {
-        return None;
-    }
-    let task = CnnTask {
-        history: cfg.history,
-        value_weight: Some(1.0),
-        ..CnnTask::moves_only(Target::Played)
-    };
-    let mut stats = ValueStats::default();
-    for chunk in positions.chunks(1024) {
-        let (_, _, v) = validate(m.as_ref(), &task, chunk, device);
-        stats.merge(&v);
-    }
-    Some(stats)
 }
 
 /// The error-rate curve of a saved network on `positions`, computed by burn on `device` in

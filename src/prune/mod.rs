@@ -90,6 +90,11 @@ pub trait Pruner: Send + Sync {
     fn ownership(&self, _ctx: &PruneContext<'_>) -> Option<[f32; NN]> {
         None
     }
+    /// The side to move's expected score lead in points, where the pruner has a score
+    /// head; analysis answers prefer it to the lead its ownership implies.
+    fn score_lead(&self, _ctx: &PruneContext<'_>) -> Option<f32> {
+        None
+    }
 }
 
 /// Rates nothing: every point scores 0. With it, pruning removes moves in flat-index order

@@ -240,6 +240,17 @@ pub fn owners(
     with_context(board, to_move, last, |ctx| pruner.ownership(ctx))
 }
 
+/// `pruner`'s score head for `board` with `to_move` to play after `last` (the lead in
+/// points from `to_move`'s view, at the komi its labels assumed), where it has one.
+pub fn score_lead(
+    pruner: &dyn Pruner,
+    board: &Board,
+    to_move: Color,
+    last: LastMoves,
+) -> Option<f32> {
+    with_context(board, to_move, last, |ctx| pruner.score_lead(ctx))
+}
+
 /// How many of `n` candidates tree pruning drops for `x`, never leaving fewer than
 /// `keep_min` (nor more than `n`). Pass is not a candidate: it is always kept.
 #[inline]

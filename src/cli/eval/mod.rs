@@ -565,7 +565,7 @@ fn print_value(label: &str, dir: &Path, positions: &[Position]) -> anyhow::Resul
     let device = crate::net::cpu_device();
     let (model, _) = crate::net::SavedModel::load_on(dir, &device)
         .with_context(|| format!("loading {}", dir.display()))?;
-    match crate::net::train::network_value(&model, positions, &device) {
+    match crate::net::heads::network_value(&model, positions, &device) {
         None => crate::outln!("{label:<16} value: no value head"),
         Some(v) => crate::outln!(
             "{label:<16} value: log-loss {} and winner called on {} of {} positions with a known result",
@@ -573,6 +573,21 @@ fn print_value(label: &str, dir: &Path, positions: &[Position]) -> anyhow::Resul
             v.accuracy().map_or("-".into(), |a| format!("{a:.3}")),
             v.known
         ),
+    }
+    // Positions a teacher labelled also say how far the network's score lead is from the
+    // teacher's: the score head's, and the one its ownership implies (area less komi).
+    if let Some(s) =
+        crate::net::heads::network_score(&model, positions, &device).filter(|s| s.labelled > 0)
+    {
+        let points = |e: Option<f64>| e.map_or("-".into(), |e| format!("{e:.2}"));
+        crate::outln!(
+            "{label:<16} score lead: mean absolute error against the teacher's on {} labelled \
+             positions: score head {}, ownership head {} (always 0: {}) points",
+            s.labelled,
+            points(s.head_error()),
+            points(s.ownership_error()),
+            points(s.zero_error())
+        );
     }
     Ok(())
 }

@@ -77,27 +77,37 @@ impl UctEngine {
 }
 
 impl UctEngine {
-    /// The score lead for `color` that the value network's ownership head gives after
-    /// `mv` (or at the root, `None`): the expected area difference less komi, with the
-    /// spread the owners' uncertainty gives when points are counted independently
-    /// (`sqrt(sum of 1 - o^2)`); KataGo's networks have a score head, ours count ownership.
+    /// The score lead for `color` that the value network gives after `mv` (or at the root,
+    /// `None`): its score head's lead where it has one (moved from the komi its labels
+    /// assumed to the game's), else the expected area difference less komi from its
+    /// ownership head; the spread is the one the owners' uncertainty gives when points are
+    /// counted independently (`sqrt(sum of 1 - o^2)`).
     pub(super) fn network_score(&self, color: Color, mv: Option<Move>) -> Option<ScoreEstimate> {
         let last = self.last_two_moves();
-        let (own, sign) = match mv {
-            None => (self.network_owners(self.game.board(), color, last)?, 1.0),
+        let (board, to_move, after, sign) = match mv {
+            None => (*self.game.board(), color, last, 1.0),
             Some(m) => {
                 let mut board = *self.game.board();
                 board.play_move(color, m).ok()?;
-                let after = [last_move_code(m), last[0]];
-                (self.network_owners(&board, color.opponent(), after)?, -1.0)
+                (board, color.opponent(), [last_move_code(m), last[0]], -1.0)
             }
         };
-        let area: f32 = sign * own.iter().sum::<f32>();
+        let own = self.network_owners(&board, to_move, after)?;
         let komi = self.game.komi();
-        let lead = if color == Color::Black {
-            area - komi
-        } else {
-            area + komi
+        // Black's lead is area - komi, white's area + komi: a komi other than the labels'
+        // moves black's lead down and white's up by the difference.
+        let komi_sign = if color == Color::Black { -1.0 } else { 1.0 };
+        let head = self.value_net.as_ref().and_then(|net| {
+            score_lead(
+                &**net,
+                &board,
+                to_move,
+                given_last(self.config.history, after),
+            )
+        });
+        let lead = match head {
+            Some(h) => sign * h + komi_sign * (komi - SCORE_KOMI),
+            None => sign * own.iter().sum::<f32>() + komi_sign * komi,
         };
         Some(ScoreEstimate {
             mean: lead,

@@ -33,13 +33,15 @@ use super::engine::{
 use super::outcomes;
 use super::pruners::make_pruner;
 use super::pruning::{
-    PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, owners, rate, worst_mask,
+    PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, owners, rate, score_lead,
+    worst_mask,
 };
 pub use super::tree::PlayoutKind;
 use super::tree::{
     PlayoutPruning, PolicyPrior, Puct, RootNoise, Settings, SimBudget, SoftPruning, Tree,
     TreePruning, ValueMix, Widening, Worker,
 };
+use crate::net::cnn::SCORE_KOMI;
 use crate::prune::name::PrunerName;
 use crate::prune::{LastMoves, NO_LAST_MOVES, last_move_code};
 

@@ -27,7 +27,12 @@ fn pruning_engine(pruner: &str, sims: u32, cache: usize, history: bool) -> UctEn
 /// A value-only PUCT search over the distilled network (policy, value and ownership
 /// heads), `sims` a move.
 fn value_search(sims: u32) -> UctEngine {
-    let net = "nnq:models/cnn-distilled-b6c96-prelim".to_string();
+    value_search_over("models/cnn-distilled-b6c96-prelim", sims)
+}
+
+/// [`value_search`] over the network in model directory `dir`.
+fn value_search_over(dir: &str, sims: u32) -> UctEngine {
+    let net = format!("nnq:{dir}");
     let config = UctConfig {
         sims,
         select: Select::Puct,
@@ -46,17 +51,7 @@ fn value_search(sims: u32) -> UctEngine {
 #[test]
 fn a_value_only_search_answers_ownership_and_score_from_its_network() {
     let mut e = value_search(64);
-    for row in 1..=9 {
-        e.play(Color::Black, Move::from_gtp(&format!("E{row}")).unwrap())
-            .unwrap();
-        let white = match row {
-            1 => "J1",
-            2 => "J2",
-            _ => "pass",
-        };
-        e.play(Color::White, Move::from_gtp(white).unwrap())
-            .unwrap();
-    }
+    play_black_wall(&mut e);
     e.analyze_sims(Color::Black, 64);
     let black = e
         .root_score(Color::Black)
@@ -78,6 +73,64 @@ fn a_value_only_search_answers_ownership_and_score_from_its_network() {
     for c in &candidates {
         let s = c.score.expect("every candidate gets the network's score");
         assert!(s.mean > 0.0, "{:?}: black still leads: {}", c.mv, s.mean);
+    }
+}
+
+/// Black's wall down the E column, white's two stones in a corner (black far ahead).
+fn play_black_wall(e: &mut UctEngine) {
+    for row in 1..=9 {
+        e.play(Color::Black, Move::from_gtp(&format!("E{row}")).unwrap())
+            .unwrap();
+        let white = match row {
+            1 => "J1",
+            2 => "J2",
+            _ => "pass",
+        };
+        e.play(Color::White, Move::from_gtp(white).unwrap())
+            .unwrap();
+    }
+}
+
+/// The root's score lead for `color` after a fresh search of `sims`.
+fn network_lead(e: &mut UctEngine, color: Color, sims: u64) -> f32 {
+    e.analyze_sims(color, sims);
+    e.root_score(color).expect("a score from the network").mean
+}
+
+/// With a score head the lead comes from it, not from the ownership; either way it is
+/// the side asked's (black ahead, white behind by the same), and komi moves it point
+/// for point: a half-point komi gives black 6 points more and white 6 less than 6.5.
+#[test]
+fn the_score_head_gives_the_lead_and_komi_moves_it() {
+    for (dir, head) in [
+        ("models/cnn-distilled-b6c96-prelim", false),
+        ("models/cnn-distilled-b6c96-score", true),
+    ] {
+        let mut e = value_search_over(dir, 16);
+        play_black_wall(&mut e);
+        let black = network_lead(&mut e, Color::Black, 16);
+        let white = network_lead(&mut e, Color::White, 16);
+        assert!(black > 10.0 && white < -10.0, "{dir}: {black} {white}");
+        let own = e
+            .network_owners(e.game.board(), Color::Black, e.last_two_moves())
+            .unwrap();
+        let from_owners = own.iter().sum::<f32>() - 6.5;
+        assert_eq!(
+            (black - from_owners).abs() > 1e-3,
+            head,
+            "{dir}: lead {black}, ownership's {from_owners}"
+        );
+        e.set_komi(0.5);
+        let black_half = network_lead(&mut e, Color::Black, 16);
+        let white_half = network_lead(&mut e, Color::White, 16);
+        assert!(
+            (black_half - black - 6.0).abs() < 1e-3,
+            "{dir}: {black_half} {black}"
+        );
+        assert!(
+            (white_half - white + 6.0).abs() < 1e-3,
+            "{dir}: {white_half} {white}"
+        );
     }
 }
 
