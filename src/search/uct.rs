@@ -307,6 +307,11 @@ pub struct UctEngine {
     clocks: [Clock; 2],
     /// Simulations run by the last search (fewer than `sims` when a time limit hit).
     last_sims: u64,
+    /// Seconds a move's own work after its search took (moving the tree to the reply, which
+    /// copies a large reused subtree), as last measured, a spike's weight halving each move:
+    /// kept back from the next budget beside `time_safety`, since the clock runs until the
+    /// move is answered.
+    after_search: f64,
 }
 
 impl UctEngine {
@@ -442,6 +447,7 @@ impl UctEngine {
             value_net,
             clocks: [Clock::new(TimeControl::None); 2],
             last_sims: 0,
+            after_search: 0.0,
         })
     }
 
@@ -621,20 +627,27 @@ impl UctEngine {
     fn search(&mut self, color: Color) -> Vec<(u32, f32, bool, u32)> {
         let total = self.config.sims as u64;
         let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
+        if let Some(share) = self.move_budget(color) {
+            limit = Some(limit.map_or(share, |l| l.min(share)));
+        }
+        let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
+        self.run_search(color, total, deadline, self.config.reuse);
+        self.root_totals()
+    }
+
+    /// Seconds the clock gives `color`'s next move, `None` when it does not limit: its
+    /// budget less the safety margin and the work a move does after its search.
+    fn move_budget(&self, color: Color) -> Option<f64> {
         let own_moves = self
             .game
             .moves()
             .iter()
             .filter(|(c, _)| *c == color)
             .count();
-        if let Some(share) =
-            self.clocks[color.idx()].budget(own_moves as u32, self.config.time_safety)
-        {
-            limit = Some(limit.map_or(share, |l| l.min(share)));
-        }
-        let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
-        self.run_search(color, total, deadline, self.config.reuse);
-        self.root_totals()
+        self.clocks[color.idx()].budget(
+            own_moves as u32,
+            self.config.time_safety + self.after_search,
+        )
     }
 
     /// Runs up to `total` simulations for `color` (fewer when `deadline` passes), split over
@@ -818,18 +831,21 @@ impl UctEngine {
         inspect: impl FnOnce(&Self) -> T,
     ) -> (EngineMove, MoveStats, T) {
         let was_over = self.game.is_over();
-        let (m, stats) = self.decide(color, cleanup);
-        // Until the controller reports the clock again, count the move against it.
-        self.clocks[color.idx()].spend(stats.seconds);
+        let (mut m, stats) = self.decide(color, cleanup);
         let seen = inspect(self);
+        let after = Instant::now();
         if let EngineMove::Play(mv) = m
             && !was_over
             && self.play(color, mv).is_err()
         {
             // Cannot happen (root moves pass the game's check); pass rather than panic.
             let _ = self.play(color, Move::Pass);
-            return (EngineMove::Play(Move::Pass), stats, seen);
+            m = EngineMove::Play(Move::Pass);
         }
+        let tail = after.elapsed().as_secs_f64();
+        self.after_search = tail.max(self.after_search * 0.5);
+        // Until the controller reports the clock again, count the whole move against it.
+        self.clocks[color.idx()].spend(stats.seconds + tail);
         (m, stats, seen)
     }
 }
@@ -1114,6 +1130,29 @@ mod tests {
             ..UctConfig::default()
         };
         UctEngine::new(config, 3).unwrap()
+    }
+
+    /// A move's own work after its search (the tree moved to the reply) runs on the clock:
+    /// the self-counted clock is charged the whole move, and the next budget keeps that work
+    /// back beside `time_safety`.
+    #[test]
+    fn the_work_after_a_search_is_counted_and_kept_back() {
+        let mut e = value_search(64);
+        e.set_time_control(TimeControl::Absolute { main: 1000.0 });
+        let (_, stats) = e.genmove(Color::Black);
+        let spent = 1000.0 - e.clocks[Color::Black.idx()].left;
+        assert!(
+            (spent - (stats.seconds + e.after_search)).abs() < 1e-9,
+            "charged {spent}: the search's {} s and the {} s after it",
+            stats.seconds,
+            e.after_search
+        );
+        // A move whose work after the search took 2 s: the next budget is 2 s shorter.
+        e.after_search = 2.0;
+        let clock = e.clocks[Color::White.idx()];
+        let want = clock.budget(0, e.config.time_safety + 2.0).unwrap();
+        assert!(want < clock.budget(0, e.config.time_safety).unwrap() - 1.9);
+        assert_eq!(e.move_budget(Color::White), Some(want));
     }
 
     /// A value-only search counts no final boards, so analysis' ownership and scores come from
