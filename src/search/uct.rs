@@ -307,11 +307,15 @@ pub struct UctEngine {
     clocks: [Clock; 2],
     /// Simulations run by the last search (fewer than `sims` when a time limit hit).
     last_sims: u64,
-    /// Seconds a move's own work after its search took (moving the tree to the reply, which
-    /// copies a large reused subtree), as last measured, a spike's weight halving each move:
-    /// kept back from the next budget beside `time_safety`, since the clock runs until the
-    /// move is answered.
+    /// Seconds a move's own work after its search took, as last measured, a spike's weight
+    /// halving each move: kept back from the next budget beside `time_safety`, since the
+    /// clock runs until the move is answered.
     after_search: f64,
+    /// Moves played since the trees last moved (with `reuse`): an engine's own reply is not
+    /// followed into its subtree at once, which copies a large part of the tree while the
+    /// clock runs, but with the opponent's answer, on the opponent's time, or when the
+    /// trees are next needed; the subtree copied is then the answer's, a small one.
+    pending: Vec<(Color, Move)>,
 }
 
 impl UctEngine {
@@ -448,6 +452,7 @@ impl UctEngine {
             clocks: [Clock::new(TimeControl::None); 2],
             last_sims: 0,
             after_search: 0.0,
+            pending: Vec::new(),
         })
     }
 
@@ -595,12 +600,24 @@ impl UctEngine {
     /// Empties the trees for the game's current position; their playouts score with the
     /// game's komi (so a new game, a komi change and a set-up game all come through here).
     fn reset_trees(&mut self) {
+        self.pending.clear();
         let (b, c) = (*self.game.board(), self.game.to_move());
         let (passes, komi) = (self.trailing_passes(), self.game.komi());
         for t in &mut self.trees {
             t.settings.playout.komi = komi;
             t.reset(b, c, passes);
         }
+    }
+
+    /// Moves the trees down the moves played since they last moved ([`UctEngine::pending`]).
+    fn sync_trees(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        for t in &mut self.trees {
+            t.advance_path(&self.pending);
+        }
+        self.pending.clear();
     }
 
     /// Searches the current position with `color` to move (the configured number of
@@ -653,6 +670,7 @@ impl UctEngine {
     /// Runs up to `total` simulations for `color` (fewer when `deadline` passes), split over
     /// the threads; `reuse` false starts every thread from a fresh tree. Sets `last_sims`.
     fn run_search(&mut self, color: Color, total: u64, deadline: Option<Instant>, reuse: bool) {
+        self.sync_trees();
         let board = *self.game.board();
         let passes = self.trailing_passes();
         let allowed = self.root_allowed(color);
@@ -752,6 +770,17 @@ impl UctEngine {
         }
     }
 
+    /// Plays `mv` in the game; the trees follow it when next needed ([`UctEngine::pending`]).
+    fn play_deferred(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        self.game.play_as(color, mv)?;
+        if self.config.reuse {
+            self.pending.push((color, mv));
+        } else {
+            self.reset_trees();
+        }
+        Ok(())
+    }
+
     /// Chooses a move (the most visited; ties to the higher win count, then lower index).
     fn decide(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {
         let start = Instant::now();
@@ -836,10 +865,10 @@ impl UctEngine {
         let after = Instant::now();
         if let EngineMove::Play(mv) = m
             && !was_over
-            && self.play(color, mv).is_err()
+            && self.play_deferred(color, mv).is_err()
         {
             // Cannot happen (root moves pass the game's check); pass rather than panic.
-            let _ = self.play(color, Move::Pass);
+            let _ = self.play_deferred(color, Move::Pass);
             m = EngineMove::Play(Move::Pass);
         }
         let tail = after.elapsed().as_secs_f64();
@@ -1009,14 +1038,8 @@ impl Engine for UctEngine {
     }
 
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
-        self.game.play_as(color, mv)?;
-        if self.config.reuse {
-            for t in &mut self.trees {
-                t.advance(color, mv);
-            }
-        } else {
-            self.reset_trees();
-        }
+        self.play_deferred(color, mv)?;
+        self.sync_trees();
         Ok(())
     }
 
@@ -1052,6 +1075,8 @@ impl Engine for UctEngine {
     }
 
     fn analyzer(&mut self) -> Option<&mut dyn Analyzer> {
+        // Analysis reads the trees at the game's position.
+        self.sync_trees();
         Some(self)
     }
 
@@ -1153,6 +1178,44 @@ mod tests {
         let want = clock.budget(0, e.config.time_safety + 2.0).unwrap();
         assert!(want < clock.budget(0, e.config.time_safety).unwrap() - 1.9);
         assert_eq!(e.move_budget(Color::White), Some(want));
+    }
+
+    /// An engine's own reply leaves the trees at the position it searched (copying the
+    /// reply's subtree then would run on its clock); the opponent's answer moves them down
+    /// both moves at once, to the tree that following each move in turn gives.
+    #[test]
+    fn the_trees_follow_a_reply_with_the_answer_to_it() {
+        let root_stats = |e: &UctEngine| -> Vec<(usize, u32, f32)> {
+            e.trees[0]
+                .root_children()
+                .iter()
+                .map(|c| (c.mv(), c.real_visits(), c.real_wins()))
+                .collect()
+        };
+        let (mut step, mut path) = (value_search(400), value_search(400));
+        let EngineMove::Play(reply) = step.genmove(Color::Black).0 else {
+            panic!("a move")
+        };
+        assert_eq!(path.genmove(Color::Black).0, EngineMove::Play(reply));
+        assert_eq!(path.pending, vec![(Color::Black, reply)], "the trees wait");
+        assert!(
+            path.trees[0].root().real_visits() >= 400,
+            "still the searched root"
+        );
+        // Move by move: the reply's subtree first, then the answer's within it.
+        step.sync_trees();
+        let answer = step.trees[0]
+            .root_children()
+            .iter()
+            .max_by_key(|c| c.real_visits())
+            .map(|c| Move::from_index(c.mv()).unwrap())
+            .unwrap();
+        step.play(Color::White, answer).unwrap();
+        path.play(Color::White, answer).unwrap();
+        assert!(path.pending.is_empty());
+        assert!(path.trees[0].node_count() > 1, "the answer's subtree kept");
+        assert_eq!(path.trees[0].node_count(), step.trees[0].node_count());
+        assert_eq!(root_stats(&path), root_stats(&step));
     }
 
     /// A value-only search counts no final boards, so analysis' ownership and scores come from
