@@ -238,8 +238,10 @@ label_case("T023", "a banner line on stdout before the first answer: refused, th
            "banner", 0, ["not a JSON object", "KataGo v1.15.3 ready"], resume=False)
 label_case("T024", "a teacher dying (3) before its first position answer: named, nothing labelled",
            "die", 0, ["stopped answering", "exit status: 3", "train record 0"], keeps=0)
-label_case("T025", "dying mid-chunk (after 20 answers): chunk 1 kept, resumed to one run's bytes",
-           "die", 20, ["exit status: 3", "train record 20"], keeps=1)
+label_case("T025", "dying mid-chunk (after 20 answers): chunk 1 kept, the position named, resumed to one run's bytes",
+           "die", 20, ["exit status: 3", "train record 20"], "fixed",
+           "met on writing a query, the teacher's end was reported without the positions waited for",
+           keeps=1)
 label_case("T026", "dying after 64 answers (a whole batch): 4 chunks kept, resumed to one run's bytes",
            "die", 64, ["exit status: 3"], keeps=4)
 label_case("T027", "exiting 0 silently after 30 answers: named as stopped, status 0",
@@ -300,23 +302,38 @@ def _():
     return code == 0 and same_as_ref(out), text[-200:]
 
 
-@case("T041", "teacher", "an answer line without end: stopped at the cap at once, memory bounded", "fixed",
-      "read whole before: 4 GB in 10 s, until --timeout")
-def _():
-    out = WORK / "label" / "endless"
+def label_rss(name, env, limit):
+    """`dataset label` into a fresh `name` folder with the labeller's memory watched:
+    (exit code or None past `limit` s, stderr, seconds, peak RSS in KiB, folder)."""
+    out = WORK / "label" / name
     shutil.rmtree(out, ignore_errors=True)
     p = subprocess.Popen([AKUSHU, "dataset", "label", str(DATA), "--teacher", T, "--out", str(out),
                           "--quiet", "--chunk", "16", "--timeout", "30"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=dict(ENV, HT_MODE="endless", HT_N="5"))
+                         stderr=subprocess.PIPE, env=dict(ENV, **env))
+    # Both pipes drained while the memory is watched, so a full pipe never stalls the run.
+    err = []
+    drain = [threading.Thread(target=lambda: err.append(p.stderr.read().decode()), daemon=True),
+             threading.Thread(target=p.stdout.read, daemon=True)]
+    for d in drain:
+        d.start()
     peak, t = 0, time.time()
-    while p.poll() is None and time.time() - t < 60:
+    while p.poll() is None and time.time() - t < limit:
         peak = max(peak, rss_of(p.pid))
         time.sleep(0.02)
     if p.poll() is None:
         p.kill()
-    err = p.stderr.read().decode()
-    ok = p.returncode not in (0, None) and "longer than 16 MiB" in err and peak < 200_000
-    return ok, f"{time.time() - t:.1f} s, peak RSS {peak // 1024} MiB"
+    p.wait()
+    for d in drain:
+        d.join()
+    return p.returncode, "".join(err), time.time() - t, peak, out
+
+
+@case("T041", "teacher", "an answer line without end: stopped at the cap at once, memory bounded", "fixed",
+      "read whole before: 4 GB in 10 s, until --timeout")
+def _():
+    code, err, secs, peak, _ = label_rss("endless", {"HT_MODE": "endless", "HT_N": "5"}, 60)
+    ok = code not in (0, None) and "longer than 16 MiB" in err and peak < 200_000
+    return ok, f"{secs:.1f} s, peak RSS {peak // 1024} MiB"
 
 
 label_case("T042", "an answer line that is not UTF-8: refused, the line quoted", "nonutf8", 10,
@@ -386,17 +403,9 @@ def _():
 @case("T077", "teacher", "a 256 MiB stderr line without end: no deadlock, memory bounded", "fixed",
       "the stderr reader kept the whole line")
 def _():
-    out = WORK / "label" / "stderr-endless"
-    shutil.rmtree(out, ignore_errors=True)
-    p = subprocess.Popen([AKUSHU, "dataset", "label", str(DATA), "--teacher", T, "--out", str(out),
-                          "--quiet", "--chunk", "16"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=dict(ENV, HT_MODE="endless-stderr", HT_N="5", HT_ARG="256"))
-    peak, t = 0, time.time()
-    while p.poll() is None and time.time() - t < 120:
-        peak = max(peak, rss_of(p.pid))
-        time.sleep(0.02)
-    p.communicate()
-    return p.returncode == 0 and same_as_ref(out) and peak < 100_000, f"peak RSS {peak // 1024} MiB"
+    code, _, _, peak, out = label_rss(
+        "stderr-endless", {"HT_MODE": "endless-stderr", "HT_N": "5", "HT_ARG": "256"}, 120)
+    return code == 0 and same_as_ref(out) and peak < 100_000, f"peak RSS {peak // 1024} MiB"
 
 
 @case("T078", "teacher", "a teacher command that does not exist: sh's 'not found' and status 127 quoted (5 tries)")
@@ -521,6 +530,18 @@ for k, at in enumerate(KILLS):
         code, so, se, _, _ = run(args, env={"HT_MODE": "good", "HT_ORDER": "shuffle"})
         litter = [x.name for x in out.rglob("*") if ".tmp-" in x.name]
         return (code == 0 and same_as_ref(out) and not litter), f"{kept} chunks before the kill; litter {litter}"
+
+
+@case("T119", "teacher", "a run killed writing its first header (label.toml.tmp-PID, no label.toml): resumed", "fixed",
+      "refused as 'not empty but has no label.toml': the folder could never be resumed")
+def _():
+    code, text, _, out = label("header-kill")
+    shutil.rmtree(out)
+    (out / "chunks").mkdir(parents=True)
+    (out / ".akushu-output").write_text("akushu labelled dataset\n")
+    (out / "label.toml.tmp-99999999").write_text("[label]\ndata = ")
+    code, text, _, out = label("header-kill", fresh=False)
+    return code == 0 and same_as_ref(out) and not (out / "label.toml.tmp-99999999").exists(), text[-200:]
 
 
 @case("T110", "teacher", "an assembly killed before its manifest (its dataset.tmp-PID copy left): removed by the next", "fixed",

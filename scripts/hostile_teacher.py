@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """A misbehaving teacher for `scripts/hostile-teacher-clock-analysis.py`: speaks KataGo's JSON
-analysis protocol on stdin/stdout with answers that follow from the query (the same values as
-tests/fixtures/teacher/fake_teacher.py: win rate from the number of moves, policy even over
-the empty points, ownership on the stones), then misbehaves as HT_MODE says after HT_N good
-answers; HT_ARG tunes some modes, and HT_SIGPIPE=1 makes a write to a closed pipe kill it,
-as it kills a C++ teacher. Answers go out per batch of the queries ready at once (up to HT_BATCH), in order,
-reversed or shuffled (seeded by HT_SEED) as HT_ORDER says.
+analysis protocol on stdin/stdout with the answers of tests/fixtures/teacher/fake_teacher.py
+(they follow from the query: win rate from the number of moves, policy even over the empty
+points, ownership on the stones), then misbehaves as HT_MODE says after HT_N good answers;
+HT_ARG tunes some modes, and HT_SIGPIPE=1 makes a write to a closed pipe kill it, as it
+kills a C++ teacher. Answers go out per batch of the queries ready at once (up to
+HT_BATCH), in order, reversed or shuffled (seeded by HT_SEED) as HT_ORDER says.
 
     HT_MODE=die HT_N=20 hostile_teacher.py
 """
@@ -23,59 +23,12 @@ ORDER = os.environ.get("HT_ORDER", "in")
 BATCH = int(os.environ.get("HT_BATCH", "64"))
 ARG = os.environ.get("HT_ARG", "")
 RNG = random.Random(int(os.environ.get("HT_SEED", "1")))
-COLS = "ABCDEFGHJ"
 OUT = sys.stdout.buffer
-
-
-def point(text):
-    return (9 - int(text[1:])) * 9 + COLS.index(text[0].upper())
-
-
-def neighbours(p):
-    r, c = divmod(p, 9)
-    return [(r + dr) * 9 + c + dc for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
-            if 0 <= r + dr < 9 and 0 <= c + dc < 9]
-
-
-def capture(cells, p):
-    for n in neighbours(p):
-        if cells[n] not in (0, cells[p]):
-            chain, todo, free = {n}, [n], False
-            while todo:
-                for m in neighbours(todo.pop()):
-                    if cells[m] == 0:
-                        free = True
-                    elif cells[m] == cells[n] and m not in chain:
-                        chain.add(m)
-                        todo.append(m)
-            if not free:
-                for m in chain:
-                    cells[m] = 0
-
-
-def answer(q):
-    cells = [0] * 81
-    for color, p in q.get("initialStones", []):
-        cells[point(p)] = 1 if color == "B" else 2
-    moves = q.get("moves", [])
-    player = q.get("initialPlayer", moves[0][0] if moves else "B")
-    for color, m in moves:
-        if m.lower() != "pass":
-            cells[point(m)] = 1 if color == "B" else 2
-            capture(cells, point(m))
-        player = "W" if color == "B" else "B"
-    empty = [i for i in range(81) if cells[i] == 0]
-    share = 1.0 / (len(empty) + 1)
-    policy = [share if c == 0 else -1 for c in cells] + [share]
-    sign = 1 if player == "B" else -1
-    own = [sign * (0.5 if c == 1 else -0.5 if c == 2 else 0.0) for c in cells]
-    n = len(moves)
-    return {
-        "id": q["id"], "isDuringSearch": False, "turnNumber": n, "moveInfos": [],
-        "rootInfo": {"currentPlayer": player, "winrate": (n % 10) / 10 + 0.05,
-                     "scoreLead": n - 20, "visits": q.get("maxVisits", 1)},
-        "policy": policy, "ownership": own,
-    }
+# The answers themselves are the scripted test teacher's: they follow from the query.
+sys.dont_write_bytecode = True  # no __pycache__ left in the fixtures
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "fixtures", "teacher"))
+from fake_teacher import answer  # noqa: E402
 
 
 def raw(data):

@@ -473,17 +473,7 @@ fn label_data(dir: &Path) -> PathBuf {
 /// then misbehaves as `mode` says (`env`: more of its settings, `NAME=VALUE ...`); `None`,
 /// with a note, without python3.
 fn hostile_teacher(mode: &str, after: u32, env: &str) -> Option<String> {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        common::skip_or_fail(
-            "PYTHON",
-            "the hostile teacher",
-            "python3 is not available",
-            "apt-get install python3",
-        );
+    if !common::python3("the hostile teacher") {
         return None;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hostile_teacher.py");
@@ -622,5 +612,32 @@ fn a_killed_assembly_s_copy_is_removed_by_the_next() {
     assert!(!dead.exists(), "the dead assembly's copy is gone");
     assert!(out.join("manifest.json").exists());
     assert_eq!(fs::read(out.join("train.akd")).unwrap(), want);
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A labelling run killed while it wrote its first header (only its marker, its chunks
+/// folder and `label.toml.tmp-PID` of a process now gone) resumes: the half-written header
+/// is litter, not the sign of a folder of unknown games to refuse.
+#[test]
+fn a_run_killed_writing_its_first_header_resumes() {
+    let Some(teacher) = hostile_teacher("good", 0, "") else {
+        return;
+    };
+    let w = work("teacher-header");
+    let data = label_data(&w);
+    let (out, whole) = (w.join("out"), w.join("whole"));
+    let r = label_with_teacher(&data, &teacher, &whole);
+    assert!(r.ok(), "{}", r.stderr);
+    fs::create_dir_all(out.join("chunks")).unwrap();
+    fs::copy(whole.join(".akushu-output"), out.join(".akushu-output")).unwrap();
+    // No process has this pid (above Linux's largest).
+    fs::write(out.join("label.toml.tmp-99999999"), b"[label]\ndata = ").unwrap();
+    let r = label_with_teacher(&data, &teacher, &out);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(!out.join("label.toml.tmp-99999999").exists());
+    assert_eq!(
+        fs::read(out.join("train.akd")).unwrap(),
+        fs::read(whole.join("train.akd")).unwrap()
+    );
     fs::remove_dir_all(w).unwrap();
 }

@@ -613,7 +613,7 @@ impl<'a> Labeller<'a> {
             // Children first, so that open positions finish and chunks close early.
             while self.in_flight.len() < self.options.in_flight.max(1) {
                 if let Some(a) = self.backlog.pop_front() {
-                    self.ask(a)?;
+                    self.ask(a).map_err(|e| self.stopped(e))?;
                     continue;
                 }
                 let Some(&&c) = next.peek() else { break };
@@ -638,7 +638,8 @@ impl<'a> Labeller<'a> {
                     chunk: c,
                     offset: next_offset,
                     slot: None,
-                })?;
+                })
+                .map_err(|e| self.stopped(e))?;
                 next_offset += 1;
                 if next_offset == span.count {
                     next.next();
@@ -648,12 +649,10 @@ impl<'a> Labeller<'a> {
             if self.in_flight.is_empty() {
                 break;
             }
-            let answer = self.teacher.recv(self.options.timeout).map_err(|e| {
-                e.context(format!(
-                    "labelling stopped; waiting for {}",
-                    self.waiting_for()
-                ))
-            })?;
+            let answer = self
+                .teacher
+                .recv(self.options.timeout)
+                .map_err(|e| self.stopped(e))?;
             if let Some(c) = self.take(answer)? {
                 let o = self.open.remove(&c).expect("an open chunk");
                 let row = self.finish_chunk(dir, c, o, rows)?;
@@ -818,6 +817,16 @@ impl<'a> Labeller<'a> {
             span.split.name(),
             self.source.dir.display()
         )
+    }
+
+    /// `e`, a teacher that stopped (on a query sent or an answer awaited), with the
+    /// positions the run waited for: a teacher's end met on writing names them as one met
+    /// on reading does.
+    fn stopped(&self, e: anyhow::Error) -> anyhow::Error {
+        e.context(format!(
+            "labelling stopped; waiting for {}",
+            self.waiting_for()
+        ))
     }
 
     /// The first few queries in flight, in words.

@@ -37,6 +37,24 @@ pub fn skip_or_fail(what: &str, test: &str, why: &str, fix: &str) {
     eprintln!("skipping {test}: {why} ({fix}; AKUSHU_REQUIRE_{what}=1 makes this a failure)");
 }
 
+/// Whether python3 runs (the scripted teachers); when it does not, `test` is skipped, or
+/// fails with `AKUSHU_REQUIRE_PYTHON` on.
+pub fn python3(test: &str) -> bool {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip_or_fail(
+            "PYTHON",
+            test,
+            "python3 is not available",
+            "apt-get install python3",
+        );
+    }
+    ok
+}
+
 /// Whether python3 can import numpy (the Python scripts' tests); when it cannot, `test` is
 /// skipped, or fails with `AKUSHU_REQUIRE_PYTHON` on.
 pub fn python_with_numpy(test: &str) -> bool {
