@@ -53,12 +53,23 @@ def case(cid, area, desc, verdict="ok", why=""):
     return wrap
 
 
-def run(args, env=None, timeout=120, stdin=None, input_bytes=None):
-    """Runs akushu; (exit code or 'hang', stdout, stderr, seconds, peak RSS in KiB)."""
+def run(args, env=None, timeout=120, input_bytes=None, watch=False):
+    """Runs akushu with `input_bytes` on stdin (none: /dev/null); (exit code or 'hang',
+    stdout, stderr, seconds, peak RSS in KiB when `watch`, else 0). A run past `timeout` is
+    killed with its process group."""
     t = time.time()
-    p = subprocess.Popen([AKUSHU] + args, stdin=stdin or (subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL),
+    p = subprocess.Popen([AKUSHU] + args,
+                         stdin=subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env=dict(ENV, **(env or {})), start_new_session=True)
+    peak = [0]
+
+    def watcher():
+        while p.poll() is None:
+            peak[0] = max(peak[0], rss_of(p.pid))
+            time.sleep(0.05)
+    if watch:
+        threading.Thread(target=watcher, daemon=True).start()
     try:
         out, err = p.communicate(input_bytes, timeout=timeout)
         code = p.returncode
@@ -66,8 +77,7 @@ def run(args, env=None, timeout=120, stdin=None, input_bytes=None):
         os.killpg(p.pid, signal.SIGKILL)
         out, err = p.communicate()
         code = "hang"
-    rss = 0
-    return code, out.decode(errors="replace"), err.decode(errors="replace"), time.time() - t, rss
+    return code, out.decode(errors="replace"), err.decode(errors="replace"), time.time() - t, peak[0]
 
 
 def rss_of(pid):
@@ -685,6 +695,22 @@ def timed_moves(engine, settings, moves, allowed, load=0, nice=0, time_left=None
     return worst <= allowed and code == 0, f"slowest move {worst:.3f} s of {allowed} s allowed"
 
 
+def timed_pairs(engine, settings, moves, allowed, load=0, nice=0):
+    """Genmoves alternating colours under a Canadian period of two stones: each colour's two
+    moves timed together from outside against `allowed` seconds. (ok, note)."""
+    g = Gtp(["--engine", engine] if engine else [])
+    with Load(load, nice):
+        g.cmd(settings[0])
+        pairs = {"b": 0.0, "w": 0.0}
+        for k in range(moves):
+            c = "bw"[k % 2]
+            s, r = g.cmd(f"genmove {c}")
+            pairs[c] += s
+    g.close()
+    worst = max(pairs.values())
+    return worst <= allowed, f"two moves of a colour took {worst:.3f} s of {allowed} s"
+
+
 ENGINES = [("", "strong5 (default)"), ("strong3", "strong3"), ("uct:sims=1000000", "uct playouts")]
 SYSTEMS = [
     (["kgs-time_settings byoyomi 0 1 1"], 1.0, "byo-yomi 1 period of 1 s"),
@@ -702,31 +728,20 @@ for engine, ename in ENGINES:
             verdict, why = "ok", ""
             if engine == "" and "Canadian" in sname:
                 verdict, why = "fixed", "its work after the search (the reused tree copied) ran past the period"
-            lag_ok = engine == "" and allowed == 1.0
+            lag_ok = engine == "" and "Canadian" in sname
 
             @case(f"C{n:03}", "clock", f"{ename}, {sname}, {lname}: every move within the period", verdict, why)
             def _(engine=engine, settings=settings, allowed=allowed, load=load, nice=nice, sname=sname,
                   lag_ok=lag_ok):
-                if "2 stones" in sname:
-                    # Per colour, two moves share the period: time each pair.
-                    g = Gtp(["--engine", engine] if engine else [])
-                    with Load(load, nice):
-                        g.cmd(settings[0])
-                        pairs = {"b": 0.0, "w": 0.0}
-                        for k in range(4):
-                            c = "bw"[k % 2]
-                            s, r = g.cmd(f"genmove {c}")
-                            pairs[c] += s
-                    g.close()
-                    worst = max(pairs.values())
-                    return worst <= allowed, f"two moves of a colour took {worst:.3f} s of {allowed} s"
-                ok, note = timed_moves(engine, settings, 4, allowed, load, nice)
+                timed = timed_pairs if "2 stones" in sname else timed_moves
+                ok, note = timed(engine, settings, 4, allowed, load, nice)
                 if not ok and lag_ok:
                     # strong5 keeps 10 ms back (time_safety=0.01, its preset, for equal-time
-                    # matches): on an oversubscribed machine the scheduler's lag exceeds it.
-                    ok2, note2 = timed_moves(engine, settings, 4, allowed + SCHED_LAG, load, nice)
+                    # matches): on an oversubscribed machine the scheduler's lag can exceed
+                    # it. Within 50 ms more, that is the preset's choice, not a fault.
+                    ok2, note2 = timed(engine, settings, 4, allowed + SCHED_LAG, load, nice)
                     if ok2:
-                        return True, note2 + f" (within {SCHED_LAG} s of scheduler lag)", "by-design"
+                        return True, f"{note}; again: {note2} (within {SCHED_LAG} s of scheduler lag)", "by-design"
                 return ok, note
 
 
@@ -845,32 +860,18 @@ def q(id_, moves=(), **kw):
     return json.dumps(d)
 
 
-def analysis(lines, engine=AENGINE, timeout=120, close=True):
+def analysis(lines, engine=AENGINE, timeout=120):
+    """`lines` (or bytes) to an analysis server, its input then closed: (exit code or
+    'hang', the answers parsed, seconds, peak RSS in KiB, stderr)."""
     data = ("\n".join(lines) + "\n").encode() if isinstance(lines, list) else lines
-    p = subprocess.Popen([AKUSHU] + engine, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=ENV, start_new_session=True)
-    peak = [0]
-
-    def watch():
-        while p.poll() is None:
-            peak[0] = max(peak[0], rss_of(p.pid))
-            time.sleep(0.05)
-    threading.Thread(target=watch, daemon=True).start()
-    t = time.time()
-    try:
-        out, err = p.communicate(data, timeout=timeout)
-        code = p.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        code = "hang"
+    code, out, err, secs, peak = run(engine, timeout=timeout, input_bytes=data, watch=True)
     answers = []
-    for line in out.decode(errors="replace").splitlines():
+    for line in out.splitlines():
         try:
             answers.append(json.loads(line))
         except ValueError:
             answers.append({"unparsable": line})
-    return code, answers, time.time() - t, peak[0], err.decode(errors="replace")
+    return code, answers, secs, peak, err
 
 
 def finals(answers):
