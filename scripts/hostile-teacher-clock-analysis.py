@@ -735,6 +735,11 @@ for engine, ename in ENGINES:
                   lag_ok=lag_ok):
                 timed = timed_pairs if "2 stones" in sname else timed_moves
                 ok, note = timed(engine, settings, 4, allowed, load, nice)
+                if not ok:
+                    # The machine is shared: a burst of outside load can starve one move.
+                    # Once more; the first try stays in the note.
+                    ok, again = timed(engine, settings, 4, allowed, load, nice)
+                    note = f"{note}; retried: {again}"
                 if not ok and lag_ok:
                     # strong5 keeps 10 ms back (time_safety=0.01, its preset, for equal-time
                     # matches): on an oversubscribed machine the scheduler's lag can exceed
