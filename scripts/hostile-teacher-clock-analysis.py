@@ -1131,14 +1131,19 @@ def _():
     return code == 0 and len(finals(ans)) == 1, ""
 
 
+def taken_or_refused(field, value, taken):
+    """A query with `field` set to `value`: answered when `taken`, else an error on it."""
+    code, ans, *_ = analysis([q("f", **{field: value})])
+    if taken:
+        return code == 0 and len(finals(ans)) == 1, ""
+    return code == 0 and ans[0].get("field") == field, str(ans[0])[:120]
+
+
 for k, (pr, ok_expected) in enumerate([(2 ** 63 - 1, True), (-2 ** 63, True), (1.5, False), ("high", False),
                                         (2 ** 64, False)]):
     @acase(f"A{35 + k:03}", f"priority {pr!r}: {'taken' if ok_expected else 'an error on that field'}")
     def _(pr=pr, ok_expected=ok_expected):
-        code, ans, *_ = analysis([q("p", priority=pr)])
-        if ok_expected:
-            return code == 0 and len(finals(ans)) == 1, ""
-        return code == 0 and ans[0].get("field") == "priority", str(ans[0])[:120]
+        return taken_or_refused("priority", pr, ok_expected)
 
 
 @acase("A040", "priorities of the wrong length: an error on that field")
@@ -1271,10 +1276,7 @@ for k, (rules, taken, verdict) in enumerate(RULES):
 for k, (komi, ok_expected) in enumerate([(1e9, False), ("7.5", False), (-7.5, True), (0.25, True)]):
     @acase(f"A{78 + k:03}", f"komi {komi!r}: {'answered' if ok_expected else 'an error on that field'}")
     def _(komi=komi, ok_expected=ok_expected):
-        code, ans, *_ = analysis([q("k", komi=komi)])
-        if ok_expected:
-            return code == 0 and len(finals(ans)) == 1, ""
-        return code == 0 and ans[0].get("field") == "komi", str(ans[0])[:120]
+        return taken_or_refused("komi", komi, ok_expected)
 
 
 for k, (line, desc) in enumerate([('{"id": 5, "moves": []}', "a numeric id"), ('{"moves": []}', "no id"),

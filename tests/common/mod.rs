@@ -40,7 +40,12 @@ pub fn skip_or_fail(what: &str, test: &str, why: &str, fix: &str) {
 /// Whether python3 runs (the scripted teachers); when it does not, `test` is skipped, or
 /// fails with `AKUSHU_REQUIRE_PYTHON` on.
 pub fn python3(test: &str) -> bool {
-    python_can(&["--version"], test, "python3 is not available", "apt-get install python3")
+    python_can(
+        &["--version"],
+        test,
+        "python3 is not available",
+        "apt-get install python3",
+    )
 }
 
 /// Whether python3 can import numpy (the Python scripts' tests); when it cannot, `test` is
