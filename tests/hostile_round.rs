@@ -446,3 +446,198 @@ fn zero_epochs_are_refused_before_anything_is_written() {
     assert!(!lp.exists());
     fs::remove_dir_all(w).unwrap();
 }
+
+/// A dataset of two committed games (128 positions) to label, in `dir`.
+fn label_data(dir: &Path) -> PathBuf {
+    let out = dir.join("ds");
+    let games = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/report/runs/strong_gnugo/strong_2000/sgf"
+    );
+    let r = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        games,
+        "--limit",
+        "2",
+        "--out",
+        &s(&out),
+        "--quiet",
+    ]);
+    assert!(r.ok(), "{}", r.stderr);
+    out
+}
+
+/// `scripts/hostile_teacher.py` as a teacher command that answers `after` queries well and
+/// then misbehaves as `mode` says (`env`: more of its settings, `NAME=VALUE ...`); `None`,
+/// with a note, without python3.
+fn hostile_teacher(mode: &str, after: u32, env: &str) -> Option<String> {
+    if !common::python3("the hostile teacher") {
+        return None;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hostile_teacher.py");
+    Some(format!(
+        "env HT_MODE={mode} HT_N={after} {env} python3 {script}"
+    ))
+}
+
+/// `dataset label` of `data` into `out` by `teacher`, in chunks of 16 positions.
+fn label_with_teacher(data: &Path, teacher: &str, out: &Path) -> Run {
+    akushu(&[
+        "dataset",
+        "label",
+        &s(data),
+        "--teacher",
+        teacher,
+        "--out",
+        &s(out),
+        "--quiet",
+        "--chunk",
+        "16",
+        "--timeout",
+        "60",
+    ])
+}
+
+/// An answer whose numbers are not a label (visits that are no count, a policy that is not
+/// a distribution over the legal moves, a score lead no 9x9 game has) stops the run naming
+/// the position and what is wrong, instead of being stored clamped or as 0 visits; the
+/// chunk labelled before is kept.
+#[test]
+fn a_teacher_answer_that_is_not_a_label_is_refused_by_name() {
+    let w = work("teacher-numbers");
+    let data = label_data(&w);
+    for (mode, says) in [
+        ("neg-visits", "visits -5 is not a count"),
+        ("float-visits", "visits 2.5 is not a count"),
+        ("string-visits", "visits \"7\" is not a count"),
+        ("pol-sum-big", "not a move distribution"),
+        ("pol-zero", "sum to 0, not 1"),
+        ("huge-score", "score lead 1000000 is beyond any 9x9 score"),
+    ] {
+        let Some(teacher) = hostile_teacher(mode, 20, "") else {
+            return;
+        };
+        let out = w.join(mode);
+        let r = label_with_teacher(&data, &teacher, &out);
+        assert!(r.refused(), "{mode}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(says) && r.stderr.contains("train record 20"),
+            "{mode}: {}",
+            r.stderr
+        );
+        let rows = fs::read_to_string(out.join("labels.csv")).unwrap();
+        assert_eq!(
+            rows.lines().count(),
+            2,
+            "{mode}: the first chunk kept: {rows}"
+        );
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A teacher that writes an answer line without end is stopped once the line passes the
+/// cap on an answer's length, with an error saying so, instead of its line filling the
+/// labeller's memory until the --timeout.
+#[test]
+fn a_teacher_that_never_ends_a_line_is_stopped_at_the_cap() {
+    let Some(teacher) = hostile_teacher("endless", 5, "") else {
+        return;
+    };
+    let w = work("teacher-endless");
+    let data = label_data(&w);
+    let r = label_with_teacher(&data, &teacher, &w.join("out"));
+    assert!(r.refused(), "{}", r.stderr);
+    assert!(r.stderr.contains("longer than 16 MiB"), "{}", r.stderr);
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A teacher that writes bytes that are not UTF-8 to stderr, then logs on, keeps its stderr
+/// read: the labeller does not stop reading it (which would kill a teacher that dies on a
+/// closed pipe, as a C++ one does, or block it on a full pipe), and the run finishes.
+#[test]
+fn a_teacher_whose_stderr_is_not_utf8_is_still_read() {
+    let Some(teacher) = hostile_teacher("stderr-nonutf8-flood", 5, "HT_SIGPIPE=1") else {
+        return;
+    };
+    let w = work("teacher-stderr");
+    let data = label_data(&w);
+    let out = w.join("out");
+    let r = label_with_teacher(&data, &teacher, &out);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(out.join("manifest.json").exists());
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// An empty --teacher is refused as such, not reported as a teacher that "closed its
+/// output" with exit status 0.
+#[test]
+fn an_empty_teacher_command_is_refused_as_empty() {
+    let w = work("teacher-empty");
+    let data = label_data(&w);
+    for teacher in ["", "   "] {
+        let r = label_with_teacher(&data, teacher, &w.join("out"));
+        assert!(r.refused(), "{teacher:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("the teacher command is empty"),
+            "{teacher:?}: {}",
+            r.stderr
+        );
+    }
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// The folder a killed assembly of the labelled dataset left (`dataset.tmp-PID`, its
+/// process gone: a whole copy of the dataset) is removed by the next assembly.
+#[test]
+fn a_killed_assembly_s_copy_is_removed_by_the_next() {
+    let Some(teacher) = hostile_teacher("good", 0, "") else {
+        return;
+    };
+    let w = work("teacher-assembly");
+    let data = label_data(&w);
+    let out = w.join("out");
+    let r = label_with_teacher(&data, &teacher, &out);
+    assert!(r.ok(), "{}", r.stderr);
+    let want = fs::read(out.join("train.akd")).unwrap();
+    // What an assembly killed before its manifest leaves: its copy, and no manifest. No
+    // process has this pid (above Linux's largest).
+    let dead = out.join("dataset.tmp-99999999");
+    fs::create_dir_all(&dead).unwrap();
+    fs::write(dead.join("train.akd"), b"half").unwrap();
+    fs::remove_file(out.join("manifest.json")).unwrap();
+    let r = label_with_teacher(&data, &teacher, &out);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(!dead.exists(), "the dead assembly's copy is gone");
+    assert!(out.join("manifest.json").exists());
+    assert_eq!(fs::read(out.join("train.akd")).unwrap(), want);
+    fs::remove_dir_all(w).unwrap();
+}
+
+/// A labelling run killed while it wrote its first header (only its marker, its chunks
+/// folder and `label.toml.tmp-PID` of a process now gone) resumes: the half-written header
+/// is litter, not the sign of a folder of unknown games to refuse.
+#[test]
+fn a_run_killed_writing_its_first_header_resumes() {
+    let Some(teacher) = hostile_teacher("good", 0, "") else {
+        return;
+    };
+    let w = work("teacher-header");
+    let data = label_data(&w);
+    let (out, whole) = (w.join("out"), w.join("whole"));
+    let r = label_with_teacher(&data, &teacher, &whole);
+    assert!(r.ok(), "{}", r.stderr);
+    fs::create_dir_all(out.join("chunks")).unwrap();
+    fs::copy(whole.join(".akushu-output"), out.join(".akushu-output")).unwrap();
+    // No process has this pid (above Linux's largest).
+    fs::write(out.join("label.toml.tmp-99999999"), b"[label]\ndata = ").unwrap();
+    let r = label_with_teacher(&data, &teacher, &out);
+    assert!(r.ok(), "{}", r.stderr);
+    assert!(!out.join("label.toml.tmp-99999999").exists());
+    assert_eq!(
+        fs::read(out.join("train.akd")).unwrap(),
+        fs::read(whole.join("train.akd")).unwrap()
+    );
+    fs::remove_dir_all(w).unwrap();
+}

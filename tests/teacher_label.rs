@@ -35,17 +35,7 @@ fn dataset(dir: &Path) -> PathBuf {
 
 /// The scripted teacher's command in `mode`, or `None` (with a note) without python3.
 fn fake(mode: &str, after: u32) -> Option<String> {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        common::skip_or_fail(
-            "PYTHON",
-            "the scripted teacher",
-            "python3 is not available",
-            "apt-get install python3",
-        );
+    if !common::python3("the scripted teacher") {
         return None;
     }
     let script =

@@ -331,6 +331,15 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
             bail!("{} exists and is not a folder", out.display());
         }
         let old = self.read_header()?;
+        // A killed run's half-written files (`games.csv.tmp-PID`, `sgf/game-N.sgf.tmp-PID`,
+        // the header's own `label.toml.tmp-PID` when the kill came before its first header):
+        // their games are replayed, so the files are only litter, and they must not make the
+        // folder look like one of unknown games below. Only in a folder of this kind (its
+        // header or its marker): another's files are never touched.
+        if old.is_some() || crate::util::output::dir_kind(out).as_deref() == Some(C::KIND) {
+            crate::util::fsio::remove_stale_temps(out)
+                .with_context(|| format!("cleaning {}", out.display()))?;
+        }
         if old.is_none() && out.exists() && !crate::util::output::holds_only_scaffolding(out)? {
             bail!(
                 "{} is not empty but has no {}: its games cannot be tied to players, so it is \
@@ -355,10 +364,6 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
         }
         crate::util::output::mark_dir(out, C::KIND)
             .with_context(|| format!("marking {}", out.display()))?;
-        // A killed run's half-written files (`games.csv.tmp-PID`, `sgf/game-N.sgf.tmp-PID`):
-        // their games are replayed, so the files are only litter.
-        crate::util::fsio::remove_stale_temps(out)
-            .with_context(|| format!("cleaning {}", out.display()))?;
         let mut rows = BTreeMap::new();
         for row in self.read_rows()? {
             config.schedule().check_finished(row.game(), &self.csv())?;

@@ -149,6 +149,37 @@ fn moves_of(v: &Value, field: &'static str) -> Result<Vec<(Color, Move)>, QueryE
         .collect()
 }
 
+/// Whether `rules` (a KataGo rules name, or a rules object as KataGo reads one) scores by
+/// area as akushu does: KataGo's area-scoring names, and objects whose `scoring` is `AREA`
+/// with no group tax and no button (which akushu would not count).
+fn area_rules(rules: &Value) -> bool {
+    match rules {
+        Value::String(name) => [
+            "tromp-taylor",
+            "chinese",
+            "chinese-ogs",
+            "chinese-kgs",
+            "area",
+            "aga",
+            "bga",
+            "new-zealand",
+        ]
+        .contains(&name.to_ascii_lowercase().as_str()),
+        Value::Object(o) => {
+            let text = |k: &str| {
+                o.get(k)
+                    .and_then(Value::as_str)
+                    .map(str::to_ascii_uppercase)
+            };
+            text("scoring").as_deref() == Some("AREA")
+                && o.get("tax")
+                    .is_none_or(|_| text("tax").as_deref() == Some("NONE"))
+                && o.get("hasButton").is_none_or(|b| b == &Value::Bool(false))
+        }
+        _ => false,
+    }
+}
+
 fn parse_query(v: &Value) -> Result<Query, QueryError> {
     let id = match v.get("id") {
         Some(Value::String(s)) => s.clone(),
@@ -163,19 +194,16 @@ fn parse_query(v: &Value) -> Result<Query, QueryError> {
             ));
         }
     }
-    if let Some(r) = v.get("rules") {
-        let ok = r.as_str().is_some_and(|r| {
-            let r = r.to_ascii_lowercase();
-            ["tromp-taylor", "chinese", "area", "aga", "new-zealand"].contains(&r.as_str())
-        });
-        if !ok {
-            return Err(field_error(
-                "rules",
-                format!(
-                    "akushu scores by area only (tromp-taylor, chinese, aga, new-zealand), not {r}"
-                ),
-            ));
-        }
+    if let Some(r) = v.get("rules")
+        && !area_rules(r)
+    {
+        return Err(field_error(
+            "rules",
+            format!(
+                "akushu scores by area only (tromp-taylor, chinese, chinese-ogs, chinese-kgs, \
+                 aga, bga, new-zealand, or a rules object with \"scoring\":\"AREA\"), not {r}"
+            ),
+        ));
     }
     let komi = match v.get("komi") {
         None => 7.0,
@@ -808,6 +836,41 @@ mod tests {
         let v = one(&mut s, r#"{"id":"b","moves":[["B","E5"],["W","E5"]]}"#);
         assert_eq!(v["id"], "b");
         assert!(v["error"].as_str().unwrap().contains("illegal"), "{v}");
+    }
+
+    /// KataGo's area-scoring rules are taken by every name it gives them and as rules
+    /// objects; territory scoring, a group tax or a button are refused on the field.
+    #[test]
+    fn area_rules_are_taken_in_each_of_katago_s_spellings() {
+        let mut s = AnalysisServer::new("uct:sims=5", 1).unwrap();
+        for rules in [
+            r#""chinese-ogs""#,
+            r#""Chinese-KGS""#,
+            r#""bga""#,
+            r#"{"scoring":"AREA","ko":"POSITIONAL","suicide":false,"tax":"NONE","hasButton":false,"whiteHandicapBonus":"0"}"#,
+            r#"{"scoring":"area"}"#,
+        ] {
+            let v = one(
+                &mut s,
+                &format!(r#"{{"id":"r","moves":[],"maxVisits":5,"rules":{rules}}}"#),
+            );
+            assert!(v["moveInfos"].is_array(), "{rules}: {v}");
+        }
+        for rules in [
+            r#""japanese""#,
+            r#""stone-scoring""#,
+            r#"{"scoring":"TERRITORY"}"#,
+            r#"{"scoring":"AREA","tax":"ALL"}"#,
+            r#"{"scoring":"AREA","hasButton":true}"#,
+            r#"{"ko":"SIMPLE"}"#,
+            "7",
+        ] {
+            let v = one(
+                &mut s,
+                &format!(r#"{{"id":"r","moves":[],"maxVisits":5,"rules":{rules}}}"#),
+            );
+            assert_eq!(v["field"], "rules", "{rules}: {v}");
+        }
     }
 
     #[test]

@@ -8,10 +8,11 @@
 //! there and nowhere else).
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -19,6 +20,20 @@ use serde_json::Value;
 
 /// Lines of the teacher's stderr kept for error messages.
 const STDERR_LINES: usize = 12;
+/// Bytes of one stderr line kept (the rest of a longer line is read and dropped).
+const STDERR_LINE_MAX: usize = 1000;
+/// Longest answer line read, in bytes: a KataGo answer for 9x9 with every option is well
+/// under 1 MiB, and a teacher that never ends a line must not fill the memory.
+pub const MAX_ANSWER: usize = 16 << 20;
+
+/// One line the teacher wrote on stdout, as its reader thread hands it over.
+enum Answer {
+    Line(String),
+    /// Not UTF-8: the line lossily decoded, for the message.
+    NotUtf8(String),
+    /// Over [`MAX_ANSWER`] bytes without a line end: reading stops there.
+    TooLong,
+}
 
 /// A running teacher.
 pub struct Teacher {
@@ -26,8 +41,10 @@ pub struct Teacher {
     child: Child,
     /// Query lines for the writer thread; dropped to close the teacher's stdin.
     queries: Option<Sender<String>>,
-    answers: Receiver<std::io::Result<String>>,
+    answers: Receiver<std::io::Result<Answer>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The stderr reader, finished once the teacher's stderr is closed.
+    stderr_reader: JoinHandle<()>,
 }
 
 /// What the teacher says it is (`query_version`, `query_models` where it answers one).
@@ -44,6 +61,13 @@ pub struct Identity {
 impl Teacher {
     /// Starts `command` through `sh -c` (so it may hold quotes and variables).
     pub fn start(command: &str) -> anyhow::Result<Teacher> {
+        // `sh -c "exec "` starts nothing and ends at once: say what is wrong instead.
+        if command.trim().is_empty() {
+            bail!(
+                "the teacher command is empty: give a program speaking KataGo's JSON analysis \
+                 protocol (`katago analysis -model NET -config CFG`, `akushu analysis`)"
+            );
+        }
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(format!("exec {command}"))
@@ -70,8 +94,28 @@ impl Teacher {
         });
         let (atx, arx) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let stop = line.is_err();
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut bytes = Vec::new();
+                let line = match (&mut r)
+                    .take(MAX_ANSWER as u64 + 1)
+                    .read_until(b'\n', &mut bytes)
+                {
+                    Ok(0) => return,
+                    Err(e) => Err(e),
+                    Ok(_) if bytes.len() > MAX_ANSWER => Ok(Answer::TooLong),
+                    Ok(_) => {
+                        let end = bytes.len() - usize::from(bytes.ends_with(b"\n"));
+                        bytes.truncate(end);
+                        Ok(match String::from_utf8(bytes) {
+                            Ok(l) => Answer::Line(l),
+                            Err(e) => {
+                                Answer::NotUtf8(String::from_utf8_lossy(e.as_bytes()).into_owned())
+                            }
+                        })
+                    }
+                };
+                let stop = matches!(line, Err(_) | Ok(Answer::TooLong));
                 if atx.send(line).is_err() || stop {
                     return;
                 }
@@ -79,14 +123,30 @@ impl Teacher {
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = tail.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { return };
-                let mut t = keep.lock().expect("stderr tail");
-                if t.len() == STDERR_LINES {
-                    t.pop_front();
+        // stderr is drained to its end whatever it holds: a reader that stopped (at bytes
+        // that are not UTF-8, say) would leave the teacher blocked on a full pipe, or killed
+        // by SIGPIPE at its next log line.
+        let stderr_reader = std::thread::spawn(move || {
+            let mut r = BufReader::new(stderr);
+            let mut line = Vec::new();
+            loop {
+                let mut chunk = Vec::new();
+                match (&mut r)
+                    .take(STDERR_LINE_MAX as u64)
+                    .read_until(b'\n', &mut chunk)
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
                 }
-                t.push_back(line);
+                let ended = chunk.ends_with(b"\n");
+                let room = STDERR_LINE_MAX.saturating_sub(line.len());
+                line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                if ended {
+                    push_line(&keep, &mut line);
+                }
+            }
+            if !line.is_empty() {
+                push_line(&keep, &mut line);
             }
         });
         Ok(Teacher {
@@ -95,6 +155,7 @@ impl Teacher {
             queries: Some(qtx),
             answers: arx,
             stderr: tail,
+            stderr_reader,
         })
     }
 
@@ -117,7 +178,18 @@ impl Teacher {
     /// is not a JSON object, or is silent for `timeout`.
     pub fn recv(&mut self, timeout: Duration) -> anyhow::Result<Value> {
         let line = match self.answers.recv_timeout(timeout) {
-            Ok(Ok(line)) => line,
+            Ok(Ok(Answer::Line(line))) => line,
+            Ok(Ok(Answer::NotUtf8(line))) => bail!(
+                "teacher `{}` answered a line that is not UTF-8: {:?}",
+                self.command,
+                shorten(&line)
+            ),
+            Ok(Ok(Answer::TooLong)) => bail!(
+                "teacher `{}` answered a line longer than {} MiB without its end: no answer \
+                 is that long",
+                self.command,
+                MAX_ANSWER >> 20
+            ),
             Ok(Err(e)) => bail!("{}", self.gone(&format!("reading its answers failed: {e}"))),
             Err(RecvTimeoutError::Disconnected) => bail!("{}", self.gone("it closed its output")),
             Err(RecvTimeoutError::Timeout) => bail!(
@@ -204,6 +276,15 @@ impl Teacher {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        if status.is_some() {
+            // Its last words may still be in the pipe: read them before quoting them.
+            for _ in 0..50 {
+                if self.stderr_reader.is_finished() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         let status = status.map_or("still running".to_string(), |s| s.to_string());
         format!(
             "teacher `{}` stopped answering: {what} ({status}){}",
@@ -231,6 +312,19 @@ impl Drop for Teacher {
         }
         let _ = self.child.wait();
     }
+}
+
+/// Keeps `line` (its line end dropped, bytes that are not UTF-8 replaced) as the newest of
+/// the last [`STDERR_LINES`] lines, and empties it.
+fn push_line(tail: &Mutex<VecDeque<String>>, line: &mut Vec<u8>) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end_matches(['\n', '\r']).to_string();
+    line.clear();
+    let mut t = tail.lock().expect("stderr tail");
+    if t.len() == STDERR_LINES {
+        t.pop_front();
+    }
+    t.push_back(text);
 }
 
 /// A line cut for an error message.

@@ -46,6 +46,12 @@ pub const CHUNK: u32 = 512;
 pub const DEFAULT_KOMI: f32 = 6.5;
 /// Query slots of a position: the 81 points and pass.
 const SLOTS: usize = NN + 1;
+/// The largest score lead an answer may give, in points: the most a label stores
+/// (hundredths in an `i16`), far beyond 81 points and `--komi`'s largest, 150.
+const MAX_SCORE_LEAD: f64 = i16::MAX as f64 / 100.0;
+/// How far the sum of an answer's policy over the legal moves may be from 1 (the printed
+/// shares' rounding).
+const POLICY_SUM_TOLERANCE: f64 = 0.01;
 
 /// A labelling run: what is labelled, by whom, and this run's share.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -438,6 +444,7 @@ fn assemble(
     all: &[Span],
     rows: &BTreeMap<u32, LabelRow>,
 ) -> anyhow::Result<Manifest> {
+    remove_dead_assemblies(out)?;
     let tmp = out.join(format!("dataset.tmp-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let mut counts = BTreeMap::new();
@@ -495,6 +502,27 @@ fn assemble(
     crate::util::fsio::write_atomic(&out.join(format::MANIFEST_FILE), json.as_bytes())?;
     std::fs::remove_dir_all(&tmp).with_context(|| format!("removing {}", tmp.display()))?;
     Ok(m)
+}
+
+/// Removes the `dataset.tmp-PID` folders of assemblies killed before they finished (their
+/// process gone): each holds a whole copy of the dataset, which the next assembly rewrites.
+fn remove_dead_assemblies(out: &Path) -> anyhow::Result<()> {
+    let entries = std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))?;
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("dataset.tmp-"))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && e.file_type().is_ok_and(|t| t.is_dir())
+            && !crate::util::commit::alive(pid)
+        {
+            std::fs::remove_dir_all(e.path())
+                .with_context(|| format!("removing {}", e.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// What is known of one position being labelled.
@@ -585,7 +613,7 @@ impl<'a> Labeller<'a> {
             // Children first, so that open positions finish and chunks close early.
             while self.in_flight.len() < self.options.in_flight.max(1) {
                 if let Some(a) = self.backlog.pop_front() {
-                    self.ask(a)?;
+                    self.ask(a).map_err(|e| self.stopped(e))?;
                     continue;
                 }
                 let Some(&&c) = next.peek() else { break };
@@ -610,7 +638,8 @@ impl<'a> Labeller<'a> {
                     chunk: c,
                     offset: next_offset,
                     slot: None,
-                })?;
+                })
+                .map_err(|e| self.stopped(e))?;
                 next_offset += 1;
                 if next_offset == span.count {
                     next.next();
@@ -620,12 +649,10 @@ impl<'a> Labeller<'a> {
             if self.in_flight.is_empty() {
                 break;
             }
-            let answer = self.teacher.recv(self.options.timeout).map_err(|e| {
-                e.context(format!(
-                    "labelling stopped; waiting for {}",
-                    self.waiting_for()
-                ))
-            })?;
+            let answer = self
+                .teacher
+                .recv(self.options.timeout)
+                .map_err(|e| self.stopped(e))?;
             if let Some(c) = self.take(answer)? {
                 let o = self.open.remove(&c).expect("an open chunk");
                 let row = self.finish_chunk(dir, c, o, rows)?;
@@ -792,6 +819,16 @@ impl<'a> Labeller<'a> {
         )
     }
 
+    /// `e`, a teacher that stopped (on a query sent or an answer awaited), with the
+    /// positions the run waited for: a teacher's end met on writing names them as one met
+    /// on reading does.
+    fn stopped(&self, e: anyhow::Error) -> anyhow::Error {
+        e.context(format!(
+            "labelling stopped; waiting for {}",
+            self.waiting_for()
+        ))
+    }
+
     /// The first few queries in flight, in words.
     fn waiting_for(&self) -> String {
         let mut asked: Vec<Asked> = self.in_flight.values().copied().collect();
@@ -853,8 +890,21 @@ fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, Stri
     if !(0.0..=1.0).contains(&winrate) {
         return Err(format!("win rate {winrate} is not in 0..1"));
     }
-    let score_lead = num(info, "scoreLead")? as f32;
-    let visits = info.get("visits").and_then(Value::as_u64).unwrap_or(0) as u32;
+    let score_lead = num(info, "scoreLead")?;
+    // Stored, a larger lead would be clamped into a plausible-looking label.
+    if score_lead.abs() > MAX_SCORE_LEAD {
+        return Err(format!(
+            "score lead {score_lead} is beyond any 9x9 score (at most {MAX_SCORE_LEAD})"
+        ));
+    }
+    let score_lead = score_lead as f32;
+    let visits = match info.get("visits") {
+        None => 0,
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| format!("rootInfo's visits {v} is not a count"))?,
+    };
     let mut label = TeacherLabel {
         policy: [NO_SHARE; SLOTS],
         winrate: winrate as f32,
@@ -886,6 +936,14 @@ fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, Stri
     }
     if legal == 0 {
         return Err("a policy with no legal move".into());
+    }
+    // A policy is a distribution over the legal moves: one that is not has been scaled or
+    // cut, and its shares would be stored as if they were probabilities.
+    let sum: f64 = policy.iter().filter(|&&p| p >= 0.0).sum();
+    if (sum - 1.0).abs() > POLICY_SUM_TOLERANCE {
+        return Err(format!(
+            "its policy's legal moves sum to {sum}, not 1: not a move distribution"
+        ));
     }
     let own = numbers(v, "ownership", NN)?;
     let sign = if to_move == 2 { -1.0 } else { 1.0 };

@@ -37,20 +37,37 @@ pub fn skip_or_fail(what: &str, test: &str, why: &str, fix: &str) {
     eprintln!("skipping {test}: {why} ({fix}; AKUSHU_REQUIRE_{what}=1 makes this a failure)");
 }
 
+/// Whether python3 runs (the scripted teachers); when it does not, `test` is skipped, or
+/// fails with `AKUSHU_REQUIRE_PYTHON` on.
+pub fn python3(test: &str) -> bool {
+    python_can(
+        &["--version"],
+        test,
+        "python3 is not available",
+        "apt-get install python3",
+    )
+}
+
 /// Whether python3 can import numpy (the Python scripts' tests); when it cannot, `test` is
 /// skipped, or fails with `AKUSHU_REQUIRE_PYTHON` on.
 pub fn python_with_numpy(test: &str) -> bool {
+    python_can(
+        &["-c", "import numpy"],
+        test,
+        "python3 with numpy is not available",
+        "sh scripts/install-python.sh",
+    )
+}
+
+/// Whether python3 with `args` succeeds; when not, `test` is skipped or fails as
+/// [`skip_or_fail`] says, with `why` and `fix`.
+fn python_can(args: &[&str], test: &str, why: &str, fix: &str) -> bool {
     let ok = Command::new("python3")
-        .args(["-c", "import numpy"])
+        .args(args)
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        skip_or_fail(
-            "PYTHON",
-            test,
-            "python3 with numpy is not available",
-            "sh scripts/install-python.sh",
-        );
+        skip_or_fail("PYTHON", test, why, fix);
     }
     ok
 }

@@ -337,29 +337,45 @@ impl Tree {
     /// Moves the root to the child reached by `mv` (tree reuse), keeping its subtree, or
     /// resets when that child was never expanded.
     pub fn advance(&mut self, color: Color, mv: Move) {
-        let mut board = self.root_board;
-        let legal = board.play_move(color, mv).is_ok();
-        let passes = if mv == Move::Pass {
-            self.root_passes.saturating_add(1)
-        } else {
-            0
-        };
-        let child = (color == self.root_to_move && legal)
-            .then(|| self.nodes[0].children())
-            .flatten()
-            .and_then(|kids| kids.into_iter().find(|&c| self.nodes[c].mv() == mv.index()));
+        self.advance_path(&[(color, mv)]);
+    }
+
+    /// Moves the root down `moves` (played in turn from the root) at once, keeping the
+    /// subtree of the node they reach, or resets at their end when a node on the way was
+    /// never expanded. Equal to advancing move by move, but only the last subtree is copied:
+    /// after an engine's reply and the opponent's answer, a small one.
+    pub fn advance_path(&mut self, moves: &[(Color, Move)]) {
+        let (mut board, mut to_move, mut passes) =
+            (self.root_board, self.root_to_move, self.root_passes);
+        // The node reached so far; `None` once the path leaves the expanded tree.
+        let mut node = Some(0);
+        for &(color, mv) in moves {
+            let legal = board.play_move(color, mv).is_ok();
+            passes = if mv == Move::Pass {
+                passes.saturating_add(1)
+            } else {
+                0
+            };
+            node = node
+                .filter(|_| color == to_move && legal)
+                .and_then(|n| self.nodes[n].children())
+                .and_then(|kids| kids.into_iter().find(|&c| self.nodes[c].mv() == mv.index()))
+                .filter(|&c| self.nodes[c].is_expanded());
+            to_move = color.opponent();
+        }
         // With root noise a reused root would keep the priors it got as an inner node: the
         // tree starts afresh so every root gets its noise.
         let reuse = self.settings.root_noise.is_none();
-        match child {
-            Some(c) if reuse && self.nodes[c].is_expanded() && self.spare_ready() => {
+        match node {
+            Some(c) if reuse && c != 0 && self.spare_ready() => {
                 self.compact_from(c);
                 self.root_board = board;
-                self.root_to_move = color.opponent();
+                self.root_to_move = to_move;
                 self.root_passes = passes;
                 self.clear_outcomes();
             }
-            _ => self.reset(board, color.opponent(), passes),
+            _ if moves.is_empty() => {}
+            _ => self.reset(board, to_move, passes),
         }
     }
 

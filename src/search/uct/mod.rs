@@ -96,6 +96,15 @@ pub struct UctEngine {
     clocks: [Clock; 2],
     /// Simulations run by the last search (fewer than `sims` when a time limit hit).
     last_sims: u64,
+    /// Seconds a move's own work after its search took, as last measured, a spike's weight
+    /// halving each move: kept back from the next budget beside `time_safety`, since the
+    /// clock runs until the move is answered.
+    after_search: f64,
+    /// Moves played since the trees last moved (with `reuse`): an engine's own reply is not
+    /// followed into its subtree at once, which copies a large part of the tree while the
+    /// clock runs, but with the opponent's answer, on the opponent's time, or when the
+    /// trees are next needed; the subtree copied is then the answer's, a small one.
+    pending: Vec<(Color, Move)>,
 }
 
 impl UctEngine {
@@ -232,6 +241,8 @@ impl UctEngine {
             value_net,
             clocks: [Clock::new(TimeControl::None); 2],
             last_sims: 0,
+            after_search: 0.0,
+            pending: Vec::new(),
         })
     }
 
@@ -289,12 +300,24 @@ impl UctEngine {
     /// Empties the trees for the game's current position; their playouts score with the
     /// game's komi (so a new game, a komi change and a set-up game all come through here).
     fn reset_trees(&mut self) {
+        self.pending.clear();
         let (b, c) = (*self.game.board(), self.game.to_move());
         let (passes, komi) = (self.trailing_passes(), self.game.komi());
         for t in &mut self.trees {
             t.settings.playout.komi = komi;
             t.reset(b, c, passes);
         }
+    }
+
+    /// Moves the trees down the moves played since they last moved ([`UctEngine::pending`]).
+    fn sync_trees(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        for t in &mut self.trees {
+            t.advance_path(&self.pending);
+        }
+        self.pending.clear();
     }
 
     /// Searches the current position with `color` to move (the configured number of
@@ -321,15 +344,7 @@ impl UctEngine {
     fn search(&mut self, color: Color) -> Vec<(u32, f32, bool, u32)> {
         let total = self.config.sims as u64;
         let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
-        let own_moves = self
-            .game
-            .moves()
-            .iter()
-            .filter(|(c, _)| *c == color)
-            .count();
-        if let Some(share) =
-            self.clocks[color.idx()].budget(own_moves as u32, self.config.time_safety)
-        {
+        if let Some(share) = self.move_budget(color) {
             limit = Some(limit.map_or(share, |l| l.min(share)));
         }
         let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
@@ -337,9 +352,25 @@ impl UctEngine {
         self.root_totals()
     }
 
+    /// Seconds the clock gives `color`'s next move, `None` when it does not limit: its
+    /// budget less the safety margin and the work a move does after its search.
+    fn move_budget(&self, color: Color) -> Option<f64> {
+        let own_moves = self
+            .game
+            .moves()
+            .iter()
+            .filter(|(c, _)| *c == color)
+            .count();
+        self.clocks[color.idx()].budget(
+            own_moves as u32,
+            self.config.time_safety + self.after_search,
+        )
+    }
+
     /// Runs up to `total` simulations for `color` (fewer when `deadline` passes), split over
     /// the threads; `reuse` false starts every thread from a fresh tree. Sets `last_sims`.
     fn run_search(&mut self, color: Color, total: u64, deadline: Option<Instant>, reuse: bool) {
+        self.sync_trees();
         let board = *self.game.board();
         let passes = self.trailing_passes();
         let allowed = self.root_allowed(color);
@@ -417,6 +448,17 @@ impl UctEngine {
             Color::Black => margin <= 0.0,
             Color::White => margin >= 0.0,
         }
+    }
+
+    /// Plays `mv` in the game; the trees follow it when next needed ([`UctEngine::pending`]).
+    fn play_deferred(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        self.game.play_as(color, mv)?;
+        if self.config.reuse {
+            self.pending.push((color, mv));
+        } else {
+            self.reset_trees();
+        }
+        Ok(())
     }
 
     /// Chooses a move (the most visited; ties to the higher win count, then lower index).
@@ -498,18 +540,21 @@ impl UctEngine {
         inspect: impl FnOnce(&Self) -> T,
     ) -> (EngineMove, MoveStats, T) {
         let was_over = self.game.is_over();
-        let (m, stats) = self.decide(color, cleanup);
-        // Until the controller reports the clock again, count the move against it.
-        self.clocks[color.idx()].spend(stats.seconds);
+        let (mut m, stats) = self.decide(color, cleanup);
         let seen = inspect(self);
+        let after = Instant::now();
         if let EngineMove::Play(mv) = m
             && !was_over
-            && self.play(color, mv).is_err()
+            && self.play_deferred(color, mv).is_err()
         {
             // Cannot happen (root moves pass the game's check); pass rather than panic.
-            let _ = self.play(color, Move::Pass);
-            return (EngineMove::Play(Move::Pass), stats, seen);
+            let _ = self.play_deferred(color, Move::Pass);
+            m = EngineMove::Play(Move::Pass);
         }
+        let tail = after.elapsed().as_secs_f64();
+        self.after_search = tail.max(self.after_search * 0.5);
+        // Until the controller reports the clock again, count the whole move against it.
+        self.clocks[color.idx()].spend(stats.seconds + tail);
         (m, stats, seen)
     }
 }

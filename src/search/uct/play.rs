@@ -22,14 +22,8 @@ impl Engine for UctEngine {
     }
 
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
-        self.game.play_as(color, mv)?;
-        if self.config.reuse {
-            for t in &mut self.trees {
-                t.advance(color, mv);
-            }
-        } else {
-            self.reset_trees();
-        }
+        self.play_deferred(color, mv)?;
+        self.sync_trees();
         Ok(())
     }
 
@@ -65,6 +59,8 @@ impl Engine for UctEngine {
     }
 
     fn analyzer(&mut self) -> Option<&mut dyn LiveAnalysis> {
+        // Analysis reads the trees at the game's position.
+        self.sync_trees();
         Some(self)
     }
 

@@ -44,6 +44,67 @@ fn value_search_over(dir: &str, sims: u32) -> UctEngine {
     UctEngine::new(config, 3).unwrap()
 }
 
+/// A move's own work after its search (the tree moved to the reply) runs on the clock:
+/// the self-counted clock is charged the whole move, and the next budget keeps that work
+/// back beside `time_safety`.
+#[test]
+fn the_work_after_a_search_is_counted_and_kept_back() {
+    let mut e = value_search(64);
+    e.set_time_control(TimeControl::Absolute { main: 1000.0 });
+    let (_, stats) = e.genmove(Color::Black);
+    let spent = 1000.0 - e.clocks[Color::Black.idx()].left;
+    assert!(
+        (spent - (stats.seconds + e.after_search)).abs() < 1e-9,
+        "charged {spent}: the search's {} s and the {} s after it",
+        stats.seconds,
+        e.after_search
+    );
+    // A move whose work after the search took 2 s: the next budget is 2 s shorter.
+    e.after_search = 2.0;
+    let clock = e.clocks[Color::White.idx()];
+    let want = clock.budget(0, e.config.time_safety + 2.0).unwrap();
+    assert!(want < clock.budget(0, e.config.time_safety).unwrap() - 1.9);
+    assert_eq!(e.move_budget(Color::White), Some(want));
+}
+
+/// An engine's own reply leaves the trees at the position it searched (copying the
+/// reply's subtree then would run on its clock); the opponent's answer moves them down
+/// both moves at once, to the tree that following each move in turn gives.
+#[test]
+fn the_trees_follow_a_reply_with_the_answer_to_it() {
+    let root_stats = |e: &UctEngine| -> Vec<(usize, u32, f32)> {
+        e.trees[0]
+            .root_children()
+            .iter()
+            .map(|c| (c.mv(), c.real_visits(), c.real_wins()))
+            .collect()
+    };
+    let (mut step, mut path) = (value_search(400), value_search(400));
+    let EngineMove::Play(reply) = step.genmove(Color::Black).0 else {
+        panic!("a move")
+    };
+    assert_eq!(path.genmove(Color::Black).0, EngineMove::Play(reply));
+    assert_eq!(path.pending, vec![(Color::Black, reply)], "the trees wait");
+    assert!(
+        path.trees[0].root().real_visits() >= 400,
+        "still the searched root"
+    );
+    // Move by move: the reply's subtree first, then the answer's within it.
+    step.sync_trees();
+    let answer = step.trees[0]
+        .root_children()
+        .iter()
+        .max_by_key(|c| c.real_visits())
+        .map(|c| Move::from_index(c.mv()).unwrap())
+        .unwrap();
+    step.play(Color::White, answer).unwrap();
+    path.play(Color::White, answer).unwrap();
+    assert!(path.pending.is_empty());
+    assert!(path.trees[0].node_count() > 1, "the answer's subtree kept");
+    assert_eq!(path.trees[0].node_count(), step.trees[0].node_count());
+    assert_eq!(root_stats(&path), root_stats(&step));
+}
+
 /// A value-only search counts no final boards, so analysis' ownership and scores come from
 /// the network's ownership head, for the side asked: with a black wall down the E column
 /// and two white stones in a corner, black leads by most of the board and white trails by
