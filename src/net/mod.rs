@@ -11,6 +11,7 @@
 //! - [`provenance`]: the datasets and games a model was trained on.
 //! - [`targets`]: what each head learns from a position (move, value, ownership, score).
 //! - [`heads`]: what the value and score heads call on held-out positions (`eval --value`).
+//! - [`tasks`]: each network's batch encoding, forward pass and losses, and validation.
 //! - [`train`]: the seeded, checkpointed, early-stopping training loop.
 //! - [`plain`]: the burn-free batch-1 evaluators the search calls.
 //! - [`quant`]: the CNN evaluator with 8-bit integer convolutions (faster, same on every CPU).
@@ -38,6 +39,7 @@ pub mod quant;
 pub mod speed;
 pub mod synthetic;
 pub mod targets;
+pub mod tasks;
 pub mod train;
 pub mod truth;
 
