@@ -332,6 +332,51 @@ fn provenance_is_recovered_for_older_models_and_exclude_seen_leaves_their_games_
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A committed loop candidate holds its self-play games by their older identity (a hash of
+/// the moves), which a dataset built from the same games' SGFs never matched: evaluated on
+/// it, the candidate passed unrefused. `provenance --sgf-identities` maps them to their SGF
+/// identity beside its game set, and the same evaluation is then refused.
+#[test]
+fn a_loop_candidate_is_refused_on_its_own_self_play_games_built_from_their_sgfs() {
+    let dir = temp("sgf-identities");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("report/loops/value/gen-001");
+    let model = dir.join("model");
+    std::fs::create_dir_all(&model).unwrap();
+    for e in std::fs::read_dir(root.join("model")).unwrap() {
+        let from = e.unwrap().path();
+        if from.is_file() && !from.ends_with("training_games.sgf.hashes") {
+            std::fs::copy(&from, model.join(from.file_name().unwrap())).unwrap();
+        }
+    }
+    let sgf = root.join("selfplay/sgf");
+    let data = dir.join("data");
+    let (ok, text) = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        sgf.to_str().unwrap(),
+        "--out",
+        data.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(ok, "{text}");
+    let (d, m) = (data.to_str().unwrap(), model.to_str().unwrap());
+    let eval = ["eval", "--data", d, "--split", "all", "--model", m];
+    let (ok, text) = akushu(&eval);
+    assert!(ok, "before: not refused (the hole): {text}");
+    let (ok, text) = akushu(&["provenance", m, "--sgf-identities", sgf.to_str().unwrap()]);
+    assert!(
+        ok && text.contains("177 of 200 self-play games are training games"),
+        "{text}"
+    );
+    let (ok, text) = akushu(&eval);
+    assert!(
+        !ok && text.contains("was trained on 177 of the 200"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A shipped model folder copied elsewhere is whole: its recovered game sets come with it.
 /// A recovery that named a shared set beside the folder (`../provenance/`, as older ones
 /// did) is still read there, and a copy without that set is refused naming the file.

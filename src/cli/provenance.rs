@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::net::provenance::{ModelGames, Provenance, recover};
+use crate::net::provenance::{
+    ModelGames, Provenance, SGF_IDENTITIES_FILE, add_sgf_identities, recover,
+};
 
 #[derive(Debug, Clone, Args)]
 pub struct ProvenanceArgs {
@@ -25,6 +27,12 @@ pub struct ProvenanceArgs {
     /// How the datasets were identified (kept in `provenance.json`).
     #[arg(long)]
     pub note: Option<String>,
+    /// Folders of self-play SGFs (a loop's `gen-NNN/selfplay/sgf`): those among the model's
+    /// training games by their older self-play identity are added under their SGF identity
+    /// (`training_games.sgf.hashes`), so `eval` knows them whichever way they reach a
+    /// dataset (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub sgf_identities: Vec<PathBuf>,
 }
 
 fn describe(p: &Provenance, indent: &str) {
@@ -64,6 +72,14 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<()> {
         crate::outln!(
             "recovered: {}",
             args.model.join("provenance.json").display()
+        );
+    }
+    if !args.sgf_identities.is_empty() {
+        let (matched, read) = add_sgf_identities(&args.model, &args.sgf_identities)?;
+        crate::outln!(
+            "{matched} of {read} self-play games are training games by their older identity: \
+             their SGF identities are in {}",
+            args.model.join(SGF_IDENTITIES_FILE).display()
         );
     }
     let model = ModelGames::load(&args.model)?;

@@ -35,6 +35,15 @@ pub fn game_hash(content_key: &[u8]) -> u64 {
     seeded_hash(content_key, 0)
 }
 
+/// The identity self-play datasets gave a game before every path took its SGF's: the hash
+/// of `selfplay` followed by each move's point (81 for a pass). Game sets of models trained
+/// then hold it; [`crate::net::provenance::add_sgf_identities`] maps them to [`game_hash`].
+pub fn selfplay_moves_hash(moves: impl IntoIterator<Item = Option<usize>>) -> u64 {
+    let mut key = b"selfplay".to_vec();
+    key.extend(moves.into_iter().map(|m| m.map_or(81, |p| p as u8)));
+    game_hash(&key)
+}
+
 /// The split a game with hash `hash` falls in: a seeded hash of it read as a fraction of
 /// 2^64, below `validation` is validation, below `validation + test` is test.
 pub fn split_of_hash(hash: u64, validation: f64, test: f64, seed: u64) -> Split {

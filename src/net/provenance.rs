@@ -294,6 +294,57 @@ pub fn record(
     Ok(())
 }
 
+/// Beside a model's recorded games: the same games under their SGF identity, for models whose
+/// game sets hold self-play games by their older identity
+/// ([`selfplay_moves_hash`](crate::dataset::gameset::selfplay_moves_hash)); read with them.
+pub const SGF_IDENTITIES_FILE: &str = "training_games.sgf.hashes";
+
+/// Finds every SGF under `sgf_dirs` (the self-play games of loops, committed beside their
+/// candidates) whose older self-play identity is among model `dir`'s training games and
+/// adds its SGF identity to [`SGF_IDENTITIES_FILE`] in `dir` (kept with what is there: run it
+/// again with more folders and nothing is lost). Returns the games matched and the SGFs read.
+/// The weights and every other file stay as they are.
+pub fn add_sgf_identities(dir: &Path, sgf_dirs: &[PathBuf]) -> Result<(usize, usize)> {
+    let recorded = ModelGames::load(dir)?.games.map_err(|why| {
+        anyhow::anyhow!("{}: its training games are unknown: {why}", dir.display())
+    })?;
+    let (mut found, mut read) = (Vec::new(), 0usize);
+    for d in sgf_dirs {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(d)
+            .with_context(|| format!("reading {}", d.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "sgf"))
+            .collect();
+        files.sort();
+        for f in files {
+            let bytes = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+            let text = f.display().to_string();
+            let rec = crate::sgf::parse_record(&bytes, &text, &text)
+                .map_err(|e| anyhow::anyhow!("{text}: {e}"))?;
+            read += 1;
+            let moves = rec.moves.iter().map(|(_, m)| match m {
+                crate::rules::Move::Pass => None,
+                crate::rules::Move::Play(p) => Some(p.index()),
+            });
+            if recorded.contains(crate::dataset::gameset::selfplay_moves_hash(moves)) {
+                found.push(crate::dataset::gameset::game_hash(&rec.content_key()));
+            }
+        }
+    }
+    let matched = found.len();
+    let file = dir.join(SGF_IDENTITIES_FILE);
+    if matched == 0 {
+        // Nothing to map: the model folder stays exactly as it was.
+        return Ok((0, read));
+    }
+    let mut set = GameSet::new(found);
+    if file.is_file() {
+        set = set.union(&GameSet::read(&file)?);
+    }
+    set.write(&file)?;
+    Ok((matched, read))
+}
+
 /// A model directory's provenance and training games, as far as it recorded them.
 pub struct ModelGames {
     pub provenance: Option<Provenance>,
@@ -354,6 +405,12 @@ impl ModelGames {
                 all = all.union(&GameSet::read(&file)?);
             }
             Ok(all)
+        };
+        // The same games under their SGF identity, where they were mapped.
+        let sgf = dir.join(SGF_IDENTITIES_FILE);
+        let games = match games {
+            Ok(set) if sgf.is_file() => Ok(set.union(&GameSet::read(&sgf)?)),
+            other => other,
         };
         Ok(ModelGames {
             provenance: Some(provenance),
