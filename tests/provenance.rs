@@ -377,6 +377,72 @@ fn a_loop_candidate_is_refused_on_its_own_self_play_games_built_from_their_sgfs(
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A loop candidate trained before provenance was kept gets it from its committed loop
+/// folder: its window's training and validation games by their seeds and SGFs, to the
+/// position (the recovered count is the one `state.json` recorded), its parent's games with
+/// them; a second recovery is refused, and its own self-play games are refused in `eval`.
+#[test]
+fn a_loop_candidate_recovers_its_provenance_from_the_loop_folder() {
+    let dir = temp("recover-loop");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("report/loops/gpu2-sims1600");
+    let lp = dir.join("loop");
+    let model = lp.join("gen-001/model");
+    let sgf = lp.join("gen-001/selfplay/sgf");
+    std::fs::create_dir_all(&model).unwrap();
+    std::fs::create_dir_all(&sgf).unwrap();
+    for f in ["loop.toml", "state.json"] {
+        std::fs::copy(root.join(f), lp.join(f)).unwrap();
+    }
+    // The candidate as it was committed: without the provenance recovered since.
+    for f in [
+        "config.json",
+        "model.bpk",
+        "model.bpk.checksum",
+        "train_log.csv",
+    ] {
+        std::fs::copy(root.join("gen-001/model").join(f), model.join(f)).unwrap();
+    }
+    for f in ["games.csv", "selfplay.toml"] {
+        std::fs::copy(
+            root.join("gen-001/selfplay").join(f),
+            lp.join("gen-001/selfplay").join(f),
+        )
+        .unwrap();
+    }
+    for e in std::fs::read_dir(root.join("gen-001/selfplay/sgf")).unwrap() {
+        let from = e.unwrap().path();
+        std::fs::copy(&from, sgf.join(from.file_name().unwrap())).unwrap();
+    }
+    let (m, l) = (model.to_str().unwrap(), lp.to_str().unwrap());
+    let recover = ["provenance", m, "--recover-loop", l, "--generation", "1"];
+    let (ok, text) = akushu(&recover);
+    assert!(
+        ok && text.contains("(18826 training positions without passes)")
+            && text.contains("state.json: 18826"),
+        "{text}"
+    );
+    let (ok, text) = akushu(&recover);
+    assert!(!ok && text.contains("already"), "{text}");
+    let data = dir.join("data");
+    let (ok, text) = akushu(&[
+        "dataset",
+        "build",
+        "--sgf",
+        sgf.to_str().unwrap(),
+        "--out",
+        data.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(ok, "{text}");
+    let d = data.to_str().unwrap();
+    let (ok, text) = akushu(&["eval", "--data", d, "--split", "all", "--model", m]);
+    assert!(
+        !ok && text.contains("was trained on 230 of the 256"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A shipped model folder copied elsewhere is whole: its recovered game sets come with it.
 /// A recovery that named a shared set beside the folder (`../provenance/`, as older ones
 /// did) is still read there, and a copy without that set is refused naming the file.

@@ -33,6 +33,14 @@ pub struct ProvenanceArgs {
     /// dataset (repeatable).
     #[arg(long, value_name = "DIR")]
     pub sgf_identities: Vec<PathBuf>,
+    /// Record the provenance of a loop candidate trained before it was kept, from the
+    /// committed loop folder (`loop.toml`, `state.json`, each generation's `selfplay/`):
+    /// MODEL is that folder's `gen-NNN/model`, `--generation` its N.
+    #[arg(long, value_name = "LOOP", requires = "generation")]
+    pub recover_loop: Option<PathBuf>,
+    /// The generation whose candidate `--recover-loop` recovers.
+    #[arg(long, requires = "recover_loop")]
+    pub generation: Option<u32>,
 }
 
 fn describe(p: &Provenance, indent: &str) {
@@ -72,6 +80,24 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<()> {
         crate::outln!(
             "recovered: {}",
             args.model.join("provenance.json").display()
+        );
+    }
+    if let (Some(dir), Some(generation)) = (&args.recover_loop, args.generation) {
+        let want = dir.join(format!("gen-{generation:03}")).join("model");
+        if std::fs::canonicalize(&want).ok() != std::fs::canonicalize(&args.model).ok() {
+            anyhow::bail!(
+                "--recover-loop: generation {generation}'s candidate is {}, not {}",
+                want.display(),
+                args.model.display()
+            );
+        }
+        let r = crate::selfplay_loop::recover::recover_candidate(dir, generation)?;
+        crate::outln!(
+            "recovered: {} self-play games of the window in training or validation \
+             ({} training positions without passes), {} training games in all",
+            r.selfplay_games,
+            r.selfplay_train_positions,
+            r.games
         );
     }
     if !args.sgf_identities.is_empty() {

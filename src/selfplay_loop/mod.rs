@@ -43,6 +43,7 @@ use crate::util::rng::mix64;
 
 pub mod chart;
 pub mod gate;
+pub mod recover;
 
 use gate::GateTest;
 
