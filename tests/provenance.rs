@@ -349,17 +349,7 @@ fn a_loop_candidate_is_refused_on_its_own_self_play_games_built_from_their_sgfs(
         }
     }
     let sgf = root.join("selfplay/sgf");
-    let data = dir.join("data");
-    let (ok, text) = akushu(&[
-        "dataset",
-        "build",
-        "--sgf",
-        sgf.to_str().unwrap(),
-        "--out",
-        data.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(ok, "{text}");
+    let data = build_dataset(&sgf, &dir.join("data"), &[]);
     let (d, m) = (data.to_str().unwrap(), model.to_str().unwrap());
     let eval = ["eval", "--data", d, "--split", "all", "--model", m];
     let (ok, text) = akushu(&eval);
@@ -423,17 +413,7 @@ fn a_loop_candidate_recovers_its_provenance_from_the_loop_folder() {
     );
     let (ok, text) = akushu(&recover);
     assert!(!ok && text.contains("already"), "{text}");
-    let data = dir.join("data");
-    let (ok, text) = akushu(&[
-        "dataset",
-        "build",
-        "--sgf",
-        sgf.to_str().unwrap(),
-        "--out",
-        data.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(ok, "{text}");
+    let data = build_dataset(&sgf, &dir.join("data"), &[]);
     let d = data.to_str().unwrap();
     let (ok, text) = akushu(&["eval", "--data", d, "--split", "all", "--model", m]);
     assert!(
