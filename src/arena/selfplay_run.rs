@@ -296,11 +296,7 @@ pub fn game_id(row: &SelfplayRow) -> String {
 /// (board, komi, setup and every move, the random opening's included), as a dataset built
 /// from that SGF gives it.
 fn sgf_identity(sp: &SelfplayDir, game: u32) -> anyhow::Result<u64> {
-    let path = sp.sgf(game);
-    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-    let text = path.display().to_string();
-    let rec = crate::sgf::parse_record(&bytes, &text, &text)
-        .map_err(|e| anyhow::anyhow!("{text}: {e}"))?;
+    let rec = crate::dataset::gameset::read_sgf_game(&sp.sgf(game))?;
     Ok(game_hash(&rec.content_key()))
 }
 

@@ -37,11 +37,19 @@ pub fn game_hash(content_key: &[u8]) -> u64 {
 
 /// The identity self-play datasets gave a game before every path took its SGF's: the hash
 /// of `selfplay` followed by each move's point (81 for a pass). Game sets of models trained
-/// then hold it; [`crate::net::provenance::add_sgf_identities`] maps them to [`game_hash`].
+/// then hold it; `akushu provenance --sgf-identities` maps them to [`game_hash`].
 pub fn selfplay_moves_hash(moves: impl IntoIterator<Item = Option<usize>>) -> u64 {
     let mut key = b"selfplay".to_vec();
     key.extend(moves.into_iter().map(|m| m.map_or(81, |p| p as u8)));
     game_hash(&key)
+}
+
+/// The game of the SGF file at `path` (the first of a collection), errors naming the file:
+/// what a recorded game's identity ([`game_hash`] of its content key) is read from.
+pub fn read_sgf_game(path: &Path) -> Result<crate::sgf::GameRecord> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = path.display().to_string();
+    crate::sgf::parse_record(&bytes, &text, &text).map_err(|e| anyhow::anyhow!("{text}: {e}"))
 }
 
 /// The split a game with hash `hash` falls in: a seeded hash of it read as a fraction of

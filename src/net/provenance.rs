@@ -258,10 +258,16 @@ pub fn recover(
         game_sets,
         imported: None,
     };
-    let path = dir.join(RECOVERED_FILE);
-    let json = serde_json::to_string_pretty(&provenance)?;
-    crate::util::fsio::write_atomic(&path, json.as_bytes())?;
+    write_recovered(dir, &provenance)?;
     Ok(provenance)
+}
+
+/// Writes `provenance` as model `dir`'s recovered provenance ([`RECOVERED_FILE`]).
+pub fn write_recovered(dir: &Path, provenance: &Provenance) -> Result<()> {
+    let path = dir.join(RECOVERED_FILE);
+    let json = serde_json::to_string_pretty(provenance)?;
+    crate::util::fsio::write_atomic(&path, json.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Sets `config.provenance` for a run into `out` and writes its training games beside
@@ -317,10 +323,7 @@ pub fn add_sgf_identities(dir: &Path, sgf_dirs: &[PathBuf]) -> Result<(usize, us
             .collect();
         files.sort();
         for f in files {
-            let bytes = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
-            let text = f.display().to_string();
-            let rec = crate::sgf::parse_record(&bytes, &text, &text)
-                .map_err(|e| anyhow::anyhow!("{text}: {e}"))?;
+            let rec = crate::dataset::gameset::read_sgf_game(&f)?;
             read += 1;
             let moves = rec.moves.iter().map(|(_, m)| match m {
                 crate::rules::Move::Pass => None,

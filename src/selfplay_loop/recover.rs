@@ -18,9 +18,9 @@ use super::{DataSection, LoopState};
 use crate::arena::selfplay_run::{SelfplayDir, game_id};
 use crate::dataset::Split;
 use crate::dataset::build::assign_splits_by_id;
-use crate::dataset::gameset::{GameSet, game_hash};
+use crate::dataset::gameset::{GameSet, game_hash, read_sgf_game};
 use crate::net::model::model_checksum;
-use crate::net::provenance::{DataRef, ModelGames, Parent, Provenance, RECOVERED_FILE};
+use crate::net::provenance::{DataRef, ModelGames, Parent, Provenance, write_recovered};
 
 /// The keys of a recorded `loop.toml` that say what a candidate trained on. Read alone, so a
 /// folder recorded under keys since refused (a share-threshold gate) still reads.
@@ -103,12 +103,7 @@ pub fn recover_candidate(loop_dir: &Path, generation: u32) -> anyhow::Result<Rec
             if split == Split::Test {
                 continue;
             }
-            let path = sp.sgf(row.game);
-            let bytes =
-                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            let text = path.display().to_string();
-            let rec = crate::sgf::parse_record(&bytes, &text, &text)
-                .map_err(|e| anyhow::anyhow!("{text}: {e}"))?;
+            let rec = read_sgf_game(&sp.sgf(row.game))?;
             hashes.push(game_hash(&rec.content_key()));
             if split == Split::Train {
                 let played = rec
@@ -170,8 +165,7 @@ pub fn recover_candidate(loop_dir: &Path, generation: u32) -> anyhow::Result<Rec
         game_sets: vec![file],
         imported: None,
     };
-    let text = serde_json::to_string_pretty(&provenance)?;
-    crate::util::fsio::write_atomic(&model.join(RECOVERED_FILE), text.as_bytes())?;
+    write_recovered(&model, &provenance)?;
     Ok(Recovered {
         selfplay_games,
         selfplay_train_positions: train_positions,
