@@ -711,7 +711,7 @@ def timed_pairs(engine, settings, moves, allowed, load=0, nice=0):
     return worst <= allowed, f"two moves of a colour took {worst:.3f} s of {allowed} s"
 
 
-ENGINES = [("", "strong5 (default)"), ("strong3", "strong3"), ("uct:sims=1000000", "uct playouts")]
+ENGINES = [("", "the default engine"), ("strong3", "strong3"), ("uct:sims=1000000", "uct playouts")]
 SYSTEMS = [
     (["kgs-time_settings byoyomi 0 1 1"], 1.0, "byo-yomi 1 period of 1 s"),
     (["kgs-time_settings byoyomi 0 0.5 3"], 0.5, "byo-yomi 3 periods of 0.5 s"),
@@ -1287,7 +1287,7 @@ for k, (line, desc) in enumerate([('{"id": 5, "moves": []}', "a numeric id"), ('
         return code == 0 and "field" in ans[0], str(ans[0])[:120]
 
 
-@acase("A085", "the default engine (strong5) under a 500-query flood with a terminate_all: all answered, exit 0")
+@acase("A085", "the default engine under a 500-query flood with a terminate_all: all answered, exit 0")
 def _():
     lines = [q(f"s{i}", GAME[:i % 7], maxVisits=20) for i in range(500)]
     lines.insert(250, json.dumps({"id": "all", "action": "terminate_all"}))

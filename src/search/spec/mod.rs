@@ -124,6 +124,14 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
         keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong5"))),
     },
     EngineKind {
+        name: "strong6",
+        doc: "`strong5`'s search over `cnn-distilled-b6c96-cosine`, its network trained further on the same KataGo labels with an annealed learning rate (`STRONG6_PRESET`); the default of `gtp` and `analysis`; keys given change the preset.",
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
+        canonical: canonical_preset,
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong6"))),
+    },
+    EngineKind {
         name: "flat",
         doc: "Flat Monte-Carlo with UCB at the root, no tree (\"Moskit\").",
         build: |spec, seed| {

@@ -1,4 +1,4 @@
-//! The UCT presets (`strong` to `strong5`): fixed `uct` specs under a kind word of their
+//! The UCT presets (`strong` to `strong6`): fixed `uct` specs under a kind word of their
 //! own, and parsing and printing specs that name them.
 
 use super::*;
@@ -43,6 +43,15 @@ pub const STRONG5_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_
     resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96,select=puct,\
     value=nnq:models/cnn-distilled-b6c96,value_mix=1,time_safety=0.01,history=true";
 
+/// The `strong6` preset: `strong5`'s search over `cnn-distilled-b6c96-cosine`, the same
+/// network trained three epochs more on the same KataGo labels with the learning rate
+/// annealed (a cosine to 2% of it). Every search setting is `strong5`'s, so the two differ
+/// in the network alone (docs/value-search.md, "The network's training").
+pub const STRONG6_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
+    resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96-cosine,\
+    select=puct,value=nnq:models/cnn-distilled-b6c96-cosine,value_mix=1,time_safety=0.01,\
+    history=true";
+
 /// The UCT presets by kind word. A preset never changes once specs that name it are
 /// recorded (match folders, experiment files): a better one gets a new word, as new weights
 /// get a new model directory.
@@ -52,6 +61,7 @@ pub const UCT_PRESETS: &[(&str, &str)] = &[
     ("strong3", STRONG3_PRESET),
     ("strong4", STRONG4_PRESET),
     ("strong5", STRONG5_PRESET),
+    ("strong6", STRONG6_PRESET),
 ];
 
 /// The preset `uct` spec of a kind word, if it names a preset.

@@ -164,6 +164,25 @@ fn strong5_is_a_value_only_puct_search_on_one_network() {
     assert!(!c.priors && c.rave == 0.0);
 }
 
+/// `strong6` is `strong5` with another network: every search setting equal, so a match
+/// between them measures the network alone.
+#[test]
+fn strong6_is_strong5_with_the_annealed_network() {
+    let five = preset_config("strong5");
+    let mut six = preset_config("strong6");
+    assert!(
+        six.policy
+            .as_deref()
+            .unwrap()
+            .ends_with("cnn-distilled-b6c96-cosine")
+    );
+    assert_eq!(six.policy, six.value);
+    assert_ne!(six.policy, five.policy);
+    six.policy = five.policy.clone();
+    six.value = five.value.clone();
+    assert_eq!(six, five);
+}
+
 #[test]
 fn a_territory_players_name_rebuilds_it() {
     let e = build_engine("territory", 42).unwrap();
