@@ -125,11 +125,19 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
     },
     EngineKind {
         name: "strong6",
-        doc: "`strong5`'s search over `cnn-distilled-b6c96-cosine`, its network trained further on the same KataGo labels with an annealed learning rate (`STRONG6_PRESET`); the default of `gtp` and `analysis`; keys given change the preset.",
+        doc: "`strong5`'s search over `cnn-distilled-b6c96-cosine`, its network trained further on the same KataGo labels with an annealed learning rate (`STRONG6_PRESET`); keys given change the preset.",
         build: build_uct_kind,
         resolved: resolved_uct_kind,
         canonical: canonical_preset,
         keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong6"))),
+    },
+    EngineKind {
+        name: "strong7",
+        doc: "`strong6`'s search over `cnn-distilled-b6c96-6x64-cosine`, the 6x64 network distilled from the same KataGo labels and annealed (`STRONG7_PRESET`): fewer, better evaluations a second; the default of `gtp` and `analysis`; keys given change the preset.",
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
+        canonical: canonical_preset,
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong7"))),
     },
     EngineKind {
         name: "flat",

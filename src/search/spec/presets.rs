@@ -1,4 +1,4 @@
-//! The UCT presets (`strong` to `strong6`): fixed `uct` specs under a kind word of their
+//! The UCT presets (`strong` to `strong7`): fixed `uct` specs under a kind word of their
 //! own, and parsing and printing specs that name them.
 
 use super::*;
@@ -52,6 +52,15 @@ pub const STRONG6_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_
     select=puct,value=nnq:models/cnn-distilled-b6c96-cosine,value_mix=1,time_safety=0.01,\
     history=true";
 
+/// The `strong7` preset: `strong6`'s search over `cnn-distilled-b6c96-6x64-cosine`, the 6x64
+/// network distilled from the same labels and annealed the same way. A visit costs about
+/// three times `strong6`'s, and at equal time it is the stronger (docs/value-search.md,
+/// "The network's shape").
+pub const STRONG7_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
+    resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96-6x64-cosine,\
+    select=puct,value=nnq:models/cnn-distilled-b6c96-6x64-cosine,value_mix=1,time_safety=0.01,\
+    history=true";
+
 /// The UCT presets by kind word. A preset never changes once specs that name it are
 /// recorded (match folders, experiment files): a better one gets a new word, as new weights
 /// get a new model directory.
@@ -62,6 +71,7 @@ pub const UCT_PRESETS: &[(&str, &str)] = &[
     ("strong4", STRONG4_PRESET),
     ("strong5", STRONG5_PRESET),
     ("strong6", STRONG6_PRESET),
+    ("strong7", STRONG7_PRESET),
 ];
 
 /// The preset `uct` spec of a kind word, if it names a preset.

@@ -164,23 +164,23 @@ fn strong5_is_a_value_only_puct_search_on_one_network() {
     assert!(!c.priors && c.rave == 0.0);
 }
 
-/// `strong6` is `strong5` with another network: every search setting equal, so a match
-/// between them measures the network alone.
+/// `strong6` is `strong5` with another network, and `strong7` `strong6` with another: every
+/// search setting equal, so a match between them measures the network alone.
 #[test]
-fn strong6_is_strong5_with_the_annealed_network() {
-    let five = preset_config("strong5");
-    let mut six = preset_config("strong6");
-    assert!(
-        six.policy
-            .as_deref()
-            .unwrap()
-            .ends_with("cnn-distilled-b6c96-cosine")
-    );
-    assert_eq!(six.policy, six.value);
-    assert_ne!(six.policy, five.policy);
-    six.policy = five.policy.clone();
-    six.value = five.value.clone();
-    assert_eq!(six, five);
+fn the_distilled_presets_differ_in_their_network_alone() {
+    for (kind, base, net) in [
+        ("strong6", "strong5", "cnn-distilled-b6c96-cosine"),
+        ("strong7", "strong6", "cnn-distilled-b6c96-6x64-cosine"),
+    ] {
+        let before = preset_config(base);
+        let mut c = preset_config(kind);
+        assert!(c.policy.as_deref().unwrap().ends_with(net), "{kind}");
+        assert_eq!(c.policy, c.value, "{kind}");
+        assert_ne!(c.policy, before.policy, "{kind}");
+        c.policy = before.policy.clone();
+        c.value = before.value.clone();
+        assert_eq!(c, before, "{kind} against {base}");
+    }
 }
 
 #[test]
