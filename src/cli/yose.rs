@@ -202,13 +202,8 @@ pub struct BenchRow {
 }
 
 fn problem_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("yose bench: cannot read folder {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "sgf"))
-        .collect();
-    files.sort();
-    Ok(files)
+    crate::dataset::gameset::sgf_files_in(dir)
+        .with_context(|| format!("yose bench: cannot read folder {}", dir.display()))
 }
 
 fn bench(args: &YoseArgs, dir: &Path) -> anyhow::Result<()> {

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -42,6 +42,18 @@ pub fn selfplay_moves_hash(moves: impl IntoIterator<Item = Option<usize>>) -> u6
     let mut key = b"selfplay".to_vec();
     key.extend(moves.into_iter().map(|m| m.map_or(81, |p| p as u8)));
     game_hash(&key)
+}
+
+/// The `.sgf` files directly in `dir`, sorted by path (so a folder reads in the same order
+/// everywhere); an unreadable folder is an error naming it.
+pub fn sgf_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "sgf"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// The game of the SGF file at `path` (the first of a collection), errors naming the file:

@@ -316,13 +316,7 @@ pub fn add_sgf_identities(dir: &Path, sgf_dirs: &[PathBuf]) -> Result<(usize, us
     })?;
     let (mut found, mut read) = (Vec::new(), 0usize);
     for d in sgf_dirs {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(d)
-            .with_context(|| format!("reading {}", d.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "sgf"))
-            .collect();
-        files.sort();
-        for f in files {
+        for f in crate::dataset::gameset::sgf_files_in(d)? {
             let rec = crate::dataset::gameset::read_sgf_game(&f)?;
             read += 1;
             let moves = rec.moves.iter().map(|(_, m)| match m {
