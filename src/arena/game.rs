@@ -330,7 +330,9 @@ pub struct PlayedGame {
     pub seconds: [f64; 2],
     /// Simulations each side ran (0 when the player does not say: GTP engines).
     pub sims: [u64; 2],
-    /// CPU seconds each player used, where known ([`Player::cpu_seconds`]).
+    /// CPU seconds each player used in the game, where known ([`Player::cpu_seconds`]):
+    /// from its answer to the new game's set-up to its last move, so a GTP engine's start-up
+    /// (loading its network) is not counted as thinking.
     pub cpu: [Option<f64>; 2],
     /// GTP engines' own `final_score` answers (`black=... white=...`) of a counted game.
     pub gtp_score: String,
@@ -392,16 +394,19 @@ pub fn play_game(
                 rng: &mut rng,
                 observer,
                 starved: None,
+                cpu_start: [None, None],
             };
             let stop = moves.run();
             starved_by = moves.starved.take();
+            let cpu_start = moves.cpu_start;
+            // Read before `final_score`: the referee's question is not the engine's thinking.
+            for ((c, p), start) in cpu.iter_mut().zip(&players).zip(cpu_start) {
+                *c = cpu_used(start, p.cpu_seconds());
+            }
             let score = match stop {
                 Stop::Counted(_) => ask_final_scores(&mut players),
                 _ => String::new(),
             };
-            for (c, p) in cpu.iter_mut().zip(&players) {
-                *c = p.cpu_seconds();
-            }
             for p in &mut players {
                 p.close();
             }
@@ -459,6 +464,13 @@ struct MoveLoop<'a> {
     observer: &'a mut dyn GameObserver,
     /// What starved the side whose flag fell, when its engine got almost no CPU.
     starved: Option<String>,
+    /// Each player's CPU reading once it has set up the game (after start-up).
+    cpu_start: [Option<f64>; 2],
+}
+
+/// The CPU seconds a player used between two readings, where both exist.
+fn cpu_used(start: Option<f64>, end: Option<f64>) -> Option<f64> {
+    Some((end? - start?).max(0.0))
 }
 
 impl MoveLoop<'_> {
@@ -474,6 +486,7 @@ impl MoveLoop<'_> {
             if let Err(e) = started {
                 return Stop::Failed(c, e.to_string());
             }
+            self.cpu_start[c.idx()] = p.cpu_seconds();
         }
         let mut clocks = rules.clock.map(|mc| [Clock::new(mc.control); 2]);
         while !self.game.is_over() {
@@ -812,6 +825,70 @@ mod tests {
         let threads = play("uct:threads=4", false);
         assert_eq!(threads.end.reason, EndReason::Time);
         assert_eq!(threads.starved, None);
+    }
+
+    /// A fake player whose CPU reading is a ledger: 5 s of start-up before the game, then
+    /// 0.1 s a genmove, 0.01 s a move it is told and 1 s for the referee's `final_score`.
+    struct Ledger {
+        cpu: f64,
+    }
+
+    impl Player for Ledger {
+        fn spec(&self) -> &str {
+            "ledger"
+        }
+        fn new_game(&mut self, _: f32) -> Result<(), PlayerError> {
+            Ok(())
+        }
+        fn play(&mut self, _: Color, _: Move) -> Result<(), PlayerError> {
+            self.cpu += 0.01;
+            Ok(())
+        }
+        fn genmove(&mut self, _: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
+            self.cpu += 0.1;
+            let stats = MoveStats {
+                simulations: 0,
+                seconds: 0.1,
+                winrate: None,
+            };
+            Ok((EngineMove::Play(Move::Pass), stats))
+        }
+        fn final_score(&mut self) -> Option<String> {
+            self.cpu += 1.0;
+            None
+        }
+        fn cpu_seconds(&self) -> Option<f64> {
+            Some(self.cpu)
+        }
+    }
+
+    /// A game's CPU seconds are what each player spent from the game's set-up to its last
+    /// move, on its own moves and on the moves it was told: neither its start-up nor the
+    /// referee's scoring question counts as thinking.
+    #[test]
+    fn a_players_cpu_counts_the_game_not_its_start_up_or_the_scoring() {
+        let setup = GameSetup {
+            game: 1,
+            seed: 1,
+            black: "ledger".into(),
+            white: "ledger".into(),
+            black_player: Some(Side::A),
+        };
+        let build = |_: &str, _: u64| -> Result<Box<dyn Player>, PlayerError> {
+            Ok(Box::new(Ledger { cpu: 5.0 }))
+        };
+        let played = play_game(
+            &setup,
+            &GameRules::plain(6.5, 10, None),
+            &build,
+            &mut NoObserver,
+        );
+        assert_eq!(played.end.reason, EndReason::Passes);
+        // Black passes (0.1), is told White's pass (0.01); White is told Black's, passes.
+        for cpu in played.cpu {
+            let cpu = cpu.expect("the ledger reads");
+            assert!((cpu - 0.11).abs() < 1e-9, "{cpu}");
+        }
     }
 
     /// A player that would rather pass: its search puts 1000 visits on the pass and one on

@@ -88,9 +88,9 @@ pub trait Player: Send {
     }
     /// Ends the player (GTP `quit`).
     fn close(&mut self) {}
-    /// CPU seconds the player has used so far, where known: an in-process engine's search
-    /// on the game's thread (all of a one-thread engine's work), a GTP engine's process and
-    /// its children (start-up included).
+    /// CPU seconds the player has used so far, where known: an in-process engine's
+    /// `genmove` and `play` on the game's thread (all of a one-thread engine's work), a GTP
+    /// engine's process and its children (start-up included; a game counts from its set-up).
     fn cpu_seconds(&self) -> Option<f64> {
         None
     }
@@ -138,7 +138,9 @@ pub fn build_player(
 pub struct InProcess {
     spec: String,
     engine: Box<dyn Engine>,
-    /// CPU seconds of this thread spent in `genmove` (`None` where the platform does not say).
+    /// CPU seconds of this thread spent in the engine's `genmove` and `play` (`None` where
+    /// the platform does not say): an engine that works on a move it is told (moving its
+    /// tree along) spends CPU there as a GTP engine's process does.
     cpu: Option<f64>,
 }
 
@@ -155,14 +157,19 @@ impl InProcess {
     /// Runs `search` on the engine, timing it on the wall clock and this thread's CPU clock.
     fn timed<T>(&mut self, search: impl FnOnce(&mut dyn Engine) -> T) -> (T, f64) {
         let start = Instant::now();
+        let answer = self.charged(search);
+        (answer, start.elapsed().as_secs_f64())
+    }
+
+    /// Runs `work` on the engine, adding this thread's CPU time in it to the engine's.
+    fn charged<T>(&mut self, work: impl FnOnce(&mut dyn Engine) -> T) -> T {
         let cpu0 = crate::util::thread_cpu_seconds();
-        let answer = search(self.engine.as_mut());
-        let seconds = start.elapsed().as_secs_f64();
+        let answer = work(self.engine.as_mut());
         self.cpu = match (self.cpu, cpu0, crate::util::thread_cpu_seconds()) {
             (Some(sum), Some(a), Some(b)) => Some(sum + (b - a).max(0.0)),
             _ => None,
         };
-        (answer, seconds)
+        answer
     }
 }
 
@@ -175,8 +182,7 @@ impl Player for InProcess {
         Ok(())
     }
     fn play(&mut self, color: Color, mv: Move) -> Result<(), PlayerError> {
-        self.engine
-            .play(color, mv)
+        self.charged(|e| e.play(color, mv))
             .map_err(|e| PlayerError::Rejected(e.to_string()))
     }
     fn genmove(&mut self, color: Color) -> Result<(EngineMove, MoveStats), PlayerError> {

@@ -138,6 +138,16 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         get: |d| some(d.config.resign_visits),
     },
     Key {
+        name: "lcb",
+        value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
+        doc: "Play the move with the best lower confidence bound on its win rate among those with at least this share of the most-visited move's visits (Leela Zero's and KataGo's rule; 0 = the most visited).",
+        set: |d, v| {
+            d.config.lcb = v.real32();
+            Ok(())
+        },
+        get: |d| some(d.config.lcb),
+    },
+    Key {
         name: "max_nodes",
         value: ValueType::Whole {
             lo: 1_000,

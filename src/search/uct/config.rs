@@ -107,6 +107,10 @@ pub struct UctConfig {
     /// Resign only after the best move's simulations reach this many, so a short search
     /// (a time-pressed move) never resigns on noise.
     pub resign_visits: u32,
+    /// Choose the root move by the lower confidence bound of its win rate among the moves
+    /// with at least this share of the most-visited move's visits (0 = the most visited):
+    /// a move the search found better late, with fewer visits, can still be played.
+    pub lcb: f32,
     /// Node budget per tree (32 bytes each); expansion stops when it is spent.
     pub max_nodes: usize,
     /// Playout length cap in moves (both colours, passes included).
@@ -193,6 +197,7 @@ impl Default for UctConfig {
             pass_when_ahead: true,
             safe_pass: false,
             resign_visits: 0,
+            lcb: 0.0,
             max_nodes: 1 << 20,
             playout_moves: PlayoutConfig::default().max_moves,
             prune: None,

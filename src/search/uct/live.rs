@@ -1,5 +1,5 @@
 //! Live analysis: the [`LiveAnalysis`] of a UCT engine (search in chunks that never reset the
-//! tree, candidates with a normal-approximation lcb, principal variations) and the policy,
+//! tree, candidates with a Wilson lcb, principal variations) and the policy,
 //! ownership and scores its answers carry, from the playouts or the networks.
 
 use super::*;
@@ -139,14 +139,16 @@ impl UctEngine {
     }
 }
 
-/// A lower confidence bound of a win rate `wr` measured over `n` simulations: the normal
-/// approximation at about 95% (z = 1.96), so a move with few visits ranks below an equally
-/// good one with many, as Leela Zero's `lcb` does.
+/// A lower confidence bound of a win rate `wr` measured over `n` simulations: Wilson's 95%
+/// bound, so a move with few visits ranks below an equally good one with many, as Leela
+/// Zero's `lcb` does, and a move that won its 3 visits out of 3 is not sure (the normal
+/// approximation's bound there would be 1).
 pub(super) fn winrate_lcb(wr: f32, n: u32) -> f32 {
     if n == 0 {
         return 0.0;
     }
-    (wr - 1.96 * (wr * (1.0 - wr) / n as f32).sqrt()).clamp(0.0, 1.0)
+    let n = f64::from(n);
+    crate::util::stats::wilson(f64::from(wr) * n, n, crate::util::stats::Z95).0 as f32
 }
 
 impl LiveAnalysis for UctEngine {

@@ -486,18 +486,8 @@ impl UctEngine {
         }
         let root_stats = self.search(color);
         stats.simulations = self.last_sims;
-        let most_visited = |skip_pass: bool| {
-            let mut best: Option<(usize, u32, f32)> = None;
-            for (i, &(v, w, _, _)) in root_stats.iter().enumerate() {
-                if v == 0 || (skip_pass && i == PASS_INDEX) {
-                    continue;
-                }
-                if best.is_none_or(|(_, bv, bw)| v > bv || (v == bv && w > bw)) {
-                    best = Some((i, v, w));
-                }
-            }
-            best
-        };
+        let lcb = self.config.lcb;
+        let most_visited = |skip_pass: bool| choose_root_move(&root_stats, skip_pass, lcb);
         let mut best = most_visited(cleanup);
         if self.config.safe_pass
             && best.is_some_and(|(i, _, _)| i == PASS_INDEX)
@@ -557,6 +547,42 @@ impl UctEngine {
         self.clocks[color.idx()].spend(stats.seconds + tail);
         (m, stats, seen)
     }
+}
+
+/// The root move to play from the per-move `(visits, wins, ..)` totals, as `(index,
+/// visits, wins)`: the most visited (ties to more wins, then the lower index), or with
+/// `lcb > 0` the best lower confidence bound of the win rate among the moves with at least
+/// `lcb` of the most-visited move's visits (ties to the most visited). `skip_pass` leaves
+/// the pass out. `None` when no move was visited.
+fn choose_root_move(
+    root_stats: &[(u32, f32, bool, u32)],
+    skip_pass: bool,
+    lcb: f32,
+) -> Option<(usize, u32, f32)> {
+    let visited = || {
+        root_stats
+            .iter()
+            .enumerate()
+            .filter(move |&(i, t)| t.0 > 0 && !(skip_pass && i == PASS_INDEX))
+            .map(|(i, t)| (i, t.0, t.1))
+    };
+    let mut best: Option<(usize, u32, f32)> = None;
+    for (i, v, w) in visited() {
+        if best.is_none_or(|(_, bv, bw)| v > bv || (v == bv && w > bw)) {
+            best = Some((i, v, w));
+        }
+    }
+    let (_, most, _) = best?;
+    if lcb <= 0.0 {
+        return best;
+    }
+    let bound = |(_, v, w): (usize, u32, f32)| live::winrate_lcb(w / v as f32, v);
+    for c in visited().filter(|&(_, v, _)| v as f32 >= lcb * most as f32) {
+        if best.is_some_and(|b| bound(c) > bound(b)) {
+            best = Some(c);
+        }
+    }
+    best
 }
 
 /// Waits for the search threads; the simulations they ran.

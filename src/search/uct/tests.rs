@@ -399,3 +399,31 @@ fn history_off_rates_without_last_moves() {
     net.score(pos, &board, &mut seen);
     assert_ne!(seen, blind, "the last moves change this network's scores");
 }
+
+/// The root move: the most visited by default; with `lcb`, the best Wilson bound among the
+/// moves with enough visits, so a late-found better move with 60 visits beats a worse one
+/// with 100, while a lucky move with 5 visits (all won) stays out below the share and, even
+/// let in, does not beat a solid one (its bound is not 1).
+#[test]
+fn the_root_move_is_the_most_visited_or_the_best_lower_bound() {
+    let mut stats = vec![(0u32, 0f32, false, 0u32); NN + 1];
+    stats[10] = (100, 55.0, true, 0);
+    stats[20] = (60, 42.0, true, 0);
+    stats[30] = (5, 5.0, true, 0);
+    stats[PASS_INDEX] = (200, 190.0, true, 0);
+    assert_eq!(
+        choose_root_move(&stats, false, 0.0),
+        Some((PASS_INDEX, 200, 190.0))
+    );
+    assert_eq!(choose_root_move(&stats, true, 0.0), Some((10, 100, 55.0)));
+    assert_eq!(choose_root_move(&stats, true, 0.5), Some((20, 60, 42.0)));
+    assert_eq!(choose_root_move(&stats, true, 0.01), Some((20, 60, 42.0)));
+    // Only the 5-visit move and the 100-visit one: 5/5 (bound 0.57) beats 55/100 (0.45).
+    stats[20] = (0, 0.0, true, 0);
+    assert_eq!(choose_root_move(&stats, true, 0.01), Some((30, 5, 5.0)));
+    assert_eq!(choose_root_move(&stats, true, 0.1), Some((10, 100, 55.0)));
+    assert_eq!(
+        choose_root_move(&[(0, 0.0, true, 0); NN + 1], true, 0.1),
+        None
+    );
+}
