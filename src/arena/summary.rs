@@ -238,7 +238,7 @@ impl fmt::Display for MatchSummary {
         if !cpu.is_empty() {
             writeln!(
                 f,
-                "\nCPU seconds per move (each engine's own: an in-process engine's search thread, a GTP engine's process): {}",
+                "\nCPU seconds per move (each engine's own from the game's set-up to its last move: an in-process engine's genmove and play on the game's thread, a GTP engine's process after its start-up): {}",
                 cpu.join(", ")
             )?;
         }

@@ -29,7 +29,7 @@ Examples:
   akushu dataset build --sgf ../shared/data/ogs9x9.tar.xz --out data/ogs-all --result-known   # every record
   akushu train --data data/paper --model cnn --out models/my-cnn
   akushu eval --model models/default --data data/paper --exclude-seen --png curve.png
-  akushu gtp --engine strong7:threads=2                  # for GoGui, Sabaki, Lizzie
+  akushu gtp --engine strong8:threads=2                  # for GoGui, Sabaki, Lizzie
   akushu match --black strong --white uct --games 10 --out runs/try
   akushu experiment run experiments/tree_pruning.toml --quick";
 
@@ -52,8 +52,8 @@ pub enum Command {
     /// Play Go over GTP on stdin/stdout with an engine spec.
     #[command(after_help = "\
 Examples:
-  akushu gtp                                    # strong7, the strongest engine, one thread
-  akushu gtp --engine strong7:threads=2         # the same on two threads sharing one tree
+  akushu gtp                                    # strong8, the strongest engine, one thread
+  akushu gtp --engine strong8:threads=2         # the same on two threads sharing one tree
   akushu gtp --engine \"uct:sims=10000,prune=nn:41@0,prune_count=board\"   # the paper's
   akushu gtp --engine random                    # a quick opponent for testing a GUI")]
     Gtp(gtp::GtpArgs),
@@ -61,8 +61,8 @@ Examples:
     /// other analysis tools: one query per line, one response per analysed turn.
     #[command(after_help = "\
 Examples:
-  akushu analysis                                # strong7; then write queries on stdin
-  akushu analysis --engine strong7:threads=2     # for KaTrain: its engine command line
+  akushu analysis                                # strong8; then write queries on stdin
+  akushu analysis --engine strong8:threads=2     # for KaTrain: its engine command line
   echo '{\"id\":\"a\",\"moves\":[[\"B\",\"E5\"]],\"maxVisits\":500,\"includeOwnership\":true}' | akushu analysis --engine uct")]
     Analysis(analysis::AnalysisArgs),
     /// Board analysis of an SGF position: chains, groups, territory, real and false eyes,

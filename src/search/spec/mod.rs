@@ -133,11 +133,19 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
     },
     EngineKind {
         name: "strong7",
-        doc: "`strong6`'s search over `cnn-distilled-b6c96-6x64-cosine`, the 6x64 network distilled from the same KataGo labels and annealed (`STRONG7_PRESET`): fewer, better evaluations a second; the default of `gtp` and `analysis`; keys given change the preset.",
+        doc: "`strong6`'s search over `cnn-distilled-b6c96-6x64-cosine`, the 6x64 network distilled from the same KataGo labels and annealed (`STRONG7_PRESET`): fewer, better evaluations a second; keys given change the preset.",
         build: build_uct_kind,
         resolved: resolved_uct_kind,
         canonical: canonical_preset,
         keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong7"))),
+    },
+    EngineKind {
+        name: "strong8",
+        doc: "`strong7`'s search over `cnn-distilled-b6c96-6x64-cosine3`, the same 6x64 network trained three epochs more with the rate annealed again (`STRONG8_PRESET`); the default of `gtp` and `analysis`; keys given change the preset.",
+        build: build_uct_kind,
+        resolved: resolved_uct_kind,
+        canonical: canonical_preset,
+        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong8"))),
     },
     EngineKind {
         name: "flat",

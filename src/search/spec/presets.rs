@@ -1,4 +1,4 @@
-//! The UCT presets (`strong` to `strong7`): fixed `uct` specs under a kind word of their
+//! The UCT presets (`strong` to `strong8`): fixed `uct` specs under a kind word of their
 //! own, and parsing and printing specs that name them.
 
 use super::*;
@@ -61,6 +61,14 @@ pub const STRONG7_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_
     select=puct,value=nnq:models/cnn-distilled-b6c96-6x64-cosine,value_mix=1,time_safety=0.01,\
     history=true";
 
+/// The `strong8` preset: `strong7`'s search over `cnn-distilled-b6c96-6x64-cosine3`, the same
+/// 6x64 network trained three epochs more on the same labels with the rate annealed again
+/// (docs/value-search.md, "The network's training").
+pub const STRONG8_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
+    resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96-6x64-cosine3,\
+    select=puct,value=nnq:models/cnn-distilled-b6c96-6x64-cosine3,value_mix=1,\
+    time_safety=0.01,history=true";
+
 /// The UCT presets by kind word. A preset never changes once specs that name it are
 /// recorded (match folders, experiment files): a better one gets a new word, as new weights
 /// get a new model directory.
@@ -72,6 +80,7 @@ pub const UCT_PRESETS: &[(&str, &str)] = &[
     ("strong5", STRONG5_PRESET),
     ("strong6", STRONG6_PRESET),
     ("strong7", STRONG7_PRESET),
+    ("strong8", STRONG8_PRESET),
 ];
 
 /// The preset `uct` spec of a kind word, if it names a preset.

@@ -164,13 +164,14 @@ fn strong5_is_a_value_only_puct_search_on_one_network() {
     assert!(!c.priors && c.rave == 0.0);
 }
 
-/// `strong6` is `strong5` with another network, and `strong7` `strong6` with another: every
+/// `strong6` is `strong5` with another network, `strong7` `strong6` and `strong8` `strong7`: every
 /// search setting equal, so a match between them measures the network alone.
 #[test]
 fn the_distilled_presets_differ_in_their_network_alone() {
     for (kind, base, net) in [
         ("strong6", "strong5", "cnn-distilled-b6c96-cosine"),
         ("strong7", "strong6", "cnn-distilled-b6c96-6x64-cosine"),
+        ("strong8", "strong7", "cnn-distilled-b6c96-6x64-cosine3"),
     ] {
         let before = preset_config(base);
         let mut c = preset_config(kind);
@@ -250,7 +251,7 @@ const CANONICAL: &[&str] = &[
     "uct",
     "uct:sims=500,expand=3,c=0.7,prune=rule:41@2",
     "uct:sims=2000,expand=5,c=0,threads=2,parallel=tree,reuse=false,resign=0.05,pass=false,\
-     safe_pass=true,resign_visits=500,\
+     safe_pass=true,resign_visits=500,lcb=0.1,\
      max_nodes=5000,playout_moves=300,prune=nn:models/cnn:65@0,prune_count=board,keep=3,\
      history=false,cache=128,max_seconds=0.25,time_safety=0.5,rave=3500,priors=true,policy=nn:models/mlp-planes,\
      policy_weight=50,playout=heavy,ladders=true,semeai=true",
