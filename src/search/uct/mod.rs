@@ -461,7 +461,7 @@ impl UctEngine {
         Ok(())
     }
 
-    /// Chooses a move (the most visited; ties to the higher win count, then lower index).
+    /// Chooses a move ([`choose_root_move`]: the most visited, or the best lower bound).
     fn decide(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {
         let start = Instant::now();
         let mut stats = MoveStats::default();
@@ -487,15 +487,15 @@ impl UctEngine {
         let root_stats = self.search(color);
         stats.simulations = self.last_sims;
         let lcb = self.config.lcb;
-        let most_visited = |skip_pass: bool| choose_root_move(&root_stats, skip_pass, lcb);
-        let mut best = most_visited(cleanup);
+        let choose = |skip_pass: bool| choose_root_move(&root_stats, skip_pass, lcb);
+        let mut best = choose(cleanup);
         if self.config.safe_pass
             && best.is_some_and(|(i, _, _)| i == PASS_INDEX)
             && self.pass_loses(color)
         {
             // A pass the opponent can answer with a pass would lose by the area count: play
             // the best board move instead, when the search has one.
-            best = most_visited(true).or(best);
+            best = choose(true).or(best);
         }
         let (mv, winrate) = match best {
             Some((i, v, w)) => (
