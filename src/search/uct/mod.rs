@@ -572,17 +572,16 @@ fn choose_root_move(
             best = Some((i, v, w));
         }
     }
-    let (_, most, _) = best?;
+    let top = best?;
     if lcb <= 0.0 {
         return best;
     }
     let bound = |(_, v, w): (usize, u32, f32)| live::winrate_lcb(w / v as f32, v);
-    for c in visited().filter(|&(_, v, _)| v as f32 >= lcb * most as f32) {
-        if best.is_some_and(|b| bound(c) > bound(b)) {
-            best = Some(c);
-        }
-    }
-    best
+    let enough = lcb * top.1 as f32;
+    let chosen = visited()
+        .filter(|&(_, v, _)| v as f32 >= enough)
+        .fold(top, |b, c| if bound(c) > bound(b) { c } else { b });
+    Some(chosen)
 }
 
 /// Waits for the search threads; the simulations they ran.
