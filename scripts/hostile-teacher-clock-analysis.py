@@ -1313,6 +1313,46 @@ def _():
     return code == 0, f"exit {code}"
 
 
+
+@acase("A087", "the default engine at maxVisits 1 on three positions: rootInfo carries one visit and a win rate of its own for each", "fixed", "a constant 0.5 with 0 visits was answered")
+def _():
+    lines = [q(f"v{n}", GAME[:n], maxVisits=1) for n in (0, 3, 6)]
+    code, ans, secs, _, _ = analysis(lines, engine=["analysis"])
+    roots = [a.get("rootInfo", {}) for a in finals(ans)]
+    rates = [r.get("winrate") for r in roots]
+    ok = code == 0 and len(roots) == 3 and all(r.get("visits") == 1 for r in roots)
+    return ok and len(set(rates)) == 3 and 0.5 not in rates, f"win rates {rates}"
+
+
+@acase("A088", "a terminate whose turnNumbers is 1 (not a list): an error on that field, the waiting turns still answered", "fixed", "every turn of the query was terminated")
+def _():
+    lines = [q("w", GAME, maxVisits=200, analyzeTurns=[0, 1, 2, 3]),
+             json.dumps({"id": "t", "action": "terminate", "terminateId": "w", "turnNumbers": 1})]
+    code, ans, _, _, _ = analysis(lines)
+    err = [a for a in ans if a.get("field") == "turnNumbers"]
+    answered = [a for a in finals(ans) if a.get("id") == "w" and not a.get("noResults")]
+    return code == 0 and len(err) == 1 and len(answered) == 4, f"{len(answered)} of 4 turns answered"
+
+
+@acase("A089", "one query of 100,000 turns, then a terminate listing turns: cleared at once, 100,000 noResults lines")
+def _():
+    lines = [q("big", (), maxVisits=1000, analyzeTurns=[0] * 100_000),
+             json.dumps({"id": "t", "action": "terminate", "terminateId": "big",
+                         "turnNumbers": list(range(1000))})]
+    code, ans, secs, _, _ = analysis(lines, timeout=60)
+    gone = [a for a in ans if a.get("noResults")]
+    return code == 0 and len(gone) >= 99_990 and secs < 30, f"{secs:.1f} s, {len(gone)} noResults"
+
+
+for _k, _action in enumerate([5, None, "QUERY_VERSION", "Terminate", []]):
+    @acase(f"A{90 + _k:03d}", f"action {json.dumps(_action)}: an unknown action, not a query missing moves", "fixed",
+           "answered 'required field moves is missing'")
+    def _(action=_action):
+        code, ans, _, _, _ = analysis([json.dumps({"id": "a", "action": action})])
+        ok = code == 0 and len(ans) == 1 and str(ans[0].get("error", "")).startswith("unknown action")
+        return ok, ans[0].get("error") if ans else "no answer"
+
+
 # ---------------------------------------------------------------- running
 def main():
     counts = {}

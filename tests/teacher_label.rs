@@ -605,3 +605,48 @@ fn a_plan_runs_its_shards_and_merges_to_one_run() {
         );
     }
 }
+
+/// With `akushu analysis` over a value network as the teacher at the labeller's default one
+/// visit, each position's label is the network's own win rate of that position (for the
+/// side to move, its last two moves seen), not one constant for every position.
+#[test]
+fn a_one_visit_akushu_teacher_labels_the_network_s_value_of_each_position() {
+    use akushu::net::NetPruner;
+    use akushu::prune::{PruneContext, Pruner, recent_from_last};
+    let dir = scratch("label", "network-value");
+    let data = dataset(&dir);
+    let model = "nnq:models/cnn-distilled-b6c96-6x64-cosine3";
+    let teacher = format!(
+        "akushu analysis --engine uct:select=puct,policy={model},value={model},value_mix=1,history=true"
+    );
+    let out = dir.join("labels");
+    let (ok, text) = label(&data, &teacher, &out, &["--splits", "validation"]);
+    assert!(ok, "{text}");
+    let net = NetPruner::load_named(model).unwrap();
+    let split = MappedSplit::open(&out, Split::Validation).unwrap();
+    assert!(split.len() > 50, "{}", split.len());
+    let mut labels = Vec::new();
+    for i in 0..split.len() {
+        let p = split.get(i).unwrap();
+        let l = p.teacher.as_ref().unwrap();
+        assert_eq!(l.visits, 1, "position {i}");
+        let mut buf = [akushu::rules::Move::Pass; 2];
+        let last = [p.last_moves[0], p.last_moves[1]];
+        let ctx = PruneContext {
+            board: &p.board(),
+            to_move: p.color(),
+            recent: recent_from_last(last, &mut buf),
+        };
+        let mut bad = [0f32; 81];
+        let want = net.badness_value(&ctx, &mut bad).unwrap();
+        assert!(
+            (l.winrate - want).abs() <= 2e-5,
+            "position {i}: label {} vs the network's {want}",
+            l.winrate
+        );
+        labels.push(l.winrate);
+    }
+    labels.sort_by(f32::total_cmp);
+    labels.dedup();
+    assert!(labels.len() > 20, "labels: {labels:?}");
+}

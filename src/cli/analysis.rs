@@ -61,6 +61,22 @@ impl ServerIo for Pipe {
             std::process::exit(0);
         }
     }
+    fn emit_all(&mut self, lines: Vec<String>) {
+        if lines.is_empty() {
+            return;
+        }
+        // One write for them all: stdout's line buffer would make one call of each line.
+        let mut text = lines.join("\n");
+        text.push('\n');
+        if self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|_| self.out.flush())
+            .is_err()
+        {
+            std::process::exit(0);
+        }
+    }
     fn poll(&mut self) -> Vec<String> {
         self.drain()
     }
@@ -107,9 +123,8 @@ pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
     };
     loop {
         for line in pipe.drain() {
-            for reply in server.submit(&line) {
-                pipe.emit(reply);
-            }
+            let replies = server.submit(&line);
+            pipe.emit_all(replies);
         }
         if server.run_next(&mut pipe) {
             continue;
@@ -121,9 +136,8 @@ pub fn run(args: AnalysisArgs) -> anyhow::Result<()> {
         // Nothing to search: wait for the next line.
         match pipe.input.recv() {
             Ok(line) => {
-                for reply in server.submit(&line) {
-                    pipe.emit(reply);
-                }
+                let replies = server.submit(&line);
+                pipe.emit_all(replies);
             }
             Err(_) => pipe.closed = true,
         }

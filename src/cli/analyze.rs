@@ -62,7 +62,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<()> {
     let config = EndConfig {
         weak_group_max: args.weak_group_max,
     };
-    crate::outln!("# akushu analyze {args:?}");
+    crate::outln!("# {}", super::command_line());
     crate::outln!("# end-of-game config: {config:?}");
     let problem = Problem::load(&args.sgf).with_context(|| "analyze --sgf")?;
     let n = args.move_number.unwrap_or(problem.moves.len());

@@ -144,7 +144,7 @@ pub enum BenchPolicy {
 pub fn run(cmd: BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Playouts(args) => {
-            crate::outln!("# akushu bench playouts {args:?}");
+            crate::outln!("# {}", super::command_line());
             let report = playout_bench(&args);
             crate::out!("{report}");
             Ok(())
@@ -160,7 +160,7 @@ pub fn selfplay_bench(args: &SelfplayBenchArgs) -> anyhow::Result<()> {
     use crate::arena::selfplay::{GameRules, play};
     use crate::arena::selfplay_run::SelfplayConfig;
     use std::sync::atomic::{AtomicU32, Ordering};
-    crate::outln!("# akushu bench selfplay {args:?}");
+    crate::outln!("# {}", super::command_line());
     let config = SelfplayConfig {
         engines: vec![args.engine.clone()],
         games: args.games.max(1),
@@ -257,7 +257,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
     use crate::search::spec::{parse_uct_kind, resolved_config};
     use crate::search::uct::UctEngine;
     use crate::search::{Engine, EngineMove};
-    crate::outln!("# akushu bench search {args:?}");
+    crate::outln!("# {}", super::command_line());
     let specs: Vec<String> = if args.engine.is_empty() {
         DEFAULT_SEARCH_ENGINES
             .iter()
@@ -640,7 +640,7 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     use crate::net::cnn::CnnConfig;
     use crate::net::mlp::MlpConfig;
     use crate::net::speed::{fma_peak_gflops, time_training, training_flops};
-    crate::outln!("# akushu bench train {args:?}");
+    crate::outln!("# {}", super::command_line());
     let device = args.device.device()?;
     let base = crate::net::TrainConfig::new(args.model)
         .with_augment(false)

@@ -179,6 +179,26 @@ pub fn main() -> anyhow::Result<()> {
     }
 }
 
+/// The command line this process was started with, as a shell would take it back
+/// (`akushu eval --data 'my data' ...`): what a command's first output line records, instead
+/// of a dump of its parsed arguments.
+pub fn command_line() -> String {
+    let quote = |a: String| {
+        let plain = !a.is_empty()
+            && a.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./:=,@+%".contains(&b));
+        if plain {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    };
+    std::iter::once("akushu".to_string())
+        .chain(std::env::args().skip(1).map(quote))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Every `akushu ...` example line of every subcommand's help text, continuation lines
 /// joined and `#` comments dropped: the test suite parses each one and runs each one on tiny
 /// inputs (`tests/help_examples.rs`).

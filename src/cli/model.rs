@@ -63,7 +63,7 @@ pub fn run(cmd: ModelCommand) -> anyhow::Result<()> {
 }
 
 fn export(args: ExportArgs) -> anyhow::Result<()> {
-    crate::outln!("# akushu model export {args:?}");
+    crate::outln!("# {}", super::command_line());
     let bytes = export_bytes(&args.model)?;
     crate::util::output::write_file(
         &args.out,
@@ -81,7 +81,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
 }
 
 fn import(args: ImportArgs) -> anyhow::Result<()> {
-    crate::outln!("# akushu model import {args:?}");
+    crate::outln!("# {}", super::command_line());
     // The whole file is checked before anything is created: a bad export leaves no folder.
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;

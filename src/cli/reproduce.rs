@@ -114,7 +114,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
             .join(default_runs(args.quick).file_name().expect("named"))
     });
     crate::outln!("# akushu reproduce (akushu {})", env!("CARGO_PKG_VERSION"));
-    crate::outln!("{args:#?}");
+    crate::outln!("# {}", super::command_line());
     check_report_dir(&args)?;
     let mut results: Vec<ExperimentResult> = Vec::new();
     let mut failures = Vec::new();

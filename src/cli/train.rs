@@ -218,7 +218,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             .with_context(|| format!("marking {}", args.out.display()))?;
     }
     let device = args.device.device()?;
-    crate::outln!("# akushu train {args:?}");
+    crate::outln!("# {}", super::command_line());
     // The full config goes into OUT/config.json (written when training starts); the
     // terminal gets one line.
     crate::outln!(

@@ -143,6 +143,13 @@ pub trait LiveAnalysis {
     fn root_score(&self, _color: Color) -> Option<ScoreEstimate> {
         None
     }
+    /// The root's visits and `color`'s win rate over them, the root's own evaluation
+    /// included (KataGo's `rootInfo`): at one visit, the value network's win rate of the
+    /// position; with no visit yet, the network's where the engine has one. `None` where
+    /// the engine keeps no root statistics.
+    fn root_winrate(&self, _color: Color) -> Option<(u32, f32)> {
+        None
+    }
     /// Searches the current position with `color` to move for `sims` more simulations
     /// (JSON analysis' `maxVisits`), keeping scores and owners; returns the simulations run.
     fn analyze_sims(&mut self, color: Color, sims: u64) -> u64;

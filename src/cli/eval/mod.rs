@@ -416,7 +416,7 @@ fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    crate::outln!("# akushu eval {args:?}");
+    crate::outln!("# {}", crate::cli::command_line());
     args.check_outputs()?;
     args.check_devices()?;
     if !args.redraw.is_empty() {

@@ -21,8 +21,9 @@
 //!
 //! Each response's `moveInfos` are the root's candidates by visits with their win rate, the
 //! score of the simulations through them (mean and spread of the final area margin: the
-//! search's own, as `kata-analyze` reports it) and principal variation; `rootInfo` sums the
-//! root; `ownership` is each point's final owner averaged over the simulations, row by row
+//! search's own, as `kata-analyze` reports it) and principal variation; `rootInfo` is the
+//! root's own statistics, its evaluation included (at `maxVisits 1` the value network's win
+//! rate of the position, as KataGo's raw-network answer); `ownership` is each point's final owner averaged over the simulations, row by row
 //! from the top left; `policy` (every point then pass, -1 where a move is illegal) and each
 //! candidate's `prior` are the policy network's move probabilities where the engine has one,
 //! as KataGo reports its network's (pass 0: the network rates board points only), else the
@@ -50,7 +51,9 @@ pub struct AnalysisServer {
     /// The engine reused for every turn (reseeded, so each turn searches as a fresh engine
     /// would); `None` until the first turn, or when the engine cannot be reseeded.
     engine: Option<Box<dyn Engine>>,
-    queue: Vec<Work>,
+    /// Waiting turns, the next to search on top: a heap, so that a query of 100,000 turns
+    /// is taken one turn at a time in O(log n), not by a scan of all that wait.
+    queue: std::collections::BinaryHeap<Work>,
     next_seq: u64,
     /// The turn being searched, and whether a terminate asked it to stop.
     current: Option<(String, usize)>,
@@ -106,10 +109,41 @@ struct Work {
     seq: u64,
 }
 
+/// The heap's order: the higher priority first, then the earlier arrival.
+impl Ord for Work {
+    fn cmp(&self, other: &Work) -> std::cmp::Ordering {
+        self.priority
+            .cmp(&other.priority)
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+impl PartialOrd for Work {
+    fn partial_cmp(&self, other: &Work) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Two waiting turns are the same turn only when they arrived as one (`seq` is unique).
+impl PartialEq for Work {
+    fn eq(&self, other: &Work) -> bool {
+        self.seq == other.seq
+    }
+}
+
+impl Eq for Work {}
+
 /// What the server reads and writes while it searches: the caller's side of the pipe.
 pub trait ServerIo {
     /// Writes one response line.
     fn emit(&mut self, line: String);
+    /// Writes several response lines (a terminate's answers for every waiting turn); a pipe
+    /// flushes once for them all.
+    fn emit_all(&mut self, lines: Vec<String>) {
+        for line in lines {
+            self.emit(line);
+        }
+    }
     /// The input lines that have arrived since the last call, without waiting.
     fn poll(&mut self) -> Vec<String>;
 }
@@ -369,7 +403,7 @@ impl AnalysisServer {
             spec: spec.to_string(),
             seed,
             engine: Some(engine),
-            queue: Vec::new(),
+            queue: std::collections::BinaryHeap::new(),
             next_seq: 0,
             current: None,
             stop_current: false,
@@ -391,7 +425,20 @@ impl AnalysisServer {
             }
         };
         let id = v.get("id").cloned().unwrap_or(Value::Null);
-        match v.get("action").and_then(Value::as_str) {
+        // Only a string spelled as KataGo spells it is an action; any other value given as
+        // `action` (a number, null, another case) is an unknown action, not a query.
+        let action = match v.get("action") {
+            None => None,
+            Some(Value::String(a)) => Some(a.as_str()),
+            Some(other) => {
+                return vec![
+                    json!({"id": id, "field": "action",
+                           "error": format!("unknown action {other}")})
+                    .to_string(),
+                ];
+            }
+        };
+        match action {
             Some("query_version") => {
                 return vec![
                     json!({
@@ -469,19 +516,37 @@ impl AnalysisServer {
                 }
             }
         };
-        let turns: Option<Vec<u64>> = v
-            .get("turnNumbers")
-            .and_then(Value::as_array)
-            .map(|t| t.iter().filter_map(Value::as_u64).collect());
+        // `turnNumbers` narrows the terminate to those turns; anything but a list of turn
+        // numbers is refused, as a wrong `terminateId` is, rather than read as "every turn".
+        let turns: Option<std::collections::HashSet<u64>> = match v.get("turnNumbers") {
+            None => None,
+            Some(t) => match t
+                .as_array()
+                .and_then(|t| t.iter().map(Value::as_u64).collect::<Option<_>>())
+            {
+                Some(set) => Some(set),
+                None => {
+                    return vec![
+                        json!({"id": v.get("id").cloned().unwrap_or(Value::Null),
+                               "field": "turnNumbers",
+                               "error": "turnNumbers must be an array of turn numbers"})
+                        .to_string(),
+                    ];
+                }
+            },
+        };
         let hit = |id: &str, turn: usize| {
             target.as_deref().is_none_or(|t| t == id)
                 && turns.as_ref().is_none_or(|t| t.contains(&(turn as u64)))
         };
         let mut out = vec![v.to_string()];
-        let (dropped, kept): (Vec<Work>, Vec<Work>) = std::mem::take(&mut self.queue)
+        let (mut dropped, kept): (Vec<Work>, Vec<Work>) = std::mem::take(&mut self.queue)
+            .into_vec()
             .into_iter()
             .partition(|w| hit(&w.query.id, w.turn));
-        self.queue = kept;
+        self.queue = kept.into();
+        // Answered in the order they arrived, as they were queued.
+        dropped.sort_unstable_by_key(|w| w.seq);
         for w in dropped {
             out.push(
                 json!({"id": w.query.id, "isDuringSearch": false, "noResults": true,
@@ -506,13 +571,9 @@ impl AnalysisServer {
     /// `io`'s new input between chunks of simulations and writing partial reports
     /// (`reportDuringSearchEvery`) and the final response to it. False when nothing waits.
     pub fn run_next(&mut self, io: &mut dyn ServerIo) -> bool {
-        let Some(best) = (0..self.queue.len()).min_by_key(|&i| {
-            let w = &self.queue[i];
-            (std::cmp::Reverse(w.priority), w.seq)
-        }) else {
+        let Some(work) = self.queue.pop() else {
             return false;
         };
-        let work = self.queue.remove(best);
         self.current = Some((work.query.id.clone(), work.turn));
         self.stop_current = false;
         let line = match self.analyse_turn(&work.query, work.turn, io) {
@@ -587,9 +648,8 @@ impl AnalysisServer {
         let (mut sims, mut searched) = (0, 0);
         while searched < q.visits {
             for line in io.poll() {
-                for reply in self.submit(&line) {
-                    io.emit(reply);
-                }
+                let replies = self.submit(&line);
+                io.emit_all(replies);
             }
             if self.stop_current
                 || q.max_time
@@ -683,15 +743,21 @@ fn respond(
         }
         infos.push(info);
     }
-    let visits: u32 = candidates.iter().map(|c| c.visits).sum();
-    let root_wr = if visits > 0 {
-        candidates
-            .iter()
-            .map(|c| f64::from(c.winrate) * f64::from(c.visits))
-            .sum::<f64>()
-            / f64::from(visits)
-    } else {
-        0.5
+    // The root's own statistics, its evaluation included, as KataGo's rootInfo: at
+    // `maxVisits 1` the value network's win rate of the position, not a constant. An engine
+    // without them gives the candidates' visit-weighted mean.
+    let through: u32 = candidates.iter().map(|c| c.visits).sum();
+    let (visits, root_wr) = match analyzer.root_winrate(to_move) {
+        Some((v, w)) => (v, f64::from(w)),
+        None if through > 0 => (
+            through,
+            candidates
+                .iter()
+                .map(|c| f64::from(c.winrate) * f64::from(c.visits))
+                .sum::<f64>()
+                / f64::from(through),
+        ),
+        None => (0, 0.5),
     };
     let root_wr = if flip { 1.0 - root_wr } else { root_wr };
     let mut root = json!({

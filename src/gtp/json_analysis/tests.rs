@@ -490,3 +490,127 @@ fn the_policy_is_the_networks_move_probabilities_as_eval_gives_them() {
     }
     assert!(colours.contains(&Color::White) && colours.contains(&Color::Black));
 }
+
+/// At `maxVisits 1` a value-network engine answers as KataGo does: `rootInfo` carries the
+/// network's own win rate of the position (for the side to move, as `SIDETOMOVE` asks) and
+/// one visit, not a constant 0.5 with none; a second visit moves it. The labeller's default
+/// is one visit, so this is the label an `akushu analysis` teacher gives.
+#[test]
+fn one_visit_reports_the_value_network_s_win_rate_of_the_position() {
+    use crate::net::NetPruner;
+    use crate::prune::{PruneContext, Pruner};
+    let files = ["tests/fixtures/sgf/ogs_style.sgf".into()];
+    let (positions, skipped) = crate::net::data::sgf_positions(&files);
+    assert_eq!(skipped, []);
+    let model = "nnq:models/cnn-distilled-b6c96-6x64-cosine3";
+    let net = NetPruner::load_named(model).unwrap();
+    let spec = format!("uct:select=puct,policy={model},value={model},value_mix=1,history=true");
+    let mut s = AnalysisServer::new(&spec, 1).unwrap();
+    let mut moves: Vec<(Color, Move)> = Vec::new();
+    let mut values = Vec::new();
+    for (k, pos) in positions.iter().enumerate().take(10) {
+        let board = pos.board();
+        // The network's view: the position, its side to move and its last two moves.
+        let recent: Vec<Move> = moves.iter().rev().take(2).rev().map(|m| m.1).collect();
+        let mut bad = [0f32; N * N];
+        let want = net
+            .badness_value(
+                &PruneContext {
+                    board: &board,
+                    to_move: pos.color(),
+                    recent: &recent,
+                },
+                &mut bad,
+            )
+            .expect("the network has a value head");
+        let listed: Vec<Value> = moves
+            .iter()
+            .map(|&(c, m)| json!([if c == Color::Black { "B" } else { "W" }, m.to_gtp()]))
+            .collect();
+        let query = json!({"id": format!("p{k}"), "moves": listed, "komi": 6.5, "maxVisits": 1,
+            "overrideSettings": {"reportAnalysisWinratesAs": "SIDETOMOVE"}});
+        let v = one(&mut s, &query.to_string());
+        let root = &v["rootInfo"];
+        assert_eq!(root["visits"], 1, "{v}");
+        let got = root["winrate"].as_f64().unwrap();
+        // The tree keeps a value in steps of 1/65534.
+        assert!(
+            (got - f64::from(want)).abs() <= 2e-5,
+            "position {k}: {got} vs the network's {want}"
+        );
+        values.push(got);
+        let two = one(
+            &mut s,
+            &query
+                .to_string()
+                .replace("\"maxVisits\":1", "\"maxVisits\":2"),
+        );
+        assert_eq!(two["rootInfo"]["visits"], 2, "{two}");
+        moves.push((pos.color(), Move::from_index(pos.played as usize).unwrap()));
+    }
+    values.dedup();
+    assert!(values.len() > 5, "one value for every position: {values:?}");
+}
+
+/// A terminate whose `turnNumbers` is not a list of turn numbers is refused naming the
+/// field, and stops nothing: read as absent it would end every turn of the query.
+#[test]
+fn a_terminate_with_turn_numbers_that_are_no_list_is_refused_and_stops_nothing() {
+    let mut s = server();
+    s.submit(r#"{"id":"q","moves":[["B","E5"]],"maxVisits":5,"analyzeTurns":[0,1]}"#);
+    for turns in [r#"1"#, r#""all""#, r#"null"#, r#"[0,"one"]"#, r#"[-1]"#] {
+        let line =
+            format!(r#"{{"id":"t","action":"terminate","terminateId":"q","turnNumbers":{turns}}}"#);
+        let out = s.submit(&line);
+        assert_eq!(out.len(), 1, "{turns}: {out:?}");
+        let v: Value = serde_json::from_str(&out[0]).unwrap();
+        assert_eq!(v["field"], "turnNumbers", "{turns}: {v}");
+        assert!(v["error"].as_str().unwrap().contains("turnNumbers"), "{v}");
+    }
+    let mut io = script(Vec::new());
+    while s.run_next(&mut io) {}
+    let answered: Vec<_> = io.out.iter().map(|v| v["turnNumber"].clone()).collect();
+    assert_eq!(answered, [json!(0), json!(1)]);
+    assert!(io.out.iter().all(|v| v.get("noResults").is_none()));
+}
+
+/// An `action` that is not one of KataGo's spellings (another case, a number, null) is an
+/// unknown action, not a query missing its moves.
+#[test]
+fn actions_of_the_wrong_type_or_case_are_unknown_actions() {
+    let mut s = server();
+    for action in [
+        r#""QUERY_VERSION""#,
+        r#""Terminate""#,
+        "5",
+        "null",
+        "[]",
+        r#""""#,
+    ] {
+        let v = one(&mut s, &format!(r#"{{"id":"a","action":{action}}}"#));
+        assert_eq!(v["field"], "action", "{action}: {v}");
+        assert!(
+            v["error"].as_str().unwrap().starts_with("unknown action"),
+            "{action}: {v}"
+        );
+    }
+}
+
+/// One line that queues 100,000 turns, then a terminate naming them all: every waiting turn
+/// gets its `noResults` line, in the order the turns arrived, and nothing is left.
+#[test]
+fn a_terminate_clears_a_hundred_thousand_waiting_turns() {
+    let mut s = server();
+    let n = 100_000;
+    let turns = vec!["0"; n].join(",");
+    let query = format!(r#"{{"id":"big","moves":[],"maxVisits":5,"analyzeTurns":[{turns}]}}"#);
+    assert!(s.submit(&query).is_empty());
+    assert!(s.has_work());
+    let numbers = vec!["0"; 3].join(",");
+    let out = s.submit(&format!(
+        r#"{{"id":"t","action":"terminate","terminateId":"big","turnNumbers":[{numbers}]}}"#
+    ));
+    assert_eq!(out.len(), n + 1, "the echo and one line a turn");
+    assert!(out[1..].iter().all(|l| l.contains(r#""noResults":true"#)));
+    assert!(!s.has_work());
+}

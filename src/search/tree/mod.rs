@@ -433,6 +433,35 @@ impl Tree {
         &self.nodes[0]
     }
 
+    /// The root's simulations and the wins of its side to move over them (draws half).
+    /// A simulation that ended at the root itself (under PUCT the first, which evaluated
+    /// the root) counts at the value network's exact value where the results are the
+    /// network's alone (`value_mix=1`): its stored result was rounded to a whole win unit
+    /// at random, so at one visit the root's win rate would be a multiple of 1/16, not the
+    /// network's value that an analysis at `maxVisits 1` reports.
+    pub fn root_result(&self) -> (u32, f64) {
+        let root = &self.nodes[0];
+        let visits = root.real_visits();
+        // The root's wins are those of the player who moved into it: the opponent's.
+        let wins = f64::from(visits) - f64::from(root.real_wins());
+        let kids = self.root_children();
+        let through: u32 = kids.iter().map(Node::real_visits).sum();
+        let own = visits.saturating_sub(through);
+        let value_only = self.settings.value.is_some_and(|m| m.lambda >= 1.0);
+        match root.black_value() {
+            Some(black) if own > 0 && value_only => {
+                let v = if self.root_to_move == Color::Black {
+                    black
+                } else {
+                    1.0 - black
+                };
+                let through_wins: f64 = kids.iter().map(|k| f64::from(k.real_wins())).sum();
+                (visits, through_wins + f64::from(own) * f64::from(v))
+            }
+            _ => (visits, wins),
+        }
+    }
+
     pub fn node_count(&self) -> usize {
         self.len.load(Relaxed)
     }

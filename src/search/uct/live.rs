@@ -32,6 +32,17 @@ impl UctEngine {
 }
 
 impl UctEngine {
+    /// `color`'s win probability at the current position by the value network, where the
+    /// engine has one.
+    pub(super) fn network_value(&self, color: Color) -> Option<f32> {
+        let net = self.value_net.as_ref()?;
+        let mut bad = [0f32; NN];
+        let last = given_last(self.config.history, self.last_two_moves());
+        rate_value(&**net, self.game.board(), color, last, &mut bad)
+    }
+}
+
+impl UctEngine {
     /// Each point's expected final owner for `color` over the simulations' final boards,
     /// when outcomes are tracked and some simulation ended in a counted board.
     pub(super) fn playout_ownership(&self, color: Color) -> Option<[f32; NN]> {
@@ -230,6 +241,19 @@ impl LiveAnalysis for UctEngine {
     fn root_score(&self, color: Color) -> Option<ScoreEstimate> {
         self.score_through(outcomes::ROOT, color)
             .or_else(|| self.network_score(color, None))
+    }
+
+    fn root_winrate(&self, color: Color) -> Option<(u32, f32)> {
+        // Every tree searches the same root, `color` to move (the analysis set it so).
+        let (visits, wins) = self
+            .trees
+            .iter()
+            .map(Tree::root_result)
+            .fold((0u32, 0f64), |(v, w), (tv, tw)| (v + tv, w + tw));
+        if visits > 0 {
+            return Some((visits, (wins / f64::from(visits)) as f32));
+        }
+        self.network_value(color).map(|v| (0, v))
     }
 
     fn analyze_sims(&mut self, color: Color, sims: u64) -> u64 {

@@ -33,8 +33,8 @@ use super::engine::{
 use super::outcomes;
 use super::pruners::make_pruner;
 use super::pruning::{
-    PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, owners, rate, score_lead,
-    worst_mask,
+    PlayoutEval, PruneCount, PrunerSlot, drop_count, given_last, owners, rate, rate_value,
+    score_lead, worst_mask,
 };
 pub use super::tree::PlayoutKind;
 use super::tree::{
