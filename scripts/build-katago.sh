@@ -13,9 +13,44 @@
 # (installed through apt-get or brew when missing). About 10 minutes on 2 cores.
 #
 # Set KATAGO_AVX2=0 on a CPU without AVX2 and FMA. Set KATAGO_JOBS to change `make -j`.
+#
+#   scripts/build-katago.sh --config-only [PREFIX]
+#
+# writes only PREFIX/analysis.cfg, for a KataGo built by hand (or from a package): then
+# `katago analysis -model NETWORK -config PREFIX/analysis.cfg` is the teacher command.
 set -eu
+# Writes DIR/analysis.cfg (DIR = $1).
+write_config() {
+# The analysis config: labelling sends many positions at once, so KataGo batches them across
+# analysis threads; one search thread each keeps a position's visits deterministic in count.
+cat > "$1/analysis.cfg" <<CFG
+# Written by akushu's scripts/build-katago.sh for labelling on a CPU.
+logDir = $1/logs
+logToStderr = false
+logAllRequests = false
+logAllResponses = false
+logSearchInfo = false
+reportAnalysisWinratesAs = SIDETOMOVE
+analysisPVLen = 8
+maxVisits = 1
+numAnalysisThreads = 8
+numSearchThreadsPerAnalysisThread = 1
+nnMaxBatchSize = 16
+nnCacheSizePowerOfTwo = 18
+nnMutexPoolSizePowerOfTwo = 14
+numNNServerThreadsPerModel = 1
+numEigenThreadsPerModel = 1
+CFG
+}
+if [ "${1:-}" = "--config-only" ]; then
+    PREFIX=${2:-$HOME/.cache/akushu/katago}
+    mkdir -p "$PREFIX"
+    write_config "$PREFIX"
+    echo "config: $PREFIX/analysis.cfg"
+    exit 0
+fi
 if [ $# -lt 1 ]; then
-    echo "usage: $0 KATAGO_CHECKOUT [PREFIX]" >&2
+    echo "usage: $0 KATAGO_CHECKOUT [PREFIX] | $0 --config-only [PREFIX]" >&2
     exit 2
 fi
 SRC=$(cd "$1" && pwd)
@@ -36,26 +71,7 @@ cd "$BUILD"
 cmake .. -DUSE_BACKEND=EIGEN -DUSE_AVX2="${KATAGO_AVX2:-1}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 make -j"${KATAGO_JOBS:-2}" katago
 cp katago "$PREFIX/bin/katago"
-# The analysis config: labelling sends many positions at once, so KataGo batches them across
-# analysis threads; one search thread each keeps a position's visits deterministic in count.
-cat > "$PREFIX/analysis.cfg" <<CFG
-# Written by akushu's scripts/build-katago.sh for labelling on a CPU.
-logDir = $PREFIX/logs
-logToStderr = false
-logAllRequests = false
-logAllResponses = false
-logSearchInfo = false
-reportAnalysisWinratesAs = SIDETOMOVE
-analysisPVLen = 8
-maxVisits = 1
-numAnalysisThreads = 8
-numSearchThreadsPerAnalysisThread = 1
-nnMaxBatchSize = 16
-nnCacheSizePowerOfTwo = 18
-nnMutexPoolSizePowerOfTwo = 14
-numNNServerThreadsPerModel = 1
-numEigenThreadsPerModel = 1
-CFG
+write_config "$PREFIX"
 # KataGo's test network, g170 b6c96 (3.8 MB), where the checkout has it: the teacher of the
 # figures in docs/teacher.md.
 NET="$SRC/cpp/tests/models/g170-b6c96-s175395328-d26788732.bin.gz"

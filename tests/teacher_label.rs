@@ -650,3 +650,42 @@ fn a_one_visit_akushu_teacher_labels_the_network_s_value_of_each_position() {
     labels.dedup();
     assert!(labels.len() > 20, "labels: {labels:?}");
 }
+
+/// Training on a labelled dataset whose labelling run left the validation split out is
+/// refused with the fix that applies to it (label that split), not the advice for a dataset
+/// built from too few games.
+#[test]
+fn training_on_labels_without_a_validation_split_says_to_label_it() {
+    let dir = scratch("label", "no-validation");
+    let data = dataset(&dir);
+    let out = dir.join("labels");
+    let (ok, text) = label(
+        &data,
+        "akushu analysis --engine uct:sims=4",
+        &out,
+        &["--visits", "2", "--splits", "train", "--limit", "20"],
+    );
+    assert!(ok, "{text}");
+    let model = dir.join("model");
+    let (ok, text) = akushu(&[
+        "train",
+        "--data",
+        &s(&out),
+        "--model",
+        "mlp",
+        "--target",
+        "teacher",
+        "--epochs",
+        "1",
+        "--out",
+        &s(&model),
+        "--quiet",
+    ]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("validation split holds no labelled position")
+            && text.contains("--splits train,validation"),
+        "{text}"
+    );
+    assert!(!text.contains("dataset build --validation"), "{text}");
+}

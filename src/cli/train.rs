@@ -271,16 +271,31 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         .as_ref()
         .filter(|_| valid_set.is_empty() || train_set.is_empty())
     {
+        let split = if train_set.is_empty() {
+            "training"
+        } else {
+            "validation"
+        };
+        // A labelled dataset's empty split is one its labelling run left out (`--splits`),
+        // not one its games could not fill: the fix is to label it.
+        let labelled = crate::dataset::build::Manifest::load(dir)
+            .ok()
+            .and_then(|m| m.teacher)
+            .is_some();
+        if labelled {
+            anyhow::bail!(
+                "{}: its {split} split holds no labelled position: its labelling run left that \
+                 split out. Label the training and validation splits too (`akushu dataset \
+                 label SOURCE --splits train,validation --teacher ... --out DIR`, \
+                 `--split-limit validation=4096` to bound the validation split)",
+                dir.display()
+            );
+        }
         anyhow::bail!(
-            "{}: its {} split holds no position (a dataset of a few games can put none in \
+            "{}: its {split} split holds no position (a dataset of a few games can put none in \
              it): rebuild it with a larger `akushu dataset build --validation SHARE` (e.g. 0.3) \
              or from more games",
-            dir.display(),
-            if train_set.is_empty() {
-                "training"
-            } else {
-                "validation"
-            }
+            dir.display()
         );
     }
     crate::outln!(
