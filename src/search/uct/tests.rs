@@ -418,6 +418,15 @@ fn the_root_move_is_the_most_visited_or_the_best_lower_bound() {
     assert_eq!(choose_root_move(&stats, true, 0.0), Some((10, 100, 55.0)));
     assert_eq!(choose_root_move(&stats, true, 0.5), Some((20, 60, 42.0)));
     assert_eq!(choose_root_move(&stats, true, 0.01), Some((20, 60, 42.0)));
+    // A move with exactly the share of visits is in (50 of 100 at 0.5), one short is out.
+    let mut at_share = stats.clone();
+    at_share[20] = (50, 35.0, true, 0);
+    assert_eq!(choose_root_move(&at_share, true, 0.5), Some((20, 50, 35.0)));
+    at_share[20] = (49, 34.3, true, 0);
+    assert_eq!(
+        choose_root_move(&at_share, true, 0.5),
+        Some((10, 100, 55.0))
+    );
     // Only the 5-visit move and the 100-visit one: 5/5 (bound 0.57) beats 55/100 (0.45).
     stats[20] = (0, 0.0, true, 0);
     assert_eq!(choose_root_move(&stats, true, 0.01), Some((30, 5, 5.0)));
