@@ -559,12 +559,17 @@ fn safe_pass_plays_on_where_a_pass_loses() {
     assert!(matches!(safe[2], Move::Play(_)), "{safe:?}");
 }
 
+/// A clock ends every move of a search that would otherwise run for hours: under Canadian
+/// overtime and under absolute time (which the engine counts down itself when nobody reports
+/// it), each move stops on its deadline, far short of its simulations. What each budget is
+/// and how the engine charges its clock are checked without a wall clock, in `search::clock`
+/// and `search::uct`'s unit tests; here only the simulation counts are asserted, so a busy
+/// machine (which stretches every move's wall time) cannot fail the test.
 #[test]
 fn a_clock_limits_each_move_and_counts_down() {
     let huge = 100_000_000;
     let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
     e.new_game(6.5);
-    // Canadian overtime, 0.3 s a move: every move stops within it (plus scheduling slack).
     e.set_time_control(TimeControl::Canadian {
         main: 0.0,
         period: 0.3,
@@ -574,23 +579,16 @@ fn a_clock_limits_each_move_and_counts_down() {
     for _ in 0..4 {
         let (m, stats) = e.genmove(c);
         assert!(matches!(m, EngineMove::Play(_)));
-        assert!(
-            stats.simulations < huge as u64 && stats.seconds < 0.3,
-            "{stats:?}"
-        );
+        assert!(stats.simulations < huge as u64, "{stats:?}");
         c = c.opponent();
     }
-    // Absolute time: the engine counts its own clock down when nobody reports it, so the
-    // moves get shorter and the whole game fits in the main time.
     let mut e = build_engine(&format!("uct:sims={huge}"), 1).unwrap();
     e.new_game(6.5);
     e.set_time_control(TimeControl::Absolute { main: 2.0 });
-    let mut used = 0.0;
     let mut c = Color::Black;
     for _ in 0..30 {
         let (_, stats) = e.genmove(c);
-        used += stats.seconds;
+        assert!(stats.simulations < huge as u64, "{stats:?}");
         c = c.opponent();
     }
-    assert!(used < 4.0, "both sides together used {used} s of 2 x 2 s");
 }

@@ -736,13 +736,15 @@ mod tests {
         assert!("b".parse::<Winner>().is_err());
     }
 
-    /// A fake player whose every move takes `seconds` of wall time, spent sleeping (the
-    /// machine gave it no CPU) or computing (it had the CPU and overran anyway); its CPU
-    /// reading is its thread's, like a one-thread in-process engine's.
+    /// A fake player whose every move is reported as taking `seconds`, with its CPU reading
+    /// (a ledger, like a one-thread in-process engine's thread clock) grown by all of them
+    /// when `busy` (it had the CPU and overran anyway) or by none (the machine gave it no
+    /// CPU). Nothing is timed, so the machine's load cannot change what the referee sees.
     struct Slow {
         spec: String,
         seconds: f64,
         busy: bool,
+        cpu: f64,
     }
 
     impl Player for Slow {
@@ -756,25 +758,18 @@ mod tests {
             Ok(())
         }
         fn genmove(&mut self, _: Color) -> Result<(EngineMove, MoveStats), PlayerError> {
-            let start = std::time::Instant::now();
             if self.busy {
-                // Spin until this thread has had the CPU for the whole time.
-                let cpu0 = crate::util::thread_cpu_seconds().unwrap();
-                while crate::util::thread_cpu_seconds().unwrap() - cpu0 < self.seconds {
-                    std::hint::black_box(0u64);
-                }
-            } else {
-                std::thread::sleep(std::time::Duration::from_secs_f64(self.seconds));
+                self.cpu += self.seconds;
             }
             let stats = MoveStats {
                 simulations: 0,
-                seconds: start.elapsed().as_secs_f64(),
+                seconds: self.seconds,
                 winrate: None,
             };
             Ok((EngineMove::Play(Move::Pass), stats))
         }
         fn cpu_seconds(&self) -> Option<f64> {
-            crate::util::thread_cpu_seconds()
+            Some(self.cpu)
         }
     }
 
@@ -811,6 +806,7 @@ mod tests {
                     spec: spec.clone(),
                     seconds: 0.3,
                     busy,
+                    cpu: 1.0,
                 }))
             };
             play_game(&setup, &rules, &build, &mut NoObserver)
@@ -827,8 +823,9 @@ mod tests {
         assert_eq!(threads.starved, None);
     }
 
-    /// A fake player whose CPU reading is a ledger: 5 s of start-up before the game, then
-    /// 0.1 s a genmove, 0.01 s a move it is told and 1 s for the referee's `final_score`.
+    /// A fake player whose CPU reading is a ledger: 5 s of start-up before the game, 2 s to
+    /// set the game up, then 0.1 s a genmove, 0.01 s a move it is told and 1 s for the
+    /// referee's `final_score`.
     struct Ledger {
         cpu: f64,
     }
@@ -838,6 +835,7 @@ mod tests {
             "ledger"
         }
         fn new_game(&mut self, _: f32) -> Result<(), PlayerError> {
+            self.cpu += 2.0;
             Ok(())
         }
         fn play(&mut self, _: Color, _: Move) -> Result<(), PlayerError> {
@@ -863,8 +861,9 @@ mod tests {
     }
 
     /// A game's CPU seconds are what each player spent from the game's set-up to its last
-    /// move, on its own moves and on the moves it was told: neither its start-up nor the
-    /// referee's scoring question counts as thinking.
+    /// move, on its own moves and on the moves it was told: neither its start-up, nor the
+    /// set-up itself (a GTP engine loading its network on `clear_board`), nor the referee's
+    /// scoring question counts as thinking.
     #[test]
     fn a_players_cpu_counts_the_game_not_its_start_up_or_the_scoring() {
         let setup = GameSetup {

@@ -410,19 +410,23 @@ mod tests {
         assert!(err.to_string().contains("not found"), "{err}");
     }
 
+    /// A reply is waited for this long: far longer than a shell takes to answer even on a
+    /// busy machine, since a late answer would read as a hang.
+    const PATIENT: Duration = Duration::from_secs(30);
+
     #[test]
     fn talks_to_a_shell_engine() {
         // `cat` echoes the command: not GTP, so it is garbage.
         let mut c = GtpClient::spawn("cat").unwrap();
-        let e = c.command("name", Duration::from_secs(2)).unwrap_err();
+        let e = c.command("name", PATIENT).unwrap_err();
         assert!(matches!(e, GtpError::Garbage { .. }), "{e}");
         // A minimal engine written in sh: answers, refuses, then exits.
         let script = r#"while read -r c; do case "$c" in name) printf "= fake\n\n";; bad) printf "? nope\n\n";; *) exit 3;; esac; done"#;
         let mut c = GtpClient::spawn(&format!("sh -c '{script}'")).unwrap();
-        assert_eq!(c.command("name", Duration::from_secs(2)).unwrap(), "fake");
-        let e = c.command("bad", Duration::from_secs(2)).unwrap_err();
+        assert_eq!(c.command("name", PATIENT).unwrap(), "fake");
+        let e = c.command("bad", PATIENT).unwrap_err();
         assert!(matches!(e, GtpError::Refused { .. }), "{e}");
-        let e = c.command("boom", Duration::from_secs(2)).unwrap_err();
+        let e = c.command("boom", PATIENT).unwrap_err();
         assert!(matches!(e, GtpError::Crashed { .. }), "{e}");
     }
 }

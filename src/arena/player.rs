@@ -142,15 +142,29 @@ pub struct InProcess {
     /// the platform does not say): an engine that works on a move it is told (moving its
     /// tree along) spends CPU there as a GTP engine's process does.
     cpu: Option<f64>,
+    /// Reads this thread's CPU seconds: [`crate::util::thread_cpu_seconds`], or a fake
+    /// clock where a test must not depend on how much CPU the machine gives.
+    cpu_clock: fn() -> Option<f64>,
 }
 
 impl InProcess {
     /// The player of an engine already built from `spec`.
     pub fn new(spec: &str, engine: Box<dyn Engine>) -> InProcess {
+        InProcess::with_cpu_clock(spec, engine, crate::util::thread_cpu_seconds)
+    }
+
+    /// [`InProcess::new`] whose CPU seconds are read from `cpu_clock` (seconds on this
+    /// thread, `None` where unknown) instead of the thread's own clock.
+    pub fn with_cpu_clock(
+        spec: &str,
+        engine: Box<dyn Engine>,
+        cpu_clock: fn() -> Option<f64>,
+    ) -> InProcess {
         InProcess {
             spec: spec.to_string(),
             engine,
-            cpu: crate::util::thread_cpu_seconds().map(|_| 0.0),
+            cpu: cpu_clock().map(|_| 0.0),
+            cpu_clock,
         }
     }
 
@@ -163,9 +177,9 @@ impl InProcess {
 
     /// Runs `work` on the engine, adding this thread's CPU time in it to the engine's.
     fn charged<T>(&mut self, work: impl FnOnce(&mut dyn Engine) -> T) -> T {
-        let cpu0 = crate::util::thread_cpu_seconds();
+        let cpu0 = (self.cpu_clock)();
         let answer = work(self.engine.as_mut());
-        self.cpu = match (self.cpu, cpu0, crate::util::thread_cpu_seconds()) {
+        self.cpu = match (self.cpu, cpu0, (self.cpu_clock)()) {
             (Some(sum), Some(a), Some(b)) => Some(sum + (b - a).max(0.0)),
             _ => None,
         };
@@ -355,5 +369,77 @@ impl Player for GtpPlayer {
 
     fn cpu_seconds(&self) -> Option<f64> {
         crate::util::process_cpu_seconds(self.client.pid())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Game, IllegalMove};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// The fake CPU clock of this test thread: what the fake engine has "spent".
+        static FAKE_CPU: Cell<f64> = const { Cell::new(0.0) };
+    }
+
+    fn fake_cpu() -> Option<f64> {
+        Some(FAKE_CPU.with(Cell::get))
+    }
+
+    fn burn(seconds: f64) {
+        FAKE_CPU.with(|c| c.set(c.get() + seconds));
+    }
+
+    /// An engine that passes, spending on the fake clock 4 s to set a game up, 1 s a move
+    /// it searches and 0.25 s a move it is told.
+    struct Burner {
+        game: Game,
+    }
+
+    impl Engine for Burner {
+        fn name(&self) -> String {
+            "burner".into()
+        }
+        fn new_game(&mut self, komi: f32) {
+            burn(4.0);
+            self.game = Game::new(komi);
+        }
+        fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+            burn(0.25);
+            self.game.play_as(color, mv)
+        }
+        fn genmove(&mut self, color: Color) -> (EngineMove, MoveStats) {
+            burn(1.0);
+            self.game
+                .play_as(color, Move::Pass)
+                .expect("a pass is legal");
+            (EngineMove::Play(Move::Pass), MoveStats::default())
+        }
+        fn undo(&mut self) -> bool {
+            self.game.undo()
+        }
+        fn game(&self) -> &Game {
+            &self.game
+        }
+    }
+
+    /// An in-process engine is charged the CPU of its searches and of the moves it is told
+    /// (an engine moving its tree along works there).
+    #[test]
+    fn an_in_process_engine_is_charged_its_moves_and_the_moves_it_is_told() {
+        let engine = Box::new(Burner {
+            game: Game::new(6.5),
+        });
+        let mut p = InProcess::with_cpu_clock("burner", engine, fake_cpu);
+        p.new_game(6.5).unwrap();
+        let set_up = p.cpu_seconds().expect("the fake clock reads");
+        let spent = |p: &InProcess| p.cpu_seconds().unwrap() - set_up;
+        p.genmove(Color::Black).unwrap();
+        assert_eq!(spent(&p), 1.0);
+        p.play(Color::White, Move::from_gtp("E5").unwrap()).unwrap();
+        assert_eq!(spent(&p), 1.25);
+        p.genmove_with_visits(Color::Black).unwrap();
+        assert_eq!(spent(&p), 2.25);
     }
 }

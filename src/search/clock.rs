@@ -381,6 +381,11 @@ mod tests {
                 period: 1.0,
                 periods: 1,
             },
+            TimeControl::ByoYomi {
+                main: 30.0,
+                period: 5.0,
+                periods: 3,
+            },
             TimeControl::Canadian {
                 main: 0.0,
                 period: 5.0,
@@ -436,6 +441,30 @@ mod tests {
         let early = abs.budget(0, DEFAULT_SAFETY).unwrap();
         assert!(early > 2.0 && early < 3.5, "{early}");
         assert_eq!(Clock::new(TimeControl::None).budget(0, 0.25), None);
+    }
+
+    /// Byo-yomi budgets one period whatever the number of periods: a move that overran a
+    /// period would lose it, and the spare periods are insurance, not thinking time.
+    #[test]
+    fn byo_yomi_budgets_one_period_however_many_there_are() {
+        let byo = |main: f64, periods: u32| {
+            Clock::new(TimeControl::ByoYomi {
+                main,
+                period: 5.0,
+                periods,
+            })
+        };
+        for periods in [1, 3, 5] {
+            // In main time: a 40th of the main time and 0.8 of a period, less the margin.
+            let b = byo(40.0, periods).budget(0, DEFAULT_SAFETY).unwrap();
+            assert!(
+                (b - (1.0 + 4.0 - DEFAULT_SAFETY)).abs() < 1e-9,
+                "{periods}: {b}"
+            );
+            // In overtime: 0.8 of the period.
+            let b = byo(0.0, periods).budget(0, DEFAULT_SAFETY).unwrap();
+            assert!((b - (4.0 - DEFAULT_SAFETY)).abs() < 1e-9, "{periods}: {b}");
+        }
     }
 
     #[test]

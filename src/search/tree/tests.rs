@@ -340,6 +340,33 @@ fn first_play_urgency_reduction_narrows_the_search() {
     );
 }
 
+/// The root takes its own first-play urgency reduction, `fpu_root`, and the nodes below it
+/// `fpu`: a search with no reduction at the root and a large one below tries many root
+/// moves, and the reverse tries few.
+#[test]
+fn the_root_takes_fpu_root_and_the_nodes_below_fpu() {
+    let tried = |fpu: f32, fpu_root: f32| {
+        let (t, mut w) = puct_search(
+            Arc::new(BLACK_LOSES_VALUE),
+            Puct {
+                fpu,
+                fpu_root,
+                ..PUCT
+            },
+        );
+        w.search(&t, &SimBudget::new(400), None);
+        t.root_children()
+            .iter()
+            .filter(|c| c.real_visits() > 0)
+            .count()
+    };
+    let (wide, narrow) = (tried(1.0, 0.0), tried(0.0, 1.0));
+    assert!(
+        narrow * 2 < wide,
+        "fpu_root 1: {narrow} root moves tried, fpu_root 0: {wide}"
+    );
+}
+
 /// Values are backed up for the side that moved: with black's win probability 0.1 in
 /// every position, black's root moves average about 0.1 and white's about 0.9.
 #[test]

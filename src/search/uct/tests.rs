@@ -67,6 +67,41 @@ fn the_work_after_a_search_is_counted_and_kept_back() {
     assert_eq!(e.move_budget(Color::White), Some(want));
 }
 
+/// A clock nobody reports is counted down by the engine itself: every move takes at least
+/// its reported seconds off its side's clock, and since a search that would run for hours
+/// stops on its deadline, a side's budgets add up to no more than its main time (but the
+/// hundredth of a second a move is always granted). Only the engine's own readings are
+/// compared, so a busy machine, which spends the clock sooner, changes no outcome.
+#[test]
+fn a_self_counted_clock_grants_no_more_than_its_main_time() {
+    let huge = 100_000_000;
+    let config = UctConfig {
+        sims: huge,
+        ..UctConfig::default()
+    };
+    let mut e = UctEngine::new(config, 1).unwrap();
+    e.set_time_control(TimeControl::Absolute { main: 2.0 });
+    let moves = 8;
+    let mut granted = [0.0f64; 2];
+    let mut c = Color::Black;
+    for _ in 0..2 * moves {
+        granted[c.idx()] += e.move_budget(c).expect("the clock limits");
+        let before = e.clocks[c.idx()].left;
+        let (_, stats) = e.genmove(c);
+        assert!(stats.simulations < u64::from(huge), "{stats:?}");
+        let after = e.clocks[c.idx()].left;
+        assert!(
+            after <= (before - stats.seconds).max(0.0) + 1e-9,
+            "{c:?}: {before} s left, a move of {} s, then {after} s",
+            stats.seconds
+        );
+        c = c.opponent();
+    }
+    for g in granted {
+        assert!(g <= 2.0 + 0.01 * moves as f64, "granted {g} s of 2 s");
+    }
+}
+
 /// An engine's own reply leaves the trees at the position it searched (copying the
 /// reply's subtree then would run on its clock); the opponent's answer moves them down
 /// both moves at once, to the tree that following each move in turn gives.
@@ -418,6 +453,15 @@ fn the_root_move_is_the_most_visited_or_the_best_lower_bound() {
     assert_eq!(choose_root_move(&stats, true, 0.0), Some((10, 100, 55.0)));
     assert_eq!(choose_root_move(&stats, true, 0.5), Some((20, 60, 42.0)));
     assert_eq!(choose_root_move(&stats, true, 0.01), Some((20, 60, 42.0)));
+    // A move with exactly the share of visits is in (50 of 100 at 0.5), one short is out.
+    let mut at_share = stats.clone();
+    at_share[20] = (50, 35.0, true, 0);
+    assert_eq!(choose_root_move(&at_share, true, 0.5), Some((20, 50, 35.0)));
+    at_share[20] = (49, 34.3, true, 0);
+    assert_eq!(
+        choose_root_move(&at_share, true, 0.5),
+        Some((10, 100, 55.0))
+    );
     // Only the 5-visit move and the 100-visit one: 5/5 (bound 0.57) beats 55/100 (0.45).
     stats[20] = (0, 0.0, true, 0);
     assert_eq!(choose_root_move(&stats, true, 0.01), Some((30, 5, 5.0)));
