@@ -139,7 +139,7 @@ pub(super) fn has_avx512() -> bool {
     })
 }
 
-/// The float kernel [`PlainCnn`]'s convolutions and the dense layers run on this CPU:
+/// The float kernel [`PlainCnn`]'s convolutions run on this CPU:
 /// `avx512`, `avx2` or `portable` (for benchmarks to print next to their figures).
 pub fn float_kernel_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
@@ -152,6 +152,26 @@ pub fn float_kernel_name() -> &'static str {
         }
     }
     "portable"
+}
+
+/// The float kernel of the dense layers (the MLPs and the heads): `avx2` or `portable`
+/// (they have no AVX-512 path).
+pub fn dense_kernel_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2_fma() {
+        return "avx2";
+    }
+    "portable"
+}
+
+/// Both network kernels this CPU runs, for a benchmark's header:
+/// `8-bit vnni, float avx512` (see [`super::quant::kernel_name`] and [`float_kernel_name`]).
+pub fn kernels_in_use() -> String {
+    format!(
+        "8-bit {}, float {}",
+        super::quant::kernel_name(),
+        float_kernel_name()
+    )
 }
 
 /// The MLP without burn.

@@ -895,6 +895,31 @@ mod tests {
         }
     }
 
+    /// What benchmarks print is the kernel that runs: one this CPU has, each kernel with
+    /// its own name, and a pruner names the 8-bit or float kernel of its own network.
+    #[test]
+    fn the_kernel_named_is_the_one_that_runs() {
+        let names: Vec<&str> = kernels().iter().map(|k| k.name()).collect();
+        assert!(
+            names.contains(&kernel_name()),
+            "{} is not among {names:?}",
+            kernel_name()
+        );
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-human-5x32-gpu2");
+        let quantized = crate::net::NetPruner::load_quantized(&dir).unwrap();
+        assert_eq!(quantized.kernel(), format!("8-bit {}", kernel_name()));
+        let float = crate::net::NetPruner::load(&dir).unwrap();
+        assert_eq!(
+            float.kernel(),
+            format!("float {}", crate::net::plain::float_kernel_name())
+        );
+    }
+
     /// Planes of `n` positions of a seeded random game.
     fn planes(n: usize, seed: u64) -> Vec<f32> {
         let positions = crate::net::synthetic::random_game_positions(2, seed);
