@@ -5,7 +5,8 @@
 //! time, and at batch 1 the float kernel already runs at about two thirds of a core's FMA
 //! peak. An 8-bit product is four times narrower than a float one: AVX-512 VNNI's
 //! `vpdpbusd` multiplies 64 byte pairs and adds them in fours to 16 integer sums in one
-//! instruction; AVX2's `vpmaddwd` does 16 pairs of 16-bit values.
+//! instruction (AVX-VNNI's, on 256-bit registers, 32 pairs); AVX2's `vpmaddwd` does 16
+//! pairs of 16-bit values.
 //!
 //! How: every convolution of the tower (the stem and both convolutions of each block)
 //!
@@ -19,10 +20,10 @@
 //!
 //! The 1x1 move head stays in float. Integer sums are exact whatever their order, and the
 //! float steps around them are the same operations in the same order in every kernel, so the
-//! VNNI, AVX2 and portable kernels give the same logits to the bit: a seeded search plays the
-//! same game on any x86-64 machine. The logits differ from the float network's by the
-//! rounding to 8 bits; `docs/notes-net.md` ("8-bit evaluation") gives the measured accuracy
-//! and speed.
+//! VNNI, AVX-VNNI, AVX2 and portable kernels give the same logits to the bit: a seeded
+//! search plays the same game on any x86-64 machine. The logits differ from the float
+//! network's by the rounding to 8 bits; `docs/notes-net.md` ("8-bit evaluation") gives the
+//! measured accuracy and speed, per kernel, and the switches that force each kernel.
 
 use super::plain::{Conv, Epilogue, INTERIOR, PP, PlainCnn, Scratch};
 use crate::rules::NN;
