@@ -5,7 +5,9 @@
 //! `nnq:MODEL_DIR` times a CNN's 8-bit evaluation, `sym8:...` (or `sym4:`, `sym2:`) its
 //! average over the symmetries.
 //! With batch sizes (e.g. `1,8,32`), the model is also timed through
-//! `NetPruner::rate_batch`, as CPU time per position.
+//! `NetPruner::rate_batch`, as CPU time per position. Every figure names the kernel it ran
+//! on (`[8-bit vnni]`, `[float avx2]`...); `AKUSHU_NO_AVX512`, `AKUSHU_NO_AVXVNNI` and
+//! `AKUSHU_NO_AVX2` choose a narrower one (docs/notes-net.md, "8-bit evaluation").
 
 use akushu::net::cnn::CnnConfig;
 use akushu::net::encode::NetInput;
@@ -66,9 +68,10 @@ fn main() {
         }
         let (cpu, wall) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64());
         println!(
-            "{name}: {n} calls, {:.2} us CPU per call, {:.2} us wall per call",
+            "{name}: {n} calls, {:.2} us CPU per call, {:.2} us wall per call [{}]",
             cpu * 1e6 / n as f64,
-            wall * 1e6 / n as f64
+            wall * 1e6 / n as f64,
+            pruner.kernel()
         );
     }
     let Some(batches) = args.get(3) else { return };
@@ -90,9 +93,10 @@ fn main() {
         let (cpu, wall) = (cpu_seconds() - c0, t0.elapsed().as_secs_f64());
         let per = (calls * batch) as f64;
         println!(
-            "{name}: batch {batch}, {calls} calls, {:.2} us CPU per position, {:.2} us wall per position",
+            "{name}: batch {batch}, {calls} calls, {:.2} us CPU per position, {:.2} us wall per position [{}]",
             cpu * 1e6 / per,
-            wall * 1e6 / per
+            wall * 1e6 / per,
+            pruner.kernel()
         );
     }
 }

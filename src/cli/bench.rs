@@ -248,6 +248,9 @@ pub struct SearchBenchRow {
     /// Network (pruner) evaluations per CPU second: a value-network search's cost is one
     /// evaluation a visit, so this is its speed as KataGo counts visits.
     pub evals_per_cpu_s: Option<f64>,
+    /// The network kernels these figures ran on (`8-bit vnni, float avx512`: see
+    /// `docs/notes-net.md`, "8-bit evaluation"), which set the network's speed.
+    pub kernels: String,
 }
 
 pub use crate::util::thread_cpu_seconds;
@@ -289,6 +292,8 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             modes.iter().map(move |&a| (s.clone(), a))
         })
         .collect();
+    let kernels = crate::net::plain::kernels_in_use();
+    crate::outln!("# network kernels: {kernels}");
     let bar = indicatif::ProgressBar::new((runs.len() * args.moves) as u64);
     let mut rows: Vec<SearchBenchRow> = Vec::new();
     for (spec, analysis) in &runs {
@@ -335,11 +340,12 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             pruner_evals: evals,
             cache_hits: hits,
             evals_per_cpu_s: cpu.map(|c| evals as f64 / (c * moves.max(1) as f64).max(1e-9)),
+            kernels: kernels.clone(),
         });
     }
     bar.finish_and_clear();
     crate::outln!(
-        "{:<64} {:>9} {:>8} {:>6} {:>10} {:>10} {:>12} {:>10} {:>11}",
+        "{:<64} {:>9} {:>8} {:>6} {:>10} {:>10} {:>12} {:>10} {:>11}  {}",
         "engine",
         "sims/s",
         "s/move",
@@ -348,7 +354,8 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
         "sims/cpu-s",
         "pruner evals",
         "cache hits",
-        "evals/cpu-s"
+        "evals/cpu-s",
+        "kernels"
     );
     for r in &rows {
         let cpu = r
@@ -356,7 +363,7 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             .map_or("-".to_string(), |c| format!("{c:.4}"));
         let whole = |x: Option<f64>| x.map_or("-".to_string(), |c| format!("{c:.0}"));
         crate::outln!(
-            "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>10} {:>12} {:>10} {:>11}",
+            "{:<64} {:>9.0} {:>8.4} {:>6.2} {:>10} {:>10} {:>12} {:>10} {:>11}  {}",
             r.engine,
             r.sims_per_s,
             r.s_per_move,
@@ -365,7 +372,8 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             whole(r.sims_per_cpu_s),
             r.pruner_evals,
             r.cache_hits,
-            whole(r.evals_per_cpu_s)
+            whole(r.evals_per_cpu_s),
+            r.kernels
         );
     }
     let kind = crate::util::output::FileKind {

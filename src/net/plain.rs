@@ -109,22 +109,69 @@ impl Dense {
     }
 }
 
-/// Whether the wide SIMD paths may run (cached by std after the first call).
+/// Whether AVX2 may run at all: not where `AKUSHU_NO_AVX2` is set, which leaves every
+/// network on its portable loops (to measure them as a CPU without AVX2, an aarch64 one,
+/// would run them). Read once.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn avx2_allowed() -> bool {
+    static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OK.get_or_init(|| std::env::var_os("AKUSHU_NO_AVX2").is_none())
+}
+
+/// Whether the wide SIMD paths may run: AVX2 and FMA, and AVX2 allowed ([`avx2_allowed`]).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(super) fn has_avx2_fma() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && avx2_allowed()
 }
 
 /// AVX-512F, unless `AKUSHU_NO_AVX512` is set (to compare the kernels, or where the wider
-/// unit lowers the clock).
+/// unit lowers the clock) or AVX2 is not allowed.
 #[cfg(target_arch = "x86_64")]
 pub(super) fn has_avx512() -> bool {
     static OK: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OK.get_or_init(|| {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::env::var_os("AKUSHU_NO_AVX512").is_none()
+            && avx2_allowed()
     })
+}
+
+/// The float kernel [`PlainCnn`]'s convolutions run on this CPU:
+/// `avx512`, `avx2` or `portable` (for benchmarks to print next to their figures).
+pub fn float_kernel_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx512() {
+            return "avx512";
+        }
+        if has_avx2_fma() {
+            return "avx2";
+        }
+    }
+    "portable"
+}
+
+/// The float kernel of the dense layers (the MLPs and the heads): `avx2` or `portable`
+/// (they have no AVX-512 path).
+pub fn dense_kernel_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2_fma() {
+        return "avx2";
+    }
+    "portable"
+}
+
+/// Both network kernels this CPU runs, for a benchmark's header:
+/// `8-bit vnni, float avx512` (see [`super::quant::kernel_name`] and [`float_kernel_name`]).
+pub fn kernels_in_use() -> String {
+    format!(
+        "8-bit {}, float {}",
+        super::quant::kernel_name(),
+        float_kernel_name()
+    )
 }
 
 /// The MLP without burn.

@@ -219,6 +219,17 @@ impl NetPruner {
         self.net.has_value()
     }
 
+    /// The kernel this network's layers run on here, as benchmarks print it: `8-bit vnni`
+    /// (or `avxvnni`, `avx2`, `portable`) for an `nnq:` CNN, `float avx512` (or `avx2`,
+    /// `portable`) otherwise.
+    pub fn kernel(&self) -> String {
+        match &self.net {
+            PlainNet::QuantCnn(_) => format!("8-bit {}", super::quant::kernel_name()),
+            PlainNet::Cnn(_) => format!("float {}", super::plain::float_kernel_name()),
+            PlainNet::Mlp(..) => format!("float {}", super::plain::dense_kernel_name()),
+        }
+    }
+
     /// [`rate`](Self::rate), and with `want_value` the side to move's win probability from
     /// the value head (averaged over the symmetric views like the badness); `None` without
     /// a value head or when not asked.

@@ -5,7 +5,8 @@
 //! time, and at batch 1 the float kernel already runs at about two thirds of a core's FMA
 //! peak. An 8-bit product is four times narrower than a float one: AVX-512 VNNI's
 //! `vpdpbusd` multiplies 64 byte pairs and adds them in fours to 16 integer sums in one
-//! instruction; AVX2's `vpmaddwd` does 16 pairs of 16-bit values.
+//! instruction (AVX-VNNI's, on 256-bit registers, 32 pairs); AVX2's `vpmaddwd` does 16
+//! pairs of 16-bit values.
 //!
 //! How: every convolution of the tower (the stem and both convolutions of each block)
 //!
@@ -19,10 +20,10 @@
 //!
 //! The 1x1 move head stays in float. Integer sums are exact whatever their order, and the
 //! float steps around them are the same operations in the same order in every kernel, so the
-//! VNNI, AVX2 and portable kernels give the same logits to the bit: a seeded search plays the
-//! same game on any x86-64 machine. The logits differ from the float network's by the
-//! rounding to 8 bits; `docs/notes-net.md` ("8-bit evaluation") gives the measured accuracy
-//! and speed.
+//! VNNI, AVX-VNNI, AVX2 and portable kernels give the same logits to the bit: a seeded
+//! search plays the same game on any x86-64 machine. The logits differ from the float
+//! network's by the rounding to 8 bits; `docs/notes-net.md` ("8-bit evaluation") gives the
+//! measured accuracy and speed, per kernel, and the switches that force each kernel.
 
 use super::plain::{Conv, Epilogue, INTERIOR, PP, PlainCnn, Scratch};
 use crate::rules::NN;
@@ -43,24 +44,54 @@ pub struct QuantActs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kernel {
     Portable,
+    /// `vpmaddwd` on 16-bit pairs (any AVX2 CPU).
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// `vpdpbusd` on 256-bit registers (AVX-VNNI: Intel Alder Lake and later, AMD Zen 5).
+    #[cfg(target_arch = "x86_64")]
+    AvxVnni,
+    /// `vpdpbusd` on 512-bit registers (AVX-512 VNNI).
     #[cfg(target_arch = "x86_64")]
     Vnni,
 }
 
-/// The fastest kernel this CPU runs (`AKUSHU_NO_AVX512` rules out the VNNI one).
+impl Kernel {
+    /// The name benchmarks print (`vnni`, `avxvnni`, `avx2`, `portable`).
+    fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::AvxVnni => "avxvnni",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni => "vnni",
+        }
+    }
+}
+
+/// The fastest kernel this CPU runs. Each environment variable takes away what a CPU
+/// without that extension lacks, so every kernel can be measured on one machine:
+/// `AKUSHU_NO_AVX512` rules out the VNNI kernel, `AKUSHU_NO_AVXVNNI` the AVX-VNNI one,
+/// `AKUSHU_NO_AVX2` every SIMD kernel (the portable loop runs, as on aarch64).
 fn best_kernel() -> Kernel {
     #[cfg(target_arch = "x86_64")]
     {
+        use super::plain::{avx2_allowed, has_avx512};
         static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
         *BEST.get_or_init(|| {
-            if super::plain::has_avx512()
+            let avx2 = std::arch::is_x86_feature_detected!("avx2") && avx2_allowed();
+            if has_avx512()
                 && std::arch::is_x86_feature_detected!("avx512bw")
                 && std::arch::is_x86_feature_detected!("avx512vnni")
             {
                 Kernel::Vnni
-            } else if std::arch::is_x86_feature_detected!("avx2") {
+            } else if avx2
+                && std::arch::is_x86_feature_detected!("avxvnni")
+                && std::env::var_os("AKUSHU_NO_AVXVNNI").is_none()
+            {
+                Kernel::AvxVnni
+            } else if avx2 {
                 Kernel::Avx2
             } else {
                 Kernel::Portable
@@ -69,6 +100,13 @@ fn best_kernel() -> Kernel {
     }
     #[cfg(not(target_arch = "x86_64"))]
     Kernel::Portable
+}
+
+/// The 8-bit kernel [`QuantCnn`] runs on this CPU (`vnni`, `avxvnni`, `avx2` or
+/// `portable`), for benchmarks to print next to their figures. Layers whose output
+/// channels do not fill the kernel's registers fall back to a narrower one.
+pub fn kernel_name() -> &'static str {
+    best_kernel().name()
 }
 
 /// `c` rounded up to a multiple of 4 (VNNI sums four input channels per lane).
@@ -116,11 +154,11 @@ fn quantize(src: &[f32], c: usize, cpad: usize, n: usize, kernel: Kernel, acts: 
                 quantize_board_avx512(s, c, bytes)
             },
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 if c.is_multiple_of(16) && c == cpad => unsafe {
-                quantize_board_avx2(s, c, words)
+            Kernel::Avx2 | Kernel::AvxVnni if c.is_multiple_of(16) && c == cpad => unsafe {
+                quantize_board_avx2(s, c, bytes, words)
             },
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 | Kernel::Vnni => unsafe {
+            Kernel::Avx2 | Kernel::AvxVnni | Kernel::Vnni => unsafe {
                 quantize_board_sse41(s, c, cpad, bytes, words)
             },
             _ => quantize_board(s, c, cpad, bytes, words),
@@ -213,13 +251,14 @@ unsafe fn quantize_board_avx512(s: &[f32], c: usize, bytes: &mut [u8]) -> f32 {
     scale
 }
 
-/// One board of `c` (a multiple of 16) channels into 16-bit words, eight values an
-/// instruction.
+/// One board of `c` (a multiple of 16) channels into bytes, or into 16-bit words where
+/// `bytes` is empty, eight values an instruction.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn quantize_board_avx2(s: &[f32], c: usize, words: &mut [u16]) -> f32 {
+unsafe fn quantize_board_avx2(s: &[f32], c: usize, bytes: &mut [u8], words: &mut [u16]) -> f32 {
     use std::arch::x86_64::*;
-    assert!(s.len() >= PP * c && words.len() >= PP * c);
+    let to_bytes = !bytes.is_empty();
+    assert!(s.len() >= PP * c && (if to_bytes { bytes.len() } else { words.len() }) >= PP * c);
     // SAFETY (all pointer reads and writes): as in `quantize_board_avx512`.
     let mut m = _mm256_setzero_ps();
     for &q in &INTERIOR {
@@ -240,14 +279,30 @@ unsafe fn quantize_board_avx2(s: &[f32], c: usize, words: &mut [u16]) -> f32 {
         let x = _mm256_mul_ps(unsafe { _mm256_loadu_ps(s.as_ptr().add(at)) }, inv);
         _mm256_min_epi32(_mm256_max_epi32(_mm256_cvtps_epi32(x), lo), hi)
     };
-    for &q in &INTERIOR {
-        for j in (0..c).step_by(16) {
-            let at = q * c + j;
-            // packus interleaves 128-bit lanes: [a0-3 b0-3 a4-7 b4-7]; the permute restores
-            // the order.
-            let packed = _mm256_packus_epi32(steps(at), steps(at + 8));
-            let ordered = _mm256_permute4x64_epi64(packed, 0b11_01_10_00);
-            unsafe { _mm256_storeu_si256(words.as_mut_ptr().add(at) as *mut __m256i, ordered) };
+    // The steps are 0..=255, so neither pack saturates.
+    // packus interleaves 128-bit lanes: [a0-3 b0-3 | a4-7 b4-7] as words.
+    let pack = |at: usize| _mm256_packus_epi32(steps(at), steps(at + 8));
+    if to_bytes {
+        // Packed again to bytes, each 32-bit unit holds four steps: [a0-3 b0-3 a0-3 b0-3 |
+        // a4-7 b4-7 ...]; units 0, 4, 1, 5 are the 16 steps in order.
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for &q in &INTERIOR {
+            for j in (0..c).step_by(16) {
+                let at = q * c + j;
+                let w = pack(at);
+                let b = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(w, w), order);
+                let low = _mm256_castsi256_si128(b);
+                unsafe { _mm_storeu_si128(bytes.as_mut_ptr().add(at) as *mut __m128i, low) };
+            }
+        }
+    } else {
+        for &q in &INTERIOR {
+            for j in (0..c).step_by(16) {
+                let at = q * c + j;
+                // The permute restores the order of the words.
+                let ordered = _mm256_permute4x64_epi64(pack(at), 0b11_01_10_00);
+                unsafe { _mm256_storeu_si256(words.as_mut_ptr().add(at) as *mut __m256i, ordered) };
+            }
         }
     }
     scale
@@ -357,16 +412,20 @@ impl QConv {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { self.forward_avx2(acts, out, epi, points) },
             #[cfg(target_arch = "x86_64")]
+            Kernel::AvxVnni => unsafe { self.forward_avxvnni(acts, out, epi, points) },
+            #[cfg(target_arch = "x86_64")]
             Kernel::Vnni => unsafe { self.forward_vnni(acts, out, epi, points) },
         }
     }
 
     /// `kernel`, or a narrower one where this layer's output channels do not fill its
-    /// registers (VNNI needs a multiple of 16, AVX2 of 8).
+    /// registers (VNNI needs a multiple of 16, AVX-VNNI and AVX2 of 8).
     fn usable(&self, kernel: Kernel) -> Kernel {
         match kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Vnni if self.cout.is_multiple_of(16) => Kernel::Vnni,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::AvxVnni if self.cout.is_multiple_of(8) => Kernel::AvxVnni,
             #[cfg(target_arch = "x86_64")]
             Kernel::Vnni | Kernel::Avx2 if self.cout.is_multiple_of(8) => Kernel::Avx2,
             _ => Kernel::Portable,
@@ -474,25 +533,120 @@ impl QConv {
                 }
             }
             for r in 0..R.min(n - k) {
-                let step = _mm256_set1_ps(acts.scales[q[r] / PP]);
                 for (v, &sum) in acc[r].iter().enumerate() {
-                    let o = o0 + 8 * v;
-                    let at = q[r] * cout + o;
-                    let ws = unsafe { _mm256_loadu_ps(self.wscale.as_ptr().add(o)) };
-                    let bias = unsafe { _mm256_loadu_ps(self.bias.as_ptr().add(o)) };
-                    let y = _mm256_add_ps(
-                        _mm256_mul_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(step, ws)),
-                        bias,
-                    );
-                    let z = match epi {
-                        Epilogue::Linear => y,
-                        Epilogue::Relu => _mm256_max_ps(y, _mm256_setzero_ps()),
-                        Epilogue::AddRelu(skip) => _mm256_max_ps(
-                            _mm256_add_ps(y, unsafe { _mm256_loadu_ps(skip.as_ptr().add(at)) }),
-                            _mm256_setzero_ps(),
-                        ),
-                    };
-                    unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(at), z) };
+                    // SAFETY: `q[r]` is a listed point and `o0 + 8v + 8 <= cout`.
+                    unsafe { self.finish_avx2(sum, acts, out, epi, q[r], o0 + 8 * v) };
+                }
+            }
+            k += R;
+        }
+        8 * V
+    }
+
+    /// Eight output channels `o..o + 8` of point `q` from their integer sums: the
+    /// operations of [`finish_one`], eight lanes at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn finish_avx2(
+        &self,
+        sum: std::arch::x86_64::__m256i,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        q: usize,
+        o: usize,
+    ) {
+        use std::arch::x86_64::*;
+        let at = q * self.cout + o;
+        // SAFETY (reads and the write): the caller keeps `o + 8 <= cout` and `q` inside the
+        // boards that `out` and `skip` hold (asserted by `forward`).
+        let step = _mm256_set1_ps(acts.scales[q / PP]);
+        let ws = unsafe { _mm256_loadu_ps(self.wscale.as_ptr().add(o)) };
+        let bias = unsafe { _mm256_loadu_ps(self.bias.as_ptr().add(o)) };
+        let y = _mm256_add_ps(
+            _mm256_mul_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(step, ws)),
+            bias,
+        );
+        let z = match epi {
+            Epilogue::Linear => y,
+            Epilogue::Relu => _mm256_max_ps(y, _mm256_setzero_ps()),
+            Epilogue::AddRelu(skip) => _mm256_max_ps(
+                _mm256_add_ps(y, unsafe { _mm256_loadu_ps(skip.as_ptr().add(at)) }),
+                _mm256_setzero_ps(),
+            ),
+        };
+        unsafe { _mm256_storeu_ps(out.as_mut_ptr().add(at), z) };
+    }
+
+    /// AVX-VNNI: `vpdpbusd` on 256-bit registers, on the VNNI kernel's bytes and weight
+    /// layout (eight output channels of four bytes a register). Sized for 16 ymm
+    /// registers: `R` points x `V` output-channel vectors of sums, `V` weight vectors and one
+    /// broadcast activation.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avxvnni")]
+    unsafe fn forward_avxvnni(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
+        let mut o0 = 0;
+        while o0 < self.cout {
+            // SAFETY (all): AVX-VNNI present (caller), chunk inside `cout`.
+            o0 += match (self.cout - o0) / 8 {
+                1 => unsafe { self.chunk_avxvnni::<1, 12>(acts, out, epi, o0, points) },
+                _ => unsafe { self.chunk_avxvnni::<2, 6>(acts, out, epi, o0, points) },
+            };
+        }
+    }
+
+    /// Output channels `o0..o0 + 8 * V` of every point, `R` points a pass; returns `8 * V`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avxvnni")]
+    unsafe fn chunk_avxvnni<const V: usize, const R: usize>(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        o0: usize,
+        points: &[usize],
+    ) -> usize {
+        use std::arch::x86_64::*;
+        let (cpad, cout) = (self.cpad, self.cout);
+        let groups = cpad / 4;
+        let n = points.len();
+        // SAFETY (pointer arithmetic below): as in `chunk_vnni`, with weight reads within
+        // `[tap][group][o0..o0 + 8V][4]`.
+        let x = acts.bytes.as_ptr();
+        let wbase = unsafe { self.w4.as_ptr().add(o0 * 4) };
+        let mut k = 0;
+        while k < n {
+            let q: [usize; R] = std::array::from_fn(|r| points[(k + r).min(n - 1)]);
+            let mut acc = [[_mm256_setzero_si256(); V]; R];
+            for (t, &tap) in self.taps.iter().enumerate() {
+                let xr: [*const u8; R] =
+                    std::array::from_fn(|r| unsafe { x.add((q[r] - self.back + tap) * cpad) });
+                let wt = unsafe { wbase.add(t * groups * cout * 4) };
+                for g in 0..groups {
+                    let w = unsafe { wt.add(g * cout * 4) };
+                    let wv: [__m256i; V] = std::array::from_fn(|v| unsafe {
+                        _mm256_loadu_si256(w.add(32 * v) as *const __m256i)
+                    });
+                    for r in 0..R {
+                        let four = unsafe { (xr[r].add(4 * g) as *const i32).read_unaligned() };
+                        let b = _mm256_set1_epi32(four);
+                        for v in 0..V {
+                            acc[r][v] = _mm256_dpbusd_avx_epi32(acc[r][v], b, wv[v]);
+                        }
+                    }
+                }
+            }
+            for r in 0..R.min(n - k) {
+                for (v, &sum) in acc[r].iter().enumerate() {
+                    // SAFETY: `q[r]` is a listed point and `o0 + 8v + 8 <= cout`.
+                    unsafe { self.finish_avx2(sum, acts, out, epi, q[r], o0 + 8 * v) };
                 }
             }
             k += R;
@@ -701,6 +855,9 @@ mod tests {
         {
             if std::arch::is_x86_feature_detected!("avx2") {
                 k.push(Kernel::Avx2);
+                if std::arch::is_x86_feature_detected!("avxvnni") {
+                    k.push(Kernel::AvxVnni);
+                }
             }
             if std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512bw")
@@ -712,7 +869,7 @@ mod tests {
         k
     }
 
-    /// `AKUSHU_REQUIRE_SIMD=avx2,avx512,vnni` (any of them; `.ci/run` names what its CPU's
+    /// `AKUSHU_REQUIRE_SIMD=avx2,avx512,avxvnni,vnni` (any of them; `.ci/run` names what its CPU's
     /// flags in /proc/cpuinfo show): each kernel named must be the one this build detects,
     /// so the kernel tests above cannot skip it silently on a machine that has it.
     #[test]
@@ -726,16 +883,42 @@ mod tests {
             let ok = match name {
                 "avx2" => found.contains(&Kernel::Avx2) && crate::net::plain::has_avx2_fma(),
                 "avx512" => crate::net::plain::has_avx512(),
+                "avxvnni" => found.contains(&Kernel::AvxVnni),
                 "vnni" => found.contains(&Kernel::Vnni),
-                other => {
-                    panic!("AKUSHU_REQUIRE_SIMD: unknown kernel `{other}` (avx2, avx512, vnni)")
-                }
+                other => panic!(
+                    "AKUSHU_REQUIRE_SIMD: unknown kernel `{other}` (avx2, avx512, avxvnni, vnni)"
+                ),
             };
             assert!(
                 ok,
                 "AKUSHU_REQUIRE_SIMD names {name}, which this build does not detect"
             );
         }
+    }
+
+    /// What benchmarks print is the kernel that runs: one this CPU has, each kernel with
+    /// its own name, and a pruner names the 8-bit or float kernel of its own network.
+    #[test]
+    fn the_kernel_named_is_the_one_that_runs() {
+        let names: Vec<&str> = kernels().iter().map(|k| k.name()).collect();
+        assert!(
+            names.contains(&kernel_name()),
+            "{} is not among {names:?}",
+            kernel_name()
+        );
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-human-5x32-gpu2");
+        let quantized = crate::net::NetPruner::load_quantized(&dir).unwrap();
+        assert_eq!(quantized.kernel(), format!("8-bit {}", kernel_name()));
+        let float = crate::net::NetPruner::load(&dir).unwrap();
+        assert_eq!(
+            float.kernel(),
+            format!("float {}", crate::net::plain::float_kernel_name())
+        );
     }
 
     /// Planes of `n` positions of a seeded random game.
