@@ -1214,11 +1214,10 @@ def _():
     return code == 0 and len(finals(ans)) == 2 and all("error" not in a for a in ans), str(ans[0])[:120]
 
 
-@acase("A088", "a move after two passes: an error naming that move (the game is over)", "by-design",
-       "akushu's game ends at two passes, as Tromp-Taylor's does; KataGo would analyse on")
+@acase("A088", "a move after two passes: analysed on from there, as KataGo does")
 def _():
     code, ans, *_ = analysis([q("p", [("B", "pass"), ("W", "PASS"), ("B", "E5")])])
-    return code == 0 and "move 3 (E5)" in ans[0].get("error", ""), str(ans[0])[:120]
+    return code == 0 and "error" not in ans[0] and len(finals(ans)) == 1, str(ans[0])[:120]
 
 
 @acase("A053", "1,000 passes in moves: answered (the game is over by the rules; no crash)")

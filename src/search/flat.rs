@@ -170,7 +170,7 @@ impl FlatEngine {
             .and_then(|cap| crate::util::num::deadline_after(start, cap));
         let mut done = 0u32;
         while done < self.config.sims {
-            if done % CHECK_EVERY == 0
+            if done.is_multiple_of(CHECK_EVERY)
                 && done > 0
                 && (self.stop.as_ref().is_some_and(|s| s.load(Relaxed))
                     || deadline.is_some_and(|d| Instant::now() >= d))
