@@ -415,6 +415,9 @@ fn gtp_help_lists_every_key_of_every_kind() {
         .unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
+    // The per-move cap without time settings is said, with its default.
+    let cap = help.split("--move-cap").nth(1).unwrap_or("");
+    assert!(cap.contains("[default: 10]"), "{help}");
     for kind in akushu::search::spec::ENGINE_KINDS {
         assert!(help.contains(&format!("{}: ", kind.name)), "{help}");
         for k in (kind.keys)() {
