@@ -420,6 +420,9 @@ fn gtp_help_lists_every_key_of_every_kind() {
         .unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
+    // The per-move cap without time settings is said, with its default.
+    let cap = help.split("--move-cap").nth(1).unwrap_or("");
+    assert!(cap.contains("[default: 10]"), "{help}");
     for kind in akushu::search::spec::ENGINE_KINDS {
         assert!(help.contains(&format!("{}: ", kind.name)), "{help}");
         for k in (kind.keys)() {
@@ -937,4 +940,242 @@ fn pondering_searches_the_opponents_reply_until_the_next_command() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("= akushu"), "{text}");
+}
+
+/// A search of many minutes: the tests below see it end long before.
+const ENDLESS: &str = "uct:sims=100000000";
+
+/// Waits for `child` at most `secs` seconds; kills it and fails when it runs on. The bound is
+/// generous (the search it cuts would run for many minutes), so a loaded machine passes.
+fn exits_within(child: &mut std::process::Child, secs: u64, what: &str) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(secs) {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("{what}: still running after {secs} s");
+}
+
+fn endless_gtp(extra: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_akushu"))
+        .args(["gtp", "--engine", ENDLESS, "--quiet", "--move-cap", "0"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Input that ends without `quit` while a `genmove` searches: the controller is gone, so
+/// the search ends at its next check, its move is still answered, and the engine exits.
+#[test]
+fn a_search_ends_when_the_input_closes_without_quit() {
+    use std::io::Read;
+    let mut child = endless_gtp(&[]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"1 genmove b\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(stdin);
+    exits_within(&mut child, 20, "gtp after its input closed");
+    let mut text = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    let vertex = text.strip_prefix("=1 ").expect(&text).trim();
+    assert!(Move::from_gtp(vertex).is_ok(), "{text}");
+}
+
+/// The controller closes its end of stdout but keeps the input open: nobody reads the
+/// answer, so the search ends at once (not at its end, when the answer is written).
+#[test]
+fn a_search_ends_when_nobody_reads_stdout() {
+    let mut child = endless_gtp(&[]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"genmove b\n").unwrap();
+    drop(child.stdout.take());
+    exits_within(&mut child, 20, "gtp with its stdout closed");
+    drop(stdin);
+}
+
+/// The process that started the engine is killed (`kill -9` of a GUI's shell): the engine,
+/// its input still open, exits instead of searching on for nobody.
+#[test]
+#[cfg(unix)]
+fn a_search_ends_when_the_parent_is_killed() {
+    use std::io::BufRead;
+    // A background job of a non-interactive shell reads /dev/null: the shell's input is
+    // handed over through descriptor 3.
+    let mut shell = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec 3<&0; \"$0\" gtp --engine {ENDLESS} --quiet --move-cap 0 <&3 3<&- & echo $!; wait"
+        ))
+        .arg(env!("CARGO_BIN_EXE_akushu"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = shell.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(shell.stdout.take().unwrap());
+    let mut pid = String::new();
+    out.read_line(&mut pid).unwrap();
+    let pid: u32 = pid.trim().parse().expect(&pid);
+    stdin.write_all(b"genmove b\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    shell.kill().unwrap();
+    shell.wait().unwrap();
+    // Gone, or a zombie nobody reaps (a container's init may not): either has exited.
+    let running = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    };
+    let start = std::time::Instant::now();
+    while running() && start.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if running() {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("gtp {pid} still running 20 s after its parent was killed");
+    }
+    drop(stdin);
+}
+
+/// Without time settings a move is capped (`--move-cap`), however many visits the engine
+/// may run; once the controller sends time settings, its clock rules instead of the cap.
+#[test]
+fn a_move_is_capped_until_the_controller_sends_time_settings() {
+    let run = |cap: &str, script: &str| {
+        let start = std::time::Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+            .args(["gtp", "--engine", ENDLESS, "--quiet", "--move-cap", cap])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        exits_within(&mut child, 30, &format!("--move-cap {cap}: {script:?}"));
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let moved = text.lines().any(|l| {
+            l.strip_prefix("= ")
+                .is_some_and(|v| Move::from_gtp(v).is_ok())
+        });
+        assert!(moved && text.ends_with("=\n\n"), "{text}");
+        start.elapsed().as_secs_f64()
+    };
+    run("0.5", "genmove b\nquit\n");
+    // The controller's clock: about 2 s for the move, the cap of 0.1 s lifted.
+    let secs = run("0.1", "time_settings 0 2 1\ngenmove b\nquit\n");
+    assert!(secs >= 1.0, "the cap ruled over time_settings: {secs:.2} s");
+}
+
+/// GTP ends no game at two passes: `play` after them is a move (KataGo and GNU Go accept
+/// it), and the engine plays on from there.
+#[test]
+fn play_after_two_passes_is_accepted() {
+    for spec in ["uct:sims=50", "flat:sims=50", "random", "territory"] {
+        let mut s = server(spec);
+        for command in ["play b pass", "play w pass", "play b e5"] {
+            assert_eq!(reply(&mut s, command), "=\n\n", "{spec}: {command}");
+        }
+        assert!(!s.engine().game().is_over(), "{spec}");
+        let mv = reply(&mut s, "genmove w");
+        assert!(mv.starts_with("= ") && !mv.contains("pass"), "{spec}: {mv}");
+        // Two more passes end it again; undo takes the moves back one by one.
+        assert_eq!(reply(&mut s, "play b pass"), "=\n\n");
+        assert_eq!(reply(&mut s, "play w pass"), "=\n\n");
+        assert!(s.engine().game().is_over(), "{spec}");
+        assert_eq!(s.engine().game().move_count(), 6, "{spec}");
+    }
+}
+
+/// `loadsgf` refusals say what is wrong: a point set up as both colours, and a komi that is
+/// no number, whether `sgf-parse` reads it (`nan`) or not (`six and a half`): one message.
+#[test]
+fn loadsgf_names_a_contradictory_setup_and_an_unreadable_komi() {
+    let dir = std::env::temp_dir().join(format!("akushu-loadsgf-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = server("uct:sims=50");
+    let mut load = |name: &str, sgf: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, sgf).unwrap();
+        let answer = reply(&mut s, &format!("loadsgf {}", path.display()));
+        (answer, s.engine().game().komi())
+    };
+    let (both, _) = load("both.sgf", "(;GM[1]SZ[9]AB[cc][dd]AW[cc];W[ee])");
+    assert!(
+        both.starts_with("? cannot load file: loadsgf")
+            && both.contains("setup point cc is both black (AB) and white (AW)")
+            && !both.contains("not on the 9x9 board"),
+        "{both}"
+    );
+    for (km, shown) in [
+        ("six and a half", "six and a half"),
+        ("nan", "NaN"),
+        ("1e300", "1e300"),
+    ] {
+        let (r, _) = load("komi.sgf", &format!("(;GM[1]SZ[9]KM[{km}];B[ee])"));
+        assert!(
+            r.starts_with("? cannot load file: loadsgf")
+                && r.contains(&format!("komi KM[{shown}] is not a number of points")),
+            "KM[{km}]: {r}"
+        );
+    }
+    // Komi that reads as a number is kept, an empty one is no komi.
+    assert_eq!(
+        load("ok.sgf", "(;GM[1]SZ[9]KM[7 points];B[ee])"),
+        ("=\n\n".to_string(), 7.0)
+    );
+    assert_eq!(load("empty.sgf", "(;GM[1]SZ[9]KM[];B[ee])").0, "=\n\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A lost position at a short clock: white to move against 60 black stones. No search of
+/// 0.1 s or 1 s reaches strong8's `resign_visits` (500) on its best move, but the win rate
+/// stays below `resign` move after move, so it resigns after `resign_turns` (3) such moves.
+#[test]
+fn strong8_resigns_a_lost_game_at_short_clocks() {
+    let black: Vec<String> = (1..=7)
+        .flat_map(|row| "ABCDEFGHJ".chars().map(move |c| format!("{c}{row}")))
+        .filter(|v| !["B2", "E2", "H2"].contains(&v.as_str()))
+        .collect();
+    assert_eq!(black.len(), 60);
+    for period in ["0.1", "1"] {
+        let mut s = server("strong8");
+        let setup = format!("set_free_handicap {}", black.join(" "));
+        assert_eq!(reply(&mut s, &setup), "=\n\n");
+        let clock = format!("time_settings 0 {period} 1");
+        assert_eq!(reply(&mut s, &clock), "=\n\n");
+        let mut answers = Vec::new();
+        while answers.len() < 5 && answers.last() != Some(&"= resign\n\n".to_string()) {
+            if !answers.is_empty() {
+                assert_eq!(reply(&mut s, "play b pass"), "=\n\n");
+            }
+            answers.push(reply(&mut s, "genmove w"));
+        }
+        assert!(
+            answers.len() <= 3 && answers.last().unwrap() == "= resign\n\n",
+            "{period} s a move: {answers:?}"
+        );
+    }
 }

@@ -10,12 +10,21 @@
 //! lines until the next input line arrives, so input is read on its own thread and handed
 //! over a channel: the analysis loop searches in short chunks and polls the channel between
 //! them, stops on any line, ends its response with the blank line, then answers that line.
+//!
+//! A controller that is gone stops the search: with [`GtpServer::with_stop_at_eof`], input
+//! that ends without `quit` sets the engine's stop flag ([`Engine::set_stop`]), so a running
+//! `genmove` ends at its next clock check and is answered with the move found so far, and
+//! the binary sets the same flag when its stdout's reader is gone. A controller that sends
+//! no time settings gets moves of at most [`GtpServer::with_move_cap`] seconds; any
+//! `time_settings` or `kgs-time_settings` hands the clock to the controller instead.
 
 pub mod analyze;
 pub mod json_analysis;
 pub mod setup;
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use std::time::{Duration, Instant};
 
@@ -111,6 +120,10 @@ pub struct GtpServer {
     /// After each move it generates, search the opponent's replies until the next line
     /// arrives (pondering: the tree it grows serves the next `genmove`).
     ponder: bool,
+    /// The engine's stop flag ([`Engine::set_stop`]): set when the controller is gone.
+    stop: Arc<AtomicBool>,
+    /// Set `stop` when the input ends without `quit` ([`GtpServer::with_stop_at_eof`]).
+    stop_at_eof: bool,
 }
 
 /// A reply: success or failure text (without the `=`/`?` prefix).
@@ -120,12 +133,39 @@ impl GtpServer {
     pub fn new(mut engine: Box<dyn Engine>) -> GtpServer {
         let komi = 6.5;
         engine.new_game(komi);
+        let stop = Arc::new(AtomicBool::new(false));
+        engine.set_stop(stop.clone());
         GtpServer {
             engine,
             komi,
             log: false,
             ponder: false,
+            stop,
+            stop_at_eof: false,
         }
+    }
+
+    /// Caps each move's search at `seconds` until the controller sends time settings
+    /// (`time_settings`, `kgs-time_settings`), from which on its clock rules alone; `None`
+    /// leaves the engine's own budget alone.
+    pub fn with_move_cap(mut self, seconds: Option<f64>) -> GtpServer {
+        self.engine.set_move_cap(seconds);
+        self
+    }
+
+    /// Treats input that ends without `quit` as a controller that is gone (off by default):
+    /// the search running then ends at its next clock check, is answered with the move found
+    /// so far, and every later search ends at once. For a live peer on a pipe (the binary's
+    /// stdin); a script read from memory ends at once and would have every search cut short.
+    pub fn with_stop_at_eof(mut self, on: bool) -> GtpServer {
+        self.stop_at_eof = on;
+        self
+    }
+
+    /// The engine's stop flag: setting it ends the running search and every later one
+    /// (what the binary does when its stdout's reader is gone).
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
     }
 
     /// Turns pondering on or off (off by default): after each generated move the engine
@@ -167,9 +207,10 @@ impl GtpServer {
     /// another line after `quit`: give [`GtpServer::run_detached`] a pipe that may stay
     /// open.
     pub fn run<R: BufRead + Send, W: Write>(&mut self, input: R, output: W) -> io::Result<()> {
+        let gone = self.stop_at_eof.then(|| self.stop.clone());
         std::thread::scope(|s| {
             let (tx, rx) = sync_channel(READ_AHEAD);
-            s.spawn(move || read_lines(input, tx));
+            s.spawn(move || read_lines(input, tx, gone));
             self.serve(rx, output)
         })
     }
@@ -181,8 +222,9 @@ impl GtpServer {
         input: R,
         output: W,
     ) -> io::Result<()> {
+        let gone = self.stop_at_eof.then(|| self.stop.clone());
         let (tx, rx) = sync_channel(READ_AHEAD);
-        std::thread::spawn(move || read_lines(input, tx));
+        std::thread::spawn(move || read_lines(input, tx, gone));
         self.serve(rx, output)
     }
 
@@ -535,14 +577,13 @@ impl GtpServer {
                     MAX_SECONDS,
                 )?;
                 let stones: u32 = parse(arg(args, 2, "byo-yomi stones")?, "byo-yomi stones")?;
-                self.engine
-                    .set_time_control(TimeControl::from_gtp(main, byo, stones));
+                self.set_clock(TimeControl::from_gtp(main, byo, stones));
                 Ok(String::new())
             }
             "kgs-time_settings" => {
                 let control = TimeControl::from_kgs(args)
                     .map_err(|e| format!("syntax error: kgs-time_settings: {e}"))?;
-                self.engine.set_time_control(control);
+                self.set_clock(control);
                 Ok(String::new())
             }
             "time_left" => {
@@ -639,6 +680,14 @@ impl GtpServer {
             },
             _ => Err("unknown command".into()),
         }
+    }
+
+    /// The controller's time settings: its clock rules from now on, so the per-move cap for
+    /// controllers without one ([`GtpServer::with_move_cap`]) is lifted, even by settings
+    /// that say there is no limit.
+    fn set_clock(&mut self, control: TimeControl) {
+        self.engine.set_move_cap(None);
+        self.engine.set_time_control(control);
     }
 
     /// The commands this engine answers: every command, less analysis when the engine has
@@ -775,15 +824,29 @@ fn info_text(
 }
 
 /// The reader thread: sends every input line (or the reply for a line that cannot be one)
-/// until the input ends, a read fails or the server stops listening.
-fn read_lines<R: BufRead>(mut input: R, tx: SyncSender<Incoming>) {
+/// until the input ends, a read fails or the server stops listening. With `gone`, input
+/// that ends (or fails) before a `quit` line sets it: the controller left without saying
+/// so, and no search should run on for it.
+fn read_lines<R: BufRead>(mut input: R, tx: SyncSender<Incoming>, gone: Option<Arc<AtomicBool>>) {
+    let mut quit = false;
+    let left = |quit: bool| {
+        if let Some(flag) = gone.as_ref().filter(|_| !quit) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    };
     loop {
         let next = match read_line(&mut input) {
-            Ok(None) => return,
+            Ok(None) => return left(quit),
             Ok(Some(i)) => Ok(i),
             Err(e) => Err(e),
         };
+        if let Ok(Input::Line(line)) = &next {
+            quit |= matches!(parse_line(line), Some(Ok(cmd)) if cmd.name == "quit");
+        }
         let failed = next.is_err();
+        if failed {
+            left(quit);
+        }
         if tx.send(next).is_err() || failed {
             return;
         }

@@ -146,6 +146,23 @@ impl Game {
         Ok(())
     }
 
+    /// Plays `m` for `c` as [`Game::play_as`] does, but also after two passes: GTP's `play`
+    /// (GTP 2 ends no game at two passes; a controller may play on to settle dead stones,
+    /// as KataGo and GNU Go accept). The game then goes on: a stone clears the passes, a
+    /// pass adds one to them.
+    pub fn play_on(&mut self, c: Color, m: Move) -> Result<(), IllegalMove> {
+        let passes = self.passes;
+        // Checked as a game in progress; the count of passes is put back after.
+        self.passes = 0;
+        let played = self.play_as(c, m);
+        self.passes = match (&played, m) {
+            (Ok(()), Move::Play(_)) => 0,
+            (Ok(()), Move::Pass) => passes.saturating_add(1),
+            (Err(_), _) => passes,
+        };
+        played
+    }
+
     /// Takes back the last move; false when there is none.
     pub fn undo(&mut self) -> bool {
         let (Some(before), Some((c, m))) = (self.snapshots.pop(), self.moves.pop()) else {
@@ -222,5 +239,27 @@ mod tests {
             g.check(Color::White, Move::Play(Point::new(10))),
             Err(IllegalMove::Superko(Point::new(10)))
         );
+    }
+    /// After two passes `play_as` refuses, `play_on` plays: a stone reopens the game, an
+    /// illegal move leaves it as it was, and passes end it again.
+    #[test]
+    fn play_on_goes_on_after_two_passes() {
+        let mut g = Game::new(6.5);
+        g.play_as(Color::Black, Move::Pass).unwrap();
+        g.play_as(Color::White, Move::Pass).unwrap();
+        let e5 = Move::Play(Point::new(40));
+        assert_eq!(g.play_as(Color::Black, e5), Err(IllegalMove::GameOver));
+        g.play_on(Color::Black, e5).unwrap();
+        assert!(!g.is_over());
+        assert!(g.play_on(Color::White, e5).is_err());
+        g.play_on(Color::White, Move::Pass).unwrap();
+        assert!(!g.is_over());
+        g.play_on(Color::Black, Move::Pass).unwrap();
+        assert!(g.is_over());
+        assert!(g.play_on(Color::White, e5).is_err(), "occupied");
+        assert!(g.is_over(), "a refused move leaves the passes");
+        assert_eq!(g.move_count(), 5);
+        assert!(g.undo());
+        assert!(!g.is_over());
     }
 }

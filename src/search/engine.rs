@@ -2,6 +2,8 @@
 //! engines only through it.
 
 use super::clock::TimeControl;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use crate::rules::{Bits, Color, Game, IllegalMove, Move, NN};
@@ -175,7 +177,8 @@ pub trait Engine: Send {
     fn name(&self) -> String;
     /// Starts a new game on the empty board with this komi.
     fn new_game(&mut self, komi: f32);
-    /// Records a move made by either side (GTP `play`).
+    /// Records a move made by either side (GTP `play`), also after two passes: GTP ends no
+    /// game there ([`Game::play_on`]).
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove>;
     /// Chooses and plays a move for `color`.
     fn genmove(&mut self, color: Color) -> (EngineMove, MoveStats);
@@ -186,6 +189,15 @@ pub trait Engine: Send {
     /// Sets the clock system of both sides (GTP `time_settings`, `kgs-time_settings`);
     /// engines with a fixed simulation budget may ignore it.
     fn set_time_control(&mut self, _control: TimeControl) {}
+    /// Caps each move's search at `seconds` of wall clock (`None`: no cap), beside the
+    /// engine's own simulation budget and its clock (GTP's per-move cap for a controller
+    /// that sends no time settings); engines whose moves take no search may ignore it.
+    fn set_move_cap(&mut self, _seconds: Option<f64>) {}
+    /// Shares `stop` with the engine: once it is set, every search ends at its next clock
+    /// check and the engine answers with what it found so far (GTP sets it when its
+    /// controller is gone, so a search nobody waits for does not run on); engines whose
+    /// moves take no search may ignore it.
+    fn set_stop(&mut self, _stop: Arc<AtomicBool>) {}
     /// Sets the time left for a side (GTP `time_left seconds stones`; stones 0 = main time,
     /// else periods or stones of overtime); engines with a fixed simulation budget may
     /// ignore it.

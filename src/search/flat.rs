@@ -3,6 +3,8 @@
 //! rate, n_i its simulations, N all simulations) gets the next playout; after the budget the
 //! most visited move is played.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::Instant;
 
 use crate::playout::{self, PlayoutConfig, Uniform};
@@ -100,7 +102,14 @@ pub struct FlatEngine {
     name: String,
     game: Game,
     rng: FastRng,
+    /// Seconds a move's search may take at most ([`Engine::set_move_cap`]).
+    move_cap: Option<f64>,
+    /// Set from outside to end the search at its next check ([`Engine::set_stop`]).
+    stop: Option<Arc<AtomicBool>>,
 }
+
+/// Simulations between two reads of the clock and the stop flag.
+const CHECK_EVERY: u32 = 64;
 
 // `FlatConfig::validate` lives in `spec.rs`, beside the key tables whose ranges it checks:
 // this file sits below `spec` in the search layer's file order.
@@ -114,6 +123,8 @@ impl FlatEngine {
             config,
             game: Game::new(6.5),
             rng: FastRng::for_stream(seed, 0),
+            move_cap: None,
+            stop: None,
         })
     }
 
@@ -154,7 +165,19 @@ impl FlatEngine {
             komi: self.game.komi(),
         };
         let mut bandit = Ucb1::new(candidates.len(), self.config.c as f64);
-        for _ in 0..self.config.sims {
+        let deadline = self
+            .move_cap
+            .and_then(|cap| crate::util::num::deadline_after(start, cap));
+        let mut done = 0u32;
+        while done < self.config.sims {
+            if done.is_multiple_of(CHECK_EVERY)
+                && done > 0
+                && (self.stop.as_ref().is_some_and(|s| s.load(Relaxed))
+                    || deadline.is_some_and(|d| Instant::now() >= d))
+            {
+                break;
+            }
+            done += 1;
             let arm = bandit.select();
             let mut b = board;
             b.play_legal(color, candidates[arm]);
@@ -177,7 +200,7 @@ impl FlatEngine {
         }
         let best = bandit.most_visited().expect("at least one candidate");
         let winrate = (bandit.wins[best] / bandit.counts[best] as f64) as f32;
-        stats.simulations = self.config.sims as u64;
+        stats.simulations = u64::from(done);
         stats.winrate = Some(winrate);
         stats.seconds = start.elapsed().as_secs_f64();
         if winrate < self.config.resign {
@@ -195,7 +218,7 @@ impl Engine for FlatEngine {
         self.game = Game::new(komi);
     }
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
-        self.game.play_as(color, mv)
+        self.game.play_on(color, mv)
     }
     fn genmove(&mut self, color: Color) -> (EngineMove, MoveStats) {
         let was_over = self.game.is_over();
@@ -219,6 +242,12 @@ impl Engine for FlatEngine {
     fn set_game(&mut self, game: Game) -> Result<(), String> {
         self.game = game;
         Ok(())
+    }
+    fn set_move_cap(&mut self, seconds: Option<f64>) {
+        self.move_cap = seconds.filter(|s| *s > 0.0);
+    }
+    fn set_stop(&mut self, stop: Arc<AtomicBool>) {
+        self.stop = Some(stop);
     }
 }
 

@@ -66,7 +66,7 @@ impl Engine for RandomEngine {
     }
 
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
-        self.game.play_as(color, mv)
+        self.game.play_on(color, mv)
     }
 
     fn genmove(&mut self, color: Color) -> (EngineMove, MoveStats) {

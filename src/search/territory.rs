@@ -70,7 +70,7 @@ impl Engine for TerritoryPlayer {
     }
 
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
-        self.game.play_as(color, mv)
+        self.game.play_on(color, mv)
     }
 
     fn genmove(&mut self, color: Color) -> (EngineMove, MoveStats) {

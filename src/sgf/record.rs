@@ -44,7 +44,11 @@ pub enum SgfError {
     SetupAfterMoves { number: usize },
     #[error("setup point {0:?} is not on the 9x9 board")]
     BadSetup(String),
-    #[error("komi KM[{0}] is outside -10000..=10000 points (the range accepted everywhere)")]
+    #[error("setup point {0} is both black (AB) and white (AW)")]
+    SetupConflict(String),
+    #[error(
+        "komi KM[{0}] is not a number of points in -10000..=10000 (the range accepted everywhere)"
+    )]
     BadKomi(String),
     #[error("garbage: no moves or stones found")]
     Garbage,
@@ -63,7 +67,7 @@ impl SgfError {
             SgfError::OffBoard { .. } => "off-board",
             SgfError::TwoMoves { .. } => "two-moves-in-node",
             SgfError::SetupAfterMoves { .. } => "setup-after-moves",
-            SgfError::BadSetup(_) => "bad-setup",
+            SgfError::BadSetup(_) | SgfError::SetupConflict(_) => "bad-setup",
             SgfError::BadKomi(_) => "bad-komi",
             SgfError::Garbage => "garbage",
             SgfError::TooDeep => "too-deep",
@@ -320,7 +324,8 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             // for komi everywhere (servers do record joke komi such as OGS's KM[9999.5], and
             // those games replay like any other).
             Prop::KM(k) if k.abs() <= f64::from(MAX_KOMI) => rec.komi = Some(*k as f32),
-            Prop::KM(k) => return Err(SgfError::BadKomi(k.to_string())),
+            // Shown short: `1e300`, not its three hundred digits.
+            Prop::KM(k) => return Err(SgfError::BadKomi(format!("{k:e}"))),
             Prop::HA(h) => rec.handicap = (*h).clamp(0, 81) as u8,
             Prop::RE(t) => {
                 rec.result_text = t.text.clone();
@@ -334,16 +339,15 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             Prop::DT(t) => rec.date = t.text.clone(),
             Prop::PC(t) => rec.place = t.text.clone(),
             Prop::Invalid(name, values) => match name.as_str() {
+                // One rule for a komi that is no number in range (`KM[nan]`, `KM[1e300]`,
+                // `KM[six and a half]`): the record is refused, never read with another
+                // komi. An empty `KM[]` is no komi; `KM[6,5]` and `KM[7 points]` are read.
                 "KM" => {
                     let text = text_of(values);
-                    let out_of_range = text
-                        .trim()
-                        .parse::<f64>()
-                        .is_ok_and(|v| v.is_nan() || v.abs() > f64::from(MAX_KOMI));
-                    if out_of_range {
-                        return Err(SgfError::BadKomi(text));
+                    if !text.trim().is_empty() {
+                        let komi = parse_komi(&text).filter(|k| k.abs() <= MAX_KOMI);
+                        rec.komi = Some(komi.ok_or_else(|| SgfError::BadKomi(text.clone()))?);
                     }
-                    rec.komi = parse_komi(&text).filter(|k| k.abs() <= MAX_KOMI);
                 }
                 "HA" => rec.handicap = parse_handicap(&text_of(values)).unwrap_or(0),
                 "SZ" => size_text = Some(text_of(values)),
@@ -463,8 +467,8 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
     }
     // A point set up as both colours is contradictory: refuse it rather than pick one.
     if let Some(p) = black.intersection(&white).min_by_key(|p| (p.y, p.x)) {
-        return Err(SgfError::BadSetup(format!(
-            "{}{} is both black (AB) and white (AW)",
+        return Err(SgfError::SetupConflict(format!(
+            "{}{}",
             (b'a' + p.x) as char,
             (b'a' + p.y) as char
         )));
@@ -562,7 +566,24 @@ mod tests {
             assert!(matches!(r, Err(SgfError::BadKomi(_))), "{km}: {r:?}");
         }
         let r = one("(;SZ[9]AB[cc]AW[cc];B[ee])");
-        assert!(matches!(r, Err(SgfError::BadSetup(_))), "{r:?}");
+        assert_eq!(r, Err(SgfError::SetupConflict("cc".into())));
+        assert_eq!(
+            r.unwrap_err().to_string(),
+            "setup point cc is both black (AB) and white (AW)"
+        );
+        // A komi that is no number is refused whether sgf-parse reads it or not, with the
+        // same message; an empty one is no komi.
+        for km in ["six and a half", "half", "nan"] {
+            let r = one(&format!("(;SZ[9]KM[{km}];B[ee])"));
+            assert!(matches!(r, Err(SgfError::BadKomi(_))), "{km}: {r:?}");
+            assert!(
+                r.unwrap_err()
+                    .to_string()
+                    .contains("is not a number of points"),
+                "{km}"
+            );
+        }
+        assert_eq!(one("(;SZ[9]KM[];B[ee])").unwrap().komi, None);
         let r = parse_record(b"\xEF\xBB\xBF(;SZ[9];B[ee])", "b", "b").unwrap();
         assert_eq!(r.moves.len(), 1);
     }

@@ -61,3 +61,37 @@ macro_rules! errln {
         $crate::util::stdout::write_err(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
+
+/// Sets `flag` once stdout's reader is gone, watched on a thread of its own: a pipe whose
+/// reading end closed (`POLLERR`), a terminal or socket hung up (`POLLHUP`), a closed
+/// descriptor (`POLLNVAL`). A program that writes only when it has an answer (a GTP engine
+/// deep in a search) would otherwise learn it at its next write, long after. Polled for no
+/// event, so a file or a terminal that can take output reports nothing; checked every
+/// [`WATCH_MS`] milliseconds. No effect outside Unix.
+pub fn watch_reader_gone(flag: std::sync::Arc<AtomicBool>) {
+    #[cfg(unix)]
+    std::thread::spawn(move || {
+        loop {
+            let mut fd = libc::pollfd {
+                fd: libc::STDOUT_FILENO,
+                events: 0,
+                revents: 0,
+            };
+            // SAFETY: poll reads and writes only the one pollfd it is given.
+            let ready = unsafe { libc::poll(&mut fd, 1, WATCH_MS) };
+            if ready > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+                flag.store(true, Ordering::Relaxed);
+                return;
+            }
+            if ready < 0 {
+                // Interrupted by a signal: wait the interval out and look again.
+                std::thread::sleep(std::time::Duration::from_millis(WATCH_MS as u64));
+            }
+        }
+    });
+    #[cfg(not(unix))]
+    let _ = flag;
+}
+
+/// Milliseconds between two looks of [`watch_reader_gone`].
+const WATCH_MS: i32 = 200;

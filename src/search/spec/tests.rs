@@ -251,7 +251,7 @@ const CANONICAL: &[&str] = &[
     "uct",
     "uct:sims=500,expand=3,c=0.7,prune=rule:41@2",
     "uct:sims=2000,expand=5,c=0,threads=2,parallel=tree,reuse=false,resign=0.05,pass=false,\
-     safe_pass=true,resign_visits=500,lcb=0.1,\
+     safe_pass=true,resign_visits=500,resign_turns=5,lcb=0.1,\
      max_nodes=5000,playout_moves=300,prune=nn:models/cnn:65@0,prune_count=board,keep=3,\
      history=false,cache=128,max_seconds=0.25,time_safety=0.5,rave=3500,priors=true,policy=nn:models/mlp-planes,\
      policy_weight=50,playout=heavy,ladders=true,semeai=true",

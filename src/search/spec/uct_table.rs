@@ -138,6 +138,16 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
         get: |d| some(d.config.resign_visits),
     },
     Key {
+        name: "resign_turns",
+        value: ValueType::Whole { lo: 0, hi: 1000 },
+        doc: "Resign also after this many own moves in a row below the resign win rate, whatever their simulations (KataGo's resignConsecTurns; 0 = resign_visits alone).",
+        set: |d, v| {
+            d.config.resign_turns = v.whole();
+            Ok(())
+        },
+        get: |d| some(d.config.resign_turns),
+    },
+    Key {
         name: "lcb",
         value: ValueType::Real32 { lo: 0.0, hi: 1.0 },
         doc: "Play the move with the best lower confidence bound on its win rate among those with at least this share of the most-visited move's visits (Leela Zero's and KataGo's rule; 0 = the most visited).",

@@ -30,8 +30,9 @@
 //! the playout and the backup of its result (AMAF included); `tests.rs` the tests.
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize};
 
 use crate::board_analysis::TerritoryPlayout;
 use crate::playout::heavy::{Heavy, HeavyConfig};
@@ -536,6 +537,9 @@ pub struct Worker {
     trace: Vec<(u8, u8)>,
     /// Pruners with their caches; the settings refer to them by index.
     pub slots: Vec<PrunerSlot>,
+    /// Set from outside to end every search at its next clock check (the engine's
+    /// [`super::Engine::set_stop`]).
+    halt: Option<Arc<AtomicBool>>,
 }
 
 impl Worker {
@@ -545,7 +549,19 @@ impl Worker {
             path: Vec::with_capacity(256),
             trace: Vec::with_capacity(512),
             slots,
+            halt: None,
         }
+    }
+
+    /// Shares `halt` with the worker: once it is set, [`Worker::search`] returns at its next
+    /// clock check, whatever budget and time are left.
+    pub fn set_halt(&mut self, halt: Arc<AtomicBool>) {
+        self.halt = Some(halt);
+    }
+
+    /// Whether the search was told to end from outside.
+    fn halted(&self) -> bool {
+        self.halt.as_ref().is_some_and(|h| h.load(Relaxed))
     }
 
     /// Restarts the worker's random stream (the engine's [`super::Engine::reseed`]).
@@ -581,10 +597,11 @@ impl Worker {
         given_last(tree.settings.history, self.last_moves(tree))
     }
 
-    /// Runs simulations on `tree` while `budget` lasts and `deadline` has not passed;
-    /// returns how many this worker ran. The clock is read every 64 simulations, or every
-    /// 4 under PUCT, whose simulations each cost a network evaluation (tens of
-    /// microseconds and more), so the search stops within a few of them of the deadline.
+    /// Runs simulations on `tree` while `budget` lasts, `deadline` has not passed and the
+    /// halt flag is not set; returns how many this worker ran. The clock and the flag are
+    /// read every 64 simulations, or every 4 under PUCT, whose simulations each cost a
+    /// network evaluation (tens of microseconds and more), so the search stops within a few
+    /// of them of the deadline or the halt.
     pub fn search(
         &mut self,
         tree: &Tree,
@@ -596,7 +613,7 @@ impl Worker {
         loop {
             if done % every == 0
                 && done > 0
-                && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+                && (self.halted() || deadline.is_some_and(|d| std::time::Instant::now() >= d))
             {
                 return done;
             }

@@ -104,9 +104,15 @@ pub struct UctConfig {
     /// end the game), as long as the search tried a board move. Off in the paper's engine,
     /// whose recorded games pass on its search alone.
     pub safe_pass: bool,
-    /// Resign only after the best move's simulations reach this many, so a short search
-    /// (a time-pressed move) never resigns on noise.
+    /// Resign at once when the best move's win rate is below `resign` over at least this
+    /// many simulations of its own, so one short search never resigns on noise.
     pub resign_visits: u32,
+    /// Resign also when the best move's win rate was below `resign` on this many of the
+    /// engine's own moves in a row, whatever their simulations (KataGo's
+    /// `resignConsecTurns`; 0 = the `resign_visits` rule alone): at a short clock no search
+    /// reaches `resign_visits`, and in a lost position PUCT spreads its visits over many
+    /// moves, so the consecutive moves are the evidence that one search cannot be.
+    pub resign_turns: u32,
     /// Choose the root move by the lower confidence bound of its win rate among the moves
     /// with at least this share of the most-visited move's visits (0 = the most visited):
     /// a move the search found better late, with fewer visits, can still be played.
@@ -197,6 +203,7 @@ impl Default for UctConfig {
             pass_when_ahead: true,
             safe_pass: false,
             resign_visits: 0,
+            resign_turns: 3,
             lcb: 0.0,
             max_nodes: 1 << 20,
             playout_moves: PlayoutConfig::default().max_moves,

@@ -105,6 +105,12 @@ pub struct UctEngine {
     /// clock runs, but with the opponent's answer, on the opponent's time, or when the
     /// trees are next needed; the subtree copied is then the answer's, a small one.
     pending: Vec<(Color, Move)>,
+    /// Seconds each move's search may take at most, beside `max_seconds` and the clock
+    /// ([`Engine::set_move_cap`]).
+    move_cap: Option<f64>,
+    /// Each colour's own moves in a row whose best move's win rate was below `resign`
+    /// (`resign_turns`).
+    low_turns: [u32; 2],
 }
 
 impl UctEngine {
@@ -243,6 +249,8 @@ impl UctEngine {
             last_sims: 0,
             after_search: 0.0,
             pending: Vec::new(),
+            move_cap: None,
+            low_turns: [0; 2],
         })
     }
 
@@ -344,8 +352,11 @@ impl UctEngine {
     fn search(&mut self, color: Color) -> Vec<(u32, f32, bool, u32)> {
         let total = self.config.sims as u64;
         let mut limit = (self.config.max_seconds > 0.0).then_some(self.config.max_seconds);
-        if let Some(share) = self.move_budget(color) {
-            limit = Some(limit.map_or(share, |l| l.min(share)));
+        for cap in [self.move_budget(color), self.move_cap]
+            .into_iter()
+            .flatten()
+        {
+            limit = Some(limit.map_or(cap, |l| l.min(cap)));
         }
         let deadline = limit.and_then(|l| crate::util::num::deadline_after(Instant::now(), l));
         self.run_search(color, total, deadline, self.config.reuse);
@@ -506,13 +517,25 @@ impl UctEngine {
         };
         stats.winrate = winrate;
         stats.seconds = start.elapsed().as_secs_f64();
-        if let Some(wr) = winrate
-            && wr < self.config.resign
-            && best.is_some_and(|(_, v, _)| v >= self.config.resign_visits)
-        {
+        if self.resigns(color, winrate, best.map(|(_, v, _)| v)) {
             return (EngineMove::Resign, stats);
         }
         (EngineMove::Play(mv), stats)
+    }
+
+    /// Whether `color` resigns after a search whose best move has `winrate` over `visits`:
+    /// at once when the move had `resign_visits`, else once `resign_turns` of its own moves
+    /// in a row were below `resign` (this one counted).
+    fn resigns(&mut self, color: Color, winrate: Option<f32>, visits: Option<u32>) -> bool {
+        let low = &mut self.low_turns[color.idx()];
+        if !winrate.is_some_and(|w| w < self.config.resign) {
+            *low = 0;
+            return false;
+        }
+        *low += 1;
+        let sure = visits.is_some_and(|v| v >= self.config.resign_visits);
+        let lasting = self.config.resign_turns > 0 && *low >= self.config.resign_turns;
+        sure || lasting
     }
 
     fn genmove_inner(&mut self, color: Color, cleanup: bool) -> (EngineMove, MoveStats) {

@@ -10,6 +10,7 @@ impl Engine for UctEngine {
     fn new_game(&mut self, komi: f32) {
         self.game = Game::new(komi);
         self.reset_trees();
+        self.low_turns = [0; 2];
     }
 
     fn reseed(&mut self, seed: u64) -> bool {
@@ -22,6 +23,12 @@ impl Engine for UctEngine {
     }
 
     fn play(&mut self, color: Color, mv: Move) -> Result<(), IllegalMove> {
+        if self.game.is_over() {
+            // Play after two passes: the trees end at the passes, so they start afresh.
+            self.game.play_on(color, mv)?;
+            self.reset_trees();
+            return Ok(());
+        }
         self.play_deferred(color, mv)?;
         self.sync_trees();
         Ok(())
@@ -39,6 +46,8 @@ impl Engine for UctEngine {
         let ok = self.game.undo();
         if ok {
             self.reset_trees();
+            // The moves counted towards resigning may be the ones taken back.
+            self.low_turns = [0; 2];
         }
         ok
     }
@@ -55,6 +64,7 @@ impl Engine for UctEngine {
     fn set_game(&mut self, game: Game) -> Result<(), String> {
         self.game = game;
         self.reset_trees();
+        self.low_turns = [0; 2];
         Ok(())
     }
 
@@ -66,6 +76,16 @@ impl Engine for UctEngine {
 
     fn set_time_control(&mut self, control: TimeControl) {
         self.clocks = [Clock::new(control); 2];
+    }
+
+    fn set_move_cap(&mut self, seconds: Option<f64>) {
+        self.move_cap = seconds.filter(|s| *s > 0.0);
+    }
+
+    fn set_stop(&mut self, stop: Arc<std::sync::atomic::AtomicBool>) {
+        for w in &mut self.workers {
+            w.set_halt(stop.clone());
+        }
     }
 
     fn set_time_left(&mut self, color: Color, seconds: f64, stones: u32) {
