@@ -99,7 +99,7 @@ pub fn regularize(freqs: &[f64]) -> Vec<f64> {
 /// game `mu`, the variance a game `var` (the unit's variance divided by `n`), and
 /// `mu ± z * sqrt(var / games)` turned into Elo. `None` with no results.
 pub fn elo_of_frequencies(freqs: &[f64]) -> Option<EloEstimate> {
-    if freqs.len() < 3 || freqs.len() % 2 == 0 || freqs.iter().sum::<f64>() <= 0.0 {
+    if freqs.len() < 3 || freqs.len().is_multiple_of(2) || freqs.iter().sum::<f64>() <= 0.0 {
         return None;
     }
     let r = regularize(freqs);

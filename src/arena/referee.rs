@@ -68,7 +68,7 @@ pub fn referee_game(setup: &GameSetup, rules: &GameRules, timeouts: GtpTimeouts)
         white_cpu_seconds: played.cpu[1].map(round_seconds),
     };
     let opening =
-        (!setup.opening.is_empty()).then(|| (setup.opening.len(), setup.opening_name.as_str()));
+        (!setup.opening.is_empty()).then_some((setup.opening.len(), setup.opening_name.as_str()));
     let sgf = to_sgf(&record, rules.komi, played.game.moves(), opening);
     RefereedGame {
         record,
