@@ -742,3 +742,195 @@ fn no_memory_for_a_tree_is_named_and_not_recorded_as_a_loss() {
     }
     assert!(hinted > 0, "no memory limit made the tree allocation fail");
 }
+
+/// A suite of `n` openings (black's and white's first moves on distinct points) as an
+/// `.sgfs` file in `dir`.
+fn write_suite(dir: &Path, n: usize) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let points = ["ee", "cc", "gg", "cg", "gc", "ec", "ce", "eg", "ge", "dd"];
+    let lines: String = (0..n)
+        .map(|i| {
+            format!(
+                "(;GM[1]SZ[9];B[{}];W[{}])\n",
+                points[i % points.len()],
+                points[(i + 3) % points.len()]
+            )
+        })
+        .collect();
+    let path = dir.join("suite.sgfs");
+    std::fs::write(&path, lines).unwrap();
+    path
+}
+
+fn summary_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Two deterministic engines (random movers with seeds of their own) replay one game from
+/// the empty board: the unpaired summary flags every repeat. The same engines on a suite
+/// in pairs play each opening twice with colours swapped and no pair repeats another; the
+/// engines are told each opening as played moves, the SGFs record it, and the summary gives
+/// the pentanomial beside the trinomial figure.
+#[test]
+fn repeated_games_are_flagged_and_pairs_from_a_suite_do_not_repeat() {
+    let engines = |games| MatchConfig {
+        black: "random:seed=5".into(),
+        white: "random:seed=9".into(),
+        ..config(games, 1)
+    };
+    let plain = temp_dir("repeats-plain");
+    run_match(&engines(6), &plain, false).unwrap();
+    let summary = std::fs::read_to_string(plain.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Repeated games (of 6 compared): 5 identical to an earlier game"),
+        "{summary}"
+    );
+    assert!(summary.contains("game 2 = game 1"), "{summary}");
+    assert_eq!(summary_json(&plain)["repeats"]["identical"], 5);
+
+    let suite_dir = temp_dir("repeats-suite");
+    let suite_path = write_suite(&suite_dir, 4);
+    let suite = arena::openings::Suite::read(&suite_path).unwrap();
+    let paired = |games| MatchConfig {
+        openings: Some(suite.spec(&suite_path)),
+        pairs: true,
+        ..engines(games)
+    };
+    let out = temp_dir("repeats-pairs");
+    let played = run_match(&paired(8), &out, false).unwrap();
+    assert_eq!(played.rows.len(), 8);
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Repeated games (of 8 compared): 0 identical to an earlier game, 0 more"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("4 complete; A's score a pair"),
+        "{summary}"
+    );
+    assert!(summary.contains("(pentanomial, 95%)") && summary.contains("(trinomial W/D/L, 95%)"));
+    let json = summary_json(&out);
+    let counts: u64 = json["pairs"]["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(counts, 4);
+    for g in 1..=8u32 {
+        let sgf = std::fs::read_to_string(out.join(format!("sgf/game-{g:05}.sgf"))).unwrap();
+        let rec = akushu::sgf::parse_record(sgf.as_bytes(), "g", "g").unwrap();
+        let k = ((g - 1) / 2) as usize;
+        // Both games of pair k start with opening k; colours swap within the pair.
+        assert_eq!(rec.moves[..2], suite.openings[k].moves[..], "game {g}");
+        let row = &played.rows[g as usize - 1];
+        let a_black = g % 2 == 1;
+        assert_eq!(row.black_player.as_str(), if a_black { "A" } else { "B" });
+        assert!(
+            sgf.contains(&format!(
+                "opening {} of 4 of suite {}",
+                k + 1,
+                suite.checksum()
+            )),
+            "{sgf}"
+        );
+        assert!(sgf.contains("C[end of the set opening"), "{sgf}");
+    }
+    let header = std::fs::read_to_string(out.join("match.toml")).unwrap();
+    assert!(
+        header.contains(&suite.checksum()) && header.contains("pairs = true"),
+        "{header}"
+    );
+
+    // Resumed from its first pair, the match ends with the games of one run.
+    let resumed = temp_dir("repeats-resumed");
+    run_match(&paired(2), &resumed, false).unwrap();
+    run_match(&paired(8), &resumed, false).unwrap();
+    assert_eq!(rows_without_timing(&resumed), rows_without_timing(&out));
+    for g in 1..=8 {
+        let name = format!("sgf/game-{g:05}.sgf");
+        let strip = |d: &Path| {
+            std::fs::read_to_string(d.join(&name))
+                .unwrap()
+                .replace(&suite_path.display().to_string(), "")
+        };
+        assert_eq!(strip(&resumed), strip(&out), "{name}");
+    }
+    // An odd number of games cannot be paired; a changed suite is refused on resume.
+    let e = run_match(&paired(7), &temp_dir("repeats-odd"), false)
+        .err()
+        .expect("refused");
+    assert!(format!("{e:#}").contains("even --games"), "{e:#}");
+    write_suite(&suite_dir, 3);
+    let e = run_match(&paired(8), &out, false).err().expect("refused");
+    assert!(format!("{e:#}").contains("the suite has changed"), "{e:#}");
+    for d in [plain, suite_dir, out, resumed] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// A folder's plan is fixed at its first game: `match` refuses more games (or another
+/// test) without `--extend`; with it, the change is a dated line of match.toml's history,
+/// which the summary prints.
+#[test]
+fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
+    let out = temp_dir("extend");
+    let suite = write_suite(&temp_dir("extend-suite"), 2);
+    let run = |games: &str, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_akushu"))
+            .args(["match", "--black", "random", "--white", "random:seed=3"])
+            .args(["--games", games, "--quiet", "--pairs", "--openings"])
+            .arg(&suite)
+            .arg("--out")
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = run("2", &[]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let header = std::fs::read_to_string(out.join("match.toml")).unwrap();
+    assert!(
+        header.contains("[plan]") && header.contains("planned_games = 2"),
+        "{header}"
+    );
+    assert!(header.contains("Z: planned 2 games"), "{header}");
+    let refused = run("4", &[]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("needs --extend") && err.contains("games 2 -> 4"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("match.toml")).unwrap(),
+        header
+    );
+    let extended = run("4", &["--extend"]);
+    assert!(
+        extended.status.success(),
+        "{}",
+        String::from_utf8_lossy(&extended.stderr)
+    );
+    let header = std::fs::read_to_string(out.join("match.toml")).unwrap();
+    assert!(
+        header.contains("Z: extended after 2 games: games 2 -> 4"),
+        "{header}"
+    );
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Plan history (2 games planned at the first game):"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("extended after 2 games: games 2 -> 4"),
+        "{summary}"
+    );
+    // The same plan again changes nothing and needs no flag.
+    assert!(run("4", &[]).status.success());
+    let _ = std::fs::remove_dir_all(&out);
+}

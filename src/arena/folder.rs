@@ -149,6 +149,56 @@ pub struct RunHeader<C> {
     pub config: C,
     pub engines: BTreeMap<String, String>,
     pub models: BTreeMap<String, String>,
+    /// The plan as fixed at the first game and every later change to it (matches write it;
+    /// `None` in headers written before it was kept, and in other kinds' headers).
+    pub plan: Option<PlanRecord>,
+}
+
+/// A run's plan record (`[plan]` in `match.toml`): the games planned when the folder's
+/// first game was played, and one dated line for the plan as first written and for each
+/// change a later run made to it (`--extend`), so whether a run was fixed before it started
+/// can be read off the folder.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PlanRecord {
+    /// Games planned by the run that played the first game (`None`: not recorded, the
+    /// folder's first games were played before plans were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_games: Option<u32>,
+    /// `2026-05-01T10:00:00Z: ...` lines, oldest first.
+    #[serde(default)]
+    pub history: Vec<String>,
+}
+
+impl PlanRecord {
+    /// Appends `what`, dated now (UTC).
+    pub fn note(&mut self, what: &str) {
+        self.history.push(format!("{}: {what}", utc_timestamp()));
+    }
+}
+
+/// Now as `YYYY-MM-DDTHH:MM:SSZ` (UTC), from the system clock (a clock before 1970 reads as
+/// 1970).
+pub fn utc_timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
 }
 
 /// The `history` key of an engine's resolved config as a header's `engines` records it:
@@ -170,6 +220,7 @@ impl<C: RunConfig + Clone> RunHeader<C> {
             config: config.clone(),
             engines: resolved_specs(config.specs()),
             models: super::runner::spec_model_checksums(config.specs()),
+            plan: None,
         }
     }
 }
@@ -187,17 +238,22 @@ pub fn resolved_specs<'a>(specs: impl IntoIterator<Item = &'a String>) -> BTreeM
         .collect()
 }
 
-// The header's TOML: `program`, the config under its kind's key, `engines`, `models`, in
-// that order (what the folders written so far hold); a header without `engines` or `models`
-// reads them as empty, and unknown keys are ignored.
+// The header's TOML: `program`, the config under its kind's key, `engines`, `models`, then
+// `plan` where there is one, in that order (what the folders written so far hold); a header
+// without `engines` or `models` reads them as empty, one without `plan` as none, and unknown
+// keys are ignored.
 impl<C: RunConfig> Serialize for RunHeader<C> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Header", 4)?;
+        let mut st = s.serialize_struct("Header", 5)?;
         st.serialize_field("program", &self.program)?;
         st.serialize_field(C::KEY, &self.config)?;
         st.serialize_field("engines", &self.engines)?;
         st.serialize_field("models", &self.models)?;
+        match &self.plan {
+            Some(plan) => st.serialize_field("plan", plan)?,
+            None => st.skip_field("plan")?,
+        }
         st.end()
     }
 }
@@ -217,9 +273,11 @@ impl<'de, C: RunConfig> Deserialize<'de> for RunHeader<C> {
                 use serde::de::Error;
                 let (mut program, mut config) = (None, None);
                 let (mut engines, mut models) = (BTreeMap::new(), BTreeMap::new());
+                let mut plan = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "program" => program = Some(map.next_value()?),
+                        "plan" => plan = Some(map.next_value()?),
                         "engines" => engines = map.next_value()?,
                         "models" => models = map.next_value()?,
                         k if k == C::KEY => config = Some(map.next_value()?),
@@ -233,12 +291,13 @@ impl<'de, C: RunConfig> Deserialize<'de> for RunHeader<C> {
                     config: config.ok_or_else(|| M::Error::missing_field(C::KEY))?,
                     engines,
                     models,
+                    plan,
                 })
             }
         }
         d.deserialize_struct(
             "Header",
-            &["program", "engines", "models"],
+            &["program", "engines", "models", "plan"],
             Fields(PhantomData),
         )
     }
@@ -356,6 +415,7 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
             for (k, v) in &old.models {
                 header.models.entry(k.clone()).or_insert_with(|| v.clone());
             }
+            header.plan = old.plan.clone();
         }
         std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
         for sub in C::SUBDIRS {
@@ -501,6 +561,23 @@ fn check_models(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        let t = utc_timestamp();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(
+            t.starts_with("20") && t.ends_with('Z') && &t[10..11] == "T",
+            "{t}"
+        );
+        let mut plan = PlanRecord::default();
+        plan.note("planned 10 games");
+        assert!(
+            plan.history[0].ends_with("Z: planned 10 games"),
+            "{:?}",
+            plan.history
+        );
+    }
 
     #[test]
     fn shards_partition_the_games() {

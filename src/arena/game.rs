@@ -270,6 +270,13 @@ pub struct GameSetup {
     /// Which match player has black (`None` where the sides have no labels, as in
     /// self-play).
     pub black_player: Option<Side>,
+    /// Moves played before either player searches (a match's opening from a suite): each is
+    /// checked by the referee and told to both players as an ordinary played move (GTP
+    /// `play`) before the first `genmove`; they count towards the move cap.
+    pub opening: Vec<(Color, Move)>,
+    /// How the game's record names its opening (`opening 3 of suite fnv1a64:...`), said in
+    /// a comment at the opening's last move.
+    pub opening_name: String,
 }
 
 /// The per-player seed for `color` in a game seeded with `game_seed`.
@@ -387,6 +394,7 @@ pub fn play_game(
             // The opening and temperature draws' own stream: the players have streams 1, 2.
             let mut rng = FastRng::for_stream(setup.seed, 3);
             let mut moves = MoveLoop {
+                opening: &setup.opening,
                 players: &mut players,
                 game: &mut game,
                 rules,
@@ -456,6 +464,8 @@ fn game_end(stop: Stop, game: &Game) -> GameEnd {
 
 /// The state of one game's move loop.
 struct MoveLoop<'a> {
+    /// The set opening, played first.
+    opening: &'a [(Color, Move)],
     players: &'a mut [Box<dyn Player>; 2],
     game: &'a mut Game,
     rules: &'a GameRules,
@@ -488,6 +498,11 @@ impl MoveLoop<'_> {
             }
             self.cpu_start[c.idx()] = p.cpu_seconds();
         }
+        for &(c, mv) in self.opening {
+            if let Err(stop) = self.forced_move(c, mv) {
+                return stop;
+            }
+        }
         let mut clocks = rules.clock.map(|mc| [Clock::new(mc.control); 2]);
         while !self.game.is_over() {
             let number = self.game.move_count() as u32;
@@ -510,6 +525,12 @@ impl MoveLoop<'_> {
     /// An opening move drawn uniformly, told to both players (neither searched it).
     fn random_move(&mut self, c: Color) -> Result<(), Stop> {
         let mv = random_candidate(self.game, c, self.rng);
+        self.forced_move(c, mv)
+    }
+
+    /// A move neither player chose (a drawn or a set opening move): checked, then told to
+    /// both players as a played move.
+    fn forced_move(&mut self, c: Color, mv: Move) -> Result<(), Stop> {
         self.game
             .play_as(c, mv)
             .map_err(|e| Stop::Failed(c, format!("illegal move {}: {e}", mv.to_gtp())))?;
@@ -798,6 +819,8 @@ mod tests {
             black: "uct".into(),
             white: "uct".into(),
             black_player: Some(Side::A),
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let play = |spec: &str, busy: bool| {
             let spec = spec.to_string();
@@ -872,6 +895,8 @@ mod tests {
             black: "ledger".into(),
             white: "ledger".into(),
             black_player: Some(Side::A),
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let build = |_: &str, _: u64| -> Result<Box<dyn Player>, PlayerError> {
             Ok(Box::new(Ledger { cpu: 5.0 }))
@@ -957,6 +982,8 @@ mod tests {
                 black: "passer".into(),
                 white: "passer".into(),
                 black_player: None,
+                opening: Vec::new(),
+                opening_name: String::new(),
             };
             let g = play_game(&setup, &rules, &build, &mut NoObserver);
             assert_eq!(g.end.reason, EndReason::MoveCap, "seed {seed}");
@@ -994,6 +1021,8 @@ mod tests {
             black: "uct:sims=20".into(),
             white: "uct:sims=20".into(),
             black_player: None,
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let rules = GameRules {
             max_moves: 12,

@@ -15,7 +15,10 @@
 //! - [`selfplay`]: a self-play game on the runner, recorded by an observer as training
 //!   records;
 //! - [`selfplay_run`]: self-play runs on the games folder, and datasets built from them;
-//! - [`sprt`]: the sequential test that stops a match once its games decide;
+//! - [`sprt`]: the sequential test that stops a match once its games (or pairs) decide;
+//! - [`pairs`]: paired games: the pentanomial, its Elo and interval;
+//! - [`openings`]: opening suites (SGF files, folders, `.sgfs`) games start from;
+//! - [`repeats`]: identical games and long shared openings, counted;
 //! - [`rating`]: Bradley-Terry ratings of every player in a set of match folders;
 //! - [`cluster`]: an experiment's shards as Slurm array jobs and GNU parallel tasks.
 
@@ -24,10 +27,13 @@ pub mod experiment;
 pub mod folder;
 pub mod game;
 pub mod gtp;
+pub mod openings;
+pub mod pairs;
 pub mod player;
 pub mod rating;
 pub mod record;
 pub mod referee;
+pub mod repeats;
 pub mod runner;
 pub mod selfplay;
 pub mod selfplay_run;
@@ -40,5 +46,6 @@ pub use player::{GtpTimeouts, Player, build_engine, build_player};
 pub use record::{EndReason, GameRecord};
 pub use runner::{
     MatchConfig, MatchOutcome, MergeOutcome, Shard, TimeSpec, merge, resummarize, run_match,
+    run_match_with,
 };
 pub use summary::MatchSummary;

@@ -43,6 +43,9 @@ pub struct Results {
     /// Losses on time by a starved machine, left out of the fit: the machine's, not the
     /// engines' ([`super::record::GameRecord::is_starved_forfeit`]).
     pub forfeits: usize,
+    /// The counted games identical to, or sharing a long opening with, an earlier counted
+    /// game (their SGFs compared: [`super::repeats`]).
+    pub repeated: super::repeats::Repeats,
 }
 
 impl Results {
@@ -181,7 +184,8 @@ fn identity_suffix(spec: &str, header: &MatchHeader) -> String {
 pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
     let mut results = Results::default();
     let mut seen: std::collections::HashSet<(usize, usize, u32, u64)> = Default::default();
-    for dir in folders {
+    let mut moves = Vec::new();
+    for (folder, dir) in folders.iter().enumerate() {
         let rd = ResultsDir::new(dir);
         let Some(header) = rd.read_header()? else {
             continue;
@@ -202,12 +206,21 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
             }
             if seen.insert((a, b, r.game, r.seed)) {
                 results.add(a, b, a_score(r));
+                moves.extend(
+                    rd.game_moves(&header.config, std::slice::from_ref(r), folder)
+                        .into_iter()
+                        .map(|mut g| {
+                            g.label = format!("{} {}", dir.display(), g.label);
+                            g
+                        }),
+                );
             } else {
                 results.repeats += 1;
             }
         }
         results.folders += 1;
     }
+    results.repeated = super::repeats::find_repeats(&moves);
     Ok(results)
 }
 
@@ -454,6 +467,9 @@ pub fn table(ratings: &[Rating], results: &Results) -> String {
             r.score
         ));
     }
+    if results.repeated.games > 0 {
+        out.push_str(&format!("\n{}\n", results.repeated.describe()));
+    }
     out
 }
 
@@ -548,6 +564,7 @@ mod tests {
                 "models/x".to_string(),
                 "fnv1a64:0123456789abcdef bytes:4096".to_string(),
             )]),
+            plan: None,
         };
         let one = player_id(spec, &header);
         assert!(one.contains("0123456789abcdef"), "{one}");

@@ -183,7 +183,12 @@ pub fn write_csv(path: &Path, rows: &[GameRecord]) -> anyhow::Result<()> {
 }
 
 /// The SGF of a game: engine specs, komi, rules, result, seed and end reason in the root.
-pub fn to_sgf(record: &GameRecord, komi: f32, moves: &[(Color, Move)]) -> String {
+pub fn to_sgf(
+    record: &GameRecord,
+    komi: f32,
+    moves: &[(Color, Move)],
+    opening: Option<(usize, &str)>,
+) -> String {
     let mut comment = format!(
         "akushu arena game {}; seed {}; ended by {}",
         record.game,
@@ -196,14 +201,29 @@ pub fn to_sgf(record: &GameRecord, komi: f32, moves: &[(Color, Move)]) -> String
     if !record.gtp_score.is_empty() {
         comment.push_str(&format!("; GTP final_score: {}", record.gtp_score));
     }
-    game_sgf(
+    if let Some((n, name)) = opening {
+        comment.push_str(&format!("; opening: {name}, {n} moves"));
+    }
+    let mut sgf = game_root(
         komi,
         [&record.black, &record.white],
         &record.result,
         &format!("game {}", record.game),
         &comment,
+    );
+    let note = opening.filter(|&(n, _)| n > 0).map(|(n, name)| {
+        (
+            n - 1,
+            format!("end of the set opening ({name}): the players' own moves follow"),
+        )
+    });
+    write::push_moves_noted(
+        &mut sgf,
         moves,
-    )
+        note.as_ref().map(|(i, t)| (*i, t.as_str())),
+    );
+    sgf.push_str(")\n");
+    sgf
 }
 
 /// An arena SGF: the root (komi, rules), players, result, game name and comment, then the
@@ -216,6 +236,20 @@ pub fn game_sgf(
     comment: &str,
     moves: &[(Color, Move)],
 ) -> String {
+    let mut sgf = game_root(komi, [black, white], result, name, comment);
+    write::push_moves(&mut sgf, moves);
+    sgf.push_str(")\n");
+    sgf
+}
+
+/// The root node of an arena SGF (see [`game_sgf`]).
+fn game_root(
+    komi: f32,
+    [black, white]: [&str; 2],
+    result: &str,
+    name: &str,
+    comment: &str,
+) -> String {
     let mut sgf = write::root(komi);
     sgf.push_str(&format!(
         "PB[{}]PW[{}]RE[{}]GN[{}]C[{}]",
@@ -225,7 +259,5 @@ pub fn game_sgf(
         write::escape(name),
         write::escape(comment),
     ));
-    write::push_moves(&mut sgf, moves);
-    sgf.push_str(")\n");
     sgf
 }

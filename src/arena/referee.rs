@@ -67,7 +67,9 @@ pub fn referee_game(setup: &GameSetup, rules: &GameRules, timeouts: GtpTimeouts)
         black_cpu_seconds: played.cpu[0].map(round_seconds),
         white_cpu_seconds: played.cpu[1].map(round_seconds),
     };
-    let sgf = to_sgf(&record, rules.komi, played.game.moves());
+    let opening =
+        (!setup.opening.is_empty()).then_some((setup.opening.len(), setup.opening_name.as_str()));
+    let sgf = to_sgf(&record, rules.komi, played.game.moves(), opening);
     RefereedGame {
         record,
         sgf,
@@ -89,6 +91,8 @@ mod tests {
             black: "random".into(),
             white: "random".into(),
             black_player: Some(super::super::game::Side::A),
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let rules = GameRules::plain(6.5, 400, None);
         let a = referee_game(&setup, &rules, GtpTimeouts::default());
@@ -117,6 +121,8 @@ mod tests {
             black: "uct:sims=3000".into(),
             white: "uct:sims=10".into(),
             black_player: Some(super::super::game::Side::A),
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let rules = GameRules::plain(6.5, 20, None);
         let r = referee_game(&setup, &rules, GtpTimeouts::default()).record;
@@ -138,6 +144,8 @@ mod tests {
             black: "random".into(),
             white: "random".into(),
             black_player: Some(super::super::game::Side::A),
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let rules = GameRules::plain(6.5, 10, None);
         let g = referee_game(&setup, &rules, GtpTimeouts::default());

@@ -17,9 +17,12 @@ use serde::{Deserialize, Serialize};
 use super::folder::{GamesDir, Opened, RunConfig, RunHeader, Schedule};
 pub use super::folder::{ProgramInfo, resolved_specs};
 use super::game::{Side, Winner};
+use super::openings::{Suite, SuiteSpec};
+use super::pairs::{EloEstimate, Pentanomial, trinomial_elo};
 use super::player::{GtpTimeouts, build_player};
 use super::record::{GameRecord, read_csv};
 use super::referee::{GameRules, GameSetup, MatchClock, RefereedGame, referee_game};
+use super::repeats::{GameMoves, Repeats, find_repeats};
 use super::sprt::{Decision, Sprt, SprtState};
 use super::summary::{MatchSummary, summarize};
 use crate::search::TimeControl;
@@ -61,6 +64,14 @@ pub struct MatchConfig {
     /// Stop once a sequential test decides (`games` is then the most played).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<Sprt>,
+    /// The opening suite games start from (none: the empty board), its file, count and
+    /// checksum ([`super::openings`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<SuiteSpec>,
+    /// Games in pairs: games 2k+1 and 2k+2 play opening k (cycling through the suite) with
+    /// colours swapped, A black in the first; the statistics count pairs (pentanomial).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pairs: bool,
 }
 
 /// A match clock as written in `match.toml`.
@@ -162,6 +173,8 @@ impl Default for MatchConfig {
             shard: None,
             time: None,
             sprt: None,
+            openings: None,
+            pairs: false,
         }
     }
 }
@@ -177,6 +190,11 @@ impl MatchConfig {
         let norm = |c: &MatchConfig| MatchConfig {
             black: spec_identity(&c.black),
             white: spec_identity(&c.white),
+            // A suite is known by its openings, wherever its file is.
+            openings: c.openings.clone().map(|o| SuiteSpec {
+                file: String::new(),
+                ..o
+            }),
             jobs: 0,
             games: 0,
             sprt: None,
@@ -204,6 +222,18 @@ impl MatchConfig {
         if let Some(t) = &self.time {
             t.clock()?;
         }
+        if self.pairs && self.games % 2 == 1 {
+            bail!(
+                "--pairs plays the games two by two (each opening with colours swapped): \
+                 give an even --games, not {}",
+                self.games
+            );
+        }
+        if let Some(o) = &self.openings
+            && o.count == 0
+        {
+            bail!("openings {}: the suite has no opening", o.file);
+        }
         if let Some(s) = &self.sprt {
             s.validate()?;
             if self.shard.is_some() {
@@ -218,10 +248,63 @@ impl MatchConfig {
 
     /// The sequential test over the games in `rows` (if the match has one): A's results in
     /// game order from game 1, up to the first game not finished yet.
+    /// A paired match is tested on its complete pairs in order, on pentanomial frequencies.
     pub fn sprt_state(&self, rows: &BTreeMap<u32, GameRecord>) -> Option<SprtState> {
         let sprt = self.sprt?;
+        if self.pairs {
+            return Some(sprt.run_pairs(self.pair_scores(rows, true)));
+        }
         let scores = (1..=self.games).map_while(|g| rows.get(&g)).map(a_score);
         Some(sprt.run(scores))
+    }
+
+    /// A's score in each complete pair of a paired match (0 to 2), in pair order: up to the
+    /// first pair not complete where `leading` (the sequential test's order), else every
+    /// complete pair.
+    pub fn pair_scores(&self, rows: &BTreeMap<u32, GameRecord>, leading: bool) -> Vec<f64> {
+        let mut out = Vec::new();
+        for k in 0..self.games / 2 {
+            match (rows.get(&(2 * k + 1)), rows.get(&(2 * k + 2))) {
+                (Some(a), Some(b)) => out.push(a_score(a) + a_score(b)),
+                _ if leading => break,
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The suite opening game `game` starts from (0-based), if the match has a suite: in a
+    /// paired match both games of pair k play opening k, otherwise game g plays opening
+    /// g - 1; either way cycling through the suite.
+    pub fn opening_index(&self, game: u32) -> Option<u32> {
+        let count = self.openings.as_ref()?.count.max(1);
+        let unit = if self.pairs { (game - 1) / 2 } else { game - 1 };
+        Some(unit % count)
+    }
+
+    /// The pair game `game` belongs to in a paired match (0-based).
+    pub fn pair_of(&self, game: u32) -> Option<u32> {
+        self.pairs.then(|| (game - 1) / 2)
+    }
+
+    /// The setup of game `game` with its opening from `suite` (the match's suite, read and
+    /// checked against the recorded checksum).
+    pub fn game_setup_in(&self, game: u32, suite: Option<&Suite>) -> GameSetup {
+        let mut setup = self.game_setup(game);
+        if let (Some(suite), Some(i), Some(spec)) =
+            (suite, self.opening_index(game), self.openings.as_ref())
+            && let Some(o) = suite.openings.get(i as usize)
+        {
+            setup.opening = o.moves.clone();
+            setup.opening_name = format!(
+                "opening {} of {} of suite {} ({})",
+                i + 1,
+                spec.count,
+                spec.checksum,
+                o.source
+            );
+        }
+        setup
     }
 
     /// Whether the match's sequential test has decided on the games in `rows`: such a match
@@ -238,7 +321,7 @@ impl MatchConfig {
 
     /// The setup of game `game` (1-based).
     pub fn game_setup(&self, game: u32) -> GameSetup {
-        let a_black = !self.alternate || game % 2 == 1;
+        let a_black = !(self.alternate || self.pairs) || game % 2 == 1;
         let (black, white, label) = if a_black {
             (&self.black, &self.white, Side::A)
         } else {
@@ -250,6 +333,8 @@ impl MatchConfig {
             black: black.clone(),
             white: white.clone(),
             black_player: Some(label),
+            opening: Vec::new(),
+            opening_name: String::new(),
         }
     }
 
@@ -286,7 +371,8 @@ impl RunConfig for MatchConfig {
         }
         bail!(
             "{} holds a different match ({}): resume only with the same players, seed, komi, \
-             colours, move cap, timeouts and shard, or use a new --out folder",
+             colours, move cap, timeouts, clock, openings, pairs and shard, or use a new --out \
+             folder",
             header.display(),
             describe_difference(old, self)
         )
@@ -408,6 +494,16 @@ impl ResultsDir {
             summary
         );
         let by_game: BTreeMap<u32, GameRecord> = rows.iter().map(|r| (r.game, r.clone())).collect();
+        let paired = paired_figures(&header.config, &by_game);
+        let repeats = self.repeats(&header.config, rows);
+        let mut text = text;
+        if let Some(p) = &paired {
+            text += &format!("\n{}\n", p.describe());
+        }
+        if repeats.games > 0 {
+            text += &format!("\n{}\n", repeats.describe());
+        }
+        text += &format!("\n{}\n", plan_history_text(header));
         let sprt = header.config.sprt.zip(header.config.sprt_state(&by_game));
         let text = match sprt {
             Some((test, state)) if state.decision != Decision::Undecided => {
@@ -418,12 +514,140 @@ impl ResultsDir {
         };
         write_atomic(&self.summary(), text.as_bytes())?;
         let mut json = summary_json(header, rows.len(), planned, &summary);
+        if let Some(p) = &paired {
+            json["pairs"] = p.json();
+        }
+        json["repeats"] = repeats.json();
+        json["plan"] = serde_json::json!({
+            "planned_games": header.plan.as_ref().and_then(|p| p.planned_games),
+            "history": header.plan.as_ref().map(|p| p.history.clone()),
+        });
         if let Some((test, state)) = sprt {
             json["sprt"] = sprt_json(&test, &state);
         }
         let path = self.root.join("summary.json");
         write_atomic(&path, format!("{json:#}\n").as_bytes())?;
         Ok(summary)
+    }
+}
+
+impl ResultsDir {
+    /// The repeated games among `rows` (their SGFs read back; a game whose SGF is missing
+    /// or does not parse is left out), the two games of a pair not compared.
+    pub fn repeats(&self, config: &MatchConfig, rows: &[GameRecord]) -> Repeats {
+        find_repeats(&self.game_moves(config, rows, 0))
+    }
+
+    /// The moves of each game of `rows` for [`find_repeats`], labelled `game N` (`folder`
+    /// keys the pairs when several folders are compared together).
+    pub fn game_moves(
+        &self,
+        config: &MatchConfig,
+        rows: &[GameRecord],
+        folder: usize,
+    ) -> Vec<GameMoves> {
+        rows.iter()
+            .filter_map(|r| {
+                let path = self.sgf(r.game);
+                let bytes = std::fs::read(&path).ok()?;
+                let text = path.display().to_string();
+                let rec = crate::sgf::parse_record(&bytes, &text, &text).ok()?;
+                Some(GameMoves {
+                    label: format!("game {}", r.game),
+                    pair: config.pair_of(r.game).map(|k| (folder, k)),
+                    moves: rec.moves,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A paired match's figures: the pentanomial of its complete pairs, the Elo from them, and
+/// beside it the trinomial (win/draw/loss) Elo of the same games counted as independent.
+pub struct PairedFigures {
+    pub pentanomial: Pentanomial,
+    pub paired: Option<EloEstimate>,
+    pub trinomial: Option<EloEstimate>,
+    /// Games of incomplete pairs, left out of both.
+    pub unpaired_games: usize,
+}
+
+/// The figures of a paired match (`None` for an unpaired one).
+pub fn paired_figures(c: &MatchConfig, rows: &BTreeMap<u32, GameRecord>) -> Option<PairedFigures> {
+    if !c.pairs {
+        return None;
+    }
+    let scores = c.pair_scores(rows, false);
+    let pentanomial = Pentanomial::of(scores.iter().copied());
+    let in_pairs: Vec<f64> = (0..c.games / 2)
+        .filter_map(|k| Some((rows.get(&(2 * k + 1))?, rows.get(&(2 * k + 2))?)))
+        .flat_map(|(a, b)| [a_score(a), a_score(b)])
+        .collect();
+    Some(PairedFigures {
+        pentanomial,
+        paired: pentanomial.elo(),
+        trinomial: trinomial_elo(in_pairs.iter().copied()),
+        unpaired_games: rows.len() - in_pairs.len(),
+    })
+}
+
+impl PairedFigures {
+    /// The summary's lines.
+    pub fn describe(&self) -> String {
+        let c = self.pentanomial.counts;
+        let show = |e: &Option<EloEstimate>| e.map_or("-".to_string(), |e| e.to_string());
+        format!(
+            "Pairs (each opening twice, colours swapped): {} complete{}; A's score a pair \
+             0 / 0.5 / 1 / 1.5 / 2: {} / {} / {} / {} / {} (pentanomial)\n             - A's Elo over B from the pairs (pentanomial, 95%): {}\n             - A's Elo over B from the same games as independent (trinomial W/D/L, 95%): {}",
+            self.pentanomial.pairs(),
+            if self.unpaired_games > 0 {
+                format!(
+                    " ({} games of incomplete pairs left out)",
+                    self.unpaired_games
+                )
+            } else {
+                String::new()
+            },
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            show(&self.paired),
+            show(&self.trinomial)
+        )
+    }
+
+    /// The figures for `summary.json`.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "pentanomial": self.pentanomial.counts,
+            "pairs": self.pentanomial.pairs(),
+            "elo_pentanomial": self.paired,
+            "elo_trinomial": self.trinomial,
+            "unpaired_games": self.unpaired_games,
+        })
+    }
+}
+
+/// The summary's plan history: the games planned at the first game and every dated change.
+pub fn plan_history_text(header: &MatchHeader) -> String {
+    match &header.plan {
+        None => "Plan history: none recorded (the folder was written before match.toml kept \
+                 one, so whether its plan changed cannot be read off it)"
+            .to_string(),
+        Some(plan) => {
+            let mut text = match plan.planned_games {
+                Some(n) => format!("Plan history ({n} games planned at the first game):"),
+                None => {
+                    "Plan history (the first games were played before plans were kept):".to_string()
+                }
+            };
+            for line in &plan.history {
+                text += &format!("\n- {line}");
+            }
+            text
+        }
     }
 }
 
@@ -542,19 +766,123 @@ pub fn check_players(config: &MatchConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs (or resumes) a match into `out`. `show_progress` draws a progress bar.
+/// Runs (or resumes) a match into `out`. `show_progress` draws a progress bar. A change
+/// to the plan of a folder with games (more games, another sequential test) is made and
+/// dated in the header's history: what experiments and the loop do when their files ask
+/// for more games. `akushu match` asks for `--extend` first ([`run_match_with`]).
 pub fn run_match(
     config: &MatchConfig,
     out: &Path,
     show_progress: bool,
 ) -> anyhow::Result<MatchOutcome> {
+    run_match_with(config, out, show_progress, true)
+}
+
+/// The plan's settings a resume may change (everything else is refused as another match):
+/// the games planned and the sequential test. Each changed one as `name: was -> now`.
+fn plan_changes(old: &MatchConfig, new: &MatchConfig) -> Vec<String> {
+    let mut out = Vec::new();
+    if old.games != new.games {
+        out.push(format!("games {} -> {}", old.games, new.games));
+    }
+    if old.sprt != new.sprt {
+        let text = |s: &Option<Sprt>| {
+            s.map_or("none".to_string(), |s| {
+                format!(
+                    "elo0={},elo1={},alpha={},beta={}",
+                    s.elo0, s.elo1, s.alpha, s.beta
+                )
+            })
+        };
+        out.push(format!("sprt {} -> {}", text(&old.sprt), text(&new.sprt)));
+    }
+    out
+}
+
+/// The plan as the first run writes it: the games, the players, the suite, the pairs and
+/// the clock, in one line.
+fn plan_line(c: &MatchConfig) -> String {
+    format!(
+        "planned {} games: A `{}`, B `{}`, seed {}, komi {}, {}{}{}{}",
+        c.games,
+        c.black,
+        c.white,
+        c.seed,
+        c.komi,
+        if c.pairs {
+            "pairs"
+        } else if c.alternate {
+            "alternating colours"
+        } else {
+            "fixed colours"
+        },
+        c.openings.as_ref().map_or(String::new(), |o| format!(
+            ", openings {} ({} openings, {})",
+            o.file, o.count, o.checksum
+        )),
+        c.time.as_ref().map_or(String::new(), |t| format!(
+            ", clock {} (grace {} s)",
+            t.system, t.grace
+        )),
+        c.sprt.map_or(String::new(), |s| format!(
+            ", sprt elo0={},elo1={},alpha={},beta={}",
+            s.elo0, s.elo1, s.alpha, s.beta
+        )),
+    )
+}
+
+/// [`run_match`], refusing a change to the plan of a folder that has games unless
+/// `extend`: a run fixed before it started stays fixed unless its record says otherwise.
+pub fn run_match_with(
+    config: &MatchConfig,
+    out: &Path,
+    show_progress: bool,
+    extend: bool,
+) -> anyhow::Result<MatchOutcome> {
     config.validate()?;
     let dir = ResultsDir::new(out);
     let Opened {
-        header,
+        mut header,
         old,
         mut rows,
     } = dir.open(config)?;
+    match &old {
+        // A folder with games keeps its plan; a change is made only when asked for, and
+        // dated.
+        Some(old) if !rows.is_empty() => {
+            let changes = plan_changes(&old.config, config);
+            if !changes.is_empty() {
+                if !extend {
+                    bail!(
+                        "{}: its {} games were played under another plan ({}); changing the \
+                         plan of a folder with games needs --extend, which records the change \
+                         with its date in match.toml's history",
+                        out.display(),
+                        rows.len(),
+                        changes.join(", ")
+                    );
+                }
+                header
+                    .plan
+                    .get_or_insert_with(Default::default)
+                    .note(&format!(
+                        "extended after {} games: {} ({})",
+                        rows.len(),
+                        changes.join(", "),
+                        header.program.command
+                    ));
+            }
+        }
+        // A new folder, or one whose earlier run played nothing: the plan is this run's.
+        _ => {
+            let mut plan = super::folder::PlanRecord {
+                planned_games: Some(config.games),
+                history: Vec::new(),
+            };
+            plan.note(&plan_line(config));
+            header.plan = Some(plan);
+        }
+    }
     // A folder whose sequential test has decided stays decided: another test, or none, on
     // a resume would play on past the decision and drop it from the summary.
     if let Some(old) = &old
@@ -576,6 +904,12 @@ pub fn run_match(
         config.planned_games()
     };
     let pending = dir.pending(planned, &rows);
+    // The suite is read (and checked against its recorded checksum) before any game.
+    let suite = config
+        .openings
+        .as_ref()
+        .map(Suite::read_recorded)
+        .transpose()?;
     if !pending.is_empty() {
         check_players(config)?;
     }
@@ -604,6 +938,7 @@ pub fn run_match(
         for _ in 0..jobs {
             let tx = tx.clone();
             let (next, pending, stop, window) = (&next, &pending, &stop, &window);
+            let suite = suite.as_ref();
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -611,7 +946,7 @@ pub fn run_match(
                     if !window.wait_until_open(i) || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let played = play_unstarved(config, game, &rules);
+                    let played = play_unstarved(config, game, &rules, suite);
                     if tx.send(played).is_err() {
                         break;
                     }
@@ -695,10 +1030,12 @@ fn play_unstarved(
     config: &MatchConfig,
     game: u32,
     rules: &GameRules,
+    suite: Option<&Suite>,
 ) -> (RefereedGame, Vec<String>) {
     let mut void = Vec::new();
+    let setup = config.game_setup_in(game, suite);
     loop {
-        let played = referee_game(&config.game_setup(game), rules, config.timeouts);
+        let played = referee_game(&setup, rules, config.timeouts);
         match &played.starved {
             Some(why) if void.len() < STARVED_REPLAYS => void.push(why.clone()),
             _ => return (played, void),
@@ -927,6 +1264,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     let mut config: Option<MatchConfig> = None;
     let mut shard_counts: Vec<Option<u32>> = Vec::new();
     let mut models: Option<BTreeMap<String, String>> = None;
+    let mut plan = None;
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     let mut sgfs: BTreeMap<u32, PathBuf> = BTreeMap::new();
     for input in inputs {
@@ -938,6 +1276,10 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
             )
         })?;
         shard_counts.push(header.config.shard.map(|s| s.count));
+        // The first shard's plan record stands for the merged match's.
+        if plan.is_none() {
+            plan = header.plan.clone();
+        }
         match &models {
             None => models = Some(header.models.clone()),
             Some(m) if *m == header.models => {}
@@ -987,6 +1329,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     let mut header = MatchHeader::new(&config);
     // The weights the shards recorded, not whatever is on disk now.
     header.models = models.unwrap_or_default();
+    header.plan = plan;
     outdir.write_header(&header)?;
     let missing: Vec<u32> = (1..=config.games)
         .filter(|g| !rows.contains_key(g))

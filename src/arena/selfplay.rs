@@ -273,6 +273,8 @@ mod tests {
             black: "uct:sims=40".into(),
             white: "uct:sims=40".into(),
             black_player: None,
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let rules = GameRules {
             random_moves: 2,
@@ -321,6 +323,8 @@ mod tests {
                 black: "uct:sims=30".into(),
                 white: "uct:sims=30".into(),
                 black_player: None,
+                opening: Vec::new(),
+                opening_name: String::new(),
             };
             let rules = GameRules {
                 komi,
@@ -353,6 +357,8 @@ mod tests {
             black: "uct:sims=200".into(),
             white: "uct:sims=200".into(),
             black_player: None,
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let g = play(&plan, &GameRules::default()).unwrap();
         let winner = match g.row.winner {
@@ -389,6 +395,8 @@ mod tests {
             black: "uct:sims=20".into(),
             white: "uct:sims=20".into(),
             black_player: None,
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let rules = GameRules {
             max_moves: 30,
@@ -443,6 +451,8 @@ mod tests {
             black: "random".into(),
             white: "uct:sims=10".into(),
             black_player: None,
+            opening: Vec::new(),
+            opening_name: String::new(),
         };
         let err = play(&plan, &GameRules::default()).unwrap_err();
         assert!(format!("{err:#}").contains("root visits"), "{err:#}");

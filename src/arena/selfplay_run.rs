@@ -90,6 +90,8 @@ impl SelfplayConfig {
             black: self.engines[(k / n) as usize].clone(),
             white: self.engines[(k % n) as usize].clone(),
             black_player: None,
+            opening: Vec::new(),
+            opening_name: String::new(),
         }
     }
 

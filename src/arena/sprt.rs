@@ -14,6 +14,14 @@
 //! has finished past a gap wait for it), so the decision and the game that made it do not
 //! depend on `--jobs` or on interruptions; games still in flight when it comes are played
 //! and recorded, but do not change it.
+//!
+//! A paired match (`--pairs`: each opening twice, colours swapped) is tested on its pairs
+//! instead, as fishtest does: after each complete pair, the generalized log-likelihood ratio
+//! of the pentanomial frequencies so far ([`Sprt::llr_frequencies`], fishtest's
+//! `LLR_logistic`): under each hypothesis the maximum-likelihood distribution of pair
+//! scores whose mean is that hypothesis' score, found from the observed frequencies by the
+//! secular equation of fishtest's `MLE_expected`. fishtest's dynamic overshoot correction
+//! of the bounds is not applied (the bounds are Wald's, as above).
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -52,6 +60,8 @@ pub struct SprtState {
     pub score: f64,
     /// The log-likelihood ratio after them.
     pub llr: f64,
+    /// Pairs counted, where the test ran on pairs ([`Sprt::run_pairs`]).
+    pub pairs: Option<usize>,
 }
 
 pub use crate::util::elo::expected_score;
@@ -143,11 +153,68 @@ impl Sprt {
             games: 0,
             score: 0.0,
             llr: 0.0,
+            pairs: None,
         };
         for s in scores {
             state.games += 1;
             state.score += s;
             state.llr = self.llr(state.score, state.games as f64);
+            if state.llr >= upper {
+                state.decision = Decision::H1;
+                break;
+            }
+            if state.llr <= lower {
+                state.decision = Decision::H0;
+                break;
+            }
+        }
+        state
+    }
+
+    /// fishtest's generalized log-likelihood ratio (`LLRcalc.LLR_logistic`) of frequencies
+    /// of length `2n + 1` (the pentanomial, or losses, draws and wins): the frequencies
+    /// regularized (an empty cell counts 0.001), unit scores `i / 2n` as a game's mean, and
+    /// `N * sum p_i (ln q1_i - ln q0_i)` where `q_k` is the maximum-likelihood distribution
+    /// with mean `expected_score(elo_k)`.
+    pub fn llr_frequencies(&self, freqs: &[f64]) -> f64 {
+        let r = super::pairs::regularize(freqs);
+        let n: f64 = r.iter().sum();
+        if r.len() < 2 || n <= 0.0 {
+            return 0.0;
+        }
+        let last = (r.len() - 1) as f64;
+        let pdf: Vec<(f64, f64)> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as f64 / last, c / n))
+            .collect();
+        let (s0, s1) = (expected_score(self.elo0), expected_score(self.elo1));
+        let (x0, x1) = (secular_root(&pdf, s0), secular_root(&pdf, s1));
+        n * pdf
+            .iter()
+            .map(|&(a, p)| p * ((1.0 + x0 * (a - s0)).ln() - (1.0 + x1 * (a - s1)).ln()))
+            .sum::<f64>()
+    }
+
+    /// Runs the test over A's pair scores (0, 0.5, 1, 1.5, 2) in pair order on the
+    /// pentanomial frequencies, stopping at the first pair that decides. `games` counts
+    /// both games of every pair counted.
+    pub fn run_pairs(&self, pair_scores: impl IntoIterator<Item = f64>) -> SprtState {
+        let (lower, upper) = self.bounds();
+        let mut counts = super::pairs::Pentanomial::default();
+        let mut state = SprtState {
+            decision: Decision::Undecided,
+            games: 0,
+            score: 0.0,
+            llr: 0.0,
+            pairs: Some(0),
+        };
+        for s in pair_scores {
+            counts.add(s);
+            state.games += 2;
+            state.score += s;
+            state.pairs = Some(counts.pairs() as usize);
+            state.llr = self.llr_frequencies(&counts.frequencies());
             if state.llr >= upper {
                 state.decision = Decision::H1;
                 break;
@@ -168,12 +235,46 @@ impl Sprt {
             Decision::H0 => format!("**H0 accepted** (A is not {} Elo better)", self.elo1),
             Decision::Undecided => "undecided".to_string(),
         };
+        let pairs = state.pairs.map_or(String::new(), |p| {
+            format!(
+                " in {p} pair{}, on pentanomial frequencies",
+                if p == 1 { "" } else { "s" }
+            )
+        });
         format!(
-            "SPRT elo0={} elo1={} alpha={} beta={}: {decision} after {} games (A scored {}), \
-             LLR {:.3}, bounds [{lower:.3}, {upper:.3}]",
+            "SPRT elo0={} elo1={} alpha={} beta={}: {decision} after {} games{pairs} (A scored \
+             {}), LLR {:.3}, bounds [{lower:.3}, {upper:.3}]",
             self.elo0, self.elo1, self.alpha, self.beta, state.games, state.score, state.llr
         )
     }
+}
+
+/// The root `x` of fishtest's secular equation `sum_i p_i (a_i - s) / (1 + x (a_i - s)) = 0`
+/// (`LLRcalc.secular` on `MLE_expected`'s shifted values): the maximum-likelihood
+/// distribution with mean `s` is `p_i / (1 + x (a_i - s))`. The left side falls from
+/// +infinity to -infinity on `(-1 / (max a - s), 1 / (s - min a))`, so bisection finds its
+/// one root; `s` must lie strictly between the smallest and largest value.
+fn secular_root(pdf: &[(f64, f64)], s: f64) -> f64 {
+    let f = |x: f64| {
+        pdf.iter()
+            .map(|&(a, p)| p * (a - s) / (1.0 + x * (a - s)))
+            .sum::<f64>()
+    };
+    let hi_value = pdf.iter().map(|&(a, _)| a).fold(f64::MIN, f64::max) - s;
+    let lo_value = pdf.iter().map(|&(a, _)| a).fold(f64::MAX, f64::min) - s;
+    let (mut lo, mut hi) = (-1.0 / hi_value, -1.0 / lo_value);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 #[cfg(test)]
@@ -221,6 +322,89 @@ mod tests {
         assert!((s.llr(7.0, 10.0) - want).abs() < 1e-12);
         // A draw is half a win and half a loss.
         assert!((s.run([0.5, 0.5]).llr - s.llr(1.0, 2.0)).abs() < 1e-12);
+    }
+
+    /// The pentanomial test and the pair Elo on fixed simulated pair streams, against the
+    /// figures of a separate implementation of fishtest's formulas
+    /// (`scripts/pentanomial_sprt.py`, which solves the secular equation another way),
+    /// committed in `tests/fixtures/arena/pentanomial_sprt.json`; where python3 is there the
+    /// script is run again and must write the same figures.
+    #[test]
+    fn the_pentanomial_test_agrees_with_a_separate_implementation_of_fishtest() {
+        let committed = include_str!("../../tests/fixtures/arena/pentanomial_sprt.json");
+        let check = |fixture: &serde_json::Value| {
+            let f = |v: &serde_json::Value| v.as_f64().unwrap();
+            for case in fixture["pairs"].as_array().unwrap() {
+                let s = Sprt {
+                    elo0: f(&case["elo0"]),
+                    elo1: f(&case["elo1"]),
+                    alpha: f(&case["alpha"]),
+                    beta: f(&case["beta"]),
+                };
+                let stream = case["stream"].as_str().unwrap();
+                let scores = stream.bytes().map(|b| f64::from(b - b'0') / 2.0);
+                let state = s.run_pairs(scores);
+                let want = match case["decision"].as_str().unwrap() {
+                    "H0" => Decision::H0,
+                    "H1" => Decision::H1,
+                    _ => Decision::Undecided,
+                };
+                let pairs = case["pairs"].as_u64().unwrap() as usize;
+                assert_eq!(
+                    (state.decision, state.pairs),
+                    (want, Some(pairs)),
+                    "{stream}"
+                );
+                assert_eq!(state.games, 2 * pairs);
+                let llr = f(&case["llr"]);
+                assert!((state.llr - llr).abs() < 1e-7, "LLR {} vs {llr}", state.llr);
+                let counts = super::super::pairs::Pentanomial::of(
+                    stream[..pairs].bytes().map(|b| f64::from(b - b'0') / 2.0),
+                );
+                let want_counts: Vec<u32> = case["counts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap() as u32)
+                    .collect();
+                assert_eq!(counts.counts.to_vec(), want_counts);
+                let e = counts.elo().unwrap();
+                assert!((e.elo - f(&case["elo"])).abs() < 1e-7, "{e}");
+                assert!((e.half_width - f(&case["elo95"])).abs() < 1e-7, "{e}");
+            }
+            for case in fixture["trinomial"].as_array().unwrap() {
+                let s = Sprt {
+                    elo0: f(&case["elo0"]),
+                    elo1: f(&case["elo1"]),
+                    alpha: 0.05,
+                    beta: 0.05,
+                };
+                let counts: Vec<f64> = case["counts"].as_array().unwrap().iter().map(f).collect();
+                let llr = s.llr_frequencies(&counts);
+                assert!((llr - f(&case["llr"])).abs() < 1e-7, "{counts:?}: {llr}");
+            }
+        };
+        let fixture: serde_json::Value = serde_json::from_str(committed).unwrap();
+        check(&fixture);
+        // The committed figures are the script's: rerun it where python3 is installed.
+        let run = std::process::Command::new("python3")
+            .arg("scripts/pentanomial_sprt.py")
+            .output();
+        if let Some(out) = run.ok().filter(|o| o.status.success()) {
+            let again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(again["pairs"].as_array().map(Vec::len), Some(6));
+            check(&again);
+        }
+    }
+
+    /// An even record (a score of 0.5, nearer elo0's than elo1's) speaks for H0; a better
+    /// one less so.
+    #[test]
+    fn the_frequency_llr_rises_with_the_score() {
+        let s = Sprt::parse("elo0=0,elo1=35").unwrap();
+        let low = s.llr_frequencies(&[10.0, 20.0, 40.0, 20.0, 10.0]);
+        let high = s.llr_frequencies(&[5.0, 15.0, 40.0, 25.0, 15.0]);
+        assert!(low < 0.0 && high > low, "{low} {high}");
     }
 
     /// After a sequential stop, an interval computed as for a fixed number of games covers

@@ -380,6 +380,8 @@ mod tests {
             shard: None,
             time: Some(crate::arena::TimeSpec::per_move(0.5)),
             sprt: None,
+            openings: None,
+            pairs: false,
         };
         for alternate in [true, false] {
             let arm = MatchConfig {
@@ -398,7 +400,7 @@ mod tests {
             let Command::Match(cmd) = Cli::try_parse_from(&argv).unwrap().command else {
                 panic!("not a match command: {argv:?}");
             };
-            assert_eq!(cmd.run.config(), arm);
+            assert_eq!(cmd.run.config().unwrap(), arm);
         }
     }
 }

@@ -21,6 +21,10 @@ pub struct MatchCommand {
 pub enum MatchSub {
     /// Combine the folders of a sharded match into one result.
     Merge(MergeArgs),
+    /// Make a balanced opening suite: positions after a few moves of recorded games, drawn
+    /// with a seed, one per position up to symmetry, kept where a teacher's win rate for the
+    /// side to move is in a band; written as an `.sgfs` file for `match --openings`.
+    Openings(OpeningsArgs),
     /// Rewrite the `summary.md` of match folders from their `games.csv` (where it is
     /// missing or older than the games); no game is played or changed.
     Summarize {
@@ -42,6 +46,69 @@ pub struct MergeArgs {
     /// a dependent cluster job stops there.
     #[arg(long)]
     pub complete: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OpeningsArgs {
+    /// Folders (or files) of SGF records the positions are drawn from.
+    #[arg(long, required = true)]
+    pub from: Vec<PathBuf>,
+    /// The teacher: a program speaking KataGo's JSON analysis protocol
+    /// (`akushu analysis --engine strong8`, `katago analysis -model M -config C`).
+    #[arg(long)]
+    pub teacher: String,
+    /// Positions after FIRST to LAST moves.
+    #[arg(long, default_value = "2-8", value_parser = move_range_arg)]
+    pub moves: (usize, usize),
+    /// The band of the side to move's win rate kept, LOW-HIGH.
+    #[arg(long, default_value = "0.40-0.60", value_parser = band_arg)]
+    pub winrate: (f64, f64),
+    /// Openings in the suite (fewer when the records run out).
+    #[arg(long, default_value_t = 200)]
+    pub count: usize,
+    /// Seed of the draw.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The teacher's visits a position (`maxVisits`).
+    #[arg(long, default_value_t = 100)]
+    pub visits: u32,
+    /// Komi the teacher judges with (a match's default, 6.5).
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    pub komi: f32,
+    /// Seconds to wait for one answer.
+    #[arg(long, default_value_t = 600.0, value_parser = crate::util::num::seconds_arg)]
+    pub timeout: f64,
+    /// The suite file to write (`.sgfs`).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// `A-B` with whole numbers.
+fn move_range_arg(text: &str) -> Result<(usize, usize), String> {
+    let err = || format!("`{text}` is not FIRST-LAST, e.g. 2-8");
+    let (a, b) = text.split_once('-').ok_or_else(err)?;
+    let (a, b) = (
+        a.trim().parse().map_err(|_| err())?,
+        b.trim().parse().map_err(|_| err())?,
+    );
+    if a == 0 || a > b || b > 80 {
+        return Err(format!("`{text}`: give 1 <= FIRST <= LAST <= 80"));
+    }
+    Ok((a, b))
+}
+
+/// `LOW-HIGH` within 0..1.
+fn band_arg(text: &str) -> Result<(f64, f64), String> {
+    let err = || format!("`{text}` is not LOW-HIGH, e.g. 0.40-0.60");
+    let (a, b) = text.split_once('-').ok_or_else(err)?;
+    let (a, b): (f64, f64) = (
+        a.trim().parse().map_err(|_| err())?,
+        b.trim().parse().map_err(|_| err())?,
+    );
+    if !(0.0..=1.0).contains(&a) || !(0.0..=1.0).contains(&b) || a > b {
+        return Err(format!("`{text}`: give 0 <= LOW <= HIGH <= 1"));
+    }
+    Ok((a, b))
 }
 
 #[derive(Debug, Args)]
@@ -105,6 +172,21 @@ pub struct MatchArgs {
     /// the summary records the LLR, the bounds and the decision.
     #[arg(long, value_name = "elo0=E0,elo1=E1[,alpha=A,beta=B]", value_parser = sprt_arg)]
     pub sprt: Option<Sprt>,
+    /// Start the games from an opening suite: an SGF file, a folder of SGF files or an
+    /// `.sgfs` file, each record's main line one opening (moves only, checked legal). Game g
+    /// plays opening g (with --pairs: pair k plays opening k), cycling through the suite.
+    /// The suite's count and checksum go in match.toml.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Play the games in pairs, each pair's opening twice with colours swapped (A black in
+    /// the odd game): the summary adds the pentanomial and its Elo, and --sprt tests the
+    /// pairs. --games must be even.
+    #[arg(long)]
+    pub pairs: bool,
+    /// Allow changing the plan (--games, --sprt) of a folder that already has games; the
+    /// change is recorded with its date in match.toml's history, which the summary prints.
+    #[arg(long)]
+    pub extend: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -127,9 +209,13 @@ fn games_arg(text: &str) -> Result<u32, String> {
 }
 
 impl MatchArgs {
-    /// The resolved match configuration.
-    pub fn config(&self) -> MatchConfig {
-        MatchConfig {
+    /// The resolved match configuration, with the suite read and checked.
+    pub fn config(&self) -> anyhow::Result<MatchConfig> {
+        let openings = match &self.openings {
+            Some(path) => Some(crate::arena::openings::Suite::read(path)?.spec(path)),
+            None => None,
+        };
+        Ok(MatchConfig {
             black: self.black.clone().unwrap_or_default(),
             white: self.white.clone().unwrap_or_default(),
             games: self.games,
@@ -152,7 +238,9 @@ impl MatchArgs {
                     ..t
                 }),
             sprt: self.sprt,
-        }
+            openings,
+            pairs: self.pairs,
+        })
     }
 }
 
@@ -162,6 +250,44 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
             for d in &dirs {
                 let s = arena::resummarize(d)?;
                 crate::outln!("{}: {} games, summary.md written", d.display(), s.games);
+            }
+            Ok(())
+        }
+        Some(MatchSub::Openings(args)) => {
+            crate::util::output::check_not_input(&args.out, &args.from)?;
+            let request = crate::teacher::suite::SuiteRequest {
+                from: args.from.clone(),
+                teacher: args.teacher.clone(),
+                moves: args.moves,
+                band: args.winrate,
+                count: args.count,
+                seed: args.seed,
+                visits: args.visits,
+                komi: args.komi,
+                timeout: std::time::Duration::from_secs_f64(args.timeout),
+            };
+            let report = crate::teacher::suite::make_suite(&request)?;
+            let text = crate::teacher::suite::sgfs_text(&report.kept, args.komi);
+            crate::util::fsio::write_atomic(&args.out, text.as_bytes())?;
+            // Read back as a match reads it: the file is a suite, and its checksum is named.
+            let suite = crate::arena::openings::Suite::read(&args.out)?;
+            crate::outln!(
+                "{}: {} openings (of {} asked; {} distinct positions in {} records, {} left \
+                 out), checksum {}",
+                args.out.display(),
+                suite.openings.len(),
+                report.asked,
+                report.candidates,
+                report.records,
+                report.skipped,
+                suite.checksum()
+            );
+            if report.kept.len() < args.count {
+                crate::errln!(
+                    "warning: {} openings asked for, {} found in the band",
+                    args.count,
+                    report.kept.len()
+                );
             }
             Ok(())
         }
@@ -191,7 +317,7 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 .out
                 .clone()
                 .ok_or_else(|| anyhow::anyhow!("--out DIR is required"))?;
-            let config = args.config();
+            let config = args.config()?;
             // One writer per match folder: two runs on one folder would play the same games
             // twice and rewrite each other's games.csv.
             let _lock = crate::util::commit::OutputLock::acquire(&out)?;
@@ -211,7 +337,7 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 )),
                 out.join("match.toml").display()
             );
-            let outcome = arena::run_match(&config, &out, !args.quiet)?;
+            let outcome = arena::run_match_with(&config, &out, !args.quiet, args.extend)?;
             crate::outln!(
                 "\n{} games in {} ({} played now)\n",
                 outcome.rows.len(),

@@ -2,7 +2,9 @@
 //! deterministic for a seed) and a floor for any strength table.
 //!
 //! Spec: `random` or `random:delay_ms=N` (sleeps N ms per move, so tests can interrupt a
-//! match in the middle); parsed by [`super::spec`].
+//! match in the middle), and `seed=S`, a seed of its own instead of the game's (every game
+//! then starts from the same random stream: a deterministic engine that replays one game
+//! from one position, what tests of repeated games need); parsed by [`super::spec`].
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +17,9 @@ use crate::util::rng::FastRng;
 pub struct RandomConfig {
     /// Milliseconds to sleep before each move (0 = answer at once).
     pub delay_ms: u64,
+    /// The engine's own seed, used instead of the game's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 /// Plays a uniformly random legal move that does not fill its own eye; passes when none is
@@ -27,6 +32,7 @@ pub struct RandomEngine {
 
 impl RandomEngine {
     pub fn new(config: RandomConfig, seed: u64) -> RandomEngine {
+        let seed = config.seed.unwrap_or(seed);
         RandomEngine {
             config,
             game: Game::new(6.5),
@@ -54,10 +60,17 @@ impl RandomEngine {
 
 impl Engine for RandomEngine {
     fn name(&self) -> String {
-        if self.config.delay_ms == 0 {
+        let mut keys = Vec::new();
+        if self.config.delay_ms != 0 {
+            keys.push(format!("delay_ms={}", self.config.delay_ms));
+        }
+        if let Some(s) = self.config.seed {
+            keys.push(format!("seed={s}"));
+        }
+        if keys.is_empty() {
             "random".to_string()
         } else {
-            format!("random:delay_ms={}", self.config.delay_ms)
+            format!("random:{}", keys.join(","))
         }
     }
 

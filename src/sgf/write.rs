@@ -19,11 +19,21 @@ pub fn escape(text: &str) -> String {
 
 /// Appends one node per move, twelve to a line.
 pub fn push_moves(sgf: &mut String, moves: &[(Color, Move)]) {
+    push_moves_noted(sgf, moves, None);
+}
+
+/// [`push_moves`] with a comment (`C[...]`) on the node of move `note.0` (0-based).
+pub fn push_moves_noted(sgf: &mut String, moves: &[(Color, Move)], note: Option<(usize, &str)>) {
     for (i, (c, m)) in moves.iter().enumerate() {
         if i % 12 == 0 {
             sgf.push('\n');
         }
         sgf.push_str(&format!(";{}[{}]", c.letter(), m.to_sgf()));
+        if let Some((at, text)) = note
+            && at == i
+        {
+            sgf.push_str(&format!("C[{}]", escape(text)));
+        }
     }
 }
 

@@ -519,6 +519,8 @@ impl ExperimentFile {
                     jobs: 1,
                     shard: None,
                     time: s.time(),
+                    openings: None,
+                    pairs: false,
                 },
             });
         }

@@ -606,7 +606,7 @@ fn a_terminate_clears_a_hundred_thousand_waiting_turns() {
     let query = format!(r#"{{"id":"big","moves":[],"maxVisits":5,"analyzeTurns":[{turns}]}}"#);
     assert!(s.submit(&query).is_empty());
     assert!(s.has_work());
-    let numbers = vec!["0"; 3].join(",");
+    let numbers = ["0"; 3].join(",");
     let out = s.submit(&format!(
         r#"{{"id":"t","action":"terminate","terminateId":"big","turnNumbers":[{numbers}]}}"#
     ));

@@ -78,16 +78,31 @@ pub static TERRITORY_KEYS: &[Key<Option<u64>>] = &[Key {
 pub(super) const MAX_DELAY_MS: u64 = 3_600_000;
 
 /// The keys of `random:` specs.
-pub static RANDOM_KEYS: &[Key<RandomConfig>] = &[Key {
-    name: "delay_ms",
-    value: ValueType::Whole {
-        lo: 0,
-        hi: MAX_DELAY_MS,
+pub static RANDOM_KEYS: &[Key<RandomConfig>] = &[
+    Key {
+        name: "delay_ms",
+        value: ValueType::Whole {
+            lo: 0,
+            hi: MAX_DELAY_MS,
+        },
+        doc: "Milliseconds to sleep before each move (lets tests interrupt a match).",
+        set: |c, v| {
+            c.delay_ms = v.whole();
+            Ok(())
+        },
+        get: |c| some(c.delay_ms),
     },
-    doc: "Milliseconds to sleep before each move (lets tests interrupt a match).",
-    set: |c, v| {
-        c.delay_ms = v.whole();
-        Ok(())
+    Key {
+        name: "seed",
+        value: ValueType::Whole {
+            lo: 0,
+            hi: u64::MAX,
+        },
+        doc: "The engine's own seed (default: the game's): every game then replays one stream.",
+        set: |c, v| {
+            c.seed = Some(v.whole());
+            Ok(())
+        },
+        get: |c| c.seed.map(|n| n.to_string()),
     },
-    get: |c| some(c.delay_ms),
-}];
+];

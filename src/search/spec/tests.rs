@@ -269,6 +269,7 @@ const CANONICAL: &[&str] = &[
     "territory:seed=42",
     "random",
     "random:delay_ms=5",
+    "random:seed=7",
 ];
 
 /// The canonical spec of a non-canonical one, for the round-trip cases.
