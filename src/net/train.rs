@@ -228,6 +228,17 @@ pub fn train(
     options: &TrainOptions,
 ) -> Result<TrainSummary, NetError> {
     crate::util::keep_freed_memory();
+    if config.target == super::model::Target::Teacher {
+        let n = super::targets::teacher_fallbacks(train);
+        if n > 0 {
+            crate::errln!(
+                "target teacher: {n} of {} training positions have no teacher policy on a \
+                 point akushu's rules allow (no label, or every share on pass or on an \
+                 occupied, ko or suicide point): they train on the move played",
+                train.len()
+            );
+        }
+    }
     thread_pool(options.threads)?.install(|| {
         let ad = options.device.clone().autodiff();
         match config.model {
