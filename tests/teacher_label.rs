@@ -678,3 +678,33 @@ fn shares_on_forbidden_points_are_renormalised_and_counted() {
         "{text}"
     );
 }
+
+/// `--out` inside the dataset being labelled (or the dataset itself) is refused naming both
+/// folders, before anything is written there.
+#[test]
+fn an_output_inside_the_labelled_dataset_is_refused() {
+    let Some(teacher) = fake("", 0) else { return };
+    let dir = scratch("label", "inside");
+    let data = dataset(&dir);
+    for out in [data.join("lab"), data.join("sub/../lab2"), data.clone()] {
+        let before: Vec<_> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let (ok, text) = label(&data, &teacher, &out, &[]);
+        assert!(!ok, "{text}");
+        assert!(
+            text.contains(&format!(
+                "--out {} lies inside the dataset it labels, {}",
+                out.display(),
+                data.display()
+            )),
+            "{text}"
+        );
+        let after: Vec<_> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(before, after, "nothing written into the dataset");
+    }
+}

@@ -151,6 +151,10 @@ const NPY_HEADER_ROOM: u64 = 1 << 16;
 /// The largest file an import reads: every weight [`MAX_IMPORT_WEIGHTS`] allows as
 /// `float64` (the widest type read), with room for the metadata and each member's headers.
 pub const MAX_EXPORT_BYTES: u64 = MAX_IMPORT_WEIGHTS * 8 + (64 << 20);
+/// The largest weight an import takes, in magnitude: trained weights are of order 1 (a few
+/// tens at most); a million is no trained network's, and through a few layers of such
+/// weights float32 overflows and every move probability becomes NaN.
+pub const MAX_WEIGHT_MAGNITUDE: f32 = 1e6;
 
 /// The name and shape of every tensor of a network, in the module's order.
 struct Shapes(Vec<(String, Vec<usize>)>);
@@ -216,6 +220,13 @@ impl Fill<'_> {
         if bad > 0 {
             return Err(format!(
                 "tensor `{name}` holds {bad} NaN or infinite values"
+            ));
+        }
+        let huge = values.iter().map(|v| v.abs()).fold(0.0f32, f32::max);
+        if huge > MAX_WEIGHT_MAGNITUDE {
+            return Err(format!(
+                "tensor `{name}` holds a weight of magnitude {huge:e}, beyond the \
+                 {MAX_WEIGHT_MAGNITUDE:e} of any trained network"
             ));
         }
         Ok(values)
@@ -324,7 +335,48 @@ pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel
     if let Some(e) = fill.error {
         return Err(bad(format!("{e} ({})", config.network_name())));
     }
+    check_empty_board(&model).map_err(|e| bad(format!("{e} ({})", config.network_name())))?;
     Ok((config, model))
+}
+
+/// Refuses a network whose outputs on the empty board are not numbers, though each weight is
+/// finite and in range: weights that multiply up overflow float32 in the tower, and a
+/// search would see every move's prior as 0.
+fn check_empty_board(model: &SavedModel) -> Result<(), String> {
+    let net = super::NetPruner::from_model(model, "import".into());
+    let board = crate::rules::Board::new();
+    let inp = super::encode::NetInput {
+        board: &board,
+        to_move: crate::rules::Color::Black,
+        ko: None,
+        last: [crate::rules::NO_POINT; 2],
+    };
+    let mut badness = [0f32; crate::rules::NN];
+    let value = net.rate_value(&inp, &mut badness, true);
+    let overflow = |what: &str| {
+        format!("its {what}: NaN or infinite on the empty board (its weights overflow float32)")
+    };
+    // A softmax over logits that overflowed rates every point 1 (probability 0): its
+    // probabilities must sum to 1. The paper's MLP rates each point by its own sigmoid.
+    let sigmoid =
+        matches!(model, SavedModel::Mlp(_, c) if matches!(c.loss, super::mlp::MlpLoss::Bce));
+    let probability: f32 = badness.iter().map(|b| 1.0 - b).sum();
+    if badness.iter().any(|b| !b.is_finite()) || (!sigmoid && (probability - 1.0).abs() > 1e-3) {
+        return Err(overflow("move ratings"));
+    }
+    if value.is_some_and(|v| !v.is_finite()) {
+        return Err(overflow("value"));
+    }
+    if net
+        .ownership(&inp)
+        .is_some_and(|o| o.iter().any(|x| !x.is_finite()))
+    {
+        return Err(overflow("ownership"));
+    }
+    if net.score_lead(&inp).is_some_and(|s| !s.is_finite()) {
+        return Err(overflow("score lead"));
+    }
+    Ok(())
 }
 
 /// Whether the file at `path` is an akushu model export (what `model export` may replace
@@ -423,5 +475,34 @@ mod tests {
         assert_eq!(c.weight_count(), c.init(&device).num_params() as u64);
         let m = TrainConfig::new(NetKind::Mlp).mlp;
         assert_eq!(m.weight_count(), m.init(&device).num_params() as u64);
+    }
+
+    /// Weights that are finite but huge are refused at import: one beyond the magnitude
+    /// bound by name, and ones within it that overflow through the tower by the empty
+    /// board's outputs; a search would otherwise see every prior as 0.
+    #[test]
+    fn an_import_refuses_weights_that_overflow() {
+        let mut config = TrainConfig::new(NetKind::Cnn);
+        config.cnn.blocks = 1;
+        config.cnn.channels = 4;
+        config.cnn.value_channels = 2;
+        let set = |a: &mut Vec<(String, Array)>, x: f32| {
+            for (_, t) in a.iter_mut().skip(1) {
+                *t = Array::f32(t.shape.clone(), vec![x; t.shape.iter().product()]);
+            }
+        };
+        let e = import_error(&edited(&config, |a| set(a, 1e30)));
+        assert!(
+            e.contains("tensor `stem.weight` holds a weight of magnitude 1e30"),
+            "{e}"
+        );
+        config.cnn.blocks = 8;
+        let e = import_error(&edited(&config, |a| set(a, 1e5)));
+        assert!(
+            e.contains("its move ratings: NaN or infinite on the empty board"),
+            "{e}"
+        );
+        // Ordinary weights pass.
+        read_export(Path::new("x.npz"), &edited(&config, |a| set(a, 0.01))).unwrap();
     }
 }

@@ -748,6 +748,9 @@ where
     }
     let ckpt = checkpoint_dir(out);
     std::fs::create_dir_all(&ckpt).map_err(io_err(&ckpt))?;
+    // A run killed while it wrote its weights, their checksum or its log left their
+    // `NAME.tmp-PID` files, of a process now gone: nothing reads them, so they go.
+    crate::util::fsio::remove_stale_temps(out).map_err(io_err(out))?;
     let (mut state, mut model, mut optim) =
         start_or_resume(model, train.len(), validation.len(), &ckpt, options.resume)?;
     let cfg_path = config_path(out);
