@@ -149,8 +149,9 @@ fn each_query_holds_the_game_so_far_and_children_are_the_movers_values() {
             // The teacher's shares on a ko point or a suicide are left out, as stones are.
             let legal = p.legal_points();
             let allowed = legal.iter().filter(|&&l| l).count();
+            let illegal = |q: usize| !legal[q];
             for slot in 0..81 {
-                assert_eq!(l.policy[slot] == u16::MAX, !legal[slot], "legal points");
+                assert_eq!(l.policy[slot] == u16::MAX, illegal(slot), "legal points");
                 // Ownership is black's view whoever is to move.
                 let want = match p.cells[slot] {
                     1 => 64,
@@ -172,7 +173,7 @@ fn each_query_holds_the_game_so_far_and_children_are_the_movers_values() {
                         );
                         assert_eq!(l.move_score(slot), Some(20.0 - (n + 1.0)));
                     }
-                    None => assert!(slot < 81 && !legal[slot]),
+                    None => assert!(slot < 81 && illegal(slot)),
                 }
             }
         }
