@@ -641,3 +641,244 @@ fn a_run_killed_writing_its_first_header_resumes() {
     );
     fs::remove_dir_all(w).unwrap();
 }
+
+/// One member of a hand-built zip archive: its file name, zip method (0 stored, 8 deflate),
+/// its bytes as they lie in the archive, and the inflated size and CRC-32 it declares (a
+/// size of 4 GiB or more goes in a zip64 extra field, as numpy writes it).
+struct RawMember {
+    name: String,
+    method: u16,
+    data: Vec<u8>,
+    size: u64,
+    crc: u32,
+}
+
+impl RawMember {
+    /// A stored member holding `data`.
+    fn stored(name: &str, data: Vec<u8>) -> RawMember {
+        RawMember {
+            name: name.into(),
+            method: 0,
+            size: data.len() as u64,
+            crc: crc32fast::hash(&data),
+            data,
+        }
+    }
+}
+
+/// A zip archive of `members`, with what each declares, however false.
+fn raw_zip(members: &[RawMember]) -> Vec<u8> {
+    let (mut out, mut central) = (Vec::new(), Vec::new());
+    for m in members {
+        let offset = out.len() as u32;
+        let zip64 = m.size >= u64::from(u32::MAX);
+        let size32 = if zip64 { u32::MAX } else { m.size as u32 };
+        let extra: Vec<u8> = if zip64 {
+            [
+                &1u16.to_le_bytes()[..],
+                &8u16.to_le_bytes(),
+                &m.size.to_le_bytes(),
+            ]
+            .concat()
+        } else {
+            Vec::new()
+        };
+        // Version, flags, method, time and date, CRC, sizes, name and extra lengths.
+        let fields: Vec<u8> = [
+            &45u16.to_le_bytes()[..],
+            &0u16.to_le_bytes(),
+            &m.method.to_le_bytes(),
+            &[0; 4],
+            &m.crc.to_le_bytes(),
+            &(m.data.len() as u32).to_le_bytes(),
+            &size32.to_le_bytes(),
+            &(m.name.len() as u16).to_le_bytes(),
+            &(extra.len() as u16).to_le_bytes(),
+        ]
+        .concat();
+        out.extend(0x0403_4b50u32.to_le_bytes());
+        out.extend(&fields);
+        out.extend(m.name.as_bytes());
+        out.extend(&extra);
+        out.extend(&m.data);
+        central.extend(0x0201_4b50u32.to_le_bytes());
+        central.extend(45u16.to_le_bytes());
+        central.extend(&fields);
+        // No comment, disk 0, no attributes; then where the local header is.
+        central.extend([0; 10]);
+        central.extend(offset.to_le_bytes());
+        central.extend(m.name.as_bytes());
+        central.extend(&extra);
+    }
+    let (cd_offset, cd_size, n) = (out.len() as u32, central.len() as u32, members.len() as u16);
+    out.extend(central);
+    out.extend(0x0605_4b50u32.to_le_bytes());
+    out.extend([0; 4]);
+    out.extend(n.to_le_bytes());
+    out.extend(n.to_le_bytes());
+    out.extend(cd_size.to_le_bytes());
+    out.extend(cd_offset.to_le_bytes());
+    out.extend([0; 2]);
+    out
+}
+
+/// The `.npy` bytes akushu writes for `array` (as the only member of an archive).
+fn npy_of(array: &akushu::util::npz::Array) -> Vec<u8> {
+    let zip = akushu::util::npz::write_npz(&[("a", array)]);
+    let size = u32::from_le_bytes(zip[18..22].try_into().unwrap()) as usize;
+    let at = 30 + u16::from_le_bytes([zip[26], zip[27]]) as usize;
+    zip[at..at + size].to_vec()
+}
+
+fn deflated(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// `model import` refuses each hostile file by name before it writes anything: a zip64
+/// member declaring 2^62 bytes (once an allocation failure that aborted), a FIFO (once a
+/// wait without end), a device and an over-long file (once read without bound), a member
+/// that inflates far beyond its tensor (a zip bomb), one tensor name twice (once the second
+/// copy kept in silence) and a config without its `cnn` shape (once imported with the
+/// default shape). The same export, unedited, imports.
+#[test]
+fn a_hostile_model_import_is_refused_before_anything_is_written() {
+    use akushu::net::export::MAX_EXPORT_BYTES;
+    use akushu::net::{NetKind, SavedModel, TrainConfig};
+    use akushu::util::npz::{Array, Values, read_npz, write_npz};
+    let w = work("import");
+    // A model of the default CNN shape, exported by the binary.
+    let config = TrainConfig::new(NetKind::Cnn);
+    let model = SavedModel::Cnn(
+        Box::new(config.cnn.init(&akushu::net::cpu_device())),
+        config.cnn.clone(),
+    );
+    let dir = w.join("model");
+    fs::create_dir_all(&dir).unwrap();
+    akushu::net::export::save_model(&dir, &config, &model).unwrap();
+    let base = w.join("base.npz");
+    let r = akushu(&["model", "export", &s(&dir), "--out", &s(&base)]);
+    assert!(r.ok(), "{}", r.stderr);
+    let arrays = read_npz(&fs::read(&base).unwrap(), u64::MAX).unwrap();
+    let import = |file: &Path, case: &str| {
+        let out = w.join(format!("imported-{case}"));
+        (
+            akushu(&["model", "import", &s(file), "--out", &s(&out)]),
+            out,
+        )
+    };
+    let (r, out) = import(&base, "base");
+    assert!(r.ok() && out.join("model.bpk").exists(), "{}", r.stderr);
+
+    // Every member stored as akushu writes it, but `stem.weight` as `stem`.
+    let with_stem = |stem: RawMember| {
+        let mut stem = Some(stem);
+        let members: Vec<RawMember> = arrays
+            .iter()
+            .map(|(n, a)| match n.as_str() {
+                "stem.weight" => stem.take().expect("one stem"),
+                _ => RawMember::stored(&format!("{n}.npy"), npy_of(a)),
+            })
+            .collect();
+        raw_zip(&members)
+    };
+    let zeros = vec![0u8; 64 << 20];
+    let mut cases: Vec<(&str, PathBuf, String)> = Vec::new();
+    let file = |name: &str, bytes: Vec<u8>| {
+        let p = w.join(name);
+        fs::write(&p, bytes).unwrap();
+        p
+    };
+    cases.push((
+        "zip64",
+        file(
+            "zip64.npz",
+            with_stem(RawMember {
+                name: "stem.weight.npy".into(),
+                method: 8,
+                data: deflated(b"x"),
+                size: 1 << 62,
+                crc: 0,
+            }),
+        ),
+        "stem.weight.npy: declares 4611686018427387904 bytes once inflated, more than the".into(),
+    ));
+    cases.push((
+        "bomb",
+        file(
+            "bomb.npz",
+            with_stem(RawMember {
+                name: "stem.weight.npy".into(),
+                method: 8,
+                data: deflated(&zeros),
+                size: zeros.len() as u64,
+                crc: crc32fast::hash(&zeros),
+            }),
+        ),
+        "stem.weight.npy: declares 67108864 bytes once inflated, more than the 97792 bytes \
+         tensor `stem.weight` of shape [32, 14, 3, 3] can take"
+            .into(),
+    ));
+    let mut twice: Vec<(&str, &Array)> = arrays.iter().map(|(n, a)| (n.as_str(), a)).collect();
+    let other_stem = Array::f32(vec![32, 14, 3, 3], vec![0.5; 32 * 14 * 9]);
+    twice.push(("stem.weight", &other_stem));
+    cases.push((
+        "twice",
+        file("twice.npz", write_npz(&twice)),
+        "stem.weight.npy: the archive holds two members of this name".into(),
+    ));
+    let Values::U8(meta) = &arrays[0].1.values else {
+        panic!("meta first")
+    };
+    let mut meta: serde_json::Value = serde_json::from_slice(meta).unwrap();
+    meta["config"].as_object_mut().unwrap().remove("cnn");
+    let meta = Array::bytes(serde_json::to_vec(&meta).unwrap());
+    let mut no_cnn: Vec<(&str, &Array)> = vec![("meta", &meta)];
+    no_cnn.extend(arrays[1..].iter().map(|(n, a)| (n.as_str(), a)));
+    cases.push((
+        "no-cnn",
+        file("no-cnn.npz", write_npz(&no_cnn)),
+        "`meta`'s config has no `cnn` object".into(),
+    ));
+    let fifo = w.join("fifo.npz");
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    cases.push((
+        "fifo",
+        fifo.clone(),
+        format!(
+            "{} is a FIFO (named pipe), not a regular file",
+            fifo.display()
+        ),
+    ));
+    cases.push((
+        "device",
+        PathBuf::from("/dev/zero"),
+        "/dev/zero is a character device, not a regular file".into(),
+    ));
+    // Sparse: a file one byte over the bound takes no room on disk.
+    let long = w.join("long.npz");
+    fs::File::create(&long)
+        .unwrap()
+        .set_len(MAX_EXPORT_BYTES + 1)
+        .unwrap();
+    cases.push((
+        "long",
+        long.clone(),
+        format!(
+            "{} holds {} bytes, more than the {MAX_EXPORT_BYTES} bytes",
+            long.display(),
+            MAX_EXPORT_BYTES + 1
+        ),
+    ));
+    for (case, path, says) in cases {
+        let (r, out) = import(&path, case);
+        assert!(r.refused(), "{case}: {}", r.stderr);
+        assert!(r.stderr.contains(&says), "{case}: {}", r.stderr);
+        assert!(!out.exists(), "{case}: nothing is written");
+    }
+    fs::remove_dir_all(w).unwrap();
+}

@@ -146,13 +146,12 @@ fn each_query_holds_the_game_so_far_and_children_are_the_movers_values() {
                 "{split:?} {i}"
             );
             assert_eq!(l.score_lead, n - 20.0);
-            let empty = p.cells.iter().filter(|&&c| c == 0).count();
+            // The teacher's shares on a ko point or a suicide are left out, as stones are.
+            let legal = p.legal_points();
+            let allowed = legal.iter().filter(|&&l| l).count();
+            let illegal = |q: usize| !legal[q];
             for slot in 0..81 {
-                assert_eq!(
-                    l.policy[slot] == u16::MAX,
-                    p.cells[slot] != 0,
-                    "legal points"
-                );
+                assert_eq!(l.policy[slot] == u16::MAX, illegal(slot), "legal points");
                 // Ownership is black's view whoever is to move.
                 let want = match p.cells[slot] {
                     1 => 64,
@@ -162,7 +161,7 @@ fn each_query_holds_the_game_so_far_and_children_are_the_movers_values() {
                 assert_eq!(l.ownership[slot], want, "{split:?} {i} point {slot}");
             }
             let share = l.policy[81] as f32 / POLICY_SCALE;
-            assert!((share - 1.0 / (empty + 1) as f32).abs() < 1e-4);
+            assert!((share - 1.0 / (allowed + 1) as f32).abs() < 1e-4);
             // Each child was asked with one more move; its win rate is the opponent's.
             let child = (((p.move_number + 1) % 10) as f64 / 10.0 + 0.05) as f32;
             for slot in 0..82 {
@@ -174,7 +173,7 @@ fn each_query_holds_the_game_so_far_and_children_are_the_movers_values() {
                         );
                         assert_eq!(l.move_score(slot), Some(20.0 - (n + 1.0)));
                     }
-                    None => assert!(slot < 81 && p.cells[slot] != 0),
+                    None => assert!(slot < 81 && illegal(slot)),
                 }
             }
         }
@@ -332,6 +331,11 @@ fn bad_teachers_are_named_and_finished_chunks_kept() {
         ("error", "with the error \"Illegal move\" (field moves)"),
         ("rules-warning", "with the warning"),
         ("hang", "gave no answer in 2 s"),
+        ("wrong-turn", "its turnNumber is"),
+        (
+            "all-on-stones",
+            "its policy puts every share on points akushu's rules forbid here",
+        ),
     ];
     for (mode, says) in cases {
         let out = dir.join(mode);
@@ -696,4 +700,104 @@ fn training_on_labels_without_a_validation_split_says_to_label_it() {
         "{text}"
     );
     assert!(!text.contains("dataset build --validation"), "{text}");
+}
+
+/// A teacher's shares on points akushu's rules forbid (here a fifth of each policy on a
+/// stone; the scripted teacher's shares on ko points and suicides too) are left out and the
+/// rest renormalised, and the manifest counts the positions so labelled; training on labels
+/// with no share on a point says how many positions fall back to the move played.
+#[test]
+fn shares_on_forbidden_points_are_renormalised_and_counted() {
+    let Some(teacher) = fake("", 0) else { return };
+    let dir = scratch("label", "forbidden");
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label_with(
+        &data,
+        &teacher,
+        &out,
+        &["--splits", "validation"],
+        &[("FAKE_TEACHER", "stone-share:0")],
+    );
+    assert!(ok, "{text}");
+    let got = MappedSplit::open(&out, Split::Validation).unwrap();
+    let mut with_stones = 0;
+    for i in 0..got.len() {
+        let p = got.get(i).unwrap();
+        with_stones += u64::from(p.cells.iter().any(|&c| c != 0));
+        let l = p.teacher.as_ref().unwrap();
+        let legal = p.legal_points();
+        let mut sum = l.policy_share(81).unwrap();
+        for (q, &ok) in legal.iter().enumerate() {
+            assert_eq!(l.policy_share(q).is_some(), ok, "record {i} point {q}");
+            sum += l.policy_share(q).unwrap_or(0.0);
+        }
+        assert!((sum - 1.0).abs() < 1e-3, "record {i}: shares sum to {sum}");
+    }
+    let m = Manifest::load(&out).unwrap();
+    assert!(with_stones > 0);
+    assert_eq!(m.teacher.unwrap().policies_renormalised, with_stones);
+    // A teacher that puts everything on pass leaves no point to learn: training on its
+    // policy says how many positions train on the move played instead.
+    let passes = dir.join("passes");
+    let (ok, text) = label_with(
+        &data,
+        &teacher,
+        &passes,
+        &["--splits", "train,validation"],
+        &[("FAKE_TEACHER", "pass-only:0")],
+    );
+    assert!(ok, "{text}");
+    let model = dir.join("model");
+    let (ok, text) = akushu(&[
+        "train",
+        "--data",
+        &s(&passes),
+        "--model",
+        "cnn",
+        "--target",
+        "teacher",
+        "--epochs",
+        "1",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--out",
+        &s(&model),
+    ]);
+    assert!(
+        ok && text.contains("target teacher: 314 of 314 training positions have no teacher policy"),
+        "{text}"
+    );
+}
+
+/// `--out` inside the dataset being labelled (or the dataset itself) is refused naming both
+/// folders, before anything is written there.
+#[test]
+fn an_output_inside_the_labelled_dataset_is_refused() {
+    let Some(teacher) = fake("", 0) else { return };
+    let dir = scratch("label", "inside");
+    let data = dataset(&dir);
+    for out in [data.join("lab"), data.join("sub/../lab2"), data.clone()] {
+        let before: Vec<_> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let (ok, text) = label(&data, &teacher, &out, &[]);
+        assert!(!ok, "{text}");
+        assert!(
+            text.contains(&format!(
+                "--out {} lies inside the dataset it labels, {}",
+                out.display(),
+                data.display()
+            )),
+            "{text}"
+        );
+        let after: Vec<_> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(before, after, "nothing written into the dataset");
+    }
 }

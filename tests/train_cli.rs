@@ -384,12 +384,16 @@ fn a_paused_or_killed_run_resumes_mid_epoch_from_its_checkpoint() {
         at,
         "no checkpoint since the pause"
     );
+    // A killed writer's temporary checksum file, of a process gone: the resume removes it.
+    let stale = paused.join("model.bpk.checksum.tmp-99999999");
+    std::fs::write(&stale, "fnv1a64:0 0\n").unwrap();
     let (ok, text) = akushu(&args(&resume(&name)));
     assert!(ok, "{text}");
     assert!(
         text.contains(&format!("resuming after step {at}")),
         "{text}"
     );
+    assert!(!stale.exists(), "the stale temporary file is removed");
     assert_eq!(log_values(&paused), want);
 
     // Killed before its first checkpoint: the resume says there is none.

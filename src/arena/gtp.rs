@@ -125,6 +125,10 @@ const MAX_ANSWER: usize = 1 << 20;
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL: usize = 5;
 
+/// How often a wait for an answer looks whether the engine has exited: a process it
+/// started may hold its output open, so its end of file never comes.
+const EXIT_POLL: Duration = Duration::from_millis(50);
+
 impl GtpClient {
     /// The engine's process id.
     pub fn pid(&self) -> u32 {
@@ -262,18 +266,27 @@ impl GtpClient {
         let mut answer: Vec<String> = Vec::new();
         let mut answer_bytes = 0usize;
         loop {
-            let left = deadline.map_or(Duration::MAX, |d| {
-                d.saturating_duration_since(Instant::now())
-            });
-            let line = match self.lines.recv_timeout(left) {
-                Ok(line) => line,
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(GtpError::Timeout {
-                        command: command.to_string(),
-                        seconds: timeout.as_secs_f64(),
-                    });
+            let line = loop {
+                let left = deadline.map_or(Duration::MAX, |d| {
+                    d.saturating_duration_since(Instant::now())
+                });
+                match self.lines.recv_timeout(left.min(EXIT_POLL)) {
+                    Ok(line) => break line,
+                    Err(RecvTimeoutError::Timeout) => {
+                        // An engine gone is reported by its exit, even when something it
+                        // started keeps its output open.
+                        if matches!(self.child.try_wait(), Ok(Some(_))) {
+                            return Err(self.crashed(command));
+                        }
+                        if left <= EXIT_POLL {
+                            return Err(GtpError::Timeout {
+                                command: command.to_string(),
+                                seconds: timeout.as_secs_f64(),
+                            });
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(command)),
                 }
-                Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(command)),
             };
             let line = line.trim_end_matches('\r').to_string();
             if answer.is_empty() {
@@ -347,12 +360,12 @@ impl GtpClient {
         }
     }
 
-    /// Stops the engine at once, with every process it started (its process group).
+    /// Stops the engine at once, with every process it started (its process group), even
+    /// when the engine itself has exited: what it started would run on, orphaned. (The
+    /// group's id is not reused while any of its processes lives.)
     pub fn kill(&mut self) {
         #[cfg(unix)]
-        if let Ok(pid) = i32::try_from(self.child.id())
-            && matches!(self.child.try_wait(), Ok(None))
-        {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
             // SAFETY: kill(2) with a negative pid signals the engine's own process group,
             // created at spawn; it touches no memory.
             unsafe {
@@ -400,6 +413,53 @@ mod tests {
             vec!["sh", "-c", "echo \"a b\"", "x"]
         );
         assert!(split_command_line("a 'b").is_err());
+    }
+
+    /// An engine that exits while a process it started holds its output open is reported
+    /// by its exit status, not as an engine that does not answer; and killing it stops that
+    /// process too (its process group).
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_engine_is_named_by_its_exit_and_its_children_go_with_it() {
+        let dir = std::env::temp_dir().join(format!("akushu-gtp-orphan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pidfile = dir.join("child.pid");
+        let script = format!(
+            "sleep 600 & echo $! > {}; read -r c; exit 3",
+            pidfile.display()
+        );
+        let mut c = GtpClient::spawn(&format!("sh -c '{script}'")).unwrap();
+        let e = c.command("name", Duration::from_secs(60)).unwrap_err();
+        assert!(
+            matches!(e, GtpError::Crashed { .. }) && e.to_string().contains("exit status: 3"),
+            "{e}"
+        );
+        let pid = std::fs::read_to_string(&pidfile).unwrap();
+        let stat = format!("/proc/{}/stat", pid.trim());
+        // Gone, or a zombie its new parent has not reaped yet: SIGKILL is delivered at
+        // once, the wait only covers the scheduler.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let dead = loop {
+            let state = std::fs::read_to_string(&stat)
+                .ok()
+                .and_then(|s| s.rsplit(')').next().map(|r| r.trim().chars().next()))
+                .flatten();
+            if matches!(state, None | Some('Z') | Some('X')) {
+                break true;
+            }
+            if Instant::now() > deadline {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::fs::remove_dir_all(&dir).unwrap();
+        if !dead && let Ok(p) = pid.trim().parse::<i32>() {
+            // SAFETY: kill(2) of the `sleep` this test started, so a failure leaves nothing.
+            unsafe {
+                libc::kill(p, libc::SIGKILL);
+            }
+        }
+        assert!(dead, "the engine's child {} still runs", pid.trim());
     }
 
     #[test]

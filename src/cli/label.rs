@@ -147,6 +147,16 @@ pub fn run(a: &LabelArgs) -> Result<()> {
     if a.from.iter().any(|f| same_dir(f, &a.out)) {
         bail!("--from names --out itself");
     }
+    // Its chunks and split files would sit among the files being read, and the labelled
+    // dataset would be the source's own subfolder.
+    if within(&a.out, &a.data) {
+        bail!(
+            "--out {} lies inside the dataset it labels, {}: write the labelled dataset to a \
+             folder of its own",
+            a.out.display(),
+            a.data.display()
+        );
+    }
     let split_limits: std::collections::BTreeMap<String, u64> =
         a.split_limit.iter().cloned().collect();
     let sizes: Vec<(Split, u64)> = splits
@@ -306,6 +316,45 @@ fn own_program(command: &str) -> Result<String> {
 }
 
 /// Whether two paths name one folder (both resolved where they exist).
+/// Whether `path` (which need not exist yet) is the folder `dir` or lies below it, links
+/// resolved: the longest part of `path` that exists is resolved, the rest appended (its
+/// `..` taken as written).
+fn within(path: &std::path::Path, dir: &std::path::Path) -> bool {
+    let Ok(dir) = dir.canonicalize() else {
+        return false;
+    };
+    let Ok(path) = std::path::absolute(path) else {
+        return false;
+    };
+    // `a/new/../b` names `a/b`, though `a/new` does not exist for the resolution below.
+    let mut path_buf = std::path::PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                path_buf.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => path_buf.push(c),
+        }
+    }
+    let path = path_buf;
+    let mut rest = Vec::new();
+    let mut at = path.as_path();
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            let full = rest.iter().rev().fold(real, |p, c| p.join(c));
+            return full.starts_with(&dir);
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return false,
+        }
+    }
+}
+
 fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,

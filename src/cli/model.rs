@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 
-use crate::net::export::{export_bytes, is_export, read_export, save_model};
+use crate::net::export::{MAX_EXPORT_BYTES, export_bytes, is_export, read_export, save_model};
 use crate::net::model::{MODEL_KIND, weights_checksum, weights_path};
 use crate::util::output::FileKind;
 
@@ -83,8 +83,11 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
 fn import(args: ImportArgs) -> anyhow::Result<()> {
     crate::outln!("# {}", super::command_line());
     // The whole file is checked before anything is created: a bad export leaves no folder.
-    let bytes =
-        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let bytes = crate::util::fsio::read_regular_file(
+        &args.file,
+        MAX_EXPORT_BYTES,
+        "bytes an export of the largest network akushu imports can take",
+    )?;
     let (config, model) = read_export(&args.file, &bytes)?;
     let _lock = crate::util::commit::OutputLock::acquire(&args.out)?;
     // Shipped models are never overwritten: weights in the folder end the import.

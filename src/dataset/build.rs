@@ -189,6 +189,11 @@ pub struct LabelledFrom {
     /// The dataset labelled, as the command named it, and its fingerprint.
     pub source: String,
     pub source_fingerprint: String,
+    /// Positions whose teacher policy called legal a point akushu's rules forbid (a stone,
+    /// the ko point, a suicide: a teacher's ko and suicide rules may differ): those points
+    /// were left out and the other shares renormalised.
+    #[serde(default)]
+    pub policies_renormalised: u64,
 }
 
 impl Manifest {

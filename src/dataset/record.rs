@@ -268,6 +268,16 @@ impl Position {
         Board::from_cells(&self.cells, [0, 0]).expect("a position's stones have liberties")
     }
 
+    /// Whether the side to move may play at each point under akushu's rules: not on a
+    /// stone, not a suicide, not the simple-ko point (what the networks' softmax masks).
+    pub fn legal_points(&self) -> [bool; NN] {
+        let board = self.board();
+        let color = self.color();
+        std::array::from_fn(|i| {
+            i as u8 != self.ko && board.is_legal(color, crate::rules::Point::new(i))
+        })
+    }
+
     /// The paper's target vector: 0 at the played point, 1 everywhere else.
     pub fn target(&self) -> [u8; NN] {
         let mut t = [1u8; NN];

@@ -135,6 +135,27 @@ impl CnnConfig {
         }
     }
 
+    /// How many weights (biases included) [`CnnConfig::init`] makes: known from the shape
+    /// alone, so an import can refuse a network too large before allocating it.
+    pub fn weight_count(&self) -> u64 {
+        let (c, vc) = (self.channels as u64, self.value_channels as u64);
+        let conv3 = |cin: u64, cout: u64| cin * cout * 9 + cout;
+        let linear = |i: u64, o: u64| i * o + o;
+        let hidden = VALUE_HIDDEN as u64;
+        let mut n = conv3(CNN_PLANES as u64, c) + self.blocks as u64 * 2 * conv3(c, c);
+        n += c + 1; // the 1x1 move-logit head
+        if vc > 0 {
+            n += linear(c, vc) + linear(vc, hidden) + linear(hidden, 1);
+            if self.score {
+                n += linear(hidden, 1);
+            }
+        }
+        if self.ownership {
+            n += linear(c, 1);
+        }
+        n
+    }
+
     /// Whether the network has a head besides the move logits.
     pub fn has_extra_heads(&self) -> bool {
         self.value_channels > 0 || self.ownership || self.score

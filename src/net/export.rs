@@ -47,7 +47,7 @@ use super::plain::float_values;
 use super::provenance::Provenance;
 use super::{NetError, SavedModel};
 use crate::util::fsio::write_atomic;
-use crate::util::npz::{Array, Values, read_npz, write_npz};
+use crate::util::npz::{Array, Member, Values, members, write_npz};
 
 /// `meta.format` of an export.
 pub const FORMAT: &str = "akushu-net";
@@ -139,70 +139,133 @@ pub fn export_bytes(dir: &Path) -> Result<Vec<u8>, NetError> {
     Ok(write_npz(&arrays))
 }
 
-/// Puts each tensor of a fresh network in from the file's arrays, or says what is wrong.
-struct Fill {
-    arrays: BTreeMap<String, Array>,
+/// The most weights a network may have to be imported: more than any 9x9 network needs
+/// (akushu's largest CNNs have under 1 M; KataGo's largest released 19x19 networks, b18c384
+/// and b40c256, have under 50 M), and the bound on what an import allocates and inflates.
+pub const MAX_IMPORT_WEIGHTS: u64 = 64 << 20;
+/// The largest `meta` array an import reads: the JSON of a config and a source is a few KiB.
+pub const MAX_META_BYTES: u64 = 1 << 20;
+/// Room for a `.npy` header beside a tensor's values (numpy pads its headers to 64 bytes;
+/// a version 1 header is at most 65,535).
+const NPY_HEADER_ROOM: u64 = 1 << 16;
+/// The largest file an import reads: every weight [`MAX_IMPORT_WEIGHTS`] allows as
+/// `float64` (the widest type read), with room for the metadata and each member's headers.
+pub const MAX_EXPORT_BYTES: u64 = MAX_IMPORT_WEIGHTS * 8 + (64 << 20);
+/// The largest weight an import takes, in magnitude: trained weights are of order 1 (a few
+/// tens at most); a million is no trained network's, and through a few layers of such
+/// weights float32 overflows and every move probability becomes NaN.
+pub const MAX_WEIGHT_MAGNITUDE: f32 = 1e6;
+
+/// The name and shape of every tensor of a network, in the module's order.
+struct Shapes(Vec<(String, Vec<usize>)>);
+
+impl Tensors for Shapes {
+    fn tensor<const D: usize>(&mut self, name: &str, param: &mut Param<Tensor<D>>) {
+        self.0.push((name.to_string(), param.val().dims().to_vec()));
+    }
+}
+
+/// Puts each tensor of a fresh network in from the file's members, or says what is wrong.
+struct Fill<'a> {
+    bytes: &'a [u8],
+    members: BTreeMap<String, Member>,
     /// The first problem met (the rest are not looked at).
     error: Option<String>,
 }
 
-impl Tensors for Fill {
+impl Tensors for Fill<'_> {
     fn tensor<const D: usize>(&mut self, name: &str, param: &mut Param<Tensor<D>>) {
         if self.error.is_some() {
             return;
         }
-        let want = param.val().dims().to_vec();
-        let Some(array) = self.arrays.remove(name) else {
-            self.error = Some(format!(
+        match self.take(name, param.val().dims().to_vec()) {
+            Ok(values) => {
+                *param = param.clone().map(|t| {
+                    let trains = t.is_require_grad();
+                    Tensor::from_data(TensorData::new(values, t.shape()), &t.device())
+                        .set_require_grad(trains)
+                });
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+}
+
+impl Fill<'_> {
+    /// The values of tensor `name`, of shape `want`, read from its member.
+    fn take(&mut self, name: &str, want: Vec<usize>) -> Result<Vec<f32>, String> {
+        let Some(member) = self.members.remove(name) else {
+            return Err(format!(
                 "tensor `{name}` is missing (the network the config describes needs one of \
                  shape {want:?})"
             ));
-            return;
         };
+        // Its values as float64 (the widest type read) and a header: a member declaring
+        // more is refused before it is inflated.
+        let room = want.iter().product::<usize>() as u64 * 8 + NPY_HEADER_ROOM;
+        let what = format!("bytes tensor `{name}` of shape {want:?} can take");
+        let array = member
+            .read(self.bytes, room, &what)
+            .map_err(|e| e.to_string())?;
         if array.shape != want {
-            self.error = Some(format!(
+            return Err(format!(
                 "tensor `{name}` has shape {:?}, the network the config describes needs {want:?}",
                 array.shape
             ));
-            return;
         }
         let Values::F32(values) = array.values else {
-            self.error = Some(format!("tensor `{name}` is uint8: weights are float32"));
-            return;
+            return Err(format!("tensor `{name}` is uint8: weights are float32"));
         };
         let bad = values.iter().filter(|v| !v.is_finite()).count();
         if bad > 0 {
-            self.error = Some(format!(
+            return Err(format!(
                 "tensor `{name}` holds {bad} NaN or infinite values"
             ));
-            return;
         }
-        *param = param.clone().map(|t| {
-            let trains = t.is_require_grad();
-            Tensor::from_data(TensorData::new(values, t.shape()), &t.device())
-                .set_require_grad(trains)
-        });
+        let huge = values.iter().map(|v| v.abs()).fold(0.0f32, f32::max);
+        if huge > MAX_WEIGHT_MAGNITUDE {
+            return Err(format!(
+                "tensor `{name}` holds a weight of magnitude {huge:e}, beyond the \
+                 {MAX_WEIGHT_MAGNITUDE:e} of any trained network"
+            ));
+        }
+        Ok(values)
+    }
+}
+
+/// The key of `config` that holds the shape of a network of `kind`.
+fn shape_key(kind: super::NetKind) -> &'static str {
+    match kind {
+        super::NetKind::Mlp => "mlp",
+        super::NetKind::Cnn => "cnn",
     }
 }
 
 /// The config and network of an export's bytes (`file` names it in errors and in the
 /// config's provenance): the config's `provenance` says the weights were imported from
 /// `file`, with the file's checksum, on unknown games, and its `init_from` is cleared (the
-/// weights began in the file, not in a model directory here).
+/// weights began in the file, not in a model directory here). Every member is checked by
+/// name and declared size before any is inflated, and the network's size before it is
+/// allocated: a hostile file is refused, never read without bound.
 pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel), NetError> {
     let bad = |message: String| NetError::Weights {
         path: file.into(),
         message,
     };
-    let mut arrays: BTreeMap<String, Array> = read_npz(bytes)
+    let mut members: BTreeMap<String, Member> = members(bytes)
         .map_err(|e| bad(e.to_string()))?
         .into_iter()
+        .map(|m| (m.name.clone(), m))
         .collect();
-    let meta = match arrays.remove(META) {
-        Some(Array {
+    let meta = match members
+        .remove(META)
+        .map(|m| m.read(bytes, MAX_META_BYTES, "bytes the metadata may take"))
+    {
+        Some(Ok(Array {
             values: Values::U8(text),
             ..
-        }) => text,
+        })) => text,
+        Some(Err(e)) => return Err(bad(e.to_string())),
         _ => {
             return Err(bad(format!(
                 "no `{META}` array (uint8 JSON): not an akushu model export"
@@ -219,6 +282,29 @@ pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel
     }
     let config_text = serde_json::to_string(&meta["config"]).expect("JSON values serialise");
     let mut config = TrainConfig::from_text(file, &config_text, None)?;
+    // A config file may leave fields to their defaults; an export states the shape of its
+    // network in full (export writes it so), or the defaults would pass for it.
+    let key = shape_key(config.model);
+    if !meta["config"]
+        .get(key)
+        .is_some_and(serde_json::Value::is_object)
+    {
+        return Err(bad(format!(
+            "`{META}`'s config has no `{key}` object: an export states the shape of its {key} \
+             network in full"
+        )));
+    }
+    let weights = match config.model {
+        super::NetKind::Mlp => config.mlp.weight_count(),
+        super::NetKind::Cnn => config.cnn.weight_count(),
+    };
+    if weights > MAX_IMPORT_WEIGHTS {
+        return Err(bad(format!(
+            "the config describes a network of {weights} weights ({}), more than the \
+             {MAX_IMPORT_WEIGHTS} an import takes",
+            config.network_name()
+        )));
+    }
     config.provenance = Some(Provenance::imported(file, weights_checksum(bytes)));
     config.init_from = None;
     let device = super::cpu_device();
@@ -230,29 +316,74 @@ pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel
             SavedModel::Cnn(Box::new(config.cnn.init(&device)), config.cnn.clone())
         }
     };
+    let mut shapes = Shapes(Vec::new());
+    walk(&mut model, &mut shapes);
+    let names: std::collections::BTreeSet<&str> =
+        shapes.0.iter().map(|(n, _)| n.as_str()).collect();
+    if let Some(extra) = members.keys().find(|k| !names.contains(k.as_str())) {
+        return Err(bad(format!(
+            "tensor `{extra}` is not part of the network the config describes ({})",
+            config.network_name()
+        )));
+    }
     let mut fill = Fill {
-        arrays,
+        bytes,
+        members,
         error: None,
     };
     walk(&mut model, &mut fill);
     if let Some(e) = fill.error {
         return Err(bad(format!("{e} ({})", config.network_name())));
     }
-    if let Some(extra) = fill.arrays.keys().next() {
-        return Err(bad(format!(
-            "tensor `{extra}` is not part of the network the config describes ({})",
-            config.network_name()
-        )));
-    }
+    check_empty_board(&model).map_err(|e| bad(format!("{e} ({})", config.network_name())))?;
     Ok((config, model))
 }
 
+/// Refuses a network whose outputs on the empty board are not numbers, though each weight is
+/// finite and in range: weights that multiply up overflow float32 in the tower, and a
+/// search would see every move's prior as 0.
+fn check_empty_board(model: &SavedModel) -> Result<(), String> {
+    let net = super::NetPruner::from_model(model, "import".into());
+    let board = crate::rules::Board::new();
+    let inp = super::encode::NetInput {
+        board: &board,
+        to_move: crate::rules::Color::Black,
+        ko: None,
+        last: [crate::rules::NO_POINT; 2],
+    };
+    let mut badness = [0f32; crate::rules::NN];
+    let value = net.rate_value(&inp, &mut badness, true);
+    let overflow = |what: &str| {
+        format!("its {what}: NaN or infinite on the empty board (its weights overflow float32)")
+    };
+    // A softmax over logits that overflowed rates every point 1 (probability 0): its
+    // probabilities must sum to 1. The paper's MLP rates each point by its own sigmoid.
+    let sigmoid =
+        matches!(model, SavedModel::Mlp(_, c) if matches!(c.loss, super::mlp::MlpLoss::Bce));
+    let probability: f32 = badness.iter().map(|b| 1.0 - b).sum();
+    if badness.iter().any(|b| !b.is_finite()) || (!sigmoid && (probability - 1.0).abs() > 1e-3) {
+        return Err(overflow("move ratings"));
+    }
+    if value.is_some_and(|v| !v.is_finite()) {
+        return Err(overflow("value"));
+    }
+    if net
+        .ownership(&inp)
+        .is_some_and(|o| o.iter().any(|x| !x.is_finite()))
+    {
+        return Err(overflow("ownership"));
+    }
+    if net.score_lead(&inp).is_some_and(|s| !s.is_finite()) {
+        return Err(overflow("score lead"));
+    }
+    Ok(())
+}
+
 /// Whether the file at `path` is an akushu model export (what `model export` may replace
-/// without `--force`).
+/// without `--force`): a regular file of a readable size whose archive has a `meta` member.
 pub fn is_export(path: &Path) -> bool {
-    std::fs::read(path).is_ok_and(|bytes| {
-        read_npz(&bytes).is_ok_and(|arrays| arrays.iter().any(|(name, _)| name == META))
-    })
+    crate::util::fsio::read_regular_file(path, MAX_EXPORT_BYTES, "a model export can take")
+        .is_ok_and(|bytes| members(&bytes).is_ok_and(|m| m.iter().any(|m| m.name == META)))
 }
 
 /// Writes a model directory's `config.json` and weights (with their checksum file) into
@@ -331,5 +462,47 @@ mod tests {
             a.remove(0);
         }));
         assert!(e.contains("not an akushu model export"), "{e}");
+    }
+
+    /// The size an import checks before allocating is the size of the network made.
+    #[test]
+    fn weight_counts_are_the_networks_own() {
+        use burn::module::Module;
+        let device = crate::net::cpu_device();
+        let mut c = TrainConfig::new(NetKind::Cnn).cnn;
+        assert_eq!(c.weight_count(), c.init(&device).num_params() as u64);
+        (c.value_channels, c.ownership, c.score) = (3, true, true);
+        assert_eq!(c.weight_count(), c.init(&device).num_params() as u64);
+        let m = TrainConfig::new(NetKind::Mlp).mlp;
+        assert_eq!(m.weight_count(), m.init(&device).num_params() as u64);
+    }
+
+    /// Weights that are finite but huge are refused at import: one beyond the magnitude
+    /// bound by name, and ones within it that overflow through the tower by the empty
+    /// board's outputs; a search would otherwise see every prior as 0.
+    #[test]
+    fn an_import_refuses_weights_that_overflow() {
+        let mut config = TrainConfig::new(NetKind::Cnn);
+        config.cnn.blocks = 1;
+        config.cnn.channels = 4;
+        config.cnn.value_channels = 2;
+        let set = |a: &mut Vec<(String, Array)>, x: f32| {
+            for (_, t) in a.iter_mut().skip(1) {
+                *t = Array::f32(t.shape.clone(), vec![x; t.shape.iter().product()]);
+            }
+        };
+        let e = import_error(&edited(&config, |a| set(a, 1e30)));
+        assert!(
+            e.contains("tensor `stem.weight` holds a weight of magnitude 1e30"),
+            "{e}"
+        );
+        config.cnn.blocks = 8;
+        let e = import_error(&edited(&config, |a| set(a, 1e5)));
+        assert!(
+            e.contains("its move ratings: NaN or infinite on the empty board"),
+            "{e}"
+        );
+        // Ordinary weights pass.
+        read_export(Path::new("x.npz"), &edited(&config, |a| set(a, 0.01))).unwrap();
     }
 }

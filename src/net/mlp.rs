@@ -54,6 +54,18 @@ impl MlpConfig {
             activation: Relu::new(),
         }
     }
+
+    /// How many weights (biases included) [`MlpConfig::init`] makes: known from the shape
+    /// alone, so an import can refuse a network too large before allocating it.
+    pub fn weight_count(&self) -> u64 {
+        let mut width = self.encoding.width() as u64;
+        let mut n = 0;
+        for &w in self.hidden.iter().chain(&[crate::rules::NN]) {
+            n += width * w as u64 + w as u64;
+            width = w as u64;
+        }
+        n
+    }
 }
 
 impl Mlp {

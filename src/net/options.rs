@@ -123,8 +123,9 @@ pub struct TrainOverrides {
     pub augment: Option<bool>,
     /// Override: the target, `played` (the move played), `visits` (a self-play record's
     /// root visits: soft cross-entropy, or for the MLP's BCE "bad = under --bad-share of the
-    /// visits") or `teacher` (a labelled record's teacher policy, the same two ways); records
-    /// without visits or a label fall back to the move played [default: played].
+    /// visits") or `teacher` (a labelled record's teacher policy over the points akushu's
+    /// rules allow, the same two ways); records without visits or such a share fall back to
+    /// the move played, and `teacher` says how many [default: played].
     #[arg(long, value_enum)]
     pub target: Option<Target>,
     /// Override: with `--target visits`, the visit share under which the MLP's BCE target

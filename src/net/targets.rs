@@ -134,24 +134,41 @@ pub fn visit_target(p: &Position) -> [f32; NN] {
     t
 }
 
-/// A teacher's policy over the 81 points (pass left out, the rest renormalised); one-hot on
-/// the played point for a record without a label.
-pub fn teacher_target(p: &Position) -> [f32; NN] {
-    let mut t = [0f32; NN];
-    let shares = p
-        .teacher
-        .as_ref()
-        .map(|l| std::array::from_fn::<f32, NN, _>(|q| l.policy_share(q).unwrap_or(0.0)));
-    let total: f32 = shares.map_or(0.0, |s| s.iter().sum());
-    match shares {
-        Some(s) if total > 0.0 => {
-            for (o, x) in t.iter_mut().zip(s) {
-                *o = x / total;
-            }
+/// A teacher's policy over the points akushu's rules allow the side to move (`legal`, the
+/// mask the move head's softmax applies): pass and forbidden points left out, the rest
+/// renormalised. `None` where nothing is left (no label, or every share on pass or on points
+/// akushu forbids: a teacher's ko and suicide rules may differ): a target with weight on a
+/// masked logit would cost its share times the mask's 1e9 in the loss.
+pub fn teacher_policy(p: &Position, legal: &[bool; NN]) -> Option<[f32; NN]> {
+    let l = p.teacher.as_ref()?;
+    let shares: [f32; NN] = std::array::from_fn(|q| {
+        if legal[q] {
+            l.policy_share(q).unwrap_or(0.0)
+        } else {
+            0.0
         }
-        _ => t[(p.played as usize).min(NN - 1)] = 1.0,
-    }
-    t
+    });
+    let total: f32 = shares.iter().sum();
+    (total > 0.0).then(|| shares.map(|x| x / total))
+}
+
+/// The move head's target under `target = teacher`: [`teacher_policy`], or one-hot on the
+/// played point where it has none ([`teacher_fallbacks`] counts those).
+pub fn teacher_target(p: &Position, legal: &[bool; NN]) -> [f32; NN] {
+    teacher_policy(p, legal).unwrap_or_else(|| {
+        let mut t = [0f32; NN];
+        t[played_point(p) as usize] = 1.0;
+        t
+    })
+}
+
+/// How many of `positions` train on the move played under `target = teacher`: those
+/// [`teacher_policy`] has nothing for.
+pub fn teacher_fallbacks(positions: &[Position]) -> usize {
+    positions
+        .iter()
+        .filter(|p| teacher_policy(p, &p.legal_points()).is_none())
+        .count()
 }
 
 #[cfg(test)]
@@ -204,7 +221,12 @@ pub(crate) mod tests {
     fn teacher_targets_follow_the_label_and_fall_back_without_one() {
         use crate::dataset::record::{NO_SHARE, TeacherLabel, share_to_u16};
         let mut p = position(None);
-        assert_eq!(teacher_target(&p)[5], 1.0, "no label: the played point");
+        let legal = p.legal_points();
+        assert_eq!(
+            teacher_target(&p, &legal)[5],
+            1.0,
+            "no label: the played point"
+        );
         let mut policy = [0u16; VISIT_SLOTS];
         policy[3] = share_to_u16(0.3);
         policy[4] = share_to_u16(0.1);
@@ -221,7 +243,7 @@ pub(crate) mod tests {
             ownership,
             moves: None,
         }));
-        let t = teacher_target(&p);
+        let t = teacher_target(&p, &legal);
         assert!(
             (t[3] - 0.75).abs() < 1e-4 && (t[4] - 0.25).abs() < 1e-4,
             "{:?}",

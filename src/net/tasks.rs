@@ -71,11 +71,7 @@ fn encode_rows(
     target: Target,
     row: impl Fn(&NetInput<'_>, &mut [f32]),
 ) {
-    match target {
-        Target::Visits => enc.soft = batch.iter().flat_map(visit_target).collect(),
-        Target::Teacher => enc.soft = batch.iter().flat_map(teacher_target).collect(),
-        Target::Played => {}
-    }
+    enc.soft.clear();
     let w = enc.width;
     enc.rows = batch.len();
     enc.input = vec![0f32; batch.len() * w];
@@ -85,8 +81,15 @@ fn encode_rows(
         let board = pos.board();
         let inp = NetInput::from_position(pos, &board);
         row(&inp, out);
-        enc.illegal.extend(inp.legal_mask().iter().map(|l| !l));
+        let legal = inp.legal_mask();
+        enc.illegal.extend(legal.iter().map(|l| !l));
         enc.played.push(played_point(pos));
+        match target {
+            Target::Visits => enc.soft.extend(visit_target(pos)),
+            // Over the points the softmax keeps: a share on a masked one has no finite loss.
+            Target::Teacher => enc.soft.extend(teacher_target(pos, &legal)),
+            Target::Played => {}
+        }
     }
 }
 
@@ -410,6 +413,58 @@ mod tests {
     use super::*;
     use crate::dataset::record::VISIT_SLOTS;
     use crate::net::targets::tests::{position, target};
+
+    /// A teacher's share on a point the softmax masks (here the stone at point 0) is left
+    /// out of the target: the loss stays that of the legal shares, not share times 1e9; a
+    /// label with no legal share trains on the move played, and is counted.
+    #[test]
+    fn teacher_shares_on_masked_points_never_reach_the_loss() {
+        use crate::dataset::record::{NO_SHARE, TeacherLabel, share_to_u16};
+        let label = |shares: &[(usize, f32)]| {
+            let mut policy = [NO_SHARE; VISIT_SLOTS];
+            for &(q, x) in shares {
+                policy[q] = share_to_u16(x);
+            }
+            Some(Box::new(TeacherLabel {
+                policy,
+                winrate: 0.5,
+                score_lead: 0.0,
+                visits: 1,
+                ownership: [0; NN],
+                moves: None,
+            }))
+        };
+        let mut on_stone = position(None);
+        on_stone.teacher = label(&[(0, 0.04), (5, 0.96)]);
+        let mut clean = position(None);
+        clean.teacher = label(&[(5, 1.0)]);
+        let mut stone_only = position(None);
+        stone_only.teacher = label(&[(0, 1.0)]);
+        let device = crate::net::cpu_device();
+        let task = CnnTask::moves_only(Target::Teacher);
+        let logits = Tensor::<2>::from_data(
+            TensorData::new(
+                (0..NN).map(|i| (i % 7) as f32 * 0.3).collect::<Vec<f32>>(),
+                [1, NN],
+            ),
+            &device,
+        );
+        let loss = |p: &Position| -> f32 {
+            softmax_loss(
+                logits.clone(),
+                &task.encode(std::slice::from_ref(p)),
+                &device,
+            )
+            .into_scalar()
+        };
+        let (a, b) = (loss(&on_stone), loss(&clean));
+        assert!((a - b).abs() < 1e-4, "{a} vs {b}");
+        assert!((loss(&stone_only) - b).abs() < 1e-4, "the played point 5");
+        assert_eq!(
+            crate::net::targets::teacher_fallbacks(&[on_stone, clean, stone_only]),
+            1
+        );
+    }
 
     #[test]
     fn visit_targets_are_shares_and_one_hot_soft_loss_equals_the_played_loss() {

@@ -228,6 +228,17 @@ pub fn train(
     options: &TrainOptions,
 ) -> Result<TrainSummary, NetError> {
     crate::util::keep_freed_memory();
+    if config.target == super::model::Target::Teacher {
+        let n = super::targets::teacher_fallbacks(train);
+        if n > 0 {
+            crate::errln!(
+                "target teacher: {n} of {} training positions have no teacher policy on a \
+                 point akushu's rules allow (no label, or every share on pass or on an \
+                 occupied, ko or suicide point): they train on the move played",
+                train.len()
+            );
+        }
+    }
     thread_pool(options.threads)?.install(|| {
         let ad = options.device.clone().autodiff();
         match config.model {
@@ -737,6 +748,9 @@ where
     }
     let ckpt = checkpoint_dir(out);
     std::fs::create_dir_all(&ckpt).map_err(io_err(&ckpt))?;
+    // A run killed while it wrote its weights, their checksum or its log left their
+    // `NAME.tmp-PID` files, of a process now gone: nothing reads them, so they go.
+    crate::util::fsio::remove_stale_temps(out).map_err(io_err(out))?;
     let (mut state, mut model, mut optim) =
         start_or_resume(model, train.len(), validation.len(), &ckpt, options.resume)?;
     let cfg_path = config_path(out);

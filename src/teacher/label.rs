@@ -93,6 +93,10 @@ pub struct LabelRow {
     pub queries: u64,
     /// CRC-32 of the chunk's file.
     pub crc32: u32,
+    /// Positions whose policy was renormalised (see [`LabelledFrom::policies_renormalised`]);
+    /// absent from folders written before it was counted.
+    #[serde(default)]
+    pub renormalised: u32,
 }
 
 impl GameRow for LabelRow {
@@ -490,6 +494,7 @@ fn assemble(
         teacher: config.teacher.clone(),
         source: config.data.clone(),
         source_fingerprint: config.data_fingerprint.clone(),
+        policies_renormalised: rows.values().map(|r| r.renormalised as u64).sum(),
     });
     let json = serde_json::to_string_pretty(&m)?;
     // Every file in place before the manifest, which marks the dataset complete.
@@ -538,6 +543,8 @@ struct Open {
     positions: Vec<Pending>,
     done: u32,
     queries: u64,
+    /// Positions whose policy was renormalised over akushu's legal points.
+    renormalised: u32,
 }
 
 /// What a query in flight asks.
@@ -631,6 +638,7 @@ impl<'a> Labeller<'a> {
                                 .collect(),
                             done: 0,
                             queries: 0,
+                            renormalised: 0,
                         },
                     );
                 }
@@ -741,16 +749,35 @@ impl<'a> Labeller<'a> {
         }
         self.in_flight.remove(id.as_deref().expect("known id"));
         let record = self.record_of(a);
-        let to_move = self
-            .source
-            .split(self.open[&a.chunk].span.split)
-            .1
-            .to_move(record);
-        let parsed = parse_answer(&v, to_move, a.slot.is_none()).map_err(|e| {
+        let (split, hist) = self.source.split(self.open[&a.chunk].span.split);
+        let to_move = hist.to_move(record);
+        let refused = |e: String| {
             anyhow::anyhow!("teacher `{}` answered {what}: {e}", self.teacher.command())
-        })?;
+        };
+        // The position asked is the one after every move sent: an answer for another turn
+        // (a teacher analysing other turns, or mixing queries up) is another position's.
+        let extra = a
+            .slot
+            .map(|s| Move::from_index(s as usize).expect("a slot"));
+        let asked_turn = hist.query_fields(record, extra)["moves"]
+            .as_array()
+            .map_or(0, Vec::len) as u64;
+        if let Some(turn) = v.get("turnNumber")
+            && turn.as_u64() != Some(asked_turn)
+        {
+            return Err(refused(format!(
+                "its turnNumber is {turn}, the position asked is turn {asked_turn} (after \
+                 {asked_turn} moves): an answer for another position"
+            )));
+        }
+        let legal = match a.slot {
+            None => Some(split.get(record)?.legal_points()),
+            Some(_) => None,
+        };
+        let (parsed, renormalised) = parse_answer(&v, to_move, legal.as_ref()).map_err(refused)?;
         let per_move = self.config.teacher.per_move;
         let o = self.open.get_mut(&a.chunk).expect("open");
+        o.renormalised += u32::from(renormalised);
         let p = &mut o.positions[a.offset as usize];
         match a.slot {
             None => {
@@ -869,6 +896,7 @@ impl<'a> Labeller<'a> {
             positions: o.span.count,
             queries: o.queries,
             crc32: crc32fast::hash(&bytes),
+            renormalised: o.renormalised,
         };
         rows.insert(c, row.clone());
         dir.record(&[(chunk_path(&dir.root, c), bytes.as_slice())], rows)?;
@@ -876,9 +904,16 @@ impl<'a> Labeller<'a> {
     }
 }
 
-/// The label in an answer (`root`) or the values of a child position, with ownership turned
-/// to black's side.
-fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, String> {
+/// The label in an answer to a position's own query (`legal`: the points akushu's rules
+/// allow there) or the values of a child position (`None`), with ownership turned to
+/// black's side; and whether its policy was renormalised: shares on points akushu forbids
+/// (a stone, the ko point, a suicide) are left out and the rest scaled to sum to 1, as the
+/// networks' softmax masks those points (a teacher's ko and suicide rules may differ).
+fn parse_answer(
+    v: &Value,
+    to_move: u8,
+    legal: Option<&[bool; NN]>,
+) -> Result<(TeacherLabel, bool), String> {
     let info = v.get("rootInfo").ok_or("no rootInfo")?;
     let num = |o: &Value, k: &str| -> Result<f64, String> {
         o.get(k)
@@ -913,9 +948,9 @@ fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, Stri
         ownership: [0; NN],
         moves: None,
     };
-    if !root {
-        return Ok(label);
-    }
+    let Some(legal) = legal else {
+        return Ok((label, false));
+    };
     let player = info.get("currentPlayer").and_then(Value::as_str);
     let expected = if to_move == 2 { "W" } else { "B" };
     if player.is_some_and(|p| p != expected) {
@@ -924,17 +959,15 @@ fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, Stri
             player.unwrap_or("?")
         ));
     }
-    let policy = numbers(v, "policy", SLOTS)?;
-    let mut legal = 0;
-    for (slot, &p) in policy.iter().enumerate() {
-        if p >= 0.0 {
-            label.policy[slot] = share_to_u16(p as f32);
-            legal += 1;
-        } else if p != -1.0 {
-            return Err(format!("policy value {p} at {slot}"));
-        }
+    let mut policy = numbers(v, "policy", SLOTS)?;
+    if let Some((slot, p)) = policy
+        .iter()
+        .enumerate()
+        .find(|(_, p)| **p < 0.0 && **p != -1.0)
+    {
+        return Err(format!("policy value {p} at {slot}"));
     }
-    if legal == 0 {
+    if policy.iter().all(|&p| p < 0.0) {
         return Err("a policy with no legal move".into());
     }
     // A policy is a distribution over the legal moves: one that is not has been scaled or
@@ -945,6 +978,44 @@ fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, Stri
             "its policy's legal moves sum to {sum}, not 1: not a move distribution"
         ));
     }
+    let forbidden: Vec<usize> = (0..NN).filter(|&q| !legal[q] && policy[q] >= 0.0).collect();
+    let renormalised = !forbidden.is_empty();
+    if renormalised {
+        let kept: f64 = (0..SLOTS)
+            .filter(|&q| q == NN || legal[q])
+            .map(|q| policy[q].max(0.0))
+            .sum();
+        if kept <= 0.0 {
+            let points: Vec<String> = forbidden
+                .iter()
+                .take(5)
+                .map(|&q| Move::from_index(q).map_or("?".into(), |m| m.to_gtp()))
+                .collect();
+            return Err(format!(
+                "its policy puts every share on points akushu's rules forbid here (a stone, \
+                 the ko point or a suicide: {}{}): no move distribution is left",
+                points.join(", "),
+                if forbidden.len() > points.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
+            ));
+        }
+        for &q in &forbidden {
+            policy[q] = -1.0;
+        }
+        for p in policy.iter_mut().filter(|p| **p >= 0.0) {
+            *p /= kept;
+        }
+    }
+    for (slot, &p) in policy.iter().enumerate() {
+        label.policy[slot] = if p >= 0.0 {
+            share_to_u16(p as f32)
+        } else {
+            NO_SHARE
+        };
+    }
     let own = numbers(v, "ownership", NN)?;
     let sign = if to_move == 2 { -1.0 } else { 1.0 };
     for (o, &x) in label.ownership.iter_mut().zip(&own) {
@@ -953,7 +1024,7 @@ fn parse_answer(v: &Value, to_move: u8, root: bool) -> Result<TeacherLabel, Stri
         }
         *o = (sign * x * OWNERSHIP_SCALE as f64).round() as i8;
     }
-    Ok(label)
+    Ok((label, renormalised))
 }
 
 /// An array field of `n` finite numbers.

@@ -101,6 +101,70 @@ pub fn remove_stale_temps(dir: &Path) -> io::Result<usize> {
     Ok(removed)
 }
 
+/// What kind of file `t` is, in words, for a refusal.
+fn kind_of(t: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "character device";
+        }
+        if t.is_block_device() {
+            return "block device";
+        }
+        if t.is_socket() {
+            return "socket";
+        }
+    }
+    if t.is_dir() { "folder" } else { "special file" }
+}
+
+/// The bytes of the regular file `path`, refused unread when it is anything else (a FIFO
+/// would block the read until a writer comes, a device such as `/dev/zero` never ends) or
+/// holds more than `max` bytes (`what` says what bounds it, for the message). The file is
+/// opened without blocking, so a FIFO is refused rather than waited on.
+pub fn read_regular_file(path: &Path, max: u64, what: &str) -> io::Result<Vec<u8>> {
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("reading {}: {e}", path.display()));
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(named)?;
+    let meta = file.metadata().map_err(named)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} is a {}, not a regular file: refused unread",
+                path.display(),
+                kind_of(meta.file_type())
+            ),
+        ));
+    }
+    let too_long = |len: u64| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} holds {len} bytes, more than the {max} {what}: refused unread",
+                path.display()
+            ),
+        )
+    };
+    if meta.len() > max {
+        return Err(too_long(meta.len()));
+    }
+    let mut out = Vec::with_capacity(meta.len() as usize);
+    // One byte past the bound tells a file that grew while read.
+    io::Read::read_to_end(&mut io::Read::take(file, max + 1), &mut out).map_err(named)?;
+    if out.len() as u64 > max {
+        return Err(too_long(out.len() as u64));
+    }
+    Ok(out)
+}
+
 /// `e` with the path it was met on in its message (its kind kept): a full disk must say
 /// where it was met.
 pub fn naming(path: &Path, e: io::Error) -> io::Error {

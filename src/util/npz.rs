@@ -309,8 +309,25 @@ fn zip64_fields(extra: &[u8], mut fields: [u64; 3]) -> Result<[u64; 3], NpzError
     Ok(fields)
 }
 
-/// Every array of an `.npz` archive, in the archive's order, named without `.npy`.
-pub fn read_npz(bytes: &[u8]) -> Result<Vec<(String, Array)>, NpzError> {
+/// One member of an `.npz` archive, as its central directory describes it: enough to
+/// refuse it (by name, declared size, duplicate) before a byte of it is inflated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    /// The array's name: the member's file name without `.npy`.
+    pub name: String,
+    /// The member's file name in the archive.
+    pub file: String,
+    /// Its size once inflated, as declared (zip64 included).
+    pub size: u64,
+    method: u16,
+    crc: u32,
+    /// Where its stored or deflated bytes lie in the archive.
+    data: std::ops::Range<usize>,
+}
+
+/// The members of an `.npz` archive, in the archive's order. A name that appears twice is
+/// refused: which copy a reader keeps would be arbitrary.
+pub fn members(bytes: &[u8]) -> Result<Vec<Member>, NpzError> {
     // The end-of-central-directory record: the last `PK\5\6` within its 22 bytes plus a
     // comment of at most 65,535.
     let floor = bytes.len().saturating_sub(22 + 65_535);
@@ -325,7 +342,8 @@ pub fn read_npz(bytes: &[u8]) -> Result<Vec<(String, Array)>, NpzError> {
     if entries == 0xFFFF || at == u32::MAX as usize {
         return bad("zip64 archives (over 65,535 members or 4 GiB) are not supported");
     }
-    let mut out = Vec::with_capacity(entries);
+    let mut out: Vec<Member> = Vec::with_capacity(entries);
+    let mut seen = std::collections::HashSet::new();
     for _ in 0..entries {
         if u32_at(bytes, at)? != 0x0201_4b50 {
             return bad("the zip central directory is damaged");
@@ -343,7 +361,7 @@ pub fn read_npz(bytes: &[u8]) -> Result<Vec<(String, Array)>, NpzError> {
             u16_at(bytes, at + 32)? as usize,
         );
         let name_at = at + 46;
-        let name = bytes
+        let file = bytes
             .get(name_at..name_at + name_len)
             .map(|n| String::from_utf8_lossy(n).into_owned())
             .ok_or_else(|| NpzError("the zip central directory is cut short".into()))?;
@@ -353,36 +371,89 @@ pub fn read_npz(bytes: &[u8]) -> Result<Vec<(String, Array)>, NpzError> {
         let [size, packed, local] = zip64_fields(extra, sizes)?;
         at = name_at + name_len + extra_len + comment_len;
         // The data follows the local header, whose own name and extra lengths count.
-        let local = local as usize;
+        let local = usize::try_from(local).unwrap_or(usize::MAX);
         if u32_at(bytes, local)? != 0x0403_4b50 {
-            return bad(format!("{name}: the zip local header is damaged"));
+            return bad(format!("{file}: the zip local header is damaged"));
         }
         let local_names = u16_at(bytes, local + 26)? as usize + u16_at(bytes, local + 28)? as usize;
         let data_at = local + 30 + local_names;
-        let Some(raw) = bytes.get(data_at..data_at.saturating_add(packed as usize)) else {
+        let data_end = usize::try_from(packed)
+            .ok()
+            .and_then(|p| data_at.checked_add(p))
+            .filter(|&e| e <= bytes.len());
+        let Some(data_end) = data_end else {
             return bad(format!(
-                "{name}: the member runs past the end of the archive"
+                "{file}: the member runs past the end of the archive"
             ));
         };
-        let data = match method {
+        if method == 0 && packed != size {
+            return bad(format!(
+                "{file}: a stored member of {packed} bytes that declares {size}"
+            ));
+        }
+        if !seen.insert(file.clone()) {
+            return bad(format!(
+                "{file}: the archive holds two members of this name (which one is meant?)"
+            ));
+        }
+        out.push(Member {
+            name: file.strip_suffix(".npy").unwrap_or(&file).to_string(),
+            file,
+            size,
+            method,
+            crc,
+            data: data_at..data_end,
+        });
+    }
+    Ok(out)
+}
+
+impl Member {
+    /// The member's array, read from `bytes` (the archive [`members`] listed it from),
+    /// refused unread when it declares more than `max_bytes` once inflated: a size field of
+    /// 2^62 or a small deflated stream of gigabytes of zeros must not reach the allocator.
+    /// `what` says, for the message, what bounds it.
+    pub fn read(&self, bytes: &[u8], max_bytes: u64, what: &str) -> Result<Array, NpzError> {
+        let name = &self.file;
+        if self.size > max_bytes {
+            return bad(format!(
+                "{name}: declares {} bytes once inflated, more than the {max_bytes} {what}",
+                self.size
+            ));
+        }
+        let raw = &bytes[self.data.clone()];
+        let data = match self.method {
             0 => raw.to_vec(),
             8 => {
-                let mut d = Vec::with_capacity(size as usize);
+                // Bounded twice: the capacity by the checked size (and by deflate's largest
+                // ratio, 1032:1), the inflation by `take` (a stream longer than declared is
+                // cut and fails the checks below).
+                let mut d = Vec::with_capacity(self.size.min(raw.len() as u64 * 1032) as usize);
                 flate2::read::DeflateDecoder::new(raw)
-                    .take(size)
+                    .take(self.size)
                     .read_to_end(&mut d)
                     .map_err(|e| NpzError(format!("{name}: {e}")))?;
                 d
             }
             m => return bad(format!("{name}: zip method {m} (only stored and deflate)")),
         };
-        if data.len() as u64 != size || crc32fast::hash(&data) != crc {
+        if data.len() as u64 != self.size || crc32fast::hash(&data) != self.crc {
             return bad(format!("{name}: checksum mismatch: the archive is corrupt"));
         }
-        let key = name.strip_suffix(".npy").unwrap_or(&name).to_string();
-        out.push((key, parse_npy(&name, &data)?));
+        parse_npy(name, &data)
     }
-    Ok(out)
+}
+
+/// Every array of an `.npz` archive, in the archive's order, named without `.npy`; a member
+/// that declares more than `max_member` bytes once inflated is refused unread.
+pub fn read_npz(bytes: &[u8], max_member: u64) -> Result<Vec<(String, Array)>, NpzError> {
+    members(bytes)?
+        .into_iter()
+        .map(|m| {
+            let a = m.read(bytes, max_member, "bytes an array may take here")?;
+            Ok((m.name, a))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -398,7 +469,7 @@ mod tests {
         let b = Array::f32(vec![4], vec![0.5; 4]);
         let c = Array::bytes(b"{\"x\": 1}".to_vec());
         let bytes = write_npz(&[("a.weight", &a), ("b", &b), ("meta", &c)]);
-        let back = read_npz(&bytes).unwrap();
+        let back = read_npz(&bytes, u64::MAX).unwrap();
         let names: Vec<&str> = back.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["a.weight", "b", "meta"]);
         assert_eq!((&back[0].1, &back[1].1, &back[2].1), (&a, &b, &c));
@@ -410,12 +481,12 @@ mod tests {
         let mut broken = bytes.clone();
         broken[100] ^= 1;
         assert!(
-            read_npz(&broken)
+            read_npz(&broken, u64::MAX)
                 .unwrap_err()
                 .to_string()
                 .contains("checksum")
         );
-        assert!(read_npz(b"not a zip").is_err());
+        assert!(read_npz(b"not a zip", u64::MAX).is_err());
     }
 
     #[test]
