@@ -166,6 +166,16 @@ fn summary_without_timing(dir: &Path) -> String {
     let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     text.lines()
         .filter(|l| !l.starts_with("arena overhead") && !l.starts_with("CPU seconds per move"))
+        // A plan history line starts with the time the plan was made (`- 2026-12-02T06:06:03Z:
+        // planned ...`): the plan itself is compared, not when each run wrote it.
+        .map(
+            |l| match l.strip_prefix("- ").and_then(|r| r.split_once("Z: ")) {
+                Some((stamp, plan)) if stamp.len() == 19 && stamp.as_bytes()[10] == b'T' => {
+                    format!("- {plan}")
+                }
+                _ => l.to_string(),
+            },
+        )
         .map(|l| {
             let mut cells: Vec<&str> = l.split(" | ").collect();
             if l.starts_with("| ") && cells.len() >= 10 {

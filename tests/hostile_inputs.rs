@@ -848,11 +848,14 @@ fn endless_gtp_lines_and_a_closed_stderr_are_survived() {
     let w = work("stderr");
     let m = w.join("m");
     let out = s(&m);
-    let mut args = [
+    let args = [
         "match", "--black", "random", "--white", "random", "--games", "1", "--out", &out, "--quiet",
     ];
     assert!(akushu(&args).ok());
+    // One game more: a change of the plan, so `--extend`.
+    let mut args = args.to_vec();
     args[6] = "2";
+    args.push("--extend");
     let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
         .args(args)
         .stdout(Stdio::null())
@@ -1115,6 +1118,7 @@ fn small_cases_are_refused_with_the_allowed_range() {
 fn a_resumed_match_removes_a_killed_runs_temporary_files() {
     let w = work("stale-temps");
     let m = w.join("m");
+    // A second run plays one game more: a change of the plan, so `--extend`.
     let run = |games: &str| {
         akushu(&[
             "match",
@@ -1124,6 +1128,7 @@ fn a_resumed_match_removes_a_killed_runs_temporary_files() {
             "random",
             "--games",
             games,
+            "--extend",
             "--quiet",
             "--out",
             &m.display().to_string(),
@@ -1407,6 +1412,7 @@ fn a_folder_is_one_folder_however_it_is_spelled() {
             "1",
             "--max-moves",
             "30",
+            "--extend",
             "--out",
             &s(&games),
             "--quiet",
