@@ -35,7 +35,7 @@ GAMES = ROOT / "report" / "runs" / "strong_gnugo" / "strong_2000" / "sgf"
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--akushu", default=str(ROOT / "target" / "release" / "akushu"))
-ap.add_argument("--only", choices=["teacher", "clock", "analysis", "gtp"])
+ap.add_argument("--only", choices=["teacher", "clock", "analysis", "gtp", "import"])
 ap.add_argument("--work")
 ap.add_argument("--keep", action="store_true")
 ARGS = ap.parse_args()
@@ -1345,8 +1345,11 @@ def _():
 
 
 for _k, _action in enumerate([5, None, "QUERY_VERSION", "Terminate", []]):
-    @acase(f"A{92 + _k:03d}", f"action {json.dumps(_action)}: an unknown action, not a query missing moves", "fixed",
-           "answered 'required field moves is missing'")
+    # Only the actions that are no string were read as queries; a string of another case
+    # was already an unknown action.
+    @acase(f"A{92 + _k:03d}", f"action {json.dumps(_action)}: an unknown action, not a query missing moves",
+           "ok" if isinstance(_action, str) else "fixed",
+           "" if isinstance(_action, str) else "answered 'required field moves is missing'")
     def _(action=_action):
         code, ans, _, _, _ = analysis([json.dumps({"id": "a", "action": action})])
         ok = code == 0 and len(ans) == 1 and str(ans[0].get("error", "")).startswith("unknown action")
@@ -1512,6 +1515,116 @@ def _():
 def _():
     r = loadsgf_reply("km-nan.sgf", "(;GM[1]SZ[9]KM[nan];B[ee])")
     return r.startswith("?") and "is not a number of points" in r, r
+
+
+
+# ---------------------------------------------------------------- import
+# `model import` on hostile exports, each made here from a shipped model's own export.
+def mcase(cid, desc, verdict="fixed", why=""):
+    return case(cid, "import", desc, verdict, why)
+
+
+def base_export():
+    """The export of models/cnn-small, made once: (path, members as (name, bytes))."""
+    path = WORK / "import" / "base.npz"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        code, _, err, _, _ = run(["model", "export", str(ROOT / "models" / "cnn-small"), "--out", str(path)])
+        assert code == 0, err
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        return path, [(i.filename, z.read(i.filename)) for i in z.infolist()]
+
+
+def write_zip(name, members, compress=None):
+    """Members (name, bytes) stored as they are, or deflated where `compress` names them."""
+    import warnings
+    import zipfile
+    path = WORK / "import" / name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a duplicate name is the point of one case
+        with zipfile.ZipFile(path, "w") as z:
+            for n, data in members:
+                how = zipfile.ZIP_DEFLATED if compress and n in compress else zipfile.ZIP_STORED
+                z.writestr(zipfile.ZipInfo(n), data, compress_type=how)
+    return path
+
+
+def imported(src, case_name, timeout=60):
+    """`model import SRC`: (refused cleanly with nothing written, stderr's first line)."""
+    out = WORK / "import" / f"out-{case_name}"
+    code, _, err, secs, peak = run(["model", "import", str(src), "--out", str(out)], timeout=timeout, watch=True)
+    line = next((x for x in err.splitlines() if x.strip()), "")
+    clean = code not in (0, "hang") and code > 0 and not out.exists()
+    return clean, f"exit {code}, {secs:.1f} s, peak RSS {peak // 1024} MiB: {line[:200]}"
+
+
+@mcase("M002", "a FIFO as the export: refused unread, nothing written", why="blocked forever")
+def _():
+    fifo = WORK / "import" / "fifo.npz"
+    base_export()
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    return imported(fifo, "fifo", timeout=20)
+
+
+@mcase("M003", "/dev/zero as the export: refused unread as a device", why="read without bound")
+def _():
+    base_export()
+    return imported("/dev/zero", "zero", timeout=20)
+
+
+@mcase("M005", "stem.weight as 64 MiB of zeros deflated: refused by the size its tensor can take", why="inflated whole")
+def _():
+    _, members = base_export()
+    bomb = [(n, b"\0" * (64 << 20) if n == "stem.weight.npy" else d) for n, d in members]
+    return imported(write_zip("bomb.npz", bomb, compress={"stem.weight.npy"}), "bomb")
+
+
+@mcase("M006", "one tensor name twice: refused naming it", why="imported, the second copy kept")
+def _():
+    _, members = base_export()
+    twice = members + [m for m in members if m[0] == "stem.bias.npy"]
+    return imported(write_zip("twice.npz", twice), "twice")
+
+
+@mcase("M007", "an export whose config has no `cnn` object: refused", why="imported with the default shape, exit 0")
+def _():
+    import io
+    import numpy as np
+    _, members = base_export()
+    meta = json.loads(bytes(np.load(io.BytesIO(dict(members)["meta.npy"]))).decode())
+    found = any(isinstance(v, dict) and "cnn" in v for v in meta.values()) or "cnn" in meta
+    def strip(d):
+        return {k: strip(v) for k, v in d.items() if k != "cnn"} if isinstance(d, dict) else d
+    buf = io.BytesIO()
+    np.save(buf, np.frombuffer(json.dumps(strip(meta)).encode(), dtype=np.uint8))
+    nocnn = [(n, buf.getvalue() if n == "meta.npy" else d) for n, d in members]
+    clean, note = imported(write_zip("nocnn.npz", nocnn), "nocnn")
+    return clean and found, note
+
+
+@mcase("M013", "an export without its meta member: refused", "ok")
+def _():
+    _, members = base_export()
+    return imported(write_zip("nometa.npz", [m for m in members if m[0] != "meta.npy"]), "nometa")
+
+
+@mcase("M011", "a truncated export (its first half): refused, nothing written", "ok")
+def _():
+    path, _ = base_export()
+    data = path.read_bytes()
+    half = WORK / "import" / "half.npz"
+    half.write_bytes(data[: len(data) // 2])
+    return imported(half, "half")
+
+
+@mcase("M012", "the untouched export: imports (the cases above are refused for what they change)", "ok")
+def _():
+    path, _ = base_export()
+    out = WORK / "import" / "out-base"
+    code, _, err, _, _ = run(["model", "import", str(path), "--out", str(out)])
+    return code == 0 and (out / "model.bpk").exists(), err.strip()[:200]
 
 
 # ---------------------------------------------------------------- running
