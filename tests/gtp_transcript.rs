@@ -20,22 +20,32 @@ fn session(spec: &str, script: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// Runs the `akushu gtp` binary with `args`, feeding it `script` on stdin.
-fn akushu_gtp(args: &[&str], script: &str) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
+/// The `akushu gtp` binary started with `args`, its stdin and stdout piped.
+fn gtp_child(args: &[&str], stderr: Stdio) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_akushu"))
         .arg("gtp")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// `script` written to `child`'s stdin, which is then closed.
+fn feed(child: &mut std::process::Child, script: &str) {
     child
         .stdin
         .take()
         .unwrap()
         .write_all(script.as_bytes())
         .unwrap();
+}
+
+/// Runs the `akushu gtp` binary with `args`, feeding it `script` on stdin.
+fn akushu_gtp(args: &[&str], script: &str) -> std::process::Output {
+    let mut child = gtp_child(args, Stdio::piped());
+    feed(&mut child, script);
     child.wait_with_output().unwrap()
 }
 
@@ -961,14 +971,9 @@ fn exits_within(child: &mut std::process::Child, secs: u64, what: &str) {
 }
 
 fn endless_gtp(extra: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_akushu"))
-        .args(["gtp", "--engine", ENDLESS, "--quiet", "--move-cap", "0"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    let mut args = vec!["--engine", ENDLESS, "--quiet", "--move-cap", "0"];
+    args.extend_from_slice(extra);
+    gtp_child(&args, Stdio::null())
 }
 
 /// Input that ends without `quit` while a `genmove` searches: the controller is gone, so
@@ -1060,19 +1065,11 @@ fn a_search_ends_when_the_parent_is_killed() {
 fn a_move_is_capped_until_the_controller_sends_time_settings() {
     let run = |cap: &str, script: &str| {
         let start = std::time::Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_akushu"))
-            .args(["gtp", "--engine", ENDLESS, "--quiet", "--move-cap", cap])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(script.as_bytes())
-            .unwrap();
+        let mut child = gtp_child(
+            &["--engine", ENDLESS, "--quiet", "--move-cap", cap],
+            Stdio::null(),
+        );
+        feed(&mut child, script);
         exits_within(&mut child, 30, &format!("--move-cap {cap}: {script:?}"));
         let out = child.wait_with_output().unwrap();
         let text = String::from_utf8(out.stdout).unwrap();

@@ -159,12 +159,8 @@ impl Sprt {
             state.games += 1;
             state.score += s;
             state.llr = self.llr(state.score, state.games as f64);
-            if state.llr >= upper {
-                state.decision = Decision::H1;
-                break;
-            }
-            if state.llr <= lower {
-                state.decision = Decision::H0;
+            state.decision = decision_at(state.llr, lower, upper);
+            if state.decision != Decision::Undecided {
                 break;
             }
         }
@@ -215,12 +211,8 @@ impl Sprt {
             state.score += s;
             state.pairs = Some(counts.pairs() as usize);
             state.llr = self.llr_frequencies(&counts.frequencies());
-            if state.llr >= upper {
-                state.decision = Decision::H1;
-                break;
-            }
-            if state.llr <= lower {
-                state.decision = Decision::H0;
+            state.decision = decision_at(state.llr, lower, upper);
+            if state.decision != Decision::Undecided {
                 break;
             }
         }
@@ -246,6 +238,18 @@ impl Sprt {
              {}), LLR {:.3}, bounds [{lower:.3}, {upper:.3}]",
             self.elo0, self.elo1, self.alpha, self.beta, state.games, state.score, state.llr
         )
+    }
+}
+
+/// The decision at log-likelihood ratio `llr` between Wald's bounds: H1 at or above the
+/// upper, H0 at or below the lower.
+fn decision_at(llr: f64, lower: f64, upper: f64) -> Decision {
+    if llr >= upper {
+        Decision::H1
+    } else if llr <= lower {
+        Decision::H0
+    } else {
+        Decision::Undecided
     }
 }
 

@@ -314,26 +314,29 @@ fn puct_visits_follow_the_priors_when_values_agree() {
     );
 }
 
+/// How many root moves a 400-visit PUCT search tries with these first-play urgency
+/// reductions (below the root and at it), on a value that rates every position alike.
+fn root_moves_tried(fpu: f32, fpu_root: f32) -> usize {
+    let (t, mut w) = puct_search(
+        Arc::new(BLACK_LOSES_VALUE),
+        Puct {
+            fpu,
+            fpu_root,
+            ..PUCT
+        },
+    );
+    w.search(&t, &SimBudget::new(400), None);
+    t.root_children()
+        .iter()
+        .filter(|c| c.real_visits() > 0)
+        .count()
+}
+
 /// First-play urgency: with a large reduction, an unvisited move looks worse than the
 /// tried ones, so a search over equal values tries fewer root moves than with none.
 #[test]
 fn first_play_urgency_reduction_narrows_the_search() {
-    let tried = |fpu: f32| {
-        let (t, mut w) = puct_search(
-            Arc::new(BLACK_LOSES_VALUE),
-            Puct {
-                fpu,
-                fpu_root: fpu,
-                ..PUCT
-            },
-        );
-        w.search(&t, &SimBudget::new(400), None);
-        t.root_children()
-            .iter()
-            .filter(|c| c.real_visits() > 0)
-            .count()
-    };
-    let (wide, narrow) = (tried(0.0), tried(1.0));
+    let (wide, narrow) = (root_moves_tried(0.0, 0.0), root_moves_tried(1.0, 1.0));
     assert!(
         narrow * 2 < wide,
         "fpu 1: {narrow} moves tried, fpu 0: {wide}"
@@ -345,22 +348,7 @@ fn first_play_urgency_reduction_narrows_the_search() {
 /// moves, and the reverse tries few.
 #[test]
 fn the_root_takes_fpu_root_and_the_nodes_below_fpu() {
-    let tried = |fpu: f32, fpu_root: f32| {
-        let (t, mut w) = puct_search(
-            Arc::new(BLACK_LOSES_VALUE),
-            Puct {
-                fpu,
-                fpu_root,
-                ..PUCT
-            },
-        );
-        w.search(&t, &SimBudget::new(400), None);
-        t.root_children()
-            .iter()
-            .filter(|c| c.real_visits() > 0)
-            .count()
-    };
-    let (wide, narrow) = (tried(1.0, 0.0), tried(0.0, 1.0));
+    let (wide, narrow) = (root_moves_tried(1.0, 0.0), root_moves_tried(0.0, 1.0));
     assert!(
         narrow * 2 < wide,
         "fpu_root 1: {narrow} root moves tried, fpu_root 0: {wide}"
