@@ -934,3 +934,53 @@ fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
     assert!(run("4", &[]).status.success());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `match openings` with `akushu analysis` as the teacher, spelled with a leading `akushu`
+/// as README spells it: the running program answers (akushu need not be on the PATH), and
+/// the suite it writes is one `match --openings` plays.
+#[test]
+fn a_suite_made_with_akushu_as_the_teacher_is_played() {
+    let dir = common::scratch("arena", "suite");
+    let suite = dir.join("suite.sgfs");
+    let games =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("report/runs/strong_gnugo/strong_2000/sgf");
+    let (ok, text) = common::akushu(&[
+        "match",
+        "openings",
+        "--from",
+        &games.display().to_string(),
+        "--teacher",
+        "akushu analysis --engine uct:sims=4",
+        "--winrate",
+        "0-1",
+        "--count",
+        "3",
+        "--visits",
+        "4",
+        "--out",
+        &suite.display().to_string(),
+    ]);
+    assert!(ok, "{text}");
+    let records = std::fs::read_to_string(&suite).unwrap();
+    assert_eq!(
+        records.lines().filter(|l| l.starts_with('(')).count(),
+        3,
+        "{records}"
+    );
+    let (ok, text) = common::akushu(&[
+        "match",
+        "--black",
+        "random",
+        "--white",
+        "random",
+        "--openings",
+        &suite.display().to_string(),
+        "--pairs",
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        &dir.join("m").display().to_string(),
+    ]);
+    assert!(ok, "{text}");
+}

@@ -189,7 +189,7 @@ pub fn run(a: &LabelArgs) -> Result<()> {
     let _lock = crate::dataset::build::lock_output(&a.out)?;
     let source = Source::open(&a.data, &splits)?;
     let timeout = Duration::from_secs_f64(a.timeout);
-    let run_as = own_program(&a.teacher)?;
+    let run_as = super::own_program(&a.teacher)?;
     let mut teacher = Teacher::start(&run_as)?;
     let identity = teacher.identity(timeout)?;
     let info = TeacherInfo {
@@ -297,22 +297,6 @@ fn write_plan(a: &LabelArgs, dir: &std::path::Path, chunks: u32) -> Result<()> {
         slurm: a.cluster.slurm(),
     };
     plan.write_and_say(chunks)
-}
-
-/// `command` with a leading `akushu` word replaced by this program's path (so `akushu
-/// analysis` is the same build, found whether or not `akushu` is on the PATH).
-fn own_program(command: &str) -> Result<String> {
-    let trimmed = command.trim_start();
-    match trimmed.strip_prefix("akushu") {
-        Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
-            let me = super::selfplay::current_exe()?;
-            Ok(format!(
-                "{}{rest}",
-                crate::arena::cluster::shell_quote(&me.display().to_string())
-            ))
-        }
-        _ => Ok(command.to_string()),
-    }
 }
 
 /// Whether two paths name one folder (both resolved where they exist).

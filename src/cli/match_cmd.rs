@@ -257,7 +257,7 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
             crate::util::output::check_not_input(&args.out, &args.from)?;
             let request = crate::teacher::suite::SuiteRequest {
                 from: args.from.clone(),
-                teacher: args.teacher.clone(),
+                teacher: super::own_program(&args.teacher)?,
                 moves: args.moves,
                 band: args.winrate,
                 count: args.count,

@@ -179,6 +179,23 @@ pub fn main() -> anyhow::Result<()> {
     }
 }
 
+/// `command` with a leading `akushu` word replaced by this program's path (so `akushu
+/// analysis` is the same build, found whether or not `akushu` is on the PATH): what
+/// `dataset label` and `match openings` run as their teacher.
+pub(crate) fn own_program(command: &str) -> anyhow::Result<String> {
+    let trimmed = command.trim_start();
+    match trimmed.strip_prefix("akushu") {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
+            let me = selfplay::current_exe()?;
+            Ok(format!(
+                "{}{rest}",
+                crate::arena::cluster::shell_quote(&me.display().to_string())
+            ))
+        }
+        _ => Ok(command.to_string()),
+    }
+}
+
 /// The command line this process was started with, as a shell would take it back
 /// (`akushu eval --data 'my data' ...`): what a command's first output line records, instead
 /// of a dump of its parsed arguments.
