@@ -7,7 +7,7 @@ use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input, sy
 use super::mlp::MlpLoss;
 use super::model::SavedModel;
 use super::plain::{PlainCnn, PlainMlp, Scratch, masked_softmax_badness};
-use super::quant::QuantCnn;
+use super::quant::{ActSteps, QuantCnn};
 use crate::dataset::Position;
 use crate::prune::name::{NetworkName, PrunerName, SYMMETRY_VIEWS};
 use crate::prune::{PruneContext, Pruner};
@@ -119,16 +119,28 @@ impl NetPruner {
     /// Loads a CNN to be evaluated with 8-bit integer convolutions ([`QuantCnn`]), named
     /// `nnq:DIR`; an MLP directory is refused (only the CNN's tower is quantized).
     pub fn load_quantized(dir: &Path) -> anyhow::Result<NetPruner> {
+        NetPruner::load_quantized_bits(dir, 8)
+    }
+
+    /// [`load_quantized`](Self::load_quantized) with activations in `bits`-bit steps
+    /// ([`ActSteps`]): 8 (`nnq:DIR`) or 7 (`nnq7:DIR`).
+    pub fn load_quantized_bits(dir: &Path, bits: u8) -> anyhow::Result<NetPruner> {
+        let steps = ActSteps::from_bits(bits)
+            .ok_or_else(|| anyhow::anyhow!("activation steps of {bits} bits (8 or 7 only)"))?;
+        let kind = match steps {
+            ActSteps::Eight => "nnq",
+            ActSteps::Seven => "nnq7",
+        };
         let model = read_model(dir)?;
         let SavedModel::Cnn(m, _) = &model else {
             anyhow::bail!(
-                "model {}: 8-bit evaluation (nnq) needs a CNN, this is an MLP",
+                "model {}: integer evaluation ({kind}) needs a CNN, this is an MLP",
                 dir.display()
             );
         };
         Ok(NetPruner {
-            name: format!("nnq:{}", dir.display()),
-            net: PlainNet::QuantCnn(QuantCnn::from_plain(&PlainCnn::from_burn(m))),
+            name: format!("{kind}:{}", dir.display()),
+            net: PlainNet::QuantCnn(QuantCnn::with_steps(&PlainCnn::from_burn(m), steps)),
             views: 1,
             history: model.reads_history(),
         })
@@ -140,10 +152,9 @@ impl NetPruner {
     /// search's `search::pruners` also looks beside the program and caches).
     pub fn load_network(name: &NetworkName) -> anyhow::Result<NetPruner> {
         let dir = name.weights.dir();
-        let net = if name.weights.quantized() {
-            NetPruner::load_quantized(dir)?
-        } else {
-            NetPruner::load(dir)?
+        let net = match name.weights.activation_bits() {
+            Some(bits) => NetPruner::load_quantized_bits(dir, bits)?,
+            None => NetPruner::load(dir)?,
         };
         match name.views {
             1 => Ok(net),
@@ -224,7 +235,9 @@ impl NetPruner {
     /// `portable`) otherwise.
     pub fn kernel(&self) -> String {
         match &self.net {
-            PlainNet::QuantCnn(_) => format!("8-bit {}", super::quant::kernel_name()),
+            PlainNet::QuantCnn(q) => {
+                format!("{}-bit {}", q.steps().bits(), super::quant::kernel_name())
+            }
             PlainNet::Cnn(_) => format!("float {}", super::plain::float_kernel_name()),
             PlainNet::Mlp(..) => format!("float {}", super::plain::dense_kernel_name()),
         }

@@ -40,6 +40,51 @@ pub struct QuantActs {
     scales: Vec<f32>,
 }
 
+/// How finely activations are stepped: the largest step a board's largest value becomes.
+/// Every kernel computes the same steps, so the choice changes the logits but never makes
+/// two kernels disagree; it is part of a network's name (`nnq:` 8 bits, `nnq7:` 7 bits).
+///
+/// Why two: `vpmaddubsw` (AVX2's only byte multiply) adds two byte products in a signed
+/// 16-bit lane, which 8-bit steps can overflow (2 x 255 x 127 > 32,767) and 7-bit steps
+/// cannot (2 x 127 x 127 = 32,258). With 7-bit steps the AVX2 kernel multiplies bytes, 32
+/// products in three instructions, as Stockfish's NNUE does on AVX2; with 8-bit steps it
+/// multiplies 16-bit pairs (`vpmaddwd`), 32 products in four, reading twice the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ActSteps {
+    /// `0..=255`: one step is `max / 255` (`nnq:`).
+    #[default]
+    Eight,
+    /// `0..=127`: one step is `max / 127` (`nnq7:`).
+    Seven,
+}
+
+impl ActSteps {
+    /// The steps of `bits` bits (8 or 7).
+    pub fn from_bits(bits: u8) -> Option<ActSteps> {
+        match bits {
+            8 => Some(ActSteps::Eight),
+            7 => Some(ActSteps::Seven),
+            _ => None,
+        }
+    }
+
+    /// 8 or 7.
+    pub fn bits(self) -> u8 {
+        match self {
+            ActSteps::Eight => 8,
+            ActSteps::Seven => 7,
+        }
+    }
+
+    /// The largest step.
+    fn top(self) -> i32 {
+        match self {
+            ActSteps::Eight => 255,
+            ActSteps::Seven => 127,
+        }
+    }
+}
+
 /// Which integer kernel runs the convolutions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kernel {
@@ -119,11 +164,21 @@ const fn padded_channels(c: usize) -> usize {
 /// `kernel` reads; borders and the padding channels are zero. The SIMD versions compute the
 /// same steps as the scalar one (the largest value is the same in any order; `cvtps2dq`
 /// rounds half to even like `round_ties_even`), so every kernel sees the same integers.
-fn quantize(src: &[f32], c: usize, cpad: usize, n: usize, kernel: Kernel, acts: &mut QuantActs) {
+#[allow(clippy::too_many_arguments)]
+fn quantize(
+    src: &[f32],
+    c: usize,
+    cpad: usize,
+    n: usize,
+    kernel: Kernel,
+    steps: ActSteps,
+    acts: &mut QuantActs,
+) {
     let len = n * PP * cpad;
+    let top = steps.top();
     acts.scales.resize(n, 0.0);
     #[cfg(target_arch = "x86_64")]
-    let wide = kernel == Kernel::Avx2;
+    let wide = kernel == Kernel::Avx2 && steps == ActSteps::Eight;
     #[cfg(not(target_arch = "x86_64"))]
     let wide = false;
     if wide {
@@ -151,27 +206,28 @@ fn quantize(src: &[f32], c: usize, cpad: usize, n: usize, kernel: Kernel, acts: 
             // hold 121 points of `c` (source) and `cpad` (destination) values.
             #[cfg(target_arch = "x86_64")]
             Kernel::Vnni if c.is_multiple_of(16) && c == cpad => unsafe {
-                quantize_board_avx512(s, c, bytes)
+                quantize_board_avx512(s, c, top, bytes)
             },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 | Kernel::AvxVnni if c.is_multiple_of(16) && c == cpad => unsafe {
-                quantize_board_avx2(s, c, bytes, words)
+                quantize_board_avx2(s, c, top, bytes, words)
             },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 | Kernel::AvxVnni | Kernel::Vnni => unsafe {
-                quantize_board_sse41(s, c, cpad, bytes, words)
+                quantize_board_sse41(s, c, cpad, top, bytes, words)
             },
-            _ => quantize_board(s, c, cpad, bytes, words),
+            _ => quantize_board(s, c, cpad, top, bytes, words),
         };
     }
 }
 
-/// The step size and its inverse for activations whose largest value is `max` (0 if all are
-/// zero: every step is then 0).
+/// The step size and its inverse for activations whose largest value is `max` and becomes
+/// step `top` (0 if all are zero: every step is then 0).
 #[inline(always)]
-fn step_for(max: f32) -> (f32, f32) {
+fn step_for(max: f32, top: i32) -> (f32, f32) {
+    let top = top as f32;
     if max > 0.0 {
-        (max / 255.0, 255.0 / max)
+        (max / top, top / max)
     } else {
         (0.0, 0.0)
     }
@@ -179,16 +235,24 @@ fn step_for(max: f32) -> (f32, f32) {
 
 /// One board, any CPU: writes `bytes` (or `words` where `bytes` is empty); returns the step.
 #[inline(always)]
-fn quantize_board(s: &[f32], c: usize, cpad: usize, bytes: &mut [u8], words: &mut [u16]) -> f32 {
+fn quantize_board(
+    s: &[f32],
+    c: usize,
+    cpad: usize,
+    top: i32,
+    bytes: &mut [u8],
+    words: &mut [u16],
+) -> f32 {
     let max = INTERIOR
         .iter()
         .flat_map(|&q| &s[q * c..(q + 1) * c])
         .fold(0.0f32, |m, &v| if v > m { v } else { m });
-    let (scale, inv) = step_for(max);
+    let (scale, inv) = step_for(max, top);
+    let most = top as f32;
     for &q in &INTERIOR {
         let from = &s[q * c..(q + 1) * c];
         let at = q * cpad;
-        let step = |v: f32| (v * inv).round_ties_even().clamp(0.0, 255.0) as u8;
+        let step = |v: f32| (v * inv).round_ties_even().clamp(0.0, most) as u8;
         if bytes.is_empty() {
             for (d, &v) in words[at..at + c].iter_mut().zip(from) {
                 *d = u16::from(step(v));
@@ -210,16 +274,17 @@ unsafe fn quantize_board_sse41(
     s: &[f32],
     c: usize,
     cpad: usize,
+    top: i32,
     bytes: &mut [u8],
     words: &mut [u16],
 ) -> f32 {
-    quantize_board(s, c, cpad, bytes, words)
+    quantize_board(s, c, cpad, top, bytes, words)
 }
 
 /// One board of `c` (a multiple of 16) channels into bytes, sixteen values an instruction.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn quantize_board_avx512(s: &[f32], c: usize, bytes: &mut [u8]) -> f32 {
+unsafe fn quantize_board_avx512(s: &[f32], c: usize, top: i32, bytes: &mut [u8]) -> f32 {
     use std::arch::x86_64::*;
     assert!(s.len() >= PP * c && bytes.len() >= PP * c);
     // SAFETY (all pointer reads and writes): every interior point's `c` values lie inside
@@ -230,11 +295,11 @@ unsafe fn quantize_board_avx512(s: &[f32], c: usize, bytes: &mut [u8]) -> f32 {
             m = _mm512_max_ps(m, unsafe { _mm512_loadu_ps(s.as_ptr().add(q * c + j)) });
         }
     }
-    let (scale, inv) = step_for(_mm512_reduce_max_ps(m));
+    let (scale, inv) = step_for(_mm512_reduce_max_ps(m), top);
     let (inv, lo, hi) = (
         _mm512_set1_ps(inv),
         _mm512_setzero_si512(),
-        _mm512_set1_epi32(255),
+        _mm512_set1_epi32(top),
     );
     for &q in &INTERIOR {
         for j in (0..c).step_by(16) {
@@ -255,7 +320,13 @@ unsafe fn quantize_board_avx512(s: &[f32], c: usize, bytes: &mut [u8]) -> f32 {
 /// `bytes` is empty, eight values an instruction.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn quantize_board_avx2(s: &[f32], c: usize, bytes: &mut [u8], words: &mut [u16]) -> f32 {
+unsafe fn quantize_board_avx2(
+    s: &[f32],
+    c: usize,
+    top: i32,
+    bytes: &mut [u8],
+    words: &mut [u16],
+) -> f32 {
     use std::arch::x86_64::*;
     let to_bytes = !bytes.is_empty();
     assert!(s.len() >= PP * c && (if to_bytes { bytes.len() } else { words.len() }) >= PP * c);
@@ -269,17 +340,17 @@ unsafe fn quantize_board_avx2(s: &[f32], c: usize, bytes: &mut [u8], words: &mut
     let mut lanes = [0f32; 8];
     unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), m) };
     let max = lanes.iter().fold(0.0f32, |m, &v| if v > m { v } else { m });
-    let (scale, inv) = step_for(max);
+    let (scale, inv) = step_for(max, top);
     let (inv, lo, hi) = (
         _mm256_set1_ps(inv),
         _mm256_setzero_si256(),
-        _mm256_set1_epi32(255),
+        _mm256_set1_epi32(top),
     );
     let steps = |at: usize| {
         let x = _mm256_mul_ps(unsafe { _mm256_loadu_ps(s.as_ptr().add(at)) }, inv);
         _mm256_min_epi32(_mm256_max_epi32(_mm256_cvtps_epi32(x), lo), hi)
     };
-    // The steps are 0..=255, so neither pack saturates.
+    // The steps are 0..=255 at most, so neither pack saturates.
     // packus interleaves 128-bit lanes: [a0-3 b0-3 | a4-7 b4-7] as words.
     let pack = |at: usize| _mm256_packus_epi32(steps(at), steps(at + 8));
     if to_bytes {
@@ -334,6 +405,10 @@ struct QConv {
     w4: Vec<i8>,
     /// `[tap][cpad / 2][out][2]` as 16-bit values (the operand layout of `vpmaddwd`).
     w2: Vec<i16>,
+    /// `[tap][cout / 8]`: bit `p` is set where two neighbouring groups of four input
+    /// channels (groups `2p` and `2p + 1`) can be summed in 16 bits for those eight output
+    /// channels at 7-bit steps ([`pair_safe`](Self::pair_safe)).
+    pair_safe: Vec<u64>,
     /// Per output channel: the float value of one weight step.
     wscale: Vec<f32>,
     bias: Vec<f32>,
@@ -368,17 +443,54 @@ impl QConv {
                 }
             }
         }
+        let pair_safe = QConv::pair_safe(&w4, k2, cpad, cout);
         QConv {
             cin,
             cout,
             cpad,
             w4,
             w2,
+            pair_safe,
             wscale,
             bias: c.bias.clone(),
             taps: c.taps.clone(),
             back: c.back,
         }
+    }
+
+    /// For each tap, pair of groups and eight output channels: whether every 16-bit lane of
+    /// the two groups' `vpmaddubsw` results added together stays within `i16` for any 7-bit
+    /// steps. A lane adds four products `a * w` with `a` in `0..=127`, so its extremes are
+    /// 127 x (the sum of its positive weights) and 127 x (the sum of its negative ones).
+    /// Known from the weights at load time, so a pair is added in 16 bits only where that
+    /// is exact: in the shipped networks 98.6-100% of the lanes are.
+    fn pair_safe(w4: &[i8], taps: usize, cpad: usize, cout: usize) -> Vec<u64> {
+        let (groups, octets) = (cpad / 4, cout / 8);
+        let top = ActSteps::Seven.top();
+        let lane_fits = |t: usize, pair: usize, o: usize, half: usize| {
+            let (mut pos, mut neg) = (0i32, 0i32);
+            for g in [2 * pair, 2 * pair + 1] {
+                for j in 0..2 {
+                    let w = i32::from(w4[((t * groups + g) * cout + o) * 4 + 2 * half + j]);
+                    if w > 0 { pos += w } else { neg -= w }
+                }
+            }
+            pos.max(neg) * top <= i32::from(i16::MAX)
+        };
+        // At most 64 pairs (512 input channels) are marked; the rest are added one by one.
+        let pairs = (groups / 2).min(64);
+        let mut safe = Vec::with_capacity(taps * octets);
+        for t in 0..taps {
+            for octet in 0..octets {
+                let fits = |pair: usize| {
+                    (octet * 8..octet * 8 + 8)
+                        .flat_map(|o| [(o, 0), (o, 1)])
+                        .all(|(o, h)| lane_fits(t, pair, o, h))
+                };
+                safe.push((0..pairs).filter(|&p| fits(p)).fold(0, |m, p| m | 1 << p));
+            }
+        }
+        safe
     }
 
     /// Quantizes `input` (float, `cin` channels a point) and writes
@@ -392,6 +504,7 @@ impl QConv {
         points: &[usize],
         acts: &mut QuantActs,
         kernel: Kernel,
+        steps: ActSteps,
     ) {
         let boards = points.last().map_or(0, |&q| q / PP + 1);
         assert!(input.len() >= boards * PP * self.cin && out.len() >= boards * PP * self.cout);
@@ -404,11 +517,15 @@ impl QConv {
                 .all(|&q| q % PP >= self.back && q % PP + self.back < PP)
         );
         let kernel = self.usable(kernel);
-        quantize(input, self.cin, self.cpad, boards, kernel, acts);
+        quantize(input, self.cin, self.cpad, boards, kernel, steps, acts);
         match kernel {
             Kernel::Portable => self.forward_portable(acts, out, epi, points),
             // SAFETY: `usable` returns these only where the CPU has the features (the kernel
             // came from `best_kernel`, or a test checked them); lengths asserted above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 if steps == ActSteps::Seven => unsafe {
+                self.forward_avx2_bytes(acts, out, epi, points)
+            },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { self.forward_avx2(acts, out, epi, points) },
             #[cfg(target_arch = "x86_64")]
@@ -592,26 +709,99 @@ impl QConv {
         epi: Epilogue<'_>,
         points: &[usize],
     ) {
+        use std::arch::x86_64::*;
+        let dot = |acc, b, w| _mm256_dpbusd_avx_epi32(acc, b, w);
+        // Never called: AVX-VNNI takes every group alone.
+        let dot2 = |acc, _, _, _, _| acc;
         let mut o0 = 0;
         while o0 < self.cout {
             // SAFETY (all): AVX-VNNI present (caller), chunk inside `cout`.
             o0 += match (self.cout - o0) / 8 {
-                1 => unsafe { self.chunk_avxvnni::<1, 12>(acts, out, epi, o0, points) },
-                _ => unsafe { self.chunk_avxvnni::<2, 6>(acts, out, epi, o0, points) },
+                1 => unsafe {
+                    self.chunk_bytes256::<1, 12, false>(acts, out, epi, o0, points, dot, dot2)
+                },
+                _ => unsafe {
+                    self.chunk_bytes256::<2, 6, false>(acts, out, epi, o0, points, dot, dot2)
+                },
             };
         }
     }
 
-    /// Output channels `o0..o0 + 8 * V` of every point, `R` points a pass; returns `8 * V`.
+    /// AVX2 on 7-bit steps: `vpmaddubsw` multiplies the bytes in pairs into 16-bit sums,
+    /// which 7-bit steps cannot overflow ([`ActSteps`]), and `vpmaddwd` against ones adds
+    /// those pairs into the 32-bit sums: exactly what `vpdpbusd` computes, on the same bytes
+    /// and weight layout. Where [`pair_safe`](Self::pair_safe) shows that two groups' 16-bit
+    /// sums cannot overflow when added, they are added before the one `vpmaddwd` (5
+    /// instructions for 64 products instead of 6), as Stockfish's NNUE does on AVX2; the
+    /// sums stay exact either way.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,avxvnni")]
-    unsafe fn chunk_avxvnni<const V: usize, const R: usize>(
+    #[target_feature(enable = "avx2")]
+    unsafe fn forward_avx2_bytes(
+        &self,
+        acts: &QuantActs,
+        out: &mut [f32],
+        epi: Epilogue<'_>,
+        points: &[usize],
+    ) {
+        use std::arch::x86_64::*;
+        let ones = _mm256_set1_epi16(1);
+        let dot =
+            |acc, b, w| _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(b, w), ones));
+        let dot2 = |acc, b, w, b2, w2| {
+            let both = _mm256_add_epi16(_mm256_maddubs_epi16(b, w), _mm256_maddubs_epi16(b2, w2));
+            _mm256_add_epi32(acc, _mm256_madd_epi16(both, ones))
+        };
+        let mut o0 = 0;
+        while o0 < self.cout {
+            // SAFETY (all): AVX2 present (caller), chunk inside `cout`.
+            o0 += match (self.cout - o0) / 8 {
+                1 => unsafe {
+                    self.chunk_bytes256::<1, 8, true>(acts, out, epi, o0, points, dot, dot2)
+                },
+                _ => unsafe {
+                    self.chunk_bytes256::<2, 4, true>(acts, out, epi, o0, points, dot, dot2)
+                },
+            };
+        }
+    }
+
+    /// The pairs of groups of tap `t` (bit `p`: groups `2p` and `2p + 1`) that can be
+    /// summed in 16 bits for all `v` registers of eight output channels from `o0` (see
+    /// [`pair_safe`](Self::pair_safe)).
+    #[inline(always)]
+    fn pairs_fit(&self, t: usize, o0: usize, v: usize) -> u64 {
+        let at = t * (self.cout / 8) + o0 / 8;
+        self.pair_safe[at..at + v].iter().fold(!0, |m, &b| m & b)
+    }
+
+    /// Output channels `o0..o0 + 8 * V` of every point, `R` points a pass, on 256-bit
+    /// registers of bytes: `dot(sums, four activation bytes broadcast, weights)` adds each
+    /// lane's four byte products to its sum; with `PAIRED`, `dot2` adds two groups' eight
+    /// where [`pairs_fit`](Self::pairs_fit) allows. Returns `8 * V`. Always inlined into
+    /// its callers, so it is compiled with their features and each `dot` is a few
+    /// instructions.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn chunk_bytes256<const V: usize, const R: usize, const PAIRED: bool>(
         &self,
         acts: &QuantActs,
         out: &mut [f32],
         epi: Epilogue<'_>,
         o0: usize,
         points: &[usize],
+        dot: impl Fn(
+            std::arch::x86_64::__m256i,
+            std::arch::x86_64::__m256i,
+            std::arch::x86_64::__m256i,
+        ) -> std::arch::x86_64::__m256i,
+        dot2: impl Fn(
+            std::arch::x86_64::__m256i,
+            std::arch::x86_64::__m256i,
+            std::arch::x86_64::__m256i,
+            std::arch::x86_64::__m256i,
+            std::arch::x86_64::__m256i,
+        ) -> std::arch::x86_64::__m256i,
     ) -> usize {
         use std::arch::x86_64::*;
         let (cpad, cout) = (self.cpad, self.cout);
@@ -621,24 +811,50 @@ impl QConv {
         // `[tap][group][o0..o0 + 8V][4]`.
         let x = acts.bytes.as_ptr();
         let wbase = unsafe { self.w4.as_ptr().add(o0 * 4) };
+        let weights = |w: *const i8| -> [__m256i; V] {
+            std::array::from_fn(|v| unsafe { _mm256_loadu_si256(w.add(32 * v) as *const __m256i) })
+        };
+        let four = |xr: *const u8, g: usize| unsafe {
+            _mm256_set1_epi32((xr.add(4 * g) as *const i32).read_unaligned())
+        };
         let mut k = 0;
         while k < n {
             let q: [usize; R] = std::array::from_fn(|r| points[(k + r).min(n - 1)]);
-            let mut acc = [[_mm256_setzero_si256(); V]; R];
+            let mut acc = [[unsafe { _mm256_setzero_si256() }; V]; R];
             for (t, &tap) in self.taps.iter().enumerate() {
                 let xr: [*const u8; R] =
                     std::array::from_fn(|r| unsafe { x.add((q[r] - self.back + tap) * cpad) });
                 let wt = unsafe { wbase.add(t * groups * cout * 4) };
-                for g in 0..groups {
-                    let w = unsafe { wt.add(g * cout * 4) };
-                    let wv: [__m256i; V] = std::array::from_fn(|v| unsafe {
-                        _mm256_loadu_si256(w.add(32 * v) as *const __m256i)
-                    });
+                // Pairs only where every pair of the tap fits: a tight loop without a
+                // branch per pair; a tap with any unfit pair takes its groups one by one.
+                // (A loop over the fitting pairs' bits and then the others ran 1.4x slower
+                // than this, though it pairs more.)
+                let pairs = groups / 2;
+                let paired = PAIRED && pairs <= 64 && {
+                    let all = if pairs == 64 { !0 } else { (1u64 << pairs) - 1 };
+                    self.pairs_fit(t, o0, V) & all == all
+                };
+                let single_from = if paired {
+                    for p in 0..pairs {
+                        let w = unsafe { wt.add(2 * p * cout * 4) };
+                        let (wv, wv2) = (weights(w), weights(unsafe { w.add(cout * 4) }));
+                        for r in 0..R {
+                            let (b, b2) = (four(xr[r], 2 * p), four(xr[r], 2 * p + 1));
+                            for v in 0..V {
+                                acc[r][v] = dot2(acc[r][v], b, wv[v], b2, wv2[v]);
+                            }
+                        }
+                    }
+                    2 * pairs
+                } else {
+                    0
+                };
+                for g in single_from..groups {
+                    let wv = weights(unsafe { wt.add(g * cout * 4) });
                     for r in 0..R {
-                        let four = unsafe { (xr[r].add(4 * g) as *const i32).read_unaligned() };
-                        let b = _mm256_set1_epi32(four);
+                        let b = four(xr[r], g);
                         for v in 0..V {
-                            acc[r][v] = _mm256_dpbusd_avx_epi32(acc[r][v], b, wv[v]);
+                            acc[r][v] = dot(acc[r][v], b, wv[v]);
                         }
                     }
                 }
@@ -751,14 +967,22 @@ impl QConv {
 pub struct QuantCnn {
     /// The float network: input packing and the move head.
     plain: PlainCnn,
+    /// How finely the tower's activations are stepped.
+    steps: ActSteps,
     stem: QConv,
     blocks: Vec<(QConv, QConv)>,
 }
 
 impl QuantCnn {
-    /// Quantizes the tower's weights of a float network.
+    /// Quantizes the tower's weights of a float network, its activations in 8-bit steps.
     pub fn from_plain(plain: &PlainCnn) -> QuantCnn {
+        QuantCnn::with_steps(plain, ActSteps::Eight)
+    }
+
+    /// Quantizes the tower's weights of a float network, its activations in `steps`.
+    pub fn with_steps(plain: &PlainCnn, steps: ActSteps) -> QuantCnn {
         QuantCnn {
+            steps,
             stem: QConv::from_conv(&plain.stem),
             blocks: plain
                 .blocks
@@ -798,6 +1022,11 @@ impl QuantCnn {
         self.plain.has_value()
     }
 
+    /// How finely its activations are stepped.
+    pub fn steps(&self) -> ActSteps {
+        self.steps
+    }
+
     /// The score head's lead for one position ([`PlainCnn::score_lead`], in float).
     pub fn score_lead(&self, planes: &[f32], scratch: &mut Scratch) -> Option<f32> {
         self.plain.score_lead(planes, scratch)
@@ -829,11 +1058,12 @@ impl QuantCnn {
             ..
         } = scratch;
         // As in `PlainCnn::logits_batch`: `b` the running activation, `t` the block's middle.
+        let steps = self.steps;
         self.stem
-            .forward(x, b, Epilogue::Relu, points, quant, kernel);
+            .forward(x, b, Epilogue::Relu, points, quant, kernel, steps);
         for (c1, c2) in &self.blocks {
-            c1.forward(b, t, Epilogue::Relu, points, quant, kernel);
-            c2.forward(t, a, Epilogue::AddRelu(b), points, quant, kernel);
+            c1.forward(b, t, Epilogue::Relu, points, quant, kernel, steps);
+            c2.forward(t, a, Epilogue::AddRelu(b), points, quant, kernel, steps);
             std::mem::swap(a, b);
         }
         self.plain.heads(scratch, n, out, values);
@@ -936,14 +1166,20 @@ mod tests {
         planes
     }
 
+    const BOTH_STEPS: [ActSteps; 2] = [ActSteps::Eight, ActSteps::Seven];
+
     #[test]
     fn every_kernel_gives_the_same_logits_to_the_bit() {
-        for (blocks, channels) in [(2, 32), (1, 48), (1, 64), (1, 12)] {
+        let shapes = [(2, 32), (1, 48), (1, 64), (1, 12)];
+        for ((blocks, channels), steps) in shapes
+            .into_iter()
+            .flat_map(|s| BOTH_STEPS.map(|st| (s, st)))
+        {
             let m = CnnConfig::new()
                 .with_blocks(blocks)
                 .with_channels(channels)
                 .init(&crate::net::cpu_device());
-            let q = QuantCnn::from_plain(&PlainCnn::from_burn(&m));
+            let q = QuantCnn::with_steps(&PlainCnn::from_burn(&m), steps);
             let n = 6;
             let input = planes(n, 11);
             let mut want = vec![0f32; n * NN];
@@ -964,7 +1200,7 @@ mod tests {
                     .all(|(a, b)| a.to_bits() == b.to_bits());
                 assert!(
                     same,
-                    "{blocks}x{channels}: {k:?} differs from the portable kernel"
+                    "{blocks}x{channels}, {steps:?}: {k:?} differs from the portable kernel"
                 );
             }
         }
@@ -1009,7 +1245,11 @@ mod tests {
             .flat_map(|b| INTERIOR.iter().map(move |&q| b * PP + q))
             .collect();
         let mut rng = FastRng::new(15);
-        for (l, conv) in layers.iter().enumerate() {
+        let cases = layers
+            .iter()
+            .enumerate()
+            .flat_map(|l| BOTH_STEPS.map(|s| (l, s)));
+        for ((l, conv), steps) in cases {
             let q = QConv::from_conv(conv);
             if l == layers.len() - 1 {
                 assert!(q.w4.contains(&127) && q.w4.contains(&-127));
@@ -1036,25 +1276,62 @@ mod tests {
                     &points,
                     &mut acts,
                     kernel,
+                    steps,
                 );
                 (out, acts)
             };
             let (want, acts) = forward(Kernel::Portable);
-            let high = acts.bytes.iter().filter(|&&b| b >= 128).count();
-            // Half the interior steps or more are 128 and up: a third of all bytes at least.
+            let half = (steps.top() + 1) / 2;
+            let high = acts.bytes.iter().filter(|&&b| i32::from(b) >= half).count();
+            // Half the interior steps or more are in the upper half of the range (128 and up
+            // for 8 bits, 64 and up for 7): a third of all bytes at least; none above the top.
             assert!(
                 3 * high >= acts.bytes.len(),
-                "layer {l}: {high} steps of 128 and up"
+                "layer {l}, {steps:?}: {high} steps of {half} and up"
             );
+            assert!(acts.bytes.iter().all(|&b| i32::from(b) <= steps.top()));
             for k in kernels() {
                 let (got, _) = forward(k);
                 let same = got
                     .iter()
                     .zip(&want)
                     .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "layer {l}: {k:?} differs from the portable kernel");
+                assert!(
+                    same,
+                    "layer {l}, {steps:?}: {k:?} differs from the portable kernel"
+                );
             }
         }
+    }
+
+    /// The exactness test above runs the 7-bit AVX2 kernel's both paths on real weights:
+    /// the shipped network has taps whose every pair of groups fits in 16 bits (added
+    /// before widening) and taps with a pair that does not (taken group by group), and the
+    /// extreme layer's pairs never fit.
+    #[test]
+    fn real_layers_take_both_the_paired_and_the_single_path() {
+        let plain = shipped_network();
+        let (mut full, mut partial) = (0, 0);
+        for (a, b) in &plain.blocks {
+            for conv in [a, b] {
+                let q = QConv::from_conv(conv);
+                let all = (1u64 << (q.cpad / 8)) - 1;
+                for t in 0..q.taps.len() {
+                    for o0 in (0..q.cout).step_by(16) {
+                        if q.pairs_fit(t, o0, 2) & all == all {
+                            full += 1;
+                        } else {
+                            partial += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(full > 0 && partial > 0, "{full} paired, {partial} single");
+        let mut extreme = plain.blocks[0].0.clone();
+        extreme.weight.iter_mut().for_each(|w| *w = 1.0);
+        let q = QConv::from_conv(&extreme);
+        assert!(q.pair_safe.iter().all(|&m| m == 0));
     }
 
     #[test]
@@ -1133,7 +1410,7 @@ mod tests {
         let q = INTERIOR[40];
         src[q * c..q * c + c].copy_from_slice(&[2.0, 1.0, 0.004]);
         let mut acts = QuantActs::default();
-        quantize(&src, c, 4, 1, Kernel::Portable, &mut acts);
+        quantize(&src, c, 4, 1, Kernel::Portable, ActSteps::Eight, &mut acts);
         assert_eq!(acts.scales[0], 2.0 / 255.0);
         // 1.0 is 127.5 steps: ties go to even; 0.004 is 0.51 of a step.
         assert_eq!(&acts.bytes[q * 4..q * 4 + 4], &[255, 128, 1, 0]);
@@ -1141,5 +1418,9 @@ mod tests {
             acts.bytes.iter().map(|&b| u32::from(b)).sum::<u32>(),
             255 + 128 + 1
         );
+        // In 7-bit steps 2.0 is step 127, 1.0 is 63.5 (ties to even: 64), 0.004 is 0.254.
+        quantize(&src, c, 4, 1, Kernel::Portable, ActSteps::Seven, &mut acts);
+        assert_eq!(acts.scales[0], 2.0 / 127.0);
+        assert_eq!(&acts.bytes[q * 4..q * 4 + 4], &[127, 64, 0, 0]);
     }
 }

@@ -9,7 +9,8 @@
 //! | `kakeme`               | regions nobody can live in (paper C in `docs/papers.md`)     |
 //! | `nn`, `nn:DIR`         | a trained network (`nn` alone: [`DEFAULT_MODEL`])            |
 //! | `nnq:DIR`              | the same CNN with 8-bit integer convolutions (faster)        |
-//! | `symN:NET`             | a CNN's probabilities averaged over N = 2, 4 or 8 board symmetries; NET is `DIR`, `nn:DIR` or `nnq:DIR` |
+//! | `nnq7:DIR`             | the same, its activations in 7-bit steps (fast on AVX2 alone) |
+//! | `symN:NET`             | a CNN's probabilities averaged over N = 2, 4 or 8 board symmetries; NET is `DIR`, `nn:DIR`, `nnq:DIR` or `nnq7:DIR` |
 //!
 //! The name only says what to build: `search::pruners` builds it (the network and kake-me
 //! pruners live above this layer). It sits here, the lowest layer that knows pruners, so that
@@ -32,7 +33,7 @@ pub const SYMMETRY_VIEWS: [u8; 3] = [2, 4, 8];
 
 /// The kinds a pruner name starts with, for error messages and help texts.
 pub const KINDS: &[&str] = &[
-    "none", "random", "rule", "nn", "nnq", "sym2", "sym4", "sym8", "kakeme",
+    "none", "random", "rule", "nn", "nnq", "nnq7", "sym2", "sym4", "sym8", "kakeme",
 ];
 
 /// A parsed pruner name. [`Display`](fmt::Display) writes it back as it was spelled, so specs
@@ -73,6 +74,8 @@ pub enum Weights {
     Bare(String),
     /// `nnq:DIR`: a CNN with 8-bit integer convolutions.
     Quantized(String),
+    /// `nnq7:DIR`: the same, its activations stepped in 7 bits (`net::quant::ActSteps`).
+    Quantized7(String),
 }
 
 impl Weights {
@@ -80,13 +83,26 @@ impl Weights {
     pub fn dir(&self) -> &Path {
         match self {
             Weights::Default => Path::new(DEFAULT_MODEL),
-            Weights::Float(d) | Weights::Bare(d) | Weights::Quantized(d) => Path::new(d),
+            Weights::Float(d)
+            | Weights::Bare(d)
+            | Weights::Quantized(d)
+            | Weights::Quantized7(d) => Path::new(d),
         }
     }
 
-    /// Whether the network runs with 8-bit integer convolutions (`nnq:`).
+    /// Whether the network runs with integer convolutions (`nnq:`, `nnq7:`).
     pub fn quantized(&self) -> bool {
-        matches!(self, Weights::Quantized(_))
+        self.activation_bits().is_some()
+    }
+
+    /// The bits of an integer network's activation steps: 8 for `nnq:`, 7 for `nnq7:`,
+    /// `None` for a float network.
+    pub fn activation_bits(&self) -> Option<u8> {
+        match self {
+            Weights::Quantized(_) => Some(8),
+            Weights::Quantized7(_) => Some(7),
+            Weights::Default | Weights::Float(_) | Weights::Bare(_) => None,
+        }
     }
 }
 
@@ -99,8 +115,8 @@ pub enum PrunerNameError {
     TakesNoArgument { kind: String, arg: String },
     #[error("pruner `random`: seed `{0}` is not an integer")]
     BadSeed(String),
-    #[error("pruner `nnq` needs a CNN model directory, e.g. nnq:models/cnn")]
-    NnqWithoutDirectory,
+    #[error("pruner `{0}` needs a CNN model directory, e.g. {0}:models/cnn")]
+    NnqWithoutDirectory(String),
     #[error("pruner `nn:` needs a model directory after the colon, e.g. nn:models/default")]
     NnWithoutDirectory,
     #[error("pruner `sym{0}` needs a CNN, e.g. sym{0}:nnq:models/cnn")]
@@ -157,7 +173,7 @@ impl FromStr for PrunerName {
                     .map(|seed| PrunerName::Random(Some(seed)))
                     .map_err(|_| PrunerNameError::BadSeed(a.into())),
             },
-            "nn" | "nnq" => Ok(PrunerName::Network(NetworkName {
+            "nn" | "nnq" | "nnq7" => Ok(PrunerName::Network(NetworkName {
                 views: 1,
                 weights: weights(kind, arg)?,
             })),
@@ -177,13 +193,14 @@ impl FromStr for PrunerName {
     }
 }
 
-/// The weights of an `nn`/`nnq` name (`kind`, with the text after its colon).
+/// The weights of an `nn`/`nnq`/`nnq7` name (`kind`, with the text after its colon).
 fn weights(kind: &str, arg: Option<&str>) -> Result<Weights, PrunerNameError> {
     match (kind, arg) {
         ("nn", None) => Ok(Weights::Default),
         ("nn", Some("")) => Err(PrunerNameError::NnWithoutDirectory),
         ("nn", Some(d)) => Ok(Weights::Float(d.into())),
-        (_, None | Some("")) => Err(PrunerNameError::NnqWithoutDirectory),
+        (_, None | Some("")) => Err(PrunerNameError::NnqWithoutDirectory(kind.into())),
+        ("nnq7", Some(d)) => Ok(Weights::Quantized7(d.into())),
         (_, Some(d)) => Ok(Weights::Quantized(d.into())),
     }
 }
@@ -254,6 +271,7 @@ impl fmt::Display for NetworkName {
             Weights::Float(d) => write!(f, "nn:{d}"),
             Weights::Bare(d) => f.write_str(d),
             Weights::Quantized(d) => write!(f, "nnq:{d}"),
+            Weights::Quantized7(d) => write!(f, "nnq7:{d}"),
         }
     }
 }
@@ -282,6 +300,8 @@ mod tests {
             ("sym2:models/x", net(2, Weights::Bare(x()))),
             ("sym4:nn:models/x", net(4, Weights::Float(x()))),
             ("sym8:nnq:models/x", net(8, Weights::Quantized(x()))),
+            ("nnq7:models/x", net(1, Weights::Quantized7(x()))),
+            ("sym2:nnq7:models/x", net(2, Weights::Quantized7(x()))),
             ("sym8:nn", net(8, Weights::Default)),
             // A directory keeps its text, colons included.
             (
@@ -319,6 +339,8 @@ mod tests {
             "sym2:models/x",
             "sym4:nn:models/x",
             "sym8:nnq:models/x",
+            "nnq7:models/x",
+            "sym4:nnq7:models/x",
         ] {
             let name = PrunerName::parse_or_dir(text).unwrap();
             assert_eq!(name.model_dir(), Some(Path::new("models/x")), "{text}");
@@ -328,11 +350,13 @@ mod tests {
         for text in ["none", "random", "random:3", "rule", "kakeme"] {
             assert_eq!(text.parse::<PrunerName>().unwrap().model_dir(), None);
         }
-        let quantized = |t: &str| match t.parse::<PrunerName>().unwrap() {
-            PrunerName::Network(n) => n.weights.quantized(),
+        let bits = |t: &str| match t.parse::<PrunerName>().unwrap() {
+            PrunerName::Network(n) => n.weights.activation_bits(),
             _ => unreachable!(),
         };
-        assert!(quantized("sym8:nnq:models/x") && !quantized("sym8:nn:models/x"));
+        assert_eq!(bits("sym8:nnq:models/x"), Some(8));
+        assert_eq!(bits("sym2:nnq7:models/x"), Some(7));
+        assert_eq!(bits("sym8:nn:models/x"), None);
     }
 
     /// Bad names are refused by what is wrong, and the message says it.
@@ -350,6 +374,10 @@ mod tests {
             ("random:-1", "seed `-1` is not an integer"),
             ("nnq", "needs a CNN model directory"),
             ("nnq:", "needs a CNN model directory"),
+            (
+                "nnq7",
+                "pruner `nnq7` needs a CNN model directory, e.g. nnq7:models/cnn",
+            ),
             ("nn:", "needs a model directory"),
             (
                 "sym8",

@@ -35,23 +35,23 @@ pub fn resolve_model_dir(dir: &Path) -> PathBuf {
 
 /// Loads each model directory once per process: a tournament builds an engine per game, and
 /// every one of them shares the same read-only network.
-/// `quantized`: the 8-bit evaluation of the same weights (`nnq`), cached apart.
-fn load_network(dir: &Path, quantized: bool) -> anyhow::Result<Arc<NetPruner>> {
-    type Loaded = HashMap<(PathBuf, bool), Arc<NetPruner>>;
+/// `bits`: the integer evaluation of the same weights, in 8-bit (`nnq`) or 7-bit (`nnq7`)
+/// activation steps, cached apart from the float one (`None`).
+fn load_network(dir: &Path, bits: Option<u8>) -> anyhow::Result<Arc<NetPruner>> {
+    type Loaded = HashMap<(PathBuf, Option<u8>), Arc<NetPruner>>;
     static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
     let mut cache = LOADED
         .get_or_init(Default::default)
         .lock()
         .expect("model cache poisoned");
-    let key = (dir.to_path_buf(), quantized);
+    let key = (dir.to_path_buf(), bits);
     if let Some(net) = cache.get(&key) {
         return Ok(net.clone());
     }
     let found = resolve_model_dir(dir);
-    let net = Arc::new(if quantized {
-        NetPruner::load_quantized(&found)?
-    } else {
-        NetPruner::load(&found)?
+    let net = Arc::new(match bits {
+        Some(bits) => NetPruner::load_quantized_bits(&found, bits)?,
+        None => NetPruner::load(&found)?,
     });
     cache.insert(key, net.clone());
     Ok(net)
@@ -71,7 +71,7 @@ pub fn make_pruner(name: &PrunerName) -> anyhow::Result<Arc<dyn Pruner>> {
 
 /// A network pruner: the cached load of its weights, averaged over its symmetry views.
 fn network(name: &NetworkName) -> anyhow::Result<Arc<dyn Pruner>> {
-    let net = load_network(name.weights.dir(), name.weights.quantized())?;
+    let net = load_network(name.weights.dir(), name.weights.activation_bits())?;
     Ok(match name.views {
         1 => net,
         views => Arc::new(NetPruner::clone(&net).with_symmetries(views)?),

@@ -273,6 +273,7 @@ fn resolved_pruner(name: &str) -> String {
         .to_string();
     let weights = match n.weights {
         Weights::Quantized(_) => Weights::Quantized(real),
+        Weights::Quantized7(_) => Weights::Quantized7(real),
         Weights::Default | Weights::Float(_) | Weights::Bare(_) => Weights::Float(real),
     };
     NetworkName {
