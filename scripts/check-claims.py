@@ -105,8 +105,8 @@ def named_paths(cell, doc_dir):
     """Candidate ROOT-relative paths a cell names: backticked words and link targets."""
     found = []
     for code in re.findall(r"`([^`]+)`", cell):
-        for word in [code] + code.split():
-            found.append(word)
+        # A command's words: only those shaped like a path (a `/` or a `.`) are candidates.
+        found.extend(w for w in code.split() if "/" in w or "." in w)
     for target in re.findall(r"\]\(([^)\s]+)\)", cell):
         found.append(os.path.join(doc_dir, target))
     cleaned = []
@@ -114,7 +114,7 @@ def named_paths(cell, doc_dir):
         path = path.split("#", 1)[0].strip().strip("'\",;:()").rstrip("/")
         if path.startswith("./"):
             path = path[2:]
-        if path:
+        if path and path not in cleaned:
             cleaned.append(path)
     return cleaned
 
