@@ -51,7 +51,10 @@ fn the_repository_docs_name_a_committed_record_in_every_results_row() {
         return;
     }
     let (out, text) = check(&root());
-    assert!(out.status.success(), "{SCRIPT} failed on the repository:\n{text}");
+    assert!(
+        out.status.success(),
+        "{SCRIPT} failed on the repository:\n{text}"
+    );
     // Not vacuous: the docs hold results tables, and the script counted their rows.
     let rows: usize = text
         .split_whitespace()
@@ -71,7 +74,10 @@ fn a_fixture_row_without_a_committed_record_fails_by_name() {
     let no_record = row_location("README.md", "C against D, no record");
     let missing = row_location("README.md", "E against F, record missing");
     for (location, why) in [
-        (&no_record, "names no committed record; figures: 20, 11, 20, 0.550"),
+        (
+            &no_record,
+            "names no committed record; figures: 20, 11, 20, 0.550",
+        ),
         (&missing, "not committed: report/runs/not-committed"),
     ] {
         assert!(
