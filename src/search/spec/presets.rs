@@ -54,8 +54,9 @@ pub const STRONG6_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_
 
 /// The `strong7` preset: `strong6`'s search over `cnn-distilled-b6c96-6x64-cosine`, the 6x64
 /// network distilled from the same labels and annealed the same way. A visit costs about
-/// three times `strong6`'s, and at equal time it is the stronger (docs/value-search.md,
-/// "The network's shape").
+/// three times `strong6`'s; at equal CPU, measured at fixed visits (600 against `strong6`'s
+/// 1,800), it is the stronger, 65/100 (`report/runs/net_shape_equal_cpu_cosine`;
+/// docs/value-search.md, "The network's shape").
 pub const STRONG7_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
     resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96-6x64-cosine,\
     select=puct,value=nnq:models/cnn-distilled-b6c96-6x64-cosine,value_mix=1,time_safety=0.01,\
