@@ -76,6 +76,15 @@ fn engine_files(test: &str) -> (PathBuf, PathBuf, PathBuf, String) {
     (dir, net, cfg, s)
 }
 
+/// [`engine_files`] and a folder of two games against the engine: (folder, network, spec,
+/// match folder).
+fn two_games(test: &str) -> (PathBuf, PathBuf, String, PathBuf) {
+    let (dir, net, _cfg, white) = engine_files(test);
+    let out = dir.join("match");
+    ok(&play(&white, 2, &out, &[]));
+    (dir, net, white, out)
+}
+
 #[test]
 fn an_outside_engines_answers_and_checksums_are_recorded_and_summarised() {
     let (dir, net, cfg, white) = engine_files("recorded");
@@ -143,9 +152,7 @@ fn an_outside_engines_answers_and_checksums_are_recorded_and_summarised() {
 
 #[test]
 fn a_resume_with_a_changed_network_is_refused_unless_allowed() {
-    let (dir, net, _cfg, white) = engine_files("changed");
-    let out = dir.join("match");
-    ok(&play(&white, 2, &out, &[]));
+    let (dir, net, white, out) = two_games("changed");
     let was = sha256sum(&net);
     let before = (
         std::fs::read(out.join("match.toml")).unwrap(),
@@ -205,9 +212,7 @@ fn a_resume_with_a_changed_network_is_refused_unless_allowed() {
 /// shows KataGo's visits as not reported (the games say 0, which the arena never counted).
 #[test]
 fn folders_without_a_record_still_resume_and_summarise() {
-    let (dir, _net, _cfg, white) = engine_files("old");
-    let out = dir.join("match");
-    ok(&play(&white, 2, &out, &[]));
+    let (dir, _net, white, out) = two_games("old");
     let mut h = header(&out);
     h.as_table_mut().unwrap().remove("outside_engines");
     std::fs::write(out.join("match.toml"), toml::to_string(&h).unwrap()).unwrap();
@@ -254,6 +259,50 @@ fn folders_without_a_record_still_resume_and_summarise() {
         summary.contains("B `gtp:/root/.cache/akushu/katago/bin/katago")
             && summary.contains("not recorded"),
         "{summary}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Shards of one match merge with their outside engine recorded once; shards played with
+/// different networks are not merged.
+#[test]
+fn merged_shards_keep_the_engine_and_refuse_another() {
+    let (dir, net, _cfg, white) = engine_files("merge");
+    let shard = |i: u32| {
+        let out = dir.join(format!("shard{i}"));
+        ok(&play(&white, 4, &out, &["--shard", &format!("{i}/2")]));
+        out
+    };
+    let (s0, s1) = (shard(0), shard(1));
+    let merge = |out: &Path, inputs: &[&Path]| {
+        Command::new(env!("CARGO_BIN_EXE_akushu"))
+            .args(["match", "merge", "--out"])
+            .arg(out)
+            .args(inputs)
+            .output()
+            .unwrap()
+    };
+    let merged = dir.join("merged");
+    ok(&merge(&merged, &[&s0, &s1]));
+    assert_eq!(
+        header(&merged)["outside_engines"],
+        header(&s0)["outside_engines"]
+    );
+    assert!(
+        std::fs::read_to_string(merged.join("summary.md"))
+            .unwrap()
+            .contains(&sha256sum(&net))
+    );
+    // Shard 1 played again with another network: not the same engine.
+    std::fs::remove_dir_all(&s1).unwrap();
+    std::fs::write(&net, b"weights of another network\n").unwrap();
+    let s1 = shard(1);
+    let refused = merge(&dir.join("merged2"), &[&s0, &s1]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("another outside engine") && err.contains(&sha256sum(&net)),
+        "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

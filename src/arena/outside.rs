@@ -302,6 +302,65 @@ mod tests {
         );
     }
 
+    /// Every difference is named with both values; a refused one needs the flag.
+    #[test]
+    fn differences_name_the_file_and_both_values() {
+        let was = OutsideEngine {
+            name: Some("KataGo".into()),
+            version: Some("1.15.3".into()),
+            reports_visits: false,
+            program: "/usr/bin/katago".into(),
+            program_sha256: "aa".into(),
+            recorded_after_games: None,
+            files: BTreeMap::from([
+                ("net.bin.gz".to_string(), "11".to_string()),
+                ("match.cfg".to_string(), "22".to_string()),
+            ]),
+        };
+        let now = CommandFiles {
+            program: "/opt/katago".into(),
+            program_sha256: "aa".into(),
+            files: BTreeMap::from([("net.bin.gz".to_string(), "33".to_string())]),
+        };
+        let answers = GtpAnswers {
+            name: Some("KataGo".into()),
+            version: None,
+        };
+        let d = differences("gtp:katago", &was, &now, Some(&answers));
+        assert_eq!(
+            d,
+            vec![
+                "`gtp:katago`: file match.cfg had sha256 22, now it is not a readable file",
+                "`gtp:katago`: file net.bin.gz had sha256 11, now 33",
+                "`gtp:katago`: answered `version` with \"1.15.3\", now with a refusal",
+            ]
+        );
+        // The same program found elsewhere is the same program; unasked answers are not
+        // compared.
+        let same = CommandFiles {
+            program: "/opt/katago".into(),
+            program_sha256: "aa".into(),
+            files: was.files.clone(),
+        };
+        assert!(differences("gtp:katago", &was, &same, None).is_empty());
+        let recorded = BTreeMap::from([("gtp:katago".to_string(), was)]);
+        let now = BTreeMap::from([("gtp:katago".to_string(), now)]);
+        let header = Path::new("runs/x/match.toml");
+        let e = check_same(&recorded, &now, None, header, false).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("runs/x/match.toml: an outside engine")
+                && e.to_string().contains("--allow-engine-change"),
+            "{e}"
+        );
+        assert_eq!(
+            check_same(&recorded, &now, None, header, true)
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+
     #[test]
     fn sha256_of_a_known_text() {
         let dir = std::env::temp_dir().join(format!("akushu-outside-{}", std::process::id()));
