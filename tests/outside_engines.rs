@@ -185,6 +185,11 @@ fn a_resume_with_a_changed_network_is_refused_unless_allowed() {
         &["--extend", "--allow-engine-change"],
     ));
     let h = header(&out);
+    assert_eq!(
+        h["outside_engines"][&white]["recorded_after_games"].as_integer(),
+        Some(2),
+        "{h}"
+    );
     let files = &h["outside_engines"][&white]["files"];
     assert_eq!(
         files[net.display().to_string().as_str()].as_str(),

@@ -39,8 +39,9 @@ pub struct OutsideEngine {
     /// The SHA-256 of the program's bytes (hex, as `sha256sum` prints it).
     pub program_sha256: String,
     /// Games the folder held when this identity was first recorded (absent: recorded at
-    /// the folder's first game). A folder played before identities were kept says here that
-    /// its earlier games may have had another engine.
+    /// the folder's first game). A folder played before identities were kept, or resumed
+    /// with `--allow-engine-change`, says here that its earlier games may have had another
+    /// engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded_after_games: Option<u32>,
     /// The SHA-256 of every regular file the command line names, keyed by the file as the

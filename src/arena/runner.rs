@@ -805,8 +805,9 @@ pub struct ResumeRules {
 }
 
 /// The header's outside engines for a run that plays: each `gtp:` player's `answers` and
-/// checksummed `files`, keeping when the first record was made (`old`), and marking one
-/// first recorded in a folder that already has `games` games.
+/// checksummed `files`, keeping when the first record of the same engine was made (`old`),
+/// and marking one first recorded (or changed, when allowed) in a folder that already has
+/// `games` games.
 fn outside_records(
     files: &BTreeMap<String, CommandFiles>,
     answers: &BTreeMap<String, GtpAnswers>,
@@ -819,9 +820,8 @@ fn outside_records(
             let a = answers.get(spec).cloned().unwrap_or_default();
             let mut record = OutsideEngine::new(a, f.clone());
             record.recorded_after_games = match old.and_then(|o| o.outside.get(spec)) {
-                Some(was) => was.recorded_after_games,
-                None if games > 0 => Some(games as u32),
-                None => None,
+                Some(was) if super::outside::same_engine(was, &record) => was.recorded_after_games,
+                _ => (games > 0).then_some(games as u32),
             };
             (spec.clone(), record)
         })
