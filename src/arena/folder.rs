@@ -149,6 +149,10 @@ pub struct RunHeader<C> {
     pub config: C,
     pub engines: BTreeMap<String, String>,
     pub models: BTreeMap<String, String>,
+    /// What each outside (`gtp:`) engine is, by spec ([`super::outside`]): written by the
+    /// match runner at the first game; empty in headers written before it was kept, in
+    /// matches without outside engines, and in other kinds' headers.
+    pub outside: BTreeMap<String, super::outside::OutsideEngine>,
     /// The plan as fixed at the first game and every later change to it (matches write it;
     /// `None` in headers written before it was kept, and in other kinds' headers).
     pub plan: Option<PlanRecord>,
@@ -220,6 +224,7 @@ impl<C: RunConfig + Clone> RunHeader<C> {
             config: config.clone(),
             engines: resolved_specs(config.specs()),
             models: super::runner::spec_model_checksums(config.specs()),
+            outside: BTreeMap::new(),
             plan: None,
         }
     }
@@ -239,17 +244,23 @@ pub fn resolved_specs<'a>(specs: impl IntoIterator<Item = &'a String>) -> BTreeM
 }
 
 // The header's TOML: `program`, the config under its kind's key, `engines`, `models`, then
-// `plan` where there is one, in that order (what the folders written so far hold); a header
-// without `engines` or `models` reads them as empty, one without `plan` as none, and unknown
-// keys are ignored.
+// `outside_engines` where there are any and `plan` where there is one, in that order (what
+// the folders written so far hold, so a header without outside engines is written as
+// before); a header without `engines`, `models` or `outside_engines` reads them as empty,
+// one without `plan` as none, and unknown keys are ignored.
 impl<C: RunConfig> Serialize for RunHeader<C> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Header", 5)?;
+        let mut st = s.serialize_struct("Header", 6)?;
         st.serialize_field("program", &self.program)?;
         st.serialize_field(C::KEY, &self.config)?;
         st.serialize_field("engines", &self.engines)?;
         st.serialize_field("models", &self.models)?;
+        if self.outside.is_empty() {
+            st.skip_field("outside_engines")?;
+        } else {
+            st.serialize_field("outside_engines", &self.outside)?;
+        }
         match &self.plan {
             Some(plan) => st.serialize_field("plan", plan)?,
             None => st.skip_field("plan")?,
@@ -273,6 +284,7 @@ impl<'de, C: RunConfig> Deserialize<'de> for RunHeader<C> {
                 use serde::de::Error;
                 let (mut program, mut config) = (None, None);
                 let (mut engines, mut models) = (BTreeMap::new(), BTreeMap::new());
+                let mut outside = BTreeMap::new();
                 let mut plan = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
@@ -280,6 +292,7 @@ impl<'de, C: RunConfig> Deserialize<'de> for RunHeader<C> {
                         "plan" => plan = Some(map.next_value()?),
                         "engines" => engines = map.next_value()?,
                         "models" => models = map.next_value()?,
+                        "outside_engines" => outside = map.next_value()?,
                         k if k == C::KEY => config = Some(map.next_value()?),
                         _ => {
                             map.next_value::<serde::de::IgnoredAny>()?;
@@ -291,13 +304,14 @@ impl<'de, C: RunConfig> Deserialize<'de> for RunHeader<C> {
                     config: config.ok_or_else(|| M::Error::missing_field(C::KEY))?,
                     engines,
                     models,
+                    outside,
                     plan,
                 })
             }
         }
         d.deserialize_struct(
             "Header",
-            &["program", "engines", "models", "plan"],
+            &["program", "engines", "models", "outside_engines", "plan"],
             Fields(PhantomData),
         )
     }

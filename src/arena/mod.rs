@@ -17,6 +17,8 @@
 //! - [`selfplay_run`]: self-play runs on the games folder, and datasets built from them;
 //! - [`sprt`]: the sequential test that stops a match once its games (or pairs) decide;
 //! - [`pairs`]: paired games: the pentanomial, its Elo and interval;
+//! - [`outside`]: what an outside (`gtp:`) engine is: its `name`/`version` answers and the
+//!   SHA-256 of its program and the files its command line names;
 //! - [`openings`]: opening suites (SGF files, folders, `.sgfs`) games start from;
 //! - [`repeats`]: identical games and long shared openings, counted;
 //! - [`rating`]: Bradley-Terry ratings of every player in a set of match folders;
@@ -28,6 +30,7 @@ pub mod folder;
 pub mod game;
 pub mod gtp;
 pub mod openings;
+pub mod outside;
 pub mod pairs;
 pub mod player;
 pub mod rating;

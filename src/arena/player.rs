@@ -10,6 +10,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 use super::gtp::{GtpClient, GtpError};
+use super::outside::GtpAnswers;
 use crate::dataset::record::VISIT_SLOTS;
 use crate::rules::{Color, Move};
 use crate::search::TimeControl;
@@ -101,6 +102,11 @@ pub trait Player: Send {
     /// Reports a side's clock (before each of its moves).
     fn time_left(&mut self, _color: Color, _seconds: f64, _stones: u32) -> Result<(), PlayerError> {
         Ok(())
+    }
+    /// An outside engine's answers to GTP `name` and `version`, which the match folder
+    /// records; `None` for an in-process engine, whose spec says what it is.
+    fn gtp_answers(&mut self) -> Result<Option<GtpAnswers>, PlayerError> {
+        Ok(None)
     }
 }
 
@@ -369,6 +375,20 @@ impl Player for GtpPlayer {
 
     fn cpu_seconds(&self) -> Option<f64> {
         crate::util::process_cpu_seconds(self.client.pid())
+    }
+
+    fn gtp_answers(&mut self) -> Result<Option<GtpAnswers>, PlayerError> {
+        // Both are GTP 2's required commands; an engine refusing one has no answer recorded,
+        // any other failure (a crash, a hang, garbage) is the engine's and is reported.
+        let mut ask = |command: &str| match self.command(command) {
+            Ok(answer) => Ok(Some(answer)),
+            Err(PlayerError::Gtp(GtpError::Refused { .. })) => Ok(None),
+            Err(e) => Err(e),
+        };
+        Ok(Some(GtpAnswers {
+            name: ask("name")?,
+            version: ask("version")?,
+        }))
     }
 }
 

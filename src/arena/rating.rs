@@ -564,6 +564,7 @@ mod tests {
                 "models/x".to_string(),
                 "fnv1a64:0123456789abcdef bytes:4096".to_string(),
             )]),
+            outside: BTreeMap::new(),
             plan: None,
         };
         let one = player_id(spec, &header);

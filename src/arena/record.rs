@@ -63,10 +63,11 @@ pub struct GameRecord {
     pub black_seconds: f64,
     /// Seconds white spent thinking.
     pub white_seconds: f64,
-    /// Simulations black ran (0 when the engine does not say: GTP engines).
-    pub black_sims: u64,
+    /// Simulations black ran; empty where the engine does not report them (an outside GTP
+    /// engine: see [`reported_sims`]). Older folders wrote 0 for those.
+    pub black_sims: Option<u64>,
     /// Simulations white ran.
-    pub white_sims: u64,
+    pub white_sims: Option<u64>,
     /// Wall-clock seconds of the whole game, engine start-up included: wall minus thinking
     /// is the arena's overhead.
     pub wall_seconds: f64,
@@ -112,7 +113,25 @@ pub fn cpu_covers_search(spec: &str) -> bool {
     crate::search::spec::parse_uct_kind(spec).map_or(true, |c| c.threads <= 1)
 }
 
+/// A side's simulations as a row records them: `None` for an outside (`gtp:`) engine, whose
+/// visits the arena does not read (see [`super::outside`]), so its tally of 0 is no count.
+pub fn reported_sims(spec: &str, tallied: u64) -> Option<u64> {
+    super::outside::gtp_command(spec)
+        .is_none()
+        .then_some(tallied)
+}
+
 impl GameRecord {
+    /// The simulations `color` ran, where they were measured: never for an outside engine,
+    /// whose 0 in rows written before the column could be empty was not a count either.
+    pub fn sims_by(&self, color: Color) -> Option<u64> {
+        let (spec, sims) = match color {
+            Color::Black => (&self.black, self.black_sims),
+            Color::White => (&self.white, self.white_sims),
+        };
+        sims.and_then(|n| reported_sims(spec, n))
+    }
+
     /// A loss on time by a starved machine: the loser's engine, whose CPU reading covers
     /// its search, got less than [`STARVED_CPU_SHARE`] of its thinking seconds as CPU over
     /// the game (the rows keep game totals, not the move that overran). Such a game is the

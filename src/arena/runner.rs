@@ -18,6 +18,7 @@ use super::folder::{GamesDir, Opened, RunConfig, RunHeader, Schedule};
 pub use super::folder::{ProgramInfo, resolved_specs};
 use super::game::{Side, Winner};
 use super::openings::{Suite, SuiteSpec};
+use super::outside::{CommandFiles, GtpAnswers, OutsideEngine};
 use super::pairs::{EloEstimate, Pentanomial, trinomial_elo};
 use super::player::{GtpTimeouts, build_player};
 use super::record::{GameRecord, read_csv};
@@ -467,7 +468,8 @@ impl ResultsDir {
         header: &MatchHeader,
         rows: &[GameRecord],
     ) -> anyhow::Result<MatchSummary> {
-        let summary = summarize(rows, [&header.config.black, &header.config.white]);
+        let mut summary = summarize(rows, [&header.config.black, &header.config.white]);
+        summary.outside_engines = outside_lines(header);
         let planned = header.config.planned_games().len();
         let text = format!(
             "# Match summary\n\n{} {}; games finished {} of {} planned{}\n\n\
@@ -518,6 +520,8 @@ impl ResultsDir {
             json["pairs"] = p.json();
         }
         json["repeats"] = repeats.json();
+        // By spec, as match.toml records them; a `gtp:` player missing here was not recorded.
+        json["outside_engines"] = serde_json::to_value(&header.outside)?;
         json["plan"] = serde_json::json!({
             "planned_games": header.plan.as_ref().and_then(|p| p.planned_games),
             "history": header.plan.as_ref().map(|p| p.history.clone()),
@@ -628,6 +632,23 @@ impl PairedFigures {
             "unpaired_games": self.unpaired_games,
         })
     }
+}
+
+/// Each outside player's record as the summary lists it: `B `gtp:...`: name ...`, or that
+/// the folder does not record it (written before outside engines' identities were kept).
+pub fn outside_lines(header: &MatchHeader) -> Vec<String> {
+    let c = &header.config;
+    [("A", &c.black), ("B", &c.white)]
+        .into_iter()
+        .filter(|(_, spec)| super::outside::gtp_command(spec).is_some())
+        .map(|(label, spec)| match header.outside.get(spec) {
+            Some(r) => format!("{label} `{spec}`: {}", r.describe()),
+            None => format!(
+                "{label} `{spec}`: not recorded (match.toml was written before outside \
+                 engines' names, versions and checksums were kept); visits a move not reported"
+            ),
+        })
+        .collect()
 }
 
 /// The summary's plan history: the games planned at the first game and every dated change.
@@ -754,16 +775,57 @@ pub struct MatchOutcome {
 }
 
 /// Checks that both specs build (and GTP engines start) before any game is played, so a
-/// typo fails the match at once instead of losing every game by error.
-pub fn check_players(config: &MatchConfig) -> anyhow::Result<()> {
+/// typo fails the match at once instead of losing every game by error. Returns each outside
+/// engine's `name` and `version` answers, by spec, for the folder's record.
+pub fn check_players(config: &MatchConfig) -> anyhow::Result<BTreeMap<String, GtpAnswers>> {
+    let mut answers = BTreeMap::new();
     for spec in [&config.black, &config.white] {
         let mut p = build_player(spec, 0, config.timeouts)
             .map_err(|e| anyhow::anyhow!("player {spec:?}: {e}"))?;
         p.new_game(config.komi)
             .map_err(|e| anyhow::anyhow!("player {spec:?} failed to set up a game: {e}"))?;
+        if let Some(a) = p.gtp_answers().map_err(|e| {
+            anyhow::anyhow!("player {spec:?} failed to answer `name` and `version`: {e}")
+        })? {
+            answers.insert(spec.clone(), a);
+        }
         p.close();
     }
-    Ok(())
+    Ok(answers)
+}
+
+/// Which changes a resume of a folder with games may make, each only when asked for and
+/// dated in the plan's history: `extend`, another plan (more games, another sequential
+/// test); `engine_change`, an outside engine whose program, files or `name`/`version`
+/// answers are not the recorded ones (`akushu match --allow-engine-change`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ResumeRules {
+    pub extend: bool,
+    pub engine_change: bool,
+}
+
+/// The header's outside engines for a run that plays: each `gtp:` player's `answers` and
+/// checksummed `files`, keeping when the first record of the same engine was made (`old`),
+/// and marking one first recorded (or changed, when allowed) in a folder that already has
+/// `games` games.
+fn outside_records(
+    files: &BTreeMap<String, CommandFiles>,
+    answers: &BTreeMap<String, GtpAnswers>,
+    old: Option<&MatchHeader>,
+    games: usize,
+) -> BTreeMap<String, OutsideEngine> {
+    files
+        .iter()
+        .map(|(spec, f)| {
+            let a = answers.get(spec).cloned().unwrap_or_default();
+            let mut record = OutsideEngine::new(a, f.clone());
+            record.recorded_after_games = match old.and_then(|o| o.outside.get(spec)) {
+                Some(was) if super::outside::same_engine(was, &record) => was.recorded_after_games,
+                _ => (games > 0).then_some(games as u32),
+            };
+            (spec.clone(), record)
+        })
+        .collect()
 }
 
 /// Runs (or resumes) a match into `out`. `show_progress` draws a progress bar. A change
@@ -775,7 +837,11 @@ pub fn run_match(
     out: &Path,
     show_progress: bool,
 ) -> anyhow::Result<MatchOutcome> {
-    run_match_with(config, out, show_progress, true)
+    let rules = ResumeRules {
+        extend: true,
+        engine_change: false,
+    };
+    run_match_with(config, out, show_progress, rules)
 }
 
 /// The plan's settings a resume may change (everything else is refused as another match):
@@ -832,13 +898,15 @@ fn plan_line(c: &MatchConfig) -> String {
 }
 
 /// [`run_match`], refusing a change to the plan of a folder that has games unless
-/// `extend`: a run fixed before it started stays fixed unless its record says otherwise.
+/// `rules.extend`, and a changed outside engine unless `rules.engine_change`: a run fixed
+/// before it started stays fixed unless its record says otherwise.
 pub fn run_match_with(
     config: &MatchConfig,
     out: &Path,
     show_progress: bool,
-    extend: bool,
+    rules: ResumeRules,
 ) -> anyhow::Result<MatchOutcome> {
+    let extend = rules.extend;
     config.validate()?;
     let dir = ResultsDir::new(out);
     let Opened {
@@ -910,8 +978,37 @@ pub fn run_match_with(
         .as_ref()
         .map(Suite::read_recorded)
         .transpose()?;
-    if !pending.is_empty() {
-        check_players(config)?;
+    // Each outside engine's program and files, checksummed now; its answers once it starts.
+    let files = super::outside::specs_files(config.specs())?;
+    let answers = if pending.is_empty() {
+        None
+    } else {
+        Some(check_players(config)?)
+    };
+    header.outside = old.as_ref().map(|o| o.outside.clone()).unwrap_or_default();
+    if let Some(old) = old.as_ref().filter(|_| !rows.is_empty()) {
+        let changes = super::outside::check_same(
+            &old.outside,
+            &files,
+            answers.as_ref(),
+            &dir.header(),
+            rules.engine_change,
+        )?;
+        if !changes.is_empty() {
+            header
+                .plan
+                .get_or_insert_with(Default::default)
+                .note(&format!(
+                    "outside engine changed after {} games, allowed by --allow-engine-change: \
+                     {} ({})",
+                    rows.len(),
+                    changes.join("; "),
+                    header.program.command
+                ));
+        }
+    }
+    if let Some(answers) = &answers {
+        header.outside = outside_records(&files, answers, old.as_ref(), rows.len());
     }
     dir.start(&header, old.as_ref(), &pending)?;
 
@@ -1253,6 +1350,61 @@ pub fn check_rows(header: &MatchHeader, rows: &[GameRecord], csv: &Path) -> anyh
     Ok(())
 }
 
+/// The outside engines of merged shards: one record a spec (the first shard's), refusing a
+/// shard whose engine is another; the games of shards that recorded none, or recorded it
+/// late, are counted into the merged record's `recorded_after_games`.
+#[derive(Default)]
+struct OutsideMerge {
+    records: BTreeMap<String, OutsideEngine>,
+    /// By spec: games of the shards played before (or without) a record of the engine.
+    unrecorded: BTreeMap<String, u32>,
+}
+
+impl OutsideMerge {
+    fn add(&mut self, header: &MatchHeader, games: usize, input: &Path) -> anyhow::Result<()> {
+        let c = &header.config;
+        let specs = if c.black == c.white {
+            vec![&c.black]
+        } else {
+            vec![&c.black, &c.white]
+        };
+        for spec in specs {
+            if super::outside::gtp_command(spec).is_none() {
+                continue;
+            }
+            let before = match header.outside.get(spec) {
+                Some(r) => {
+                    match self.records.get(spec) {
+                        None => {
+                            self.records.insert(spec.clone(), r.clone());
+                        }
+                        Some(first) if super::outside::same_engine(first, r) => {}
+                        Some(first) => bail!(
+                            "{} was played with another outside engine `{spec}` ({}; first \
+                             shard: {})",
+                            input.display(),
+                            r.describe(),
+                            first.describe()
+                        ),
+                    }
+                    r.recorded_after_games.unwrap_or(0)
+                }
+                None => games as u32,
+            };
+            *self.unrecorded.entry(spec.clone()).or_default() += before;
+        }
+        Ok(())
+    }
+
+    fn records(mut self) -> BTreeMap<String, OutsideEngine> {
+        for (spec, r) in &mut self.records {
+            let before = self.unrecorded.get(spec).copied().unwrap_or(0);
+            r.recorded_after_games = (before > 0).then_some(before);
+        }
+        self.records
+    }
+}
+
 pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     if inputs.is_empty() {
         bail!("match merge: give at least one shard folder");
@@ -1265,6 +1417,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     let mut shard_counts: Vec<Option<u32>> = Vec::new();
     let mut models: Option<BTreeMap<String, String>> = None;
     let mut plan = None;
+    let mut outside = OutsideMerge::default();
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();
     let mut sgfs: BTreeMap<u32, PathBuf> = BTreeMap::new();
     for input in inputs {
@@ -1293,6 +1446,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
         let mut c = header.config.clone();
         c.shard = None;
         c.jobs = 1;
+        outside.add(&header, dir.read_rows()?.len(), input)?;
         match &config {
             None => config = Some(c),
             Some(first) if first == &c => {}
@@ -1327,8 +1481,9 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
         write_atomic(&copy, &text)?;
     }
     let mut header = MatchHeader::new(&config);
-    // The weights the shards recorded, not whatever is on disk now.
+    // The weights and engines the shards recorded, not whatever is on disk now.
     header.models = models.unwrap_or_default();
+    header.outside = outside.records();
     header.plan = plan;
     outdir.write_header(&header)?;
     let missing: Vec<u32> = (1..=config.games)

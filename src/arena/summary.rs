@@ -85,7 +85,12 @@ pub struct PlayerSummary {
     pub errors: u32,
     pub seconds: f64,
     pub moves: u64,
+    /// Simulations over the moves whose simulations were measured (`sims_moves`).
     pub sims: u64,
+    pub sims_moves: u64,
+    /// Whether the player's engine reports its simulations: not an outside (`gtp:`) engine,
+    /// whose visits the arena does not read ([`super::outside`]).
+    pub reports_sims: bool,
     /// CPU seconds and moves of the games whose CPU time was measured.
     pub cpu_seconds: f64,
     pub cpu_moves: u64,
@@ -95,8 +100,11 @@ impl PlayerSummary {
     pub fn seconds_per_move(&self) -> f64 {
         self.seconds / self.moves.max(1) as f64
     }
-    pub fn sims_per_move(&self) -> f64 {
-        self.sims as f64 / self.moves.max(1) as f64
+    /// Simulations a move, `None` where the engine does not report them (never a 0 that
+    /// was not counted).
+    pub fn sims_per_move(&self) -> Option<f64> {
+        self.reports_sims
+            .then(|| self.sims as f64 / self.sims_moves.max(1) as f64)
     }
     /// CPU seconds per move over the games that measured it.
     pub fn cpu_per_move(&self) -> Option<f64> {
@@ -122,6 +130,9 @@ pub struct MatchSummary {
     pub wall_seconds: f64,
     /// Sum of both engines' thinking seconds.
     pub thinking_seconds: f64,
+    /// One line for each outside engine among the players: what its match folder records
+    /// of it ([`super::outside::OutsideEngine::describe`]), filled in by the folder's writer.
+    pub outside_engines: Vec<String>,
 }
 
 impl MatchSummary {
@@ -144,6 +155,7 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
     for (i, label) in ["A", "B"].iter().enumerate() {
         s.players[i].label = label.to_string();
         s.players[i].spec = specs[i].to_string();
+        s.players[i].reports_sims = super::outside::gtp_command(specs[i]).is_none();
     }
     let reasons = [
         EndReason::Passes,
@@ -179,12 +191,15 @@ pub fn summarize(rows: &[GameRecord], specs: [&str; 2]) -> MatchSummary {
             p.draws += (row.winner == Winner::Draw) as u32;
             p.errors += (erred && row.error_by == color.letter().to_string()) as u32;
             p.moves += row.moves_by(color) as u64;
-            let (secs, sims, cpu) = match color {
-                Color::Black => (row.black_seconds, row.black_sims, row.black_cpu_seconds),
-                Color::White => (row.white_seconds, row.white_sims, row.white_cpu_seconds),
+            let (secs, cpu) = match color {
+                Color::Black => (row.black_seconds, row.black_cpu_seconds),
+                Color::White => (row.white_seconds, row.white_cpu_seconds),
             };
             p.seconds += secs;
-            p.sims += sims;
+            if let Some(sims) = row.sims_by(color) {
+                p.sims += sims;
+                p.sims_moves += row.moves_by(color) as u64;
+            }
             if let Some(cpu) = cpu {
                 p.cpu_seconds += cpu;
                 p.cpu_moves += row.moves_by(color) as u64;
@@ -217,7 +232,7 @@ impl fmt::Display for MatchSummary {
         for p in &self.players {
             writeln!(
                 f,
-                "| {} | `{}` | {} | {} | {} | {} | {} | {} | {:.4} | {:.0} |",
+                "| {} | `{}` | {} | {} | {} | {} | {} | {} | {:.4} | {} |",
                 p.label,
                 p.spec,
                 p.overall,
@@ -228,7 +243,14 @@ impl fmt::Display for MatchSummary {
                 p.draws,
                 p.seconds_per_move(),
                 p.sims_per_move()
+                    .map_or("not reported".to_string(), |s| format!("{s:.0}"))
             )?;
+        }
+        if !self.outside_engines.is_empty() {
+            writeln!(f, "\noutside engines (as match.toml records them):\n")?;
+            for line in &self.outside_engines {
+                writeln!(f, "- {line}")?;
+            }
         }
         let cpu: Vec<String> = self
             .players
@@ -305,8 +327,8 @@ mod tests {
             },
             black_seconds: 6.0,
             white_seconds: 5.0,
-            black_sims: 600,
-            white_sims: 0,
+            black_sims: Some(600),
+            white_sims: Some(0),
             wall_seconds: 11.5,
             seed: 0,
             error_by: error_by.into(),

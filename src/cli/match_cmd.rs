@@ -187,6 +187,11 @@ pub struct MatchArgs {
     /// change is recorded with its date in match.toml's history, which the summary prints.
     #[arg(long)]
     pub extend: bool,
+    /// Allow resuming a folder with games although an outside (gtp:) engine changed: its
+    /// program's or a file's SHA-256, or its `name`/`version` answer, differs from what
+    /// match.toml recorded; the change is dated in match.toml's history.
+    #[arg(long)]
+    pub allow_engine_change: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -337,7 +342,11 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 )),
                 out.join("match.toml").display()
             );
-            let outcome = arena::run_match_with(&config, &out, !args.quiet, args.extend)?;
+            let rules = arena::runner::ResumeRules {
+                extend: args.extend,
+                engine_change: args.allow_engine_change,
+            };
+            let outcome = arena::run_match_with(&config, &out, !args.quiet, rules)?;
             crate::outln!(
                 "\n{} games in {} ({} played now)\n",
                 outcome.rows.len(),

@@ -76,7 +76,7 @@ fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path, link: bool)
         );
         let _ = writeln!(
             out,
-            "| {} | `{}` | `{}` | {} | {} | {} | {} | {:.3} | {:.3} | {:.0} | {} |",
+            "| {} | `{}` | `{}` | {} | {} | {} | {} | {:.3} | {:.3} | {} | {} |",
             match &a.arm.same_games_as {
                 Some(other) => format!("{} (the games of {other}, not played twice)", a.arm.label),
                 None => a.arm.label.clone(),
@@ -91,7 +91,8 @@ fn arms_table(out: &mut String, arms: &[ArmResult], runs_rel: &Path, link: bool)
             s.errors,
             pa.seconds_per_move(),
             pb.seconds_per_move(),
-            pa.sims_per_move(),
+            pa.sims_per_move()
+                .map_or("not reported".to_string(), |s| format!("{s:.0}")),
             if link {
                 format!("[{}]({}/summary.md)", rel.display(), rel.display())
             } else {
@@ -865,7 +866,8 @@ pub struct ResultRow {
     pub b_seconds_per_move: f64,
     pub a_cpu_seconds_per_move: Option<f64>,
     pub b_cpu_seconds_per_move: Option<f64>,
-    pub a_sims_per_move: f64,
+    /// `None` where A's engine does not report them (an outside engine).
+    pub a_sims_per_move: Option<f64>,
 }
 
 /// Every played arm of `results`, in report order.
