@@ -80,9 +80,7 @@ impl GameRules {
     /// which allow a longer move cap: [`super::runner::MatchConfig::validate`]).
     pub fn validate(&self) -> anyhow::Result<()> {
         use anyhow::bail;
-        if !self.komi.is_finite() || self.komi.abs() > 1000.0 {
-            bail!("komi {} is not a number from -1000 to 1000", self.komi);
-        }
+        crate::rules::check_komi("komi", self.komi).map_err(anyhow::Error::msg)?;
         if self.max_moves == 0 || self.max_moves > 10_000 {
             bail!("max_moves {} is not from 1 to 10000", self.max_moves);
         }
