@@ -167,7 +167,7 @@ impl Default for MatchConfig {
             seed: 1,
             komi: 6.5,
             alternate: false,
-            max_moves: 300,
+            max_moves: super::game::MATCH_MAX_MOVES,
             timeouts: GtpTimeouts::default(),
             jobs: 1,
             shard: None,

@@ -287,6 +287,62 @@ mod tests {
         }
     }
 
+    /// Two move caps, each named once: self-play's (its rules, `selfplay --max-moves`, the
+    /// loop's `[selfplay]` and `[gate]`) and a match's (`match --max-moves`, a match's config,
+    /// an experiment's `[match]`); every default of a cap is one of the two.
+    #[test]
+    fn every_move_cap_default_is_selfplays_or_a_matchs() {
+        use crate::arena::game::{MATCH_MAX_MOVES, SELFPLAY_MAX_MOVES};
+        let parsed = |words: &[&str]| Cli::try_parse_from(words).unwrap().command;
+        let Command::Selfplay(selfplay) =
+            parsed(&["akushu", "selfplay", "--engine", "random", "--out", "x"])
+        else {
+            unreachable!("selfplay parses as selfplay")
+        };
+        let Command::Match(matched) = parsed(&[
+            "akushu", "match", "--black", "random", "--white", "random", "--out", "x",
+        ]) else {
+            unreachable!("match parses as match")
+        };
+        let quick = crate::selfplay_loop::LoopConfig::from_file(std::path::Path::new(
+            "experiments/loops/quick.toml",
+        ))
+        .unwrap();
+        let selfplay_caps = [
+            (
+                "self-play rules",
+                crate::arena::selfplay::GameRules::default().max_moves,
+            ),
+            ("selfplay --max-moves", selfplay.max_moves),
+            (
+                "loop [selfplay]",
+                crate::selfplay_loop::SelfplaySection::default().max_moves,
+            ),
+            (
+                "loop [gate]",
+                crate::selfplay_loop::GateSection::default().max_moves,
+            ),
+            ("quick.toml's gate (no max_moves key)", quick.gate.max_moves),
+        ];
+        let match_caps = [
+            (
+                "match config",
+                crate::arena::runner::MatchConfig::default().max_moves,
+            ),
+            ("match --max-moves", matched.run.max_moves),
+            (
+                "experiment [match]",
+                crate::arena::experiment::Settings::default().max_moves,
+            ),
+        ];
+        for (what, cap) in selfplay_caps {
+            assert_eq!(cap, SELFPLAY_MAX_MOVES, "{what}");
+        }
+        for (what, cap) in match_caps {
+            assert_eq!(cap, MATCH_MAX_MOVES, "{what}");
+        }
+    }
+
     /// Every place a komi is set takes the rules' one range and refuses what lies outside it
     /// with the rules' one message: `selfplay --komi` and `match --komi`, self-play's rules,
     /// a match's config, an experiment's `[match]`, a loop's `[selfplay]` (self-play and its

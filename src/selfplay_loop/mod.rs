@@ -349,6 +349,8 @@ pub struct GateSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
     pub jobs: usize,
+    /// The gate's move cap: self-play's ([`crate::arena::game::SELFPLAY_MAX_MOVES`]), not a
+    /// match's.
     pub max_moves: u32,
 }
 
@@ -362,7 +364,8 @@ impl Default for GateSection {
             elo1: None,
             threshold: None,
             jobs: 2,
-            max_moves: 243,
+            // Self-play's cap, not a match's: the loop's games all stop at one length.
+            max_moves: crate::arena::game::SELFPLAY_MAX_MOVES,
         }
     }
 }
