@@ -177,6 +177,42 @@ fn loop_candidates_grow_value_and_ownership_heads_from_the_selfplay_results() {
     );
 }
 
+/// `[train] max_train` caps a candidate's training examples as `akushu train --max-train`
+/// does: a seeded sample of the dataset's training split, which here holds more.
+#[test]
+fn a_loop_candidate_trains_on_at_most_max_train_examples() {
+    const MAX_TRAIN: usize = 40;
+    const BATCH: usize = 8;
+    let mut config = quick_loop();
+    config.generations = 1;
+    config.train.options.max_train = Some(MAX_TRAIN);
+    config.train.options.batch_size = Some(BATCH);
+    let tmp = Scratch::new("loop-max-train");
+    let out = tmp.path().join("loop");
+    let outcome = run_loop(&config, &out, &LoopOptions::default()).unwrap();
+    let generation = &outcome.state.generations[0];
+    let available = read_split(&out.join("gen-001/data"), Split::Train)
+        .unwrap()
+        .len();
+    assert!(
+        available > MAX_TRAIN,
+        "the dataset holds only {available} training positions: the cap would change nothing"
+    );
+    assert_eq!(generation.train_positions, MAX_TRAIN as u64);
+    // One epoch over the capped set is its batches, as the training log counts the steps.
+    assert_eq!(config.train.options.epochs, Some(1));
+    let log =
+        std::fs::read_to_string(Path::new(&generation.candidate).join("train_log.csv")).unwrap();
+    let header: Vec<&str> = log.lines().next().unwrap().split(',').collect();
+    let last: Vec<&str> = log.lines().last().unwrap().split(',').collect();
+    let column = |name: &str| -> u64 {
+        let col = header.iter().position(|h| *h == name).unwrap();
+        last[col].parse().unwrap()
+    };
+    assert_eq!(column("step"), MAX_TRAIN.div_ceil(BATCH) as u64, "{log}");
+    assert_eq!(column("examples"), MAX_TRAIN as u64, "{log}");
+}
+
 #[test]
 fn a_heads_only_loop_keeps_the_start_networks_move_distribution() {
     let mut config = quick_loop();

@@ -28,6 +28,18 @@ use crate::rules::{BOARD, Color, Game, Move, Point, Scoring};
 use crate::search::{Clock, EngineMove, MoveStats, TimeControl};
 use crate::util::rng::FastRng;
 
+/// Self-play's move cap, also the loop's gate's: three board-fulls (3 x 81). The loop's games
+/// all stop at one length, its gate's as its self-play's, and every self-play and loop folder
+/// recorded was played at it (a loop resumes only under the `loop.toml` it started with, so
+/// a new default would make every recorded loop another loop).
+pub const SELFPLAY_MAX_MOVES: u32 = 243;
+
+/// A match's move cap (`match`, experiment files), higher than self-play's on purpose: it is
+/// the cap every recorded match and experiment folder was played at, and a match resumes only
+/// with the config it started with, so matching self-play's would refuse each of them. Games
+/// of 9x9 Go rarely reach either cap; one that does is counted as it stands.
+pub const MATCH_MAX_MOVES: u32 = 300;
+
 /// How every game of a run is played. Serialised as self-play's `[rules]` table (the clock is
 /// a match's, written in `match.toml` as its [`super::runner::TimeSpec`], never here).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -54,7 +66,7 @@ impl Default for GameRules {
     fn default() -> Self {
         GameRules {
             komi: 6.5,
-            max_moves: 243,
+            max_moves: SELFPLAY_MAX_MOVES,
             random_moves: 0,
             temperature: 1.0,
             temperature_moves: 8,
@@ -80,9 +92,7 @@ impl GameRules {
     /// which allow a longer move cap: [`super::runner::MatchConfig::validate`]).
     pub fn validate(&self) -> anyhow::Result<()> {
         use anyhow::bail;
-        if !self.komi.is_finite() || self.komi.abs() > 1000.0 {
-            bail!("komi {} is not a number from -1000 to 1000", self.komi);
-        }
+        crate::rules::check_komi("komi", self.komi).map_err(anyhow::Error::msg)?;
         if self.max_moves == 0 || self.max_moves > 10_000 {
             bail!("max_moves {} is not from 1 to 10000", self.max_moves);
         }

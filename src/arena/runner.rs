@@ -168,7 +168,7 @@ impl Default for MatchConfig {
             seed: 1,
             komi: 6.5,
             alternate: false,
-            max_moves: 300,
+            max_moves: super::game::MATCH_MAX_MOVES,
             timeouts: GtpTimeouts::default(),
             jobs: 1,
             shard: None,
@@ -207,9 +207,9 @@ impl MatchConfig {
     /// Checks every number against its range (komi, timeouts, jobs, move cap), naming the
     /// setting: match folders and experiment files reach here without the CLI's parsers.
     pub fn validate(&self) -> anyhow::Result<()> {
-        use crate::util::num::{MAX_KOMI, MAX_SECONDS, MAX_THREADS, check};
+        use crate::util::num::{MAX_SECONDS, MAX_THREADS, check};
         let e = anyhow::Error::msg;
-        check("komi", self.komi, -MAX_KOMI, MAX_KOMI).map_err(e)?;
+        crate::rules::check_komi("komi", self.komi).map_err(e)?;
         for (name, v) in [
             ("genmove timeout (seconds)", self.timeouts.genmove_s),
             ("command timeout (seconds)", self.timeouts.command_s),

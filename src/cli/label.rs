@@ -132,9 +132,13 @@ pub fn run(a: &LabelArgs) -> Result<()> {
         && !a
             .komi
             .parse::<f32>()
-            .is_ok_and(|k| k.is_finite() && k.abs() <= 150.0)
+            .is_ok_and(|k| k.abs() <= crate::teacher::label::TEACHER_MAX_KOMI)
     {
-        bail!("--komi {:?}: expected a number or `game`", a.komi);
+        bail!(
+            "--komi {:?}: expected `game` or a number from -{max} to {max} (the teacher's range)",
+            a.komi,
+            max = crate::teacher::label::TEACHER_MAX_KOMI
+        );
     }
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
         bail!("--timeout must be a positive number of seconds");

@@ -140,7 +140,7 @@ pub struct MatchArgs {
     #[arg(long)]
     pub alternate: bool,
     /// Move cap, 1 to 100,000; a game reaching it is counted as it stands.
-    #[arg(long, default_value_t = 300, value_parser = max_moves_arg)]
+    #[arg(long, default_value_t = crate::arena::game::MATCH_MAX_MOVES, value_parser = max_moves_arg)]
     pub max_moves: u32,
     /// Seconds a GTP engine may take for one genmove before it loses the game (above 0, at
     /// most 1e6).

@@ -286,4 +286,130 @@ mod tests {
             }
         }
     }
+
+    /// Two move caps, each named once: self-play's (its rules, `selfplay --max-moves`, the
+    /// loop's `[selfplay]` and `[gate]`) and a match's (`match --max-moves`, a match's config,
+    /// an experiment's `[match]`); every default of a cap is one of the two.
+    #[test]
+    fn every_move_cap_default_is_selfplays_or_a_matchs() {
+        use crate::arena::game::{MATCH_MAX_MOVES, SELFPLAY_MAX_MOVES};
+        let parsed = |words: &[&str]| Cli::try_parse_from(words).unwrap().command;
+        let Command::Selfplay(selfplay) =
+            parsed(&["akushu", "selfplay", "--engine", "random", "--out", "x"])
+        else {
+            unreachable!("selfplay parses as selfplay")
+        };
+        let Command::Match(matched) = parsed(&[
+            "akushu", "match", "--black", "random", "--white", "random", "--out", "x",
+        ]) else {
+            unreachable!("match parses as match")
+        };
+        let quick = crate::selfplay_loop::LoopConfig::from_file(std::path::Path::new(
+            "experiments/loops/quick.toml",
+        ))
+        .unwrap();
+        let selfplay_caps = [
+            (
+                "self-play rules",
+                crate::arena::selfplay::GameRules::default().max_moves,
+            ),
+            ("selfplay --max-moves", selfplay.max_moves),
+            (
+                "loop [selfplay]",
+                crate::selfplay_loop::SelfplaySection::default().max_moves,
+            ),
+            (
+                "loop [gate]",
+                crate::selfplay_loop::GateSection::default().max_moves,
+            ),
+            ("quick.toml's gate (no max_moves key)", quick.gate.max_moves),
+        ];
+        let match_caps = [
+            (
+                "match config",
+                crate::arena::runner::MatchConfig::default().max_moves,
+            ),
+            ("match --max-moves", matched.run.max_moves),
+            (
+                "experiment [match]",
+                crate::arena::experiment::Settings::default().max_moves,
+            ),
+        ];
+        for (what, cap) in selfplay_caps {
+            assert_eq!(cap, SELFPLAY_MAX_MOVES, "{what}");
+        }
+        for (what, cap) in match_caps {
+            assert_eq!(cap, MATCH_MAX_MOVES, "{what}");
+        }
+    }
+
+    /// Every place a komi is set takes the rules' one range and refuses what lies outside it
+    /// with the rules' one message: `selfplay --komi` and `match --komi`, self-play's rules,
+    /// a match's config, an experiment's `[match]`, a loop's `[selfplay]` (self-play and its
+    /// gate). A komi inside the range but beyond a narrower one is taken by each.
+    #[test]
+    fn every_komi_setting_has_the_rules_range_and_message() {
+        use crate::rules::{MAX_KOMI, check_komi};
+        let inside = MAX_KOMI / 2.0;
+        let outside = MAX_KOMI + 0.5;
+        let message = check_komi("komi", outside).unwrap_err();
+        assert!(check_komi("komi", inside).is_ok());
+
+        let command = |sub: &[&str], komi: f32| {
+            let komi = komi.to_string();
+            let mut words = vec!["akushu"];
+            words.extend(sub);
+            words.extend(["--komi", &komi, "--out", "/nonexistent/out"]);
+            Cli::try_parse_from(words)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let commands: [&[&str]; 2] = [
+            &["selfplay", "--engine", "uct:sims=10"],
+            &["match", "--black", "random", "--white", "random"],
+        ];
+        let config = |komi: f32| -> Vec<(&str, Result<(), String>)> {
+            let rules = crate::arena::selfplay::GameRules {
+                komi,
+                ..Default::default()
+            };
+            let matched = crate::arena::runner::MatchConfig {
+                komi,
+                ..Default::default()
+            };
+            let experiment = format!(
+                "name = \"t\"\ntitle = \"t\"\n[match]\nkomi = {komi}\n[players]\n\
+                 black = \"random\"\nwhite = \"random\"\n[[arm]]\nlabel = \"a\"\n"
+            );
+            let mut looped = crate::selfplay_loop::LoopConfig::from_file(std::path::Path::new(
+                "experiments/loops/quick.toml",
+            ))
+            .unwrap();
+            looped.selfplay.komi = komi;
+            fn text<T>(r: anyhow::Result<T>) -> Result<(), String> {
+                r.map(|_| ()).map_err(|e| format!("{e:#}"))
+            }
+            vec![
+                ("self-play rules", text(rules.validate())),
+                ("match config", text(matched.validate())),
+                (
+                    "experiment [match]",
+                    text(crate::arena::experiment::parse(&experiment, "t.toml")),
+                ),
+                ("loop [selfplay]", text(looped.validate())),
+            ]
+        };
+        for sub in commands {
+            assert_eq!(command(sub, inside), Ok(()), "{sub:?} --komi {inside}");
+            let e = command(sub, outside).unwrap_err();
+            assert!(e.contains(&message), "{sub:?} --komi {outside}: {e}");
+        }
+        for (what, result) in config(inside) {
+            assert_eq!(result, Ok(()), "{what} with komi {inside}");
+        }
+        for (what, result) in config(outside) {
+            let e = result.unwrap_err();
+            assert!(e.ends_with(&message), "{what} with komi {outside}: {e}");
+        }
+    }
 }

@@ -27,7 +27,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
     pub komi: f32,
     /// Move cap (1 to 10,000); a capped game is counted as it stands, without ownership.
-    #[arg(long, default_value_t = 243)]
+    #[arg(long, default_value_t = crate::arena::game::SELFPLAY_MAX_MOVES)]
     pub max_moves: u32,
     /// Opening moves drawn uniformly from the candidate moves, not recorded (0 to 81).
     #[arg(long, default_value_t = 0)]

@@ -13,9 +13,10 @@ use clap::Args;
 
 use crate::dataset::Split;
 use crate::net::data::{read_split, synthetic_split};
+use crate::net::job::TrainJob;
 use crate::net::model::{NetKind, TrainConfig, config_path, weights_path};
 use crate::net::options::TrainOverrides;
-use crate::net::train::{TrainOptions, mix_in, sample, train};
+use crate::net::train::TrainOptions;
 
 #[derive(Debug, Clone, Args)]
 pub struct TrainArgs {
@@ -250,22 +251,19 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         );
     }
     let start = Instant::now();
-    let mut extras = Vec::new();
-    for m in &config.mix {
-        let positions = read_split(std::path::Path::new(&m.data), Split::Train)
-            .with_context(|| format!("--mix {}", m.data))?;
-        extras.push((positions, m.share));
-    }
-    let train_set = mix_in(
-        sample(load(Split::Train)?, config.max_train, config.seed),
-        extras,
-        config.seed,
-    );
-    let valid_set = sample(
-        load(Split::Validation)?,
-        config.max_validation,
-        config.seed ^ 1,
-    );
+    let job = TrainJob {
+        config: &config,
+        out: &args.out,
+        options: TrainOptions {
+            resume: args.resume,
+            progress: !args.quiet,
+            threads: args.threads,
+            device,
+            stop_after: args.stop_after_minutes.map(|m| m * 60.0),
+        },
+    };
+    let sets = job.sets(load(Split::Train)?, load(Split::Validation)?)?;
+    let (train_set, valid_set) = (&sets.train, &sets.validation);
     if let Some(dir) = args
         .data
         .as_ref()
@@ -305,13 +303,6 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         start.elapsed().as_secs_f64()
     );
     let start = Instant::now();
-    let options = TrainOptions {
-        resume: args.resume,
-        progress: !args.quiet,
-        threads: args.threads,
-        device,
-        stop_after: args.stop_after_minutes.map(|m| m * 60.0),
-    };
     crate::outln!(
         "# device {}, threads {}",
         args.device,
@@ -321,8 +312,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             args.threads.to_string()
         }
     );
-    let summary = train(&config, &train_set, &valid_set, &args.out, &options)
-        .with_context(|| format!("training into {}", args.out.display()))?;
+    let summary = job.run(&sets)?;
     let secs = start.elapsed().as_secs_f64();
     crate::outln!(
         "# {}: {} epoch{}, {} steps in {:.0} s{}; best epoch {} (validation loss {:.5}); model in {}",

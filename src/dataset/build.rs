@@ -535,8 +535,7 @@ pub fn build_into(cfg: &BuildConfig, out: &Path, progress: bool, force: bool) ->
         ("max_komi", cfg.filter.max_komi),
     ] {
         if let Some(k) = k {
-            let max = crate::util::num::MAX_KOMI;
-            crate::util::num::check(name, k, -max, max).map_err(anyhow::Error::msg)?;
+            crate::rules::check_komi(name, k).map_err(anyhow::Error::msg)?;
         }
     }
     let filter = Filter::new(cfg.filter.clone()).map_err(anyhow::Error::msg)?;

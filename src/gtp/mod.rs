@@ -28,9 +28,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use std::time::{Duration, Instant};
 
+use crate::rules::MAX_KOMI;
 use crate::rules::{Color, Game, Move, N, NN, Point, bit};
 use crate::search::{Engine, EngineMove, TimeControl};
-use crate::util::num::{MAX_KOMI, MAX_SECONDS};
+use crate::util::num::MAX_SECONDS;
 use analyze::{AnalyzeArgs, Format};
 
 /// The commands answered, in `list_commands` order.

@@ -13,6 +13,8 @@
 //! - [`heads`]: what the value and score heads call on held-out positions (`eval --value`).
 //! - [`tasks`]: each network's batch encoding, forward pass and losses, and validation.
 //! - [`train`]: the seeded, checkpointed, early-stopping training loop.
+//! - [`job`]: one training job (its sets cut from the config, then [`train`]), as `akushu
+//!   train` and the self-play loop both run it.
 //! - [`plain`]: the burn-free batch-1 evaluators the search calls.
 //! - [`quant`]: the CNN evaluator with 8-bit integer convolutions (faster, same on every CPU).
 //! - [`speed`]: training throughput, FLOPs per example and the machine's FMA peak.
@@ -29,6 +31,7 @@ pub mod encode;
 pub mod export;
 pub mod grow;
 pub mod heads;
+pub mod job;
 pub mod mlp;
 pub mod model;
 pub mod options;

@@ -8,6 +8,25 @@ use super::coord::Move;
 use super::score::{self, Count};
 use super::tables::Bits;
 
+/// Largest komi accepted anywhere (SGF `KM`, GTP `komi`, the command line, self-play, match,
+/// loop and experiment files), in points either way. A 9x9 board has 81 points, but servers
+/// record joke komi: the OGS archive holds KM[9999.5], KM[-9999] and KM[-5000] in games the
+/// shipped datasets hold, so the range keeps those and refuses anything larger. (The teacher's
+/// queries have the narrower range its protocol accepts: `dataset label --komi`.)
+pub const MAX_KOMI: f32 = 10_000.0;
+
+/// `komi` when it lies in `-MAX_KOMI..=MAX_KOMI`, else the one message every setting of a komi
+/// gives, naming the setting `name` (`komi`, `min_komi`).
+pub fn check_komi(name: &str, komi: f32) -> Result<f32, String> {
+    crate::util::num::check(name, komi, -MAX_KOMI, MAX_KOMI)
+}
+
+/// Whether a komi read as a wider float (an SGF `KM`, a JSON number) is in the range of
+/// [`check_komi`]; NaN never is.
+pub fn komi_in_range(komi: f64) -> bool {
+    (-f64::from(MAX_KOMI)..=f64::from(MAX_KOMI)).contains(&komi)
+}
+
 /// Scoring rule for the final result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

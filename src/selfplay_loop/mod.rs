@@ -33,11 +33,12 @@ use crate::arena::selfplay_run::{
 };
 use crate::arena::sprt::{Decision, Sprt};
 use crate::dataset::{Split, read_split};
+use crate::net::job::TrainJob;
 use crate::net::model::{
     LrSchedule, Target, TrainConfig, config_path, model_checksum, weights_path,
 };
 use crate::net::options::TrainOverrides;
-use crate::net::train::{TrainOptions, mix_in, sample, train};
+use crate::net::train::{TrainOptions, sample};
 use crate::util::fsio::write_atomic;
 use crate::util::rng::mix64;
 
@@ -348,6 +349,8 @@ pub struct GateSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
     pub jobs: usize,
+    /// The gate's move cap: self-play's ([`crate::arena::game::SELFPLAY_MAX_MOVES`]), not a
+    /// match's.
     pub max_moves: u32,
 }
 
@@ -361,7 +364,8 @@ impl Default for GateSection {
             elo1: None,
             threshold: None,
             jobs: 2,
-            max_moves: 243,
+            // Self-play's cap, not a match's: the loop's games all stop at one length.
+            max_moves: crate::arena::game::SELFPLAY_MAX_MOVES,
         }
     }
 }
@@ -976,40 +980,37 @@ fn train_candidate(
     // on a resume.
     c.provenance = None;
     crate::net::provenance::record(&mut c, model, Some(data), false)?;
-    let mut extras = Vec::new();
-    for m in &c.mix {
-        extras.push((read_split(Path::new(&m.data), Split::Train)?, m.share));
-    }
-    let train_set = mix_in(read_split(data, Split::Train)?, extras, c.seed);
-    let valid = sample(
-        read_split(data, Split::Validation)?,
-        c.max_validation,
-        c.seed ^ 1,
-    );
-    if valid.is_empty() || train_set.is_empty() {
-        bail!(
-            "generation {g}: {} has {} training and {} validation positions: play more \
-             self-play games (selfplay.games) or change data.validation",
-            data.display(),
-            train_set.len(),
-            valid.len()
-        );
-    }
     let device = t
         .device
         .parse::<crate::net::DeviceChoice>()
         .map_err(|e| anyhow::anyhow!("train.device: {e}"))?
         .device()?;
-    let opts = TrainOptions {
-        resume,
-        progress: options.progress,
-        threads: t.threads,
-        device,
-        stop_after: None,
+    let job = TrainJob {
+        config: &c,
+        out: model,
+        options: TrainOptions {
+            resume,
+            progress: options.progress,
+            threads: t.threads,
+            device,
+            stop_after: None,
+        },
     };
-    train(&c, &train_set, &valid, model, &opts)
-        .with_context(|| format!("generation {g}: training into {}", model.display()))?;
-    Ok(train_set.len() as u64)
+    let sets = job.sets(
+        read_split(data, Split::Train)?,
+        read_split(data, Split::Validation)?,
+    )?;
+    if sets.validation.is_empty() || sets.train.is_empty() {
+        bail!(
+            "generation {g}: {} has {} training and {} validation positions: play more \
+             self-play games (selfplay.games) or change data.validation",
+            data.display(),
+            sets.train.len(),
+            sets.validation.len()
+        );
+    }
+    job.run(&sets).with_context(|| format!("generation {g}"))?;
+    Ok(sets.train.len() as u64)
 }
 
 pub use crate::util::elo::elo_of_share as elo_of;

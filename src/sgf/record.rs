@@ -18,7 +18,7 @@ use thiserror::Error;
 use super::decode;
 use super::props::{GameResult, parse_handicap, parse_komi, parse_rank};
 use crate::rules::{Color, Move, N, Point};
-use crate::util::num::MAX_KOMI;
+use crate::rules::{MAX_KOMI, komi_in_range};
 
 /// Why a record cannot be used. The `Display` text is the skip reason in manifests, and
 /// [`SgfError::kind`] is the short key skip counts are grouped by.
@@ -47,7 +47,7 @@ pub enum SgfError {
     #[error("setup point {0} is both black (AB) and white (AW)")]
     SetupConflict(String),
     #[error(
-        "komi KM[{0}] is not a number of points in -10000..=10000 (the range accepted everywhere)"
+        "komi KM[{0}] is not a number of points in -{MAX_KOMI}..={MAX_KOMI} (the range accepted everywhere)"
     )]
     BadKomi(String),
     #[error("garbage: no moves or stones found")]
@@ -323,7 +323,7 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
             // NaN, infinities and absurd values would reach scores and games.csv; one range
             // for komi everywhere (servers do record joke komi such as OGS's KM[9999.5], and
             // those games replay like any other).
-            Prop::KM(k) if k.abs() <= f64::from(MAX_KOMI) => rec.komi = Some(*k as f32),
+            Prop::KM(k) if komi_in_range(*k) => rec.komi = Some(*k as f32),
             // Shown short: `1e300`, not its three hundred digits.
             Prop::KM(k) => return Err(SgfError::BadKomi(format!("{k:e}"))),
             Prop::HA(h) => rec.handicap = (*h).clamp(0, 81) as u8,
@@ -345,7 +345,7 @@ fn read_tree(root: &SgfNode<Prop>, id: String, source: String) -> Result<GameRec
                 "KM" => {
                     let text = text_of(values);
                     if !text.trim().is_empty() {
-                        let komi = parse_komi(&text).filter(|k| k.abs() <= MAX_KOMI);
+                        let komi = parse_komi(&text).filter(|k| komi_in_range(f64::from(*k)));
                         rec.komi = Some(komi.ok_or_else(|| SgfError::BadKomi(text.clone()))?);
                     }
                 }

@@ -44,10 +44,14 @@ use crate::rules::{Move, NN};
 pub const CHUNK: u32 = 512;
 /// The komi of a game whose record gives none, under `--komi game`.
 pub const DEFAULT_KOMI: f32 = 6.5;
+/// The largest komi a teacher is queried at, either way: KataGo's analysis engine refuses a
+/// komi outside -150..=150 (its `Rules::MAX_USER_KOMI`), so `--komi` is narrower on purpose
+/// than the rules' range ([`crate::rules::MAX_KOMI`]), which records' komi may fill.
+pub const TEACHER_MAX_KOMI: f32 = 150.0;
 /// Query slots of a position: the 81 points and pass.
 const SLOTS: usize = NN + 1;
 /// The largest score lead an answer may give, in points: the most a label stores
-/// (hundredths in an `i16`), far beyond 81 points and `--komi`'s largest, 150.
+/// (hundredths in an `i16`), far beyond 81 points and `--komi`'s largest, [`TEACHER_MAX_KOMI`].
 const MAX_SCORE_LEAD: f64 = i16::MAX as f64 / 100.0;
 /// How far the sum of an answer's policy over the legal moves may be from 1 (the printed
 /// shares' rounding).

@@ -9,11 +9,6 @@ use std::time::{Duration, Instant};
 
 /// Longest time limit accepted anywhere, in seconds (about 11.6 days).
 pub const MAX_SECONDS: f64 = 1e6;
-/// Largest komi accepted anywhere (SGF `KM`, GTP `komi`, the command line, match and
-/// experiment files), in points either way. A 9x9 board has 81 points, but servers record
-/// joke komi: the OGS archive holds KM[9999.5], KM[-9999] and KM[-5000] in games the
-/// shipped datasets hold, so the range keeps those and refuses anything larger.
-pub const MAX_KOMI: f32 = 10_000.0;
 /// Most worker threads accepted by any command.
 pub const MAX_THREADS: usize = 256;
 
@@ -58,8 +53,9 @@ pub fn seconds_arg(text: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// clap parser for a komi (`--komi`).
+/// clap parser for a komi (`--komi`): the rules' range ([`crate::rules::check_komi`]).
 pub fn komi_arg(text: &str) -> Result<f32, String> {
+    use crate::rules::MAX_KOMI;
     parse_in("komi", text, -MAX_KOMI, MAX_KOMI)
 }
 

@@ -32,9 +32,9 @@
 use serde_json::{Value, json};
 
 use crate::rules::{Board, Color, Game, Move, N};
+use crate::rules::{MAX_KOMI, komi_in_range};
 use crate::search::spec::build_engine;
 use crate::search::{Engine, ScoreEstimate};
-use crate::util::num::MAX_KOMI;
 
 /// Simulations per analysed turn when a query gives no `maxVisits`.
 pub const DEFAULT_VISITS: u64 = 2_000;
@@ -241,11 +241,12 @@ fn parse_query(v: &Value) -> Result<Query, QueryError> {
     }
     let komi = match v.get("komi") {
         None => 7.0,
-        Some(k) => k
-            .as_f64()
-            .filter(|k| k.abs() <= f64::from(MAX_KOMI))
-            .ok_or_else(|| field_error("komi", "expected a number in -10000..10000"))?
-            as f32,
+        Some(k) => k.as_f64().filter(|k| komi_in_range(*k)).ok_or_else(|| {
+            field_error(
+                "komi",
+                format!("expected a number in -{MAX_KOMI}..{MAX_KOMI}"),
+            )
+        })? as f32,
     };
     let mut board = Board::new();
     if let Some(stones) = v.get("initialStones") {
