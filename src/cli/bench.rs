@@ -123,7 +123,7 @@ pub struct PlayoutBenchArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Komi for the win share (-10000 to 10000).
-    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
     pub komi: f32,
     /// Playout policy: the paper's uniform one, or the search's heavy one (`heavy`, and
     /// `ladders` = heavy with ladder reading, as in the strong engine; `semeai` = that and

@@ -95,10 +95,10 @@ pub struct BuildArgs {
     #[arg(long, value_delimiter = ',')]
     pub rules: Vec<String>,
     /// Lowest komi kept (-10000 to 10000).
-    #[arg(long, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
     pub min_komi: Option<f32>,
     /// Highest komi kept (-10000 to 10000).
-    #[arg(long, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
     pub max_komi: Option<f32>,
     /// Also store positions whose move is a pass.
     #[arg(long)]

@@ -73,7 +73,7 @@ pub struct OpeningsArgs {
     #[arg(long, default_value_t = 100)]
     pub visits: u32,
     /// Komi the teacher judges with (a match's default, 6.5).
-    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
     pub komi: f32,
     /// Seconds to wait for one answer.
     #[arg(long, default_value_t = 600.0, value_parser = crate::util::num::seconds_arg)]
@@ -134,7 +134,7 @@ pub struct MatchArgs {
     #[arg(long, required = true)]
     pub out: Option<PathBuf>,
     /// Komi for white (-10000 to 10000).
-    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
     pub komi: f32,
     /// Alternate colours between games (default: fixed colours, the paper's setup).
     #[arg(long)]

@@ -24,7 +24,7 @@ pub struct SelfplayArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Komi for white (-10000 to 10000).
-    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::util::num::komi_arg)]
+    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
     pub komi: f32,
     /// Move cap (1 to 10,000); a capped game is counted as it stands, without ownership.
     #[arg(long, default_value_t = crate::arena::game::SELFPLAY_MAX_MOVES)]

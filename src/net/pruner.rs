@@ -18,9 +18,9 @@ use std::path::Path;
 #[derive(Debug, Clone)]
 enum PlainNet {
     Mlp(PlainMlp, MlpEncoding, MlpLoss),
-    Cnn(PlainCnn),
+    Cnn(Box<PlainCnn>),
     /// The CNN with 8-bit integer convolutions.
-    QuantCnn(QuantCnn),
+    QuantCnn(Box<QuantCnn>),
 }
 
 impl PlainNet {
@@ -140,7 +140,10 @@ impl NetPruner {
         };
         Ok(NetPruner {
             name: format!("{kind}:{}", dir.display()),
-            net: PlainNet::QuantCnn(QuantCnn::with_steps(&PlainCnn::from_burn(m), steps)),
+            net: PlainNet::QuantCnn(Box::new(QuantCnn::with_steps(
+                &PlainCnn::from_burn(m),
+                steps,
+            ))),
             views: 1,
             history: model.reads_history(),
         })
@@ -187,7 +190,7 @@ impl NetPruner {
             SavedModel::Mlp(m, cfg) => {
                 PlainNet::Mlp(PlainMlp::from_burn(m), cfg.encoding, cfg.loss)
             }
-            SavedModel::Cnn(m, _) => PlainNet::Cnn(PlainCnn::from_burn(m)),
+            SavedModel::Cnn(m, _) => PlainNet::Cnn(Box::new(PlainCnn::from_burn(m))),
         };
         NetPruner {
             name,

@@ -21,6 +21,11 @@ pub fn check_komi(name: &str, komi: f32) -> Result<f32, String> {
     crate::util::num::check(name, komi, -MAX_KOMI, MAX_KOMI)
 }
 
+/// clap parser for a komi (`--komi`): the range of [`check_komi`].
+pub fn komi_arg(text: &str) -> Result<f32, String> {
+    crate::util::num::parse_in("komi", text, -MAX_KOMI, MAX_KOMI)
+}
+
 /// Whether a komi read as a wider float (an SGF `KM`, a JSON number) is in the range of
 /// [`check_komi`]; NaN never is.
 pub fn komi_in_range(komi: f64) -> bool {
@@ -237,6 +242,15 @@ impl Game {
 mod tests {
     use super::*;
     use crate::rules::Point;
+
+    #[test]
+    fn the_komi_flag_takes_the_rules_range_only() {
+        for bad in ["NaN", "inf", "-inf", "1e300", "10000.5", "-20000"] {
+            assert!(komi_arg(bad).is_err(), "{bad}");
+        }
+        assert_eq!(komi_arg("-6.5"), Ok(-6.5));
+        assert_eq!(komi_arg("9999.5"), Ok(9999.5));
+    }
 
     /// A position repeated while superko is off, then one occurrence undone: the other
     /// still counts once superko is on.

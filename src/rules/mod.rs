@@ -12,5 +12,5 @@ pub mod tables;
 
 pub use board::{Board, Candidates, CellsError, Color, IllegalMove};
 pub use coord::{CoordError, Move, N, NN, NO_POINT, PASS_INDEX, Point};
-pub use game::{Game, MAX_KOMI, Scoring, check_komi, komi_in_range};
+pub use game::{Game, MAX_KOMI, Scoring, check_komi, komi_arg, komi_in_range};
 pub use tables::{BOARD, BitIter, Bits, bit};

@@ -53,12 +53,6 @@ pub fn seconds_arg(text: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// clap parser for a komi (`--komi`): the rules' range ([`crate::rules::check_komi`]).
-pub fn komi_arg(text: &str) -> Result<f32, String> {
-    use crate::rules::MAX_KOMI;
-    parse_in("komi", text, -MAX_KOMI, MAX_KOMI)
-}
-
 /// clap parser for a thread count (`--threads`; 0 = one per core).
 pub fn threads_arg(text: &str) -> Result<usize, String> {
     parse_in("threads", text, 0, MAX_THREADS)
@@ -107,11 +101,6 @@ mod tests {
             assert!(seconds_arg(bad).is_err(), "{bad}");
         }
         assert_eq!(seconds_arg("2.5"), Ok(2.5));
-        for bad in ["NaN", "inf", "-inf", "1e300", "10000.5", "-20000"] {
-            assert!(komi_arg(bad).is_err(), "{bad}");
-        }
-        assert_eq!(komi_arg("-6.5"), Ok(-6.5));
-        assert_eq!(komi_arg("9999.5"), Ok(9999.5));
         assert!(threads_arg("5000").unwrap_err().contains("threads"));
         assert!(share_arg("NaN").is_err());
         let e = parse_in::<u32>("sims", "-3", 1, 10).unwrap_err();
