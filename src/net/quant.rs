@@ -393,6 +393,17 @@ fn finish_one(sum: i32, step: f32, wscale: f32, bias: f32, epi: Epilogue<'_>, at
     if z > 0.0 { z } else { 0.0 }
 }
 
+/// Walks `cout` output channels (a multiple of 8) in chunks of 16 and a last 8:
+/// `chunk(o0, wide)` computes channels from `o0` (16 where `wide`, else 8) and returns how
+/// many it did. Always inlined, so a kernel's chunk code keeps the kernel's features.
+#[inline(always)]
+fn each_chunk(cout: usize, mut chunk: impl FnMut(usize, bool) -> usize) {
+    let mut o0 = 0;
+    while o0 < cout {
+        o0 += chunk(o0, cout - o0 >= 16);
+    }
+}
+
 /// One quantized `k x k` convolution (same geometry as [`Conv`]).
 #[derive(Debug, Clone)]
 struct QConv {
@@ -713,18 +724,14 @@ impl QConv {
         let dot = |acc, b, w| _mm256_dpbusd_avx_epi32(acc, b, w);
         // Never called: AVX-VNNI takes every group alone.
         let dot2 = |acc, _, _, _, _| acc;
-        let mut o0 = 0;
-        while o0 < self.cout {
-            // SAFETY (all): AVX-VNNI present (caller), chunk inside `cout`.
-            o0 += match (self.cout - o0) / 8 {
-                1 => unsafe {
-                    self.chunk_bytes256::<1, 12, false>(acts, out, epi, o0, points, dot, dot2)
-                },
-                _ => unsafe {
-                    self.chunk_bytes256::<2, 6, false>(acts, out, epi, o0, points, dot, dot2)
-                },
-            };
-        }
+        // SAFETY (both): AVX-VNNI present (caller), chunk inside `cout`.
+        each_chunk(self.cout, |o0, wide| unsafe {
+            if wide {
+                self.chunk_bytes256::<2, 6, false>(acts, out, epi, o0, points, dot, dot2)
+            } else {
+                self.chunk_bytes256::<1, 12, false>(acts, out, epi, o0, points, dot, dot2)
+            }
+        });
     }
 
     /// AVX2 on 7-bit steps: `vpmaddubsw` multiplies the bytes in pairs into 16-bit sums,
@@ -751,18 +758,14 @@ impl QConv {
             let both = _mm256_add_epi16(_mm256_maddubs_epi16(b, w), _mm256_maddubs_epi16(b2, w2));
             _mm256_add_epi32(acc, _mm256_madd_epi16(both, ones))
         };
-        let mut o0 = 0;
-        while o0 < self.cout {
-            // SAFETY (all): AVX2 present (caller), chunk inside `cout`.
-            o0 += match (self.cout - o0) / 8 {
-                1 => unsafe {
-                    self.chunk_bytes256::<1, 8, true>(acts, out, epi, o0, points, dot, dot2)
-                },
-                _ => unsafe {
-                    self.chunk_bytes256::<2, 4, true>(acts, out, epi, o0, points, dot, dot2)
-                },
-            };
-        }
+        // SAFETY (both): AVX2 present (caller), chunk inside `cout`.
+        each_chunk(self.cout, |o0, wide| unsafe {
+            if wide {
+                self.chunk_bytes256::<2, 4, true>(acts, out, epi, o0, points, dot, dot2)
+            } else {
+                self.chunk_bytes256::<1, 8, true>(acts, out, epi, o0, points, dot, dot2)
+            }
+        });
     }
 
     /// The pairs of groups of tap `t` (bit `p`: groups `2p` and `2p + 1`) that can be
