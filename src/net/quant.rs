@@ -154,6 +154,19 @@ pub fn kernel_name() -> &'static str {
     best_kernel().name()
 }
 
+/// Whether `kernel` at `steps` reads the activations as 16-bit words (the `vpmaddwd` AVX2
+/// kernel on 8-bit steps) rather than bytes: one answer for [`quantize`], which writes them,
+/// and [`QConv::forward`], which picks the kernel that reads them.
+fn reads_words(kernel: Kernel, steps: ActSteps) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return kernel == Kernel::Avx2 && steps == ActSteps::Eight;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (kernel, steps);
+        false
+    }
+}
+
 /// `c` rounded up to a multiple of 4 (VNNI sums four input channels per lane).
 const fn padded_channels(c: usize) -> usize {
     c.div_ceil(4) * 4
@@ -177,10 +190,7 @@ fn quantize(
     let len = n * PP * cpad;
     let top = steps.top();
     acts.scales.resize(n, 0.0);
-    #[cfg(target_arch = "x86_64")]
-    let wide = kernel == Kernel::Avx2 && steps == ActSteps::Eight;
-    #[cfg(not(target_arch = "x86_64"))]
-    let wide = false;
+    let wide = reads_words(kernel, steps);
     if wide {
         acts.words.clear();
         acts.words.resize(len, 0);
@@ -534,11 +544,11 @@ impl QConv {
             // SAFETY: `usable` returns these only where the CPU has the features (the kernel
             // came from `best_kernel`, or a test checked them); lengths asserted above.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 if steps == ActSteps::Seven => unsafe {
-                self.forward_avx2_bytes(acts, out, epi, points)
+            Kernel::Avx2 if reads_words(kernel, steps) => unsafe {
+                self.forward_avx2(acts, out, epi, points)
             },
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { self.forward_avx2(acts, out, epi, points) },
+            Kernel::Avx2 => unsafe { self.forward_avx2_bytes(acts, out, epi, points) },
             #[cfg(target_arch = "x86_64")]
             Kernel::AvxVnni => unsafe { self.forward_avxvnni(acts, out, epi, points) },
             #[cfg(target_arch = "x86_64")]
