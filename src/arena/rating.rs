@@ -13,7 +13,8 @@
 //! that won every game still gets a finite rating. Intervals come from the inverse Fisher
 //! information with the anchor held fixed: each is the player's uncertainty relative to the
 //! anchor. Players not linked to the anchor by any chain of games are rated against the
-//! most-played player of their own group, and the table says so.
+//! most-played player of their own group. The table and the chart keep each group apart
+//! (`A` is the one linked to GNU Go), since Elo of different groups share no zero.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -286,13 +287,49 @@ pub fn fit(results: &Results, prior: f64) -> Vec<Rating> {
             });
         }
     }
+    // The group linked to GNU Go first, then the others by their reference's name; best
+    // first within each, so `groups` finds every group as one run.
     out.sort_by(|a, b| {
-        a.reference
-            .cmp(&b.reference)
+        (!is_anchor(&a.reference))
+            .cmp(&!is_anchor(&b.reference))
+            .then(a.reference.cmp(&b.reference))
             .then(b.elo.total_cmp(&a.elo))
             .then(a.player.cmp(&b.player))
     });
     out
+}
+
+/// The ratings of `fit`, one slice per group of players that games link (each rated against
+/// its own reference, so Elo compare only within a group), in `fit`'s order.
+pub fn groups(ratings: &[Rating]) -> Vec<&[Rating]> {
+    ratings
+        .chunk_by(|a, b| a.reference == b.reference)
+        .collect()
+}
+
+/// The name of the `k`-th group (0-based) in tables and charts: A, B, ..., Z, AA, AB, ...
+pub fn group_name(k: usize) -> String {
+    let mut name = String::new();
+    let mut k = k + 1;
+    while k > 0 {
+        k -= 1;
+        name.insert(0, char::from(b'A' + (k % 26) as u8));
+        k /= 26;
+    }
+    name
+}
+
+/// What a group's Elo are measured from, in words.
+pub fn group_reference(group: &[Rating]) -> String {
+    let reference = &group[0].reference;
+    if is_anchor(reference) {
+        "linked to GNU Go 3.8 level 10 (= 0)".to_string()
+    } else {
+        format!(
+            "not linked to GNU Go level 10: rated against its most-played player, `{reference}` \
+             (= 0); these Elo do not compare with other groups'"
+        )
+    }
 }
 
 /// The players linked by games, each group in increasing index order.
@@ -418,15 +455,18 @@ fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
     Some(inv)
 }
 
-/// The ratings table as Markdown.
+/// The ratings table as Markdown: one table per group (see `groups`), its players ranked
+/// within it as `A1`, `A2`, ..., `B1`, ...
 pub fn table(ratings: &[Rating], results: &Results) -> String {
+    let groups = groups(ratings);
     let mut out = format!(
         "Ratings of {} players from {} games in {} match folders (Bradley-Terry, logistic Elo; \
-         one virtual draw per pair that met; 95% intervals relative to the reference)\n\n\
-         | # | player | Elo | 95% interval | games | score | relative to |\n|---|---|---|---|---|---|---|\n",
+         one virtual draw per pair that met; 95% intervals relative to the group's reference); \
+         {} group(s) of players linked by games\n",
         results.players.len(),
         results.games,
-        results.folders
+        results.folders,
+        groups.len()
     );
     if results.forfeits > 0 {
         out.insert_str(
@@ -447,25 +487,29 @@ pub fn table(ratings: &[Rating], results: &Results) -> String {
             ),
         );
     }
-    for (rank, r) in ratings.iter().enumerate() {
-        let interval = if r.player == r.reference {
-            "reference".to_string()
-        } else {
-            format!("[{:.0}, {:.0}]", r.elo - r.margin, r.elo + r.margin)
-        };
-        let reference = if is_anchor(&r.reference) {
-            "GNU Go 3.8 level 10 = 0".to_string()
-        } else {
-            format!("`{}` (not linked to GNU Go level 10)", r.reference)
-        };
+    for (k, group) in groups.iter().enumerate() {
+        let name = group_name(k);
         out.push_str(&format!(
-            "| {} | `{}` | {:.0} | {interval} | {:.0} | {:.3} | {reference} |\n",
-            rank + 1,
-            r.player,
-            r.elo,
-            r.games,
-            r.score
+            "\n**Group {name}**, {} player(s), {}\n\n\
+             | # | player | Elo | 95% interval | games | score |\n|---|---|---|---|---|---|\n",
+            group.len(),
+            group_reference(group)
         ));
+        for (rank, r) in group.iter().enumerate() {
+            let interval = if r.player == r.reference {
+                "reference".to_string()
+            } else {
+                format!("[{:.0}, {:.0}]", r.elo - r.margin, r.elo + r.margin)
+            };
+            out.push_str(&format!(
+                "| {name}{} | `{}` | {:.0} | {interval} | {:.0} | {:.3} |\n",
+                rank + 1,
+                r.player,
+                r.elo,
+                r.games,
+                r.score
+            ));
+        }
     }
     if results.repeated.games > 0 {
         out.push_str(&format!("\n{}\n", results.repeated.describe()));
@@ -703,6 +747,25 @@ mod tests {
         assert!(gap.is_finite() && gap > 100.0, "{d:?} {e:?}");
         assert!(!is_anchor(&d.reference) && d.reference == e.reference);
         assert_eq!(d.games, 10.0);
+        // Two groups, the one linked to GNU Go first, each its own table ranked from 1.
+        let groups = groups(&ratings);
+        assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [4, 2]);
+        assert!(is_anchor(&groups[0][0].reference));
+        assert_eq!(groups[0][0].player, "c", "best first");
+        let text = table(&ratings, &r);
+        assert!(text.contains("2 group(s)"), "{text}");
+        assert!(
+            text.contains("| A1 | `c` |") && text.contains("| B1 | `d` |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("**Group B**, 2 player(s), not linked"),
+            "{text}"
+        );
+        assert_eq!(
+            [0, 1, 25, 26, 27, 701].map(group_name),
+            ["A", "B", "Z", "AA", "AB", "ZZ"]
+        );
     }
 
     /// A game is stored once per pair, under the lower index, with the lower index's score:

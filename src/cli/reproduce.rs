@@ -350,7 +350,11 @@ fn ratings_section(
         Ok((results, ratings)) => {
             let mut body = crate::arena::rating::table(&ratings, &results);
             if let Some(mut chart) = crate::report::writer::ratings_chart(&ratings) {
-                chart.size = charts.size;
+                // At least the size its names need (the chart grows with the players).
+                chart.size = (
+                    chart.size.0.max(charts.size.0),
+                    chart.size.1.max(charts.size.1),
+                );
                 let file = format!("ratings.{}", charts.format.extension());
                 match crate::report::plot::render_chart(&chart, &out.join(&file)) {
                     Ok(()) => body.push_str(&format!("\n![ratings]({file})\n")),

@@ -729,81 +729,92 @@ pub fn chart(result: &ExperimentResult, all: &[ExperimentResult]) -> Option<Char
     Some(chart.x_range(x0, x1).y_range(y0, y1))
 }
 
-/// The ratings chart: every player linked to the anchor (GNU Go 3.8 level 10 = 0) by Elo
-/// with its 95% interval as an error bar, best first; x is the player's rank, as numbered
-/// in the ratings table (their specs are too long for ticks). `None` when no player is
-/// linked to the anchor beside the anchor itself.
+/// The chart of a ratings table: every player at its rank (`A1`, ..., then `B1`, ...) with
+/// its 95% interval as an error bar, one colour per group of linked players, a gap between
+/// groups. Each group's Elo are relative to its own reference (GNU Go 3.8 level 10 for `A`),
+/// which the legend names. None with fewer than two players. Its width grows with the
+/// players, so that every name is written in full up to `NAME_CHARS`.
 pub fn ratings_chart(ratings: &[crate::arena::rating::Rating]) -> Option<Chart> {
-    use super::plot::{PAPER_COLOUR, palette};
-    use crate::arena::rating::is_anchor;
-    let linked: Vec<(usize, &crate::arena::rating::Rating)> = ratings
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| is_anchor(&r.reference))
-        .map(|(i, r)| (i + 1, r))
-        .collect();
-    if linked.len() < 2 {
+    use super::plot::palette;
+    use crate::arena::rating::{group_name, groups, is_anchor};
+    if ratings.len() < 2 {
         return None;
     }
-    let (players, anchor): (Vec<_>, Vec<_>) =
-        linked.iter().partition(|(_, r)| r.player != r.reference);
-    let lo = linked
+    let lo = ratings
         .iter()
-        .map(|(_, r)| r.elo - r.margin)
+        .map(|r| r.elo - r.margin)
         .fold(f64::INFINITY, f64::min);
-    let hi = linked
+    let hi = ratings
         .iter()
-        .map(|(_, r)| r.elo + r.margin)
+        .map(|r| r.elo + r.margin)
         .fold(f64::NEG_INFINITY, f64::max);
     let pad = ((hi - lo) * 0.05).max(10.0);
-    // Ranks run past the last linked player only with players the chart leaves out.
-    let n = linked.iter().map(|(k, _)| *k).max().unwrap_or(1) as f64;
     let mut chart = Chart::new(
         "Ratings of every player in the match folders (Bradley-Terry)",
         "player (the ratings table's rank: name)",
-        "Elo (GNU Go 3.8 level 10 = 0)",
-    )
-    .x_range(0.5, n + 0.5)
-    .y_range(lo - pad, hi + pad)
-    .series(
-        Series::new(
-            format!("{} players linked to GNU Go (95% intervals)", players.len()),
-            SeriesStyle::Points,
-            players.iter().map(|(k, r)| (*k as f64, r.elo)).collect(),
-        )
-        .with_band(
-            players
-                .iter()
-                .map(|(k, r)| (*k as f64, r.elo - r.margin, r.elo + r.margin))
-                .collect(),
-        )
-        .colour(palette(0)),
-    )
-    .series(
-        Series::new(
-            "GNU Go 3.8 level 10 (the anchor)",
-            SeriesStyle::Points,
-            anchor.iter().map(|(k, r)| (*k as f64, r.elo)).collect(),
-        )
-        .colour(PAPER_COLOUR),
+        "Elo (0 = the group's reference)",
     );
+    let mut x = 0.0;
+    for (k, group) in groups(ratings).iter().enumerate() {
+        let name = group_name(k);
+        let mut points = Vec::new();
+        let mut band = Vec::new();
+        for (rank, r) in group.iter().enumerate() {
+            x += 1.0;
+            points.push((x, r.elo));
+            band.push((x, r.elo - r.margin, r.elo + r.margin));
+            chart.x_names.push((
+                x,
+                format!("{name}{}: {}", rank + 1, short_player(&r.player)),
+            ));
+        }
+        let reference = &group[0].reference;
+        let label = if is_anchor(reference) {
+            format!("{name}: {} player(s), GNU Go 3.8 level 10 = 0", group.len())
+        } else {
+            format!(
+                "{name}: {} player(s), not linked to GNU Go; {} = 0",
+                group.len(),
+                short_player(reference)
+            )
+        };
+        chart = chart.series(
+            Series::new(label, SeriesStyle::Points, points)
+                .with_band(band)
+                .colour(palette(k)),
+        );
+        // An unnamed tick between groups keeps them apart.
+        x += 1.0;
+        chart.x_names.push((x, String::new()));
+    }
+    chart.x_names.pop();
+    x -= 1.0;
+    chart = chart.x_range(0.5, x + 0.5).y_range(lo - pad, hi + pad);
     chart.categorical = true;
     chart.upright_x_names = true;
-    chart.x_names = linked
-        .iter()
-        .map(|(k, r)| (*k as f64, format!("{k}: {}", short_player(&r.player))))
-        .collect();
+    let (width, height) = super::plot::DEFAULT_SIZE;
+    chart.size = (width.max(14 * x as u32 + 300), height.max(1000));
     Some(chart)
 }
 
-/// A player's name as a chart can write it: its first 34 characters, `…` for the rest (the
-/// ratings table beside the chart has the whole name under the same rank).
+/// How many characters of a player's name the ratings chart writes.
+const NAME_CHARS: usize = 72;
+
+/// A player's name for a chart: its spec without what the table adds (model checksums, the
+/// clock when there is none) and without the `models/` folder, cut at `NAME_CHARS`.
 fn short_player(name: &str) -> String {
-    const MOST: usize = 34;
-    if name.chars().count() <= MOST {
-        return name.to_string();
+    let mut name = name.replace(" (no clock)", "").replace("models/", "");
+    // " [cnn-x 0123abcd]" after the spec: the checksums the table shows.
+    while let Some(start) = name.find(" [") {
+        let Some(len) = name[start..].find(']') else {
+            break;
+        };
+        name.replace_range(start..start + len + 1, "");
     }
-    let head: String = name.chars().take(MOST - 1).collect();
+    if name.chars().count() <= NAME_CHARS {
+        return name;
+    }
+    let head: String = name.chars().take(NAME_CHARS - 1).collect();
     format!("{}…", head.trim_end())
 }
 
@@ -975,7 +986,7 @@ mod tests {
     }
 
     #[test]
-    fn the_ratings_chart_shows_linked_players_with_intervals_by_rank() {
+    fn the_ratings_chart_shows_every_group_with_intervals_by_rank() {
         use crate::arena::rating::Rating;
         let anchor = "gtp:gnugo --mode gtp --level 10 --chinese-rules (no clock)";
         let r = |player: &str, elo: f64, margin: f64, reference: &str| Rating {
@@ -986,25 +997,49 @@ mod tests {
             score: 0.5,
             reference: reference.into(),
         };
+        let long = "strong8:max_seconds=0.1,policy=nnq:models/cnn-distilled-b6c96-6x64-cosine3 \
+                    [models/cnn-distilled-b6c96-6x64-cosine3 ea9f26eab0bf3367] (no clock)";
         let ratings = [
             r("a", 120.0, 40.0, anchor),
             r(anchor, 0.0, 0.0, anchor),
             r("b", -80.0, 60.0, anchor),
             r("island", 0.0, 0.0, "island"),
+            r(long, -30.0, 20.0, "island"),
         ];
         assert!(crate::arena::rating::is_anchor(anchor));
         let c = ratings_chart(&ratings).unwrap();
-        assert_eq!(c.series[0].points, vec![(1.0, 120.0), (3.0, -80.0)]);
+        assert_eq!(c.series.len(), 2, "one series per group");
         assert_eq!(
-            c.series[0].band,
-            vec![(1.0, 80.0, 160.0), (3.0, -140.0, -20.0)]
+            c.series[0].points,
+            vec![(1.0, 120.0), (2.0, 0.0), (3.0, -80.0)]
         );
+        assert_eq!(c.series[0].band[2], (3.0, -140.0, -20.0));
         assert_eq!(
             c.series[1].points,
-            vec![(2.0, 0.0)],
-            "the anchor on its own"
+            vec![(5.0, 0.0), (6.0, -30.0)],
+            "after a gap"
         );
-        assert_eq!(c.x_range, (0.5, 3.5), "the unlinked player is left out");
-        assert!(ratings_chart(&ratings[3..]).is_none());
+        assert!(
+            c.series[1].label.contains("island = 0"),
+            "{}",
+            c.series[1].label
+        );
+        assert_eq!(c.x_range, (0.5, 6.5));
+        let names: Vec<&str> = c.x_names.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(
+            names[..4],
+            [
+                "A1: a",
+                "A2: gtp:gnugo --mode gtp --level 10 --chinese-rules",
+                "A3: b",
+                ""
+            ]
+        );
+        assert_eq!(
+            names[5], "B2: strong8:max_seconds=0.1,policy=nnq:cnn-distilled-b6c96-6x64-cosine3",
+            "the whole spec, without what the table adds"
+        );
+        assert_ne!(c.series[0].colour, c.series[1].colour);
+        assert!(ratings_chart(&ratings[3..4]).is_none());
     }
 }
