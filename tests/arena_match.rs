@@ -876,7 +876,7 @@ fn repeated_games_are_flagged_and_pairs_from_a_suite_do_not_repeat() {
 
 /// A folder's plan is fixed at its first game: `match` refuses more games (or another
 /// test) without `--extend`; with it, the change is a dated line of match.toml's history,
-/// which the summary prints.
+/// which the summary prints, as it prints the machine (and kernels) of each run that played.
 #[test]
 fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
     let out = temp_dir("extend");
@@ -889,6 +889,7 @@ fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
             .arg("--out")
             .arg(&out)
             .args(extra)
+            .env("AKUSHU_NO_AVX512", "1")
             .output()
             .unwrap()
     };
@@ -904,6 +905,27 @@ fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
         "{header}"
     );
     assert!(header.contains("Z: planned 2 games"), "{header}");
+    let machines = |header: &str| {
+        let plan: toml::Value = toml::from_str(header).unwrap();
+        plan["plan"]["machines"]
+            .as_array()
+            .map(|lines| {
+                lines
+                    .iter()
+                    .map(|l| l.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_else(Vec::<String>::new)
+    };
+    let ran = machines(&header);
+    assert_eq!(ran.len(), 1, "{header}");
+    for says in [
+        "logical CPUs, simd ",
+        "set: AKUSHU_NO_AVX512",
+        "; network kernels 8-bit ",
+    ] {
+        assert!(ran[0].contains(says), "{says}: {}", ran[0]);
+    }
     let refused = run("4", &[]);
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
@@ -926,7 +948,12 @@ fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
         header.contains("Z: extended after 2 games: games 2 -> 4"),
         "{header}"
     );
+    assert_eq!(machines(&header).len(), 2, "each run that played: {header}");
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Machines (one line per run that played games):"),
+        "{summary}"
+    );
     assert!(
         summary.contains("Plan history (2 games planned at the first game):"),
         "{summary}"

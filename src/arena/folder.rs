@@ -171,12 +171,25 @@ pub struct PlanRecord {
     /// `2026-05-01T10:00:00Z: ...` lines, oldest first.
     #[serde(default)]
     pub history: Vec<String>,
+    /// One dated line per run that played games: the machine and the network kernels it
+    /// played on (strength at a clock depends on both), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machines: Vec<String>,
 }
 
 impl PlanRecord {
     /// Appends `what`, dated now (UTC).
     pub fn note(&mut self, what: &str) {
         self.history.push(format!("{}: {what}", utc_timestamp()));
+    }
+    /// Records, dated now, that a run plays its games on this machine with these kernels.
+    pub fn note_machine(&mut self) {
+        self.machines.push(format!(
+            "{}: {}; network kernels {}",
+            utc_timestamp(),
+            crate::util::machine_description(),
+            crate::net::plain::kernels_in_use()
+        ));
     }
 }
 

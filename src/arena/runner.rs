@@ -525,6 +525,7 @@ impl ResultsDir {
         json["plan"] = serde_json::json!({
             "planned_games": header.plan.as_ref().and_then(|p| p.planned_games),
             "history": header.plan.as_ref().map(|p| p.history.clone()),
+            "machines": header.plan.as_ref().map(|p| p.machines.clone()),
         });
         if let Some((test, state)) = sprt {
             json["sprt"] = sprt_json(&test, &state);
@@ -666,6 +667,12 @@ pub fn plan_history_text(header: &MatchHeader) -> String {
             };
             for line in &plan.history {
                 text += &format!("\n- {line}");
+            }
+            if !plan.machines.is_empty() {
+                text += "\n\nMachines (one line per run that played games):";
+                for line in &plan.machines {
+                    text += &format!("\n- {line}");
+                }
             }
             text
         }
@@ -946,6 +953,7 @@ pub fn run_match_with(
             let mut plan = super::folder::PlanRecord {
                 planned_games: Some(config.games),
                 history: Vec::new(),
+                machines: Vec::new(),
             };
             plan.note(&plan_line(config));
             header.plan = Some(plan);
@@ -1009,6 +1017,12 @@ pub fn run_match_with(
     }
     if let Some(answers) = &answers {
         header.outside = outside_records(&files, answers, old.as_ref(), rows.len());
+    }
+    if !pending.is_empty() {
+        header
+            .plan
+            .get_or_insert_with(Default::default)
+            .note_machine();
     }
     dir.start(&header, old.as_ref(), &pending)?;
 

@@ -30,6 +30,56 @@ pub fn cpu_seconds() -> Option<f64> {
     None
 }
 
+/// This machine in one line, for records whose figures depend on it: the CPU's model name
+/// (Linux's `/proc/cpuinfo`, else the architecture), its logical CPUs, the SIMD extensions
+/// akushu's kernels can use, and every `AKUSHU_NO_*` switch set in the environment (they
+/// turn kernels off): `AMD EPYC 9B14, 2 logical CPUs, simd avx2 fma avx512f avx512vnni`.
+pub fn machine_description() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines().find_map(|l| {
+                l.strip_prefix("model name")?
+                    .split_once(':')
+                    .map(|(_, v)| v.trim().to_string())
+            })
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mut simd: Vec<&str> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        let found = [
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+            ("fma", std::arch::is_x86_feature_detected!("fma")),
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            (
+                "avx512vnni",
+                std::arch::is_x86_feature_detected!("avx512vnni"),
+            ),
+            ("avxvnni", std::arch::is_x86_feature_detected!("avxvnni")),
+        ];
+        simd.extend(found.iter().filter(|(_, on)| *on).map(|(name, _)| *name));
+    }
+    #[cfg(target_arch = "aarch64")]
+    simd.push("neon");
+    let simd = if simd.is_empty() {
+        "none".to_string()
+    } else {
+        simd.join(" ")
+    };
+    let mut switches: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .filter(|k| k.starts_with("AKUSHU_NO_"))
+        .collect();
+    switches.sort();
+    let mut line = format!("{model}, {cpus} logical CPUs, simd {simd}");
+    if !switches.is_empty() {
+        line += &format!(", set: {}", switches.join(" "));
+    }
+    line
+}
+
 /// On-CPU time of the calling thread in seconds, from `/proc/thread-self/schedstat` (Linux);
 /// `None` where that file does not exist. A one-thread engine searches on its caller's
 /// thread, so this is its cost alone even while other games run beside it.
