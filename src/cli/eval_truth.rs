@@ -116,7 +116,8 @@ pub fn run(
 }
 
 /// The chart: per model a solid line (a good move pruned) and a dashed one (the played move
-/// pruned, the paper's error on the same positions).
+/// pruned, the paper's error on the same positions) in the model's colour. The legend names
+/// each model once and the two line styles once, so it stays readable with many models.
 fn draw(
     args: &EvalArgs,
     truth: Truth,
@@ -141,24 +142,27 @@ fn draw(
     .x_range(0.0, 80.0)
     .y_range(0.0, 1.0)
     .size(args.chart_size.0, args.chart_size.1);
+    let key = crate::report::plot::PAPER_COLOUR;
+    chart = chart
+        .series(Series::new("solid: a good move pruned", SeriesStyle::Line, Vec::new()).colour(key))
+        .series(
+            Series::new(
+                "dashed: the played move pruned",
+                SeriesStyle::Dashed,
+                Vec::new(),
+            )
+            .colour(key),
+        );
     for (k, (label, c)) in curves.iter().enumerate() {
         let line = |f: &dyn Fn(usize) -> f64| (0..NN).map(|x| (x as f64, f(x))).collect();
         chart = chart
             .series(
-                Series::new(
-                    format!("{label}: a good move pruned"),
-                    SeriesStyle::Line,
-                    line(&|x| c.good_lost(x)),
-                )
-                .colour(palette(k)),
+                Series::new(label.clone(), SeriesStyle::Line, line(&|x| c.good_lost(x)))
+                    .colour(palette(k)),
             )
             .series(
-                Series::new(
-                    format!("{label}: the played move pruned"),
-                    SeriesStyle::Dashed,
-                    line(&|x| c.paper(x)),
-                )
-                .colour(palette(k)),
+                Series::new(String::new(), SeriesStyle::Dashed, line(&|x| c.paper(x)))
+                    .colour(palette(k)),
             );
     }
     let ext = if crate::report::plot::is_svg(path) {

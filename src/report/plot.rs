@@ -168,8 +168,10 @@ pub fn palette(i: usize) -> RGBColor {
 }
 
 /// Series colours, in order: the ten of matplotlib's "tab10" with its grey swapped for navy
-/// (the reference lines are grey), so that a chart of up to ten series repeats none.
-const PALETTE: [RGBColor; 10] = [
+/// (the reference lines are grey), then ten darker or lighter companions of them, so that a
+/// chart of up to twenty series repeats none (the first ten keep their meaning in every
+/// chart drawn before there were twenty).
+const PALETTE: [RGBColor; 20] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -180,7 +182,21 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0, 0, 128),
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
+    RGBColor(174, 199, 232),
+    RGBColor(255, 152, 150),
+    RGBColor(0, 90, 0),
+    RGBColor(255, 187, 120),
+    RGBColor(75, 0, 110),
+    RGBColor(196, 156, 148),
+    RGBColor(128, 0, 64),
+    RGBColor(120, 120, 255),
+    RGBColor(110, 110, 0),
+    RGBColor(0, 110, 120),
 ];
+
+/// The most legend entries drawn inside the plot; a chart with more gets its legend in a
+/// column beside the plot, where it hides no curve.
+const LEGEND_INSIDE_MAX: usize = 10;
 
 /// A corner of the plotting area, for the legend box.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -416,6 +432,26 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let e = |err: &dyn std::fmt::Display| err.to_string();
     root.fill(&WHITE).map_err(|x| e(&x))?;
+    let entries = legend_entries(chart);
+    let legend_font = ("sans-serif", 14).into_font();
+    let beside = entries.len() > LEGEND_INSIDE_MAX;
+    let (root, legend_area) = if beside {
+        let widest = entries
+            .iter()
+            .filter_map(|(label, _, _)| {
+                root.estimate_text_size(label, &legend_font.clone().into())
+                    .ok()
+            })
+            .map(|(w, _)| w)
+            .max()
+            .unwrap_or(0);
+        // At most 40% of the width: a longer label is cut by the image's edge.
+        let room = (widest + 50).min(root.dim_in_pixel().0 * 2 / 5);
+        let (plot, legend) = root.split_horizontally(root.dim_in_pixel().0 - room);
+        (plot, Some(legend))
+    } else {
+        (root.clone(), None)
+    };
     let (x0, x1) = chart.x_range;
     let (y0, y1) = chart.y_range;
     let (title, size) = fitted_title(&root, &chart.title);
@@ -497,11 +533,15 @@ fn draw<DB: DrawingBackend>(
             let a = x0 + k as f64 * step;
             PathElement::new(vec![(a, *y), (a + step, *y)], grey.stroke_width(1))
         });
-        ctx.draw_series(dashes)
-            .map_err(|x| e(&x))?
-            .label(label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+        let drawn = ctx.draw_series(dashes).map_err(|x| e(&x))?;
+        if !beside {
+            drawn
+                .label(label.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+        }
     }
+    // Labels go in the legend box inside the plot unless the legend stands beside it.
+    let inside = |label: &str| !beside && !label.is_empty();
 
     for (k, s) in chart.series.iter().enumerate() {
         let color = s.colour.unwrap_or(palette(k));
@@ -534,50 +574,138 @@ fn draw<DB: DrawingBackend>(
             ctx.draw_series(bars).map_err(|x| e(&x))?;
         }
         if s.style == SeriesStyle::Dashed {
-            ctx.draw_series(DashedLineSeries::new(
-                s.points.clone(),
-                8,
-                5,
-                color.stroke_width(2),
-            ))
-            .map_err(|x| e(&x))?
-            .label(s.label.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 8, y)], color.stroke_width(2))
-            });
+            let drawn = ctx
+                .draw_series(DashedLineSeries::new(
+                    s.points.clone(),
+                    8,
+                    5,
+                    color.stroke_width(2),
+                ))
+                .map_err(|x| e(&x))?;
+            if inside(&s.label) {
+                drawn.label(s.label.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 8, y)], color.stroke_width(2))
+                });
+            }
         } else if with_line {
-            ctx.draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))
-                .map_err(|x| e(&x))?
-                .label(s.label.as_str())
-                .legend(move |(x, y)| {
+            let drawn = ctx
+                .draw_series(LineSeries::new(s.points.clone(), color.stroke_width(2)))
+                .map_err(|x| e(&x))?;
+            if inside(&s.label) {
+                drawn.label(s.label.as_str()).legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                 });
+            }
         }
         if with_marks {
             let marks = ctx
                 .draw_series(s.points.iter().map(|&p| Circle::new(p, 5, color.filled())))
                 .map_err(|x| e(&x))?;
-            if !with_line {
+            if !with_line && inside(&s.label) {
                 marks
                     .label(s.label.as_str())
                     .legend(move |(x, y)| Circle::new((x + 10, y), 5, color.filled()));
             }
         }
     }
-    ctx.configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .position(legend_corner(chart).position())
-        .draw()
-        .map_err(|x| e(&x))?;
+    if let Some(area) = legend_area {
+        // One row per entry from the top of the plot, its sample then its label.
+        let row = 18;
+        for (k, (label, colour, style)) in entries.iter().enumerate() {
+            let y = 40 + row * k as i32;
+            let line = colour.stroke_width(2);
+            match style {
+                SeriesStyle::Points => {
+                    area.draw(&Circle::new((15, y), 5, colour.filled()))
+                        .map_err(|x| e(&x))?;
+                }
+                SeriesStyle::Dashed => {
+                    for a in [4, 16] {
+                        area.draw(&PathElement::new(vec![(a, y), (a + 8, y)], line))
+                            .map_err(|x| e(&x))?;
+                    }
+                }
+                _ => {
+                    area.draw(&PathElement::new(vec![(4, y), (28, y)], line))
+                        .map_err(|x| e(&x))?;
+                }
+            }
+            area.draw(&Text::new(
+                label.as_str(),
+                (36, y - 8),
+                legend_font.clone().color(&BLACK),
+            ))
+            .map_err(|x| e(&x))?;
+        }
+    } else if !entries.is_empty() {
+        ctx.configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 15))
+            .position(legend_corner(chart).position())
+            .draw()
+            .map_err(|x| e(&x))?;
+    }
     root.present().map_err(|x| e(&x))?;
     Ok(())
+}
+
+/// The chart's legend, in drawing order: every reference line, then every series with a
+/// label (a series with an empty label is drawn but not named: one of several that a
+/// shared entry explains), each with its colour and style.
+fn legend_entries(chart: &Chart) -> Vec<(String, RGBColor, SeriesStyle)> {
+    let grey = RGBColor(120, 120, 120);
+    let lines = chart
+        .hlines
+        .iter()
+        .map(|(_, label)| (label.clone(), grey, SeriesStyle::Dashed));
+    let series = chart
+        .series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.label.is_empty())
+        .map(|(k, s)| (s.label.clone(), s.colour.unwrap_or(palette(k)), s.style));
+    lines.chain(series).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Twenty series get twenty colours; a series without a label is drawn but left out of
+    /// the legend; a legend of more than `LEGEND_INSIDE_MAX` entries is drawn beside the
+    /// plot (the image still renders, at the size asked).
+    #[test]
+    fn many_series_get_their_own_colours_and_a_legend_beside_the_plot() {
+        let colours: std::collections::BTreeSet<(u8, u8, u8)> = (0..20)
+            .map(|k| palette(k))
+            .map(|c| (c.0, c.1, c.2))
+            .collect();
+        assert_eq!(colours.len(), 20);
+        let mut chart = Chart::new("t", "x", "y")
+            .x_range(0.0, 10.0)
+            .y_range(0.0, 1.0);
+        for k in 0..17 {
+            let pts = vec![(0.0, k as f64 / 20.0), (10.0, k as f64 / 17.0)];
+            chart = chart
+                .series(Series::new(
+                    format!("model {k}"),
+                    SeriesStyle::Line,
+                    pts.clone(),
+                ))
+                .series(Series::new(String::new(), SeriesStyle::Dashed, pts));
+        }
+        let entries = legend_entries(&chart);
+        assert_eq!(entries.len(), 17, "one entry per labelled series");
+        assert!(entries.len() > LEGEND_INSIDE_MAX);
+        let path = std::env::temp_dir().join(format!("akushu-legend-{}.png", std::process::id()));
+        render_chart(&chart, &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        // PNG width and height: big-endian at bytes 16..24.
+        let size = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+        assert_eq!((size(16), size(20)), DEFAULT_SIZE);
+    }
 
     #[test]
     fn the_legend_avoids_the_corner_the_curve_climbs_into() {

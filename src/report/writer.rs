@@ -768,14 +768,21 @@ pub fn ratings_chart(ratings: &[crate::arena::rating::Rating]) -> Option<Chart> 
                 format!("{name}{}: {}", rank + 1, short_player(&r.player)),
             ));
         }
+        // The reference by its rank (the table names it): short enough for any legend.
         let reference = &group[0].reference;
+        let at = group
+            .iter()
+            .position(|r| &r.player == reference)
+            .map_or(String::new(), |i| format!("{name}{}", i + 1));
         let label = if is_anchor(reference) {
-            format!("{name}: {} player(s), GNU Go 3.8 level 10 = 0", group.len())
+            format!(
+                "{name}: {} player(s); 0 = {at}, GNU Go 3.8 level 10",
+                group.len()
+            )
         } else {
             format!(
-                "{name}: {} player(s), not linked to GNU Go; {} = 0",
-                group.len(),
-                short_player(reference)
+                "{name}: {} player(s), not linked to GNU Go; 0 = {at}",
+                group.len()
             )
         };
         chart = chart.series(
@@ -1020,9 +1027,14 @@ mod tests {
             "after a gap"
         );
         assert!(
-            c.series[1].label.contains("island = 0"),
+            c.series[1].label.ends_with("0 = B1"),
             "{}",
             c.series[1].label
+        );
+        assert!(
+            c.series[0].label.contains("0 = A2, GNU Go"),
+            "{}",
+            c.series[0].label
         );
         assert_eq!(c.x_range, (0.5, 6.5));
         let names: Vec<&str> = c.x_names.iter().map(|(_, n)| n.as_str()).collect();
