@@ -913,9 +913,9 @@ fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
                 lines
                     .iter()
                     .map(|l| l.as_str().unwrap().to_string())
-                    .collect()
+                    .collect::<Vec<String>>()
             })
-            .unwrap_or_else(Vec::<String>::new)
+            .unwrap_or_default()
     };
     let ran = machines(&header);
     assert_eq!(ran.len(), 1, "{header}");

@@ -677,10 +677,8 @@ mod tests {
     /// plot (the image still renders, at the size asked).
     #[test]
     fn many_series_get_their_own_colours_and_a_legend_beside_the_plot() {
-        let colours: std::collections::BTreeSet<(u8, u8, u8)> = (0..20)
-            .map(|k| palette(k))
-            .map(|c| (c.0, c.1, c.2))
-            .collect();
+        let colours: std::collections::BTreeSet<(u8, u8, u8)> =
+            (0..20).map(palette).map(|c| (c.0, c.1, c.2)).collect();
         assert_eq!(colours.len(), 20);
         let mut chart = Chart::new("t", "x", "y")
             .x_range(0.0, 10.0)
