@@ -194,6 +194,9 @@ const PALETTE: [RGBColor; 20] = [
     RGBColor(0, 110, 120),
 ];
 
+/// The colour of the horizontal reference lines (`Chart::hlines`), in the plot and the legend.
+const REFERENCE_GREY: RGBColor = RGBColor(120, 120, 120);
+
 /// The most legend entries drawn inside the plot; a chart with more gets its legend in a
 /// column beside the plot, where it hides no curve.
 const LEGEND_INSIDE_MAX: usize = 10;
@@ -526,7 +529,7 @@ fn draw<DB: DrawingBackend>(
         }
     }
     for (y, label) in &chart.hlines {
-        let grey = RGBColor(120, 120, 120);
+        let grey = REFERENCE_GREY;
         // dashes: short segments along the line
         let step = (x1 - x0) / 60.0;
         let dashes = (0..60).step_by(2).map(|k| {
@@ -654,11 +657,10 @@ fn draw<DB: DrawingBackend>(
 /// label (a series with an empty label is drawn but not named: one of several that a
 /// shared entry explains), each with its colour and style.
 fn legend_entries(chart: &Chart) -> Vec<(String, RGBColor, SeriesStyle)> {
-    let grey = RGBColor(120, 120, 120);
     let lines = chart
         .hlines
         .iter()
-        .map(|(_, label)| (label.clone(), grey, SeriesStyle::Dashed));
+        .map(|(_, label)| (label.clone(), REFERENCE_GREY, SeriesStyle::Dashed));
     let series = chart
         .series
         .iter()
