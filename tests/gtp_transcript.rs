@@ -363,7 +363,7 @@ fn quick_specs() -> Vec<String> {
     akushu::search::spec::ENGINE_KINDS
         .iter()
         .map(|k| {
-            if (k.keys)().iter().any(|key| key.name == "sims") {
+            if k.keys().iter().any(|key| key.name == "sims") {
                 format!("{}:sims=20", k.name)
             } else {
                 k.name.to_string()
@@ -433,9 +433,9 @@ fn gtp_help_lists_every_key_of_every_kind() {
     // The per-move cap without time settings is said, with its default.
     let cap = help.split("--move-cap").nth(1).unwrap_or("");
     assert!(cap.contains("[default: 10]"), "{help}");
-    for kind in akushu::search::spec::ENGINE_KINDS {
+    for kind in akushu::search::spec::ENGINE_KINDS.iter() {
         assert!(help.contains(&format!("{}: ", kind.name)), "{help}");
-        for k in (kind.keys)() {
+        for k in kind.keys() {
             assert!(
                 help.contains(&format!("  {} ", k.name)),
                 "{} missing: {help}",
@@ -1175,4 +1175,27 @@ fn strong8_resigns_a_lost_game_at_short_clocks() {
             "{period} s a move: {answers:?}"
         );
     }
+}
+
+/// `gtp` and `analysis` play the one default engine, `DEFAULT_ENGINE`, when no `--engine` is
+/// given.
+#[test]
+fn gtp_and_analysis_default_to_the_one_default_engine() {
+    use akushu::search::spec::DEFAULT_ENGINE;
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Gtp {
+        #[command(flatten)]
+        args: akushu::cli::gtp::GtpArgs,
+    }
+    #[derive(Parser)]
+    struct Analysis {
+        #[command(flatten)]
+        args: akushu::cli::analysis::AnalysisArgs,
+    }
+    assert_eq!(Gtp::parse_from(["gtp"]).args.engine, DEFAULT_ENGINE);
+    assert_eq!(
+        Analysis::parse_from(["analysis"]).args.engine,
+        DEFAULT_ENGINE
+    );
 }

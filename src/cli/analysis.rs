@@ -11,7 +11,7 @@ use crate::gtp::json_analysis::{AnalysisServer, ServerIo};
 pub struct AnalysisArgs {
     /// Engine spec (a uct or strong kind: they keep the scores and owners analysis reports;
     /// the default, the strongest, takes them from its value network).
-    #[arg(long, default_value = "strong8")]
+    #[arg(long, default_value = crate::search::spec::DEFAULT_ENGINE)]
     pub engine: String,
     /// Seed of the engine's random choices.
     #[arg(long, default_value_t = 1)]

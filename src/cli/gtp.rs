@@ -8,14 +8,14 @@ use std::io::{BufReader, stdin, stdout};
 use clap::Args;
 
 use crate::gtp::GtpServer;
-use crate::search::spec::{build_engine, resolved_config};
+use crate::search::spec::{DEFAULT_ENGINE, build_engine, resolved_config};
 
 #[derive(Debug, Clone, Args)]
 pub struct GtpArgs {
     /// Engine spec, e.g. `strong8:threads=2`, `uct:sims=10000,prune=rule:41@0` or
     /// `flat:sims=100000,c=0.4`. The default is the strongest engine, deterministic per seed
     /// (one thread). `--help` lists every engine kind and key.
-    #[arg(long, default_value = "strong8", long_help = engine_long_help())]
+    #[arg(long, default_value = DEFAULT_ENGINE, long_help = engine_long_help())]
     pub engine: String,
     /// Seed of the engine's random choices (same seed + one thread = same game).
     #[arg(long, default_value_t = 1)]

@@ -218,10 +218,10 @@ pub fn key_list_markdown() -> String {
          Generated from the key tables in `src/search/spec/` (a test checks that this file \
          matches them). A spec is `KIND[:key=value,...]`; keys left out take their defaults.\n",
     );
-    for kind in ENGINE_KINDS {
+    for kind in ENGINE_KINDS.iter() {
         out.push_str(&format!("\n## `{}`\n\n{}\n\n", kind.name, kind.doc));
         out.push_str("| key | value | default | meaning |\n|---|---|---|---|\n");
-        for k in (kind.keys)() {
+        for k in kind.keys() {
             out.push_str(&format!(
                 "| `{}` | {} | `{}` | {} |\n",
                 k.name, k.value, k.default, k.doc
@@ -234,9 +234,9 @@ pub fn key_list_markdown() -> String {
 /// The key list of every engine kind as plain text, for `--help`.
 pub fn key_list_text() -> String {
     let mut out = String::from("Engine kinds and their keys (KIND[:key=value,...]):\n");
-    for kind in ENGINE_KINDS {
+    for kind in ENGINE_KINDS.iter() {
         out.push_str(&format!("\n{}: {}\n", kind.name, kind.doc));
-        for k in (kind.keys)() {
+        for k in kind.keys() {
             out.push_str(&format!(
                 "  {:<14} {} [{}; default {}]\n",
                 k.name, k.doc, k.value, k.default
@@ -289,7 +289,7 @@ pub(super) fn pruner_and_fields<'a>(
     key: &str,
     v: &'a str,
     k: usize,
-) -> anyhow::Result<(String, Vec<&'a str>)> {
+) -> anyhow::Result<(PrunerName, Vec<&'a str>)> {
     let parts: Vec<&str> = v.split(':').collect();
     if parts.len() < k + 1 || parts[0].is_empty() {
         bail!(
@@ -298,7 +298,16 @@ pub(super) fn pruner_and_fields<'a>(
         );
     }
     let split = parts.len() - k;
-    Ok((parts[..split].join(":"), parts[split..].to_vec()))
+    Ok((
+        pruner_name(key, &parts[..split].join(":"))?,
+        parts[split..].to_vec(),
+    ))
+}
+
+/// A key's pruner name, parsed once here so that the config holds what it names.
+pub(super) fn pruner_name(key: &str, text: &str) -> anyhow::Result<PrunerName> {
+    text.parse()
+        .with_context(|| format!("key `{key}`: pruner `{text}`"))
 }
 
 /// `X[@D]`: X of the board's 81 points, from depth D.

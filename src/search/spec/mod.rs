@@ -61,95 +61,57 @@ pub struct EngineKind {
     /// The kind's word (`uct`, `flat`, ...).
     pub name: &'static str,
     /// One line saying what the engine is.
-    pub doc: &'static str,
+    pub doc: String,
     /// Builds the engine for a spec of this kind with a game's seed.
     pub build: fn(spec: &str, seed: u64) -> Built,
     /// The fully resolved config (defaults filled in) as pretty JSON.
     pub resolved: fn(spec: &str) -> anyhow::Result<String>,
     /// The canonical text of a spec: the keys not at their defaults, in table order.
     pub canonical: fn(spec: &str) -> anyhow::Result<String>,
-    /// The kind's keys, for help texts and the generated key list.
-    pub keys: fn() -> Vec<KeyDoc>,
+    /// The keys of the kind named, for help texts and the generated key list.
+    key_docs: fn(kind: &str) -> Vec<KeyDoc>,
 }
 
-/// Every engine kind an engine spec can name. GTP, matches and experiments all look kinds
-/// up here, so a kind that one of them accepts, all accept.
-pub static ENGINE_KINDS: &[EngineKind] = &[
-    EngineKind {
+impl EngineKind {
+    /// The kind's keys with their defaults, for help texts and the generated key list.
+    pub fn keys(&self) -> Vec<KeyDoc> {
+        (self.key_docs)(self.name)
+    }
+}
+
+/// Every engine kind an engine spec can name: `uct`, one kind per row of [`UCT_PRESETS`],
+/// then the small kinds. GTP, matches and experiments all look kinds up here, so a kind that
+/// one of them accepts, all accept.
+pub static ENGINE_KINDS: std::sync::LazyLock<Vec<EngineKind>> = std::sync::LazyLock::new(|| {
+    let uct = EngineKind {
         name: "uct",
-        doc: "UCT tree search (the paper's engine) with tree, soft and playout pruning.",
+        doc: "UCT tree search (the paper's engine) with tree, soft and playout pruning.".into(),
         build: build_uct_kind,
         resolved: resolved_uct_kind,
         canonical: |spec| Ok(parse_uct(spec)?.to_string()),
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(UctConfig::default())),
-    },
-    EngineKind {
-        name: "strong",
-        doc: "The tuned UCT engine: `uct` with the keys of `STRONG_PRESET` (heavy playouts, RAVE, priors, network prior and pruning, tree-parallel threads, safe passes); keys given change the preset.",
+        key_docs: |_| key_docs(UCT_KEYS, &UctDraft::from(UctConfig::default())),
+    };
+    let presets = UCT_PRESETS.iter().map(|p| EngineKind {
+        name: p.name,
+        doc: p.kind_doc(),
         build: build_uct_kind,
         resolved: resolved_uct_kind,
         canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(strong_config())),
-    },
-    EngineKind {
-        name: "strong2",
-        doc: "`strong` with the network evaluated by 8-bit integer convolutions (`nnq`, `STRONG2_PRESET`): the same prior and pruner, about 2.9 times faster per call; keys given change the preset.",
-        build: build_uct_kind,
-        resolved: resolved_uct_kind,
-        canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong2"))),
-    },
-    EngineKind {
-        name: "strong3",
-        doc: "`strong2` whose networks see the last two moves before each position, as in training and `eval` (`STRONG3_PRESET`: `history=true`); keys given change the preset.",
-        build: build_uct_kind,
-        resolved: resolved_uct_kind,
-        canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong3"))),
-    },
-    EngineKind {
-        name: "strong4",
-        doc: "`strong3` with `cnn-human-5x32-value` as prior and pruner and its value head mixed into every result at value_mix 0.5 (`STRONG4_PRESET`); keys given change the preset.",
-        build: build_uct_kind,
-        resolved: resolved_uct_kind,
-        canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong4"))),
-    },
-    EngineKind {
-        name: "strong5",
-        doc: "A value-network search (`STRONG5_PRESET`): PUCT over the network distilled from KataGo's labels, its policy as priors and its value at every leaf (no playouts), spending nearly the whole clock, resigning lost games; keys given change the preset.",
-        build: build_uct_kind,
-        resolved: resolved_uct_kind,
-        canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong5"))),
-    },
-    EngineKind {
-        name: "strong6",
-        doc: "`strong5`'s search over `cnn-distilled-b6c96-cosine`, its network trained further on the same KataGo labels with an annealed learning rate (`STRONG6_PRESET`); keys given change the preset.",
-        build: build_uct_kind,
-        resolved: resolved_uct_kind,
-        canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong6"))),
-    },
-    EngineKind {
-        name: "strong7",
-        doc: "`strong6`'s search over `cnn-distilled-b6c96-6x64-cosine`, the 6x64 network distilled from the same KataGo labels and annealed (`STRONG7_PRESET`): fewer, better evaluations a second; keys given change the preset.",
-        build: build_uct_kind,
-        resolved: resolved_uct_kind,
-        canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong7"))),
-    },
-    EngineKind {
-        name: "strong8",
-        doc: "`strong7`'s search over `cnn-distilled-b6c96-6x64-cosine3`, the same 6x64 network trained three epochs more with the rate annealed again (`STRONG8_PRESET`); the default of `gtp` and `analysis`; keys given change the preset.",
-        build: build_uct_kind,
-        resolved: resolved_uct_kind,
-        canonical: canonical_preset,
-        keys: || key_docs(UCT_KEYS, &UctDraft::from(preset_config("strong8"))),
-    },
+        key_docs: |kind| key_docs(UCT_KEYS, &UctDraft::from(preset_config(kind))),
+    });
+    std::iter::once(uct)
+        .chain(presets)
+        .chain(small_kinds())
+        .collect()
+});
+
+/// The kinds without a tree of their own presets: flat Monte-Carlo, the territory player,
+/// the random player.
+fn small_kinds() -> [EngineKind; 3] {
+    [
     EngineKind {
         name: "flat",
-        doc: "Flat Monte-Carlo with UCB at the root, no tree (\"Moskit\").",
+        doc: "Flat Monte-Carlo with UCB at the root, no tree (\"Moskit\").".into(),
         build: |spec, seed| {
             let cfg = parse_flat(spec)?;
             let e = FlatEngine::new(cfg, seed).with_context(|| format!("engine spec `{spec}`"))?;
@@ -157,11 +119,11 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
         },
         resolved: |spec| Ok(serde_json::to_string_pretty(&parse_flat(spec)?)?),
         canonical: |spec| Ok(parse_flat(spec)?.to_string()),
-        keys: || key_docs(FLAT_KEYS, &FlatConfig::default()),
+        key_docs: |_| key_docs(FLAT_KEYS, &FlatConfig::default()),
     },
     EngineKind {
         name: "territory",
-        doc: "The rule-based territory-gain player (no search); its name carries its seed.",
+        doc: "The rule-based territory-gain player (no search); its name carries its seed.".into(),
         build: |spec, seed| {
             let seed = parse_territory(spec)?.unwrap_or(seed);
             Ok(Box::new(super::territory::TerritoryPlayer::new(seed)))
@@ -180,11 +142,11 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
                 &None,
             ))
         },
-        keys: || key_docs(TERRITORY_KEYS, &None),
+        key_docs: |_| key_docs(TERRITORY_KEYS, &None),
     },
     EngineKind {
         name: "random",
-        doc: "Uniformly random legal moves that fill no own eye: the test engine and strength floor.",
+        doc: "Uniformly random legal moves that fill no own eye: the test engine and strength floor.".into(),
         build: |spec, seed| Ok(Box::new(RandomEngine::new(parse_random(spec)?, seed))),
         resolved: |spec| Ok(serde_json::to_string_pretty(&parse_random(spec)?)?),
         canonical: |spec| {
@@ -196,9 +158,10 @@ pub static ENGINE_KINDS: &[EngineKind] = &[
                 &RandomConfig::default(),
             ))
         },
-        keys: || key_docs(RANDOM_KEYS, &RandomConfig::default()),
+        key_docs: |_| key_docs(RANDOM_KEYS, &RandomConfig::default()),
     },
-];
+    ]
+}
 
 /// The registered kind a spec names, or an error listing the known kinds.
 pub fn engine_kind(spec: &str) -> anyhow::Result<&'static EngineKind> {
@@ -253,18 +216,18 @@ pub fn spec_identity(spec: &str) -> String {
         c.value.as_mut(),
     ];
     for name in names.into_iter().flatten() {
-        *name = resolved_pruner(name);
+        *name = resolved_pruner(name.clone());
     }
     serde_json::to_string(&c).unwrap_or_else(|_| spec.to_string())
 }
 
 /// A pruner name whose network folder is resolved to what it is (found as an engine finds
 /// it, then through every symbolic link; `nn` and a bare `DIR` read as `nn:DIR`); a name
-/// without a network, or one that does not parse, as it is.
-fn resolved_pruner(name: &str) -> String {
+/// without a network as it is.
+fn resolved_pruner(name: PrunerName) -> PrunerName {
     use crate::prune::name::{NetworkName, Weights};
-    let Ok(PrunerName::Network(n)) = name.parse::<PrunerName>() else {
-        return name.to_string();
+    let PrunerName::Network(n) = name else {
+        return name;
     };
     let dir = super::pruners::resolve_model_dir(n.weights.dir());
     let real = std::fs::canonicalize(&dir)
@@ -276,11 +239,10 @@ fn resolved_pruner(name: &str) -> String {
         Weights::Quantized7(_) => Weights::Quantized7(real),
         Weights::Default | Weights::Float(_) | Weights::Bare(_) => Weights::Float(real),
     };
-    NetworkName {
+    PrunerName::Network(NetworkName {
         views: n.views,
         weights,
-    }
-    .to_string()
+    })
 }
 
 /// Builds an engine of any UCT kind (`uct` or a preset), named by its spec.
@@ -298,8 +260,7 @@ fn resolved_uct_kind(spec: &str) -> anyhow::Result<String> {
 /// The model directories an engine spec loads (network pruners in any spelling: `nn`,
 /// `nnq:DIR`, `sym8:nnq:DIR`, ...; `policy=` and `value=` networks), so that a match folder
 /// can record which weights played. Empty for specs without networks (and for specs that do
-/// not parse: those fail elsewhere with a better message); a pruner name that does not parse
-/// is left out the same way.
+/// not parse: those fail elsewhere with a better message).
 pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     let Ok(c) = parse_uct_kind(spec.trim()) else {
         return Vec::new();
@@ -315,7 +276,7 @@ pub fn model_dirs(spec: &str) -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<std::path::PathBuf> = pruners
         .into_iter()
         .flatten()
-        .filter_map(|p| Some(p.parse::<PrunerName>().ok()?.model_dir()?.to_path_buf()))
+        .filter_map(|p| Some(p.model_dir()?.to_path_buf()))
         .collect();
     dirs.sort();
     dirs.dedup();
@@ -341,7 +302,7 @@ pub fn parse_uct_kind(spec: &str) -> anyhow::Result<UctConfig> {
             "engine spec `{spec}`: `{other}` is not a UCT engine (uct, {})",
             UCT_PRESETS
                 .iter()
-                .map(|(k, _)| *k)
+                .map(|p| p.name)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -1,7 +1,9 @@
-//! The UCT presets (`strong` to `strong8`): fixed `uct` specs under a kind word of their
-//! own, and parsing and printing specs that name them.
+//! The UCT presets (`strong` to `strong8`): one table of kind words, each a `uct` spec
+//! written out or another preset's search over a new network, and parsing and printing
+//! specs that name them.
 
 use super::*;
+use crate::prune::name::{NetworkName, Weights};
 
 /// The `strong` preset's settings as a `uct` spec: heavy playouts, RAVE, heuristic and
 /// network priors, network tree pruning below the root, one shared tree for all threads,
@@ -43,59 +45,135 @@ pub const STRONG5_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_
     resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96,select=puct,\
     value=nnq:models/cnn-distilled-b6c96,value_mix=1,time_safety=0.01,history=true";
 
-/// The `strong6` preset: `strong5`'s search over `cnn-distilled-b6c96-cosine`, the same
-/// network trained three epochs more on the same KataGo labels with the learning rate
-/// annealed (a cosine to 2% of it). Every search setting is `strong5`'s, so the two differ
-/// in the network alone (docs/value-search.md, "The network's training").
-pub const STRONG6_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
-    resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96-cosine,\
-    select=puct,value=nnq:models/cnn-distilled-b6c96-cosine,value_mix=1,time_safety=0.01,\
-    history=true";
+/// What a preset is built from.
+pub enum PresetBase {
+    /// A `uct` spec written out in full.
+    Spec(&'static str),
+    /// Another preset's search over one network, spelled `nnq:models/NETWORK` as both the
+    /// policy and the value: presets that differ in their weights alone say so by being
+    /// written this way.
+    Network {
+        of: &'static str,
+        network: &'static str,
+    },
+}
 
-/// The `strong7` preset: `strong6`'s search over `cnn-distilled-b6c96-6x64-cosine`, the 6x64
-/// network distilled from the same labels and annealed the same way. A visit costs about
-/// three times `strong6`'s; at equal CPU, measured at fixed visits (600 against `strong6`'s
-/// 1,800), it is the stronger, 65/100 (`report/runs/net_shape_equal_cpu_cosine`;
-/// docs/value-search.md, "The network's shape").
-pub const STRONG7_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
-    resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96-6x64-cosine,\
-    select=puct,value=nnq:models/cnn-distilled-b6c96-6x64-cosine,value_mix=1,time_safety=0.01,\
-    history=true";
+/// One UCT preset: its kind word, what it is built from and one line saying what it is.
+pub struct UctPreset {
+    pub name: &'static str,
+    pub base: PresetBase,
+    pub doc: &'static str,
+}
 
-/// The `strong8` preset: `strong7`'s search over `cnn-distilled-b6c96-6x64-cosine3`, the same
-/// 6x64 network trained three epochs more on the same labels with the rate annealed again
-/// (docs/value-search.md, "The network's training").
-pub const STRONG8_PRESET: &str = "uct:sims=50000,parallel=tree,resign=0.03,safe_pass=true,\
-    resign_visits=500,max_nodes=4194304,policy=nnq:models/cnn-distilled-b6c96-6x64-cosine3,\
-    select=puct,value=nnq:models/cnn-distilled-b6c96-6x64-cosine3,value_mix=1,\
-    time_safety=0.01,history=true";
+/// The engine `gtp` and `analysis` play when no `--engine` is given.
+pub const DEFAULT_ENGINE: &str = "strong8";
 
-/// The UCT presets by kind word. A preset never changes once specs that name it are
-/// recorded (match folders, experiment files): a better one gets a new word, as new weights
-/// get a new model directory.
-pub const UCT_PRESETS: &[(&str, &str)] = &[
-    ("strong", STRONG_PRESET),
-    ("strong2", STRONG2_PRESET),
-    ("strong3", STRONG3_PRESET),
-    ("strong4", STRONG4_PRESET),
-    ("strong5", STRONG5_PRESET),
-    ("strong6", STRONG6_PRESET),
-    ("strong7", STRONG7_PRESET),
-    ("strong8", STRONG8_PRESET),
+/// The UCT presets in the order they were made. A preset never changes once specs that name
+/// it are recorded (match folders, experiment files): a better one gets a new word, as new
+/// weights get a new model directory.
+pub const UCT_PRESETS: &[UctPreset] = &[
+    UctPreset {
+        name: "strong",
+        base: PresetBase::Spec(STRONG_PRESET),
+        doc: "The tuned UCT engine: `uct` with heavy playouts, RAVE, priors, network prior and pruning, tree-parallel threads and safe passes",
+    },
+    UctPreset {
+        name: "strong2",
+        base: PresetBase::Spec(STRONG2_PRESET),
+        doc: "`strong` with the network evaluated by 8-bit integer convolutions (`nnq`): the same prior and pruner, about 2.9 times faster per call",
+    },
+    UctPreset {
+        name: "strong3",
+        base: PresetBase::Spec(STRONG3_PRESET),
+        doc: "`strong2` whose networks see the last two moves before each position, as in training and `eval` (`history=true`)",
+    },
+    UctPreset {
+        name: "strong4",
+        base: PresetBase::Spec(STRONG4_PRESET),
+        doc: "`strong3` with `cnn-human-5x32-value` as prior and pruner and its value head mixed into every result at value_mix 0.5",
+    },
+    UctPreset {
+        name: "strong5",
+        base: PresetBase::Spec(STRONG5_PRESET),
+        doc: "A value-network search: PUCT over the network distilled from KataGo's labels, its policy as priors and its value at every leaf (no playouts), spending nearly the whole clock, resigning lost games",
+    },
+    // `strong6` to `strong8` keep `strong5`'s search and change the network alone
+    // (docs/value-search.md, "The network's training" and "The network's shape"); `strong7`
+    // costs about three times `strong6` a visit and won 65/100 against it at equal CPU,
+    // measured at fixed visits (600 against 1,800; report/runs/net_shape_equal_cpu_cosine).
+    UctPreset {
+        name: "strong6",
+        base: PresetBase::Network {
+            of: "strong5",
+            network: "cnn-distilled-b6c96-cosine",
+        },
+        doc: "its network trained further on the same KataGo labels with an annealed learning rate",
+    },
+    UctPreset {
+        name: "strong7",
+        base: PresetBase::Network {
+            of: "strong6",
+            network: "cnn-distilled-b6c96-6x64-cosine",
+        },
+        doc: "the 6x64 network distilled from the same KataGo labels and annealed: fewer, better evaluations a second",
+    },
+    UctPreset {
+        name: "strong8",
+        base: PresetBase::Network {
+            of: "strong7",
+            network: "cnn-distilled-b6c96-6x64-cosine3",
+        },
+        doc: "the same 6x64 network trained three epochs more with the rate annealed again",
+    },
 ];
 
-/// The preset `uct` spec of a kind word, if it names a preset.
-pub(super) fn preset(kind: &str) -> Option<&'static str> {
-    UCT_PRESETS
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, p)| *p)
+impl UctPreset {
+    /// The line `--help` and docs/engine-specs.md give the preset's kind.
+    pub fn kind_doc(&self) -> String {
+        let what = match self.base {
+            PresetBase::Spec(_) => self.doc.to_string(),
+            PresetBase::Network { of, network } => {
+                format!("`{of}`'s search over `{network}`, {}", self.doc)
+            }
+        };
+        let default = if self.name == DEFAULT_ENGINE {
+            "; the default of `gtp` and `analysis`"
+        } else {
+            ""
+        };
+        format!("{what}{default}; keys given change the preset.")
+    }
+
+    /// The preset's config: its spec parsed, or its base preset's with the network changed.
+    pub fn config(&self) -> UctConfig {
+        match self.base {
+            PresetBase::Spec(spec) => {
+                parse_uct(spec).unwrap_or_else(|e| panic!("the {} preset parses: {e:#}", self.name))
+            }
+            PresetBase::Network { of, network } => {
+                let mut c = preset_config(of);
+                let weights = PrunerName::Network(NetworkName {
+                    views: 1,
+                    weights: Weights::Quantized(format!("models/{network}")),
+                });
+                c.policy = Some(weights.clone());
+                c.value = Some(weights);
+                c
+            }
+        }
+    }
+}
+
+/// The preset a kind word names, if any.
+pub(super) fn preset(kind: &str) -> Option<&'static UctPreset> {
+    UCT_PRESETS.iter().find(|p| p.name == kind)
 }
 
 /// A preset's config (`kind` must be one of [`UCT_PRESETS`]).
 pub fn preset_config(kind: &str) -> UctConfig {
-    let p = preset(kind).unwrap_or_else(|| panic!("`{kind}` is not a UCT preset"));
-    parse_uct(p).unwrap_or_else(|e| panic!("the {kind} preset parses: {e:#}"))
+    preset(kind)
+        .unwrap_or_else(|| panic!("`{kind}` is not a UCT preset"))
+        .config()
 }
 
 /// The `strong` preset's config.
@@ -109,7 +187,7 @@ pub fn parse_preset(spec: &str) -> anyhow::Result<UctConfig> {
     let Some(p) = preset(kind) else {
         bail!("engine spec `{spec}`: `{kind}` is not a UCT preset");
     };
-    parse_uct_from(kind, parse_uct(p)?, spec)
+    parse_uct_from(kind, p.config(), spec)
 }
 
 pub(super) fn canonical_preset(spec: &str) -> anyhow::Result<String> {

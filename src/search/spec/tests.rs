@@ -68,17 +68,26 @@ fn parses_the_documented_forms() {
     let c = parse_uct("uct:sims=500,expand=3,c=0.7,prune=rule:41@2").unwrap();
     assert_eq!((c.sims, c.expand, c.c), (500, 3, 0.7));
     let p = c.prune.unwrap();
-    assert_eq!((p.pruner.as_str(), p.x, p.depth), ("rule", 41, 2));
+    assert_eq!(
+        (p.pruner.to_string().as_str(), p.x, p.depth),
+        ("rule", 41, 2)
+    );
     let c =
         parse_uct("uct:prune=nn:models/a:30,playout_prune=random:3:0.6,playout_eval=move").unwrap();
     let p = c.prune.unwrap();
-    assert_eq!((p.pruner.as_str(), p.x, p.depth), ("nn:models/a", 30, 0));
+    assert_eq!(
+        (p.pruner.to_string().as_str(), p.x, p.depth),
+        ("nn:models/a", 30, 0)
+    );
     let pp = c.playout_prune.unwrap();
-    assert_eq!((pp.pruner.as_str(), pp.share), ("random:3", 0.6));
+    assert_eq!(
+        (pp.pruner.to_string().as_str(), pp.share),
+        ("random:3", 0.6)
+    );
     assert_eq!(pp.eval, PlayoutEval::Move);
     let s = parse_uct("uct:soft=nn:20:41@1").unwrap().soft.unwrap();
     assert_eq!(
-        (s.pruner.as_str(), s.visits, s.x, s.depth),
+        (s.pruner.to_string().as_str(), s.visits, s.x, s.depth),
         ("nn", 20, 41, 1)
     );
     assert_eq!(parse_uct("uct").unwrap(), UctConfig::default());
@@ -159,7 +168,13 @@ fn strong5_is_a_value_only_puct_search_on_one_network() {
     assert_eq!(c.select, Select::Puct);
     assert_eq!(c.value_mix, 1.0);
     assert_eq!(c.policy, c.value);
-    assert!(c.policy.as_deref().unwrap().contains("cnn-distilled-b6c96"));
+    assert!(
+        c.policy
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .contains("cnn-distilled-b6c96")
+    );
     assert!(c.time_safety <= 0.01 && c.resign > 0.0 && c.resign_visits >= 100);
     assert!(!c.priors && c.rave == 0.0);
 }
@@ -175,7 +190,10 @@ fn the_distilled_presets_differ_in_their_network_alone() {
     ] {
         let before = preset_config(base);
         let mut c = preset_config(kind);
-        assert!(c.policy.as_deref().unwrap().ends_with(net), "{kind}");
+        assert!(
+            c.policy.as_ref().unwrap().to_string().ends_with(net),
+            "{kind}"
+        );
         assert_eq!(c.policy, c.value, "{kind}");
         assert_ne!(c.policy, before.policy, "{kind}");
         c.policy = before.policy.clone();
@@ -410,7 +428,7 @@ fn unknown_keys_and_kinds_list_the_tables() {
         );
     }
     let m = msg("mcts");
-    for kind in ENGINE_KINDS {
+    for kind in ENGINE_KINDS.iter() {
         assert!(m.contains(kind.name), "{m}");
     }
     assert!(msg("random:speed=5").contains("random keys: delay_ms"));
@@ -423,10 +441,10 @@ fn unknown_keys_and_kinds_list_the_tables() {
 /// (the presets included) play it with 20, not their tens of thousands.
 #[test]
 fn every_kind_builds_and_plays_from_its_bare_spec() {
-    for kind in ENGINE_KINDS {
+    for kind in ENGINE_KINDS.iter() {
         build_engine(kind.name, 3).unwrap_or_else(|e| panic!("{}: {e:#}", kind.name));
         assert!(resolved_config(kind.name).is_ok(), "{}", kind.name);
-        let spec = if (kind.keys)().iter().any(|k| k.name == "sims") {
+        let spec = if kind.keys().iter().any(|k| k.name == "sims") {
             format!("{}:sims=20", kind.name)
         } else {
             kind.name.to_string()
@@ -436,7 +454,7 @@ fn every_kind_builds_and_plays_from_its_bare_spec() {
         let (mv, _) = e.genmove(crate::rules::Color::Black);
         assert!(matches!(mv, crate::search::EngineMove::Play(_)), "{spec}");
         assert!(resolved_config(&spec).is_ok(), "{spec}");
-        assert!(!(kind.keys)().is_empty(), "{spec}");
+        assert!(!kind.keys().is_empty(), "{spec}");
     }
 }
 
@@ -452,8 +470,8 @@ fn the_key_list_document_matches_the_tables() {
         have == want,
         "docs/engine-specs.md is out of date: rerun this test with AKUSHU_WRITE_SPEC_DOC=1"
     );
-    for kind in ENGINE_KINDS {
-        for k in (kind.keys)() {
+    for kind in ENGINE_KINDS.iter() {
+        for k in kind.keys() {
             assert!(have.contains(&format!("| `{}` |", k.name)));
         }
     }
@@ -472,14 +490,14 @@ fn validate_holds_configs_set_in_code_to_the_key_ranges() {
         ("`sims`", |c| c.sims = 0),
         ("`prune`", |c| {
             c.prune = Some(TreePrune {
-                pruner: "rule".into(),
+                pruner: PrunerName::Rule,
                 x: 200,
                 depth: 0,
             })
         }),
         ("`playout_prune`", |c| {
             c.playout_prune = Some(PlayoutPrune {
-                pruner: "rule".into(),
+                pruner: PrunerName::Rule,
                 share: 1.5,
                 eval: PlayoutEval::Leaf,
             })
@@ -511,4 +529,56 @@ fn validate_holds_configs_set_in_code_to_the_key_ranges() {
 fn built_engine_is_named_by_its_spec() {
     let e = build_engine("uct:sims=50,prune=rule:10@1", 1).unwrap();
     assert_eq!(e.name(), "uct:sims=50,prune=rule:10@1");
+}
+
+/// The preset table gives every preset the config its recorded games were played with: the
+/// resolved config a match folder wrote at its first game, read back and compared with what
+/// the same spec resolves to now, key by key. A preset that changed under a recorded spec
+/// fails here.
+#[test]
+fn presets_resolve_to_the_configs_their_match_folders_recorded() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (folder, spec) in [
+        ("report/runs/katago_equal_time", "strong5:max_seconds=0.1"),
+        (
+            "report/runs/net_shape_equal_cpu_cosine",
+            "strong6:sims=1800",
+        ),
+        (
+            "report/runs/katago_equal_time_6x64_cosine2",
+            "strong7:max_seconds=0.1,policy=nnq:models/cnn-distilled-b6c96-6x64-cosine2,value=nnq:models/cnn-distilled-b6c96-6x64-cosine2",
+        ),
+        (
+            "report/runs/katago_strong8_0.1_pairs",
+            "strong8:max_seconds=0.1",
+        ),
+    ] {
+        let text = std::fs::read_to_string(root.join(folder).join("match.toml")).unwrap();
+        let header: toml::Value = toml::from_str(&text).unwrap();
+        let recorded = header["engines"][spec].as_str().unwrap();
+        let recorded: serde_json::Value = serde_json::from_str(recorded).unwrap();
+        let now: serde_json::Value = serde_json::from_str(&resolved_config(spec).unwrap()).unwrap();
+        // Keys added to the engine since a folder was recorded are not in it; every key
+        // that is must read as it did.
+        for (key, value) in recorded.as_object().unwrap() {
+            assert_eq!(&now[key], value, "`{key}` of {spec} in {folder}");
+        }
+    }
+}
+
+/// One constant names the default engine: a preset, and the one kind whose doc line says it
+/// is the default (`tests/gtp_transcript.rs` checks that `gtp` and `analysis` play it).
+#[test]
+fn the_default_engine_is_one_preset_named_once() {
+    assert!(preset(DEFAULT_ENGINE).is_some(), "{DEFAULT_ENGINE}");
+    for kind in ENGINE_KINDS.iter() {
+        let says = kind.doc.contains("the default of `gtp` and `analysis`");
+        assert_eq!(
+            says,
+            kind.name == DEFAULT_ENGINE,
+            "{}: {}",
+            kind.name,
+            kind.doc
+        );
+    }
 }

@@ -401,10 +401,10 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
                 d.config.policy = None;
                 return Ok(());
             }
-            d.config.policy = Some(v.text().to_string());
+            d.config.policy = Some(pruner_name("policy", v.text())?);
             Ok(())
         },
-        get: |d| d.config.policy.clone(),
+        get: |d| d.config.policy.as_ref().map(|p| p.to_string()),
     },
     Key {
         name: "policy_weight",
@@ -507,10 +507,10 @@ pub static UCT_KEYS: &[Key<UctDraft>] = &[
                 d.config.value = None;
                 return Ok(());
             }
-            d.config.value = Some(v.text().to_string());
+            d.config.value = Some(pruner_name("value", v.text())?);
             Ok(())
         },
-        get: |d| d.config.value.clone(),
+        get: |d| d.config.value.as_ref().map(|v| v.to_string()),
     },
     Key {
         name: "value_mix",

@@ -2,12 +2,13 @@
 //! pruning, widening, selection and parallel mode.
 
 use super::*;
+use crate::prune::name::PrunerName;
 
 /// Tree pruning settings (`prune=KIND[:ARG]:X[@D]` in specs).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TreePrune {
     /// Pruner spec: `rule`, `random[:SEED]`, `nn[:MODEL]`, ... (see `search::pruners`).
-    pub pruner: String,
+    pub pruner: PrunerName,
     /// How many of the worst candidate moves to drop at each pruned node.
     pub x: usize,
     /// First depth pruned (0 = the root; the paper compared 0, 1, 2, 3).
@@ -18,7 +19,7 @@ pub struct TreePrune {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PlayoutPrune {
     /// Pruner spec, as for tree pruning.
-    pub pruner: String,
+    pub pruner: PrunerName,
     /// Share of the empty points the mover may never play (0.6 in the paper).
     pub share: f32,
     /// When the pruner is asked: once per tree leaf, or before every playout move.
@@ -29,7 +30,7 @@ pub struct PlayoutPrune {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SoftPrune {
     /// Pruner spec, as for tree pruning.
-    pub pruner: String,
+    pub pruner: PrunerName,
     /// Prior visits with no wins given to each softly pruned move.
     pub visits: u16,
     /// How many of the worst candidates get the prior.
@@ -45,7 +46,7 @@ pub struct SoftPrune {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Widen {
     /// Pruner spec giving the order, as for tree pruning.
-    pub pruner: String,
+    pub pruner: PrunerName,
     /// Candidates open at a new node.
     pub k0: usize,
     /// Visits at which the next candidate opens.
@@ -146,7 +147,7 @@ pub struct UctConfig {
     pub heavy: HeavyConfig,
     /// Network policy prior (`policy=nn[:MODEL]`): each new candidate starts with
     /// `policy_weight * sqrt(p)` won visits, p = 1 - the pruner's badness.
-    pub policy: Option<String>,
+    pub policy: Option<PrunerName>,
     /// Weight of the policy prior (michi's large-pattern prior uses 100); PUCT takes the
     /// policy's probabilities as they are and ignores it.
     pub policy_weight: f32,
@@ -168,7 +169,7 @@ pub struct UctConfig {
     /// A network with a value head (`value=nnq:MODEL`) whose win probability is mixed into
     /// every simulation's result ([`crate::search::tree::ValueMix`]); name the same model as
     /// `policy` and `prune` and it costs no extra evaluation.
-    pub value: Option<String>,
+    pub value: Option<PrunerName>,
     /// The value's share of each result (AlphaGo's lambda): 0 = playouts only, 1 = the
     /// value only (no playouts).
     pub value_mix: f32,

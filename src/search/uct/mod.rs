@@ -59,7 +59,12 @@ pub fn resolve_pruner(spec: &str, seed: u64) -> anyhow::Result<Arc<dyn Pruner>> 
     let name = spec
         .parse::<PrunerName>()
         .with_context(|| format!("pruner `{spec}`"))?;
-    make_pruner(&name.or_seed(seed)).with_context(|| format!("pruner `{spec}`"))
+    build_pruner(&name, seed)
+}
+
+/// Builds the pruner a parsed name names; a `random` pruner without a seed takes `seed`.
+pub fn build_pruner(name: &PrunerName, seed: u64) -> anyhow::Result<Arc<dyn Pruner>> {
+    make_pruner(&name.clone().or_seed(seed)).with_context(|| format!("pruner `{name}`"))
 }
 
 /// One root move after a search.
@@ -119,11 +124,11 @@ impl UctEngine {
     pub fn new(config: UctConfig, seed: u64) -> Result<UctEngine, EngineBuildError> {
         config.validate()?;
         // One pruner (and one cache per thread) per distinct spec.
-        let mut specs: Vec<String> = Vec::new();
-        let mut slot_of = |s: &str| match specs.iter().position(|x| x == s) {
+        let mut specs: Vec<PrunerName> = Vec::new();
+        let mut slot_of = |s: &PrunerName| match specs.iter().position(|x| x == s) {
             Some(i) => i,
             None => {
-                specs.push(s.to_string());
+                specs.push(s.clone());
                 specs.len() - 1
             }
         };
@@ -159,7 +164,7 @@ impl UctEngine {
         });
         let pruners: Vec<Arc<dyn Pruner>> = specs
             .iter()
-            .map(|s| resolve_pruner(s, seed))
+            .map(|s| build_pruner(s, seed))
             .collect::<anyhow::Result<_>>()?;
         if let Some(v) = value.filter(|v| !pruners[v.slot].has_value()) {
             return Err(anyhow::anyhow!(

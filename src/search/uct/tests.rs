@@ -15,7 +15,7 @@ fn pruning_engine(pruner: &str, sims: u32, cache: usize, history: bool) -> UctEn
         cache,
         history,
         prune: Some(TreePrune {
-            pruner: pruner.into(),
+            pruner: pruner.parse().unwrap(),
             x: 3,
             depth: 0,
         }),
@@ -32,7 +32,7 @@ fn value_search(sims: u32) -> UctEngine {
 
 /// [`value_search`] over the network in model directory `dir`.
 fn value_search_over(dir: &str, sims: u32) -> UctEngine {
-    let net = format!("nnq:{dir}");
+    let net: PrunerName = format!("nnq:{dir}").parse().unwrap();
     let config = UctConfig {
         sims,
         select: Select::Puct,
@@ -340,7 +340,7 @@ fn the_search_rates_every_depth_of_its_tree_with_the_true_last_moves() {
             cache: 1 << 18,
             history: true,
             prune: Some(TreePrune {
-                pruner: spec_name.into(),
+                pruner: spec_name.parse().unwrap(),
                 x: 60,
                 depth: 0,
             }),
