@@ -259,3 +259,64 @@ fn tiny_keeps_the_example_and_cuts_its_sizes() {
         "strong2:sims=1000000"
     );
 }
+
+/// The `akushu ...` commands of README.md: its shell blocks' lines (continuation lines
+/// joined, `#` comments dropped) and the code spans of running text that give options.
+fn readme_commands() -> Vec<String> {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    let mut line = String::new();
+    for raw in text.lines() {
+        if raw.trim_start().starts_with("```") {
+            in_sh = !in_sh && raw.trim() == "```sh";
+            continue;
+        }
+        if !in_sh {
+            // Commands in running text: a code span of `akushu` with options.
+            for (k, span) in raw.split('`').enumerate() {
+                if k % 2 == 1 && span.starts_with("akushu ") && span.contains(" --") {
+                    out.push(span.to_string());
+                }
+            }
+            continue;
+        }
+        let t = raw.trim();
+        let t = t.split(" # ").next().unwrap_or(t).trim();
+        if line.is_empty() && !t.starts_with("akushu ") && t != "akushu" {
+            continue;
+        }
+        match t.strip_suffix('\\') {
+            Some(head) => line += head,
+            None => {
+                line += t;
+                out.push(std::mem::take(&mut line));
+            }
+        }
+    }
+    out
+}
+
+/// Every `akushu` command README.md shows is an example of some `--help`, so that
+/// [`every_help_example_runs_on_tiny_inputs`] runs it as written (or lists why not): a README
+/// command cannot break unseen.
+#[test]
+fn every_readme_command_is_a_help_example_that_runs() {
+    let examples = akushu::cli::help_examples();
+    let commands = readme_commands();
+    assert!(
+        commands
+            .iter()
+            .any(|c| c.starts_with("akushu dataset build")),
+        "{commands:?}"
+    );
+    let missing: Vec<&String> = commands
+        .iter()
+        .filter(|c| !examples.iter().any(|e| e == *c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README.md shows commands no --help example has (add them to a help text): {missing:#?}"
+    );
+}
