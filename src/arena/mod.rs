@@ -40,6 +40,7 @@ pub mod repeats;
 pub mod runner;
 pub mod selfplay;
 pub mod selfplay_run;
+pub mod spec;
 pub mod sprt;
 pub mod summary;
 
@@ -51,4 +52,5 @@ pub use runner::{
     MatchConfig, MatchOutcome, MergeOutcome, Shard, TimeSpec, merge, resummarize, run_match,
     run_match_with,
 };
+pub use spec::{PlayerSpec, player_spec};
 pub use summary::MatchSummary;

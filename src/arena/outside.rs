@@ -66,8 +66,10 @@ pub struct CommandFiles {
 }
 
 /// The command line of a `gtp:` spec; `None` for an in-process spec.
-pub fn gtp_command(spec: &str) -> Option<&str> {
-    spec.trim().strip_prefix("gtp:").map(str::trim)
+pub fn gtp_command(spec: &str) -> Option<String> {
+    super::spec::player_spec(spec)
+        .outside_command()
+        .map(str::to_string)
 }
 
 /// The SHA-256 of the file at `path`, read in pieces (a network may be large), as lower-case
@@ -144,7 +146,7 @@ pub fn specs_files<'a>(
     for spec in specs {
         if let Some(command) = gtp_command(spec)
             && !out.contains_key(spec)
-            && let Some(files) = command_files(command)?
+            && let Some(files) = command_files(&command)?
         {
             out.insert(spec.clone(), files);
         }

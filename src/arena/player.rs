@@ -11,6 +11,7 @@ use thiserror::Error;
 
 use super::gtp::{GtpClient, GtpError};
 use super::outside::GtpAnswers;
+use super::spec::{PlayerSpec, player_spec};
 use crate::dataset::record::VISIT_SLOTS;
 use crate::rules::{Color, Move};
 use crate::search::TimeControl;
@@ -124,13 +125,8 @@ pub fn build_player(
     seed: u64,
     timeouts: GtpTimeouts,
 ) -> Result<Box<dyn Player>, PlayerError> {
-    if let Some(command) = spec.trim().strip_prefix("gtp:") {
-        Ok(Box::new(GtpPlayer::start(
-            spec,
-            command.trim(),
-            seed,
-            timeouts,
-        )?))
+    if let PlayerSpec::Outside(command) = player_spec(spec) {
+        Ok(Box::new(GtpPlayer::start(spec, &command, seed, timeouts)?))
     } else {
         let engine = build_engine(spec, seed).map_err(|e| match e {
             EngineBuildError::Resources { .. } => PlayerError::Resources(format!("{e:#}")),

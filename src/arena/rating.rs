@@ -229,7 +229,8 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
 /// split as the arena starts it ([`super::gtp::split_command_line`]), runs a program named
 /// `gnugo` (in any folder) with `--level 10`.
 pub fn is_anchor(player: &str) -> bool {
-    let Some(command) = player.trim().strip_prefix("gtp:") else {
+    let spec = super::spec::player_spec(player);
+    let Some(command) = spec.outside_command() else {
         return false;
     };
     let Ok(words) = super::gtp::split_command_line(command) else {

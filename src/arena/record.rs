@@ -107,10 +107,12 @@ pub fn starved(cpu: f64, seconds: f64) -> bool {
 /// searches on the game's thread alone. A many-thread in-process engine's reading is only
 /// the game's thread, which waits for the workers: it says nothing.
 pub fn cpu_covers_search(spec: &str) -> bool {
-    if spec.trim().starts_with("gtp:") {
-        return true;
+    match super::spec::player_spec(spec) {
+        super::spec::PlayerSpec::Outside(_) => true,
+        super::spec::PlayerSpec::Engine(spec) => {
+            crate::search::spec::parse_uct_kind(&spec).map_or(true, |c| c.threads <= 1)
+        }
     }
-    crate::search::spec::parse_uct_kind(spec).map_or(true, |c| c.threads <= 1)
 }
 
 /// A side's simulations as a row records them: `None` for an outside (`gtp:`) engine, whose

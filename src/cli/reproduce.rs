@@ -292,7 +292,8 @@ fn missing_programs(file: &experiment::ExperimentFile, quick: bool) -> Option<St
     let mut missing: Vec<String> = Vec::new();
     for arm in &arms {
         for spec in [&arm.config.black, &arm.config.white] {
-            let Some(command) = spec.strip_prefix("gtp:") else {
+            let spec = crate::arena::player_spec(spec);
+            let Some(command) = spec.outside_command() else {
                 continue;
             };
             let words = crate::arena::gtp::split_command_line(command).ok()?;
