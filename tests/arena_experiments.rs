@@ -335,11 +335,17 @@ vars = { engine = "random" }
             jobs: 1,
             snapshot: false,
             played_only: Vec::new(),
+            machine: "AMD EPYC, 2 logical CPUs (a test machine)".into(),
         },
         std::slice::from_ref(&result),
         &[],
     );
     assert!(report.contains("Arm **bad** failed"), "{report}");
+    // The time it took is stated with the machine it took it on.
+    assert!(
+        report.contains("in 0 s on AMD EPYC, 2 logical CPUs (a test machine)."),
+        "{report}"
+    );
     std::fs::remove_dir_all(out).unwrap();
 }
 
@@ -475,6 +481,7 @@ fn a_family_of_arms_gets_adjusted_intervals_and_paired_tests() {
         jobs: 1,
         snapshot: true,
         played_only: Vec::new(),
+        machine: "AMD EPYC, 2 logical CPUs (a test machine)".into(),
     };
     let text = akushu::report::writer::render(&info, &[result], &[]);
     assert!(text.contains("Family of 6 arms"), "{text}");
@@ -641,6 +648,7 @@ same_games_as = "sweep/x=0"
         jobs: 1,
         snapshot: false,
         played_only: Vec::new(),
+        machine: "AMD EPYC, 2 logical CPUs (a test machine)".into(),
     };
     let report = akushu::report::writer::render(&info, std::slice::from_ref(&result), &[]);
     assert!(

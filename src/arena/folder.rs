@@ -184,13 +184,19 @@ impl PlanRecord {
     }
     /// Records, dated now, that a run plays its games on this machine with these kernels.
     pub fn note_machine(&mut self) {
-        self.machines.push(format!(
-            "{}: {}; network kernels {}",
-            utc_timestamp(),
-            crate::util::machine_description(),
-            crate::net::plain::kernels_in_use()
-        ));
+        self.machines
+            .push(format!("{}: {}", utc_timestamp(), machine_and_kernels()));
     }
+}
+
+/// This machine (CPU model, logical CPUs, SIMD, any `AKUSHU_NO_*` switch) and the network
+/// kernels it runs: what a speed or strength figure measured here depends on.
+pub fn machine_and_kernels() -> String {
+    format!(
+        "{}; network kernels {}",
+        crate::util::machine_description(),
+        crate::net::plain::kernels_in_use()
+    )
 }
 
 /// Now as `YYYY-MM-DDTHH:MM:SSZ` (UTC), from the system clock (a clock before 1970 reads as

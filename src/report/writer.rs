@@ -27,6 +27,9 @@ pub struct ReportInfo {
     /// Only these experiments were played (`--only`); the others' sections summarise the
     /// games already in the results folder.
     pub played_only: Vec<String>,
+    /// The machine it ran on and its network kernels
+    /// ([`crate::arena::folder::machine_and_kernels`]): the time and the figures depend on it.
+    pub machine: String,
 }
 
 /// A plot written next to the report, for the report to link.
@@ -346,11 +349,12 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
     let _ = writeln!(out, "# akushu reproduction report\n");
     let _ = writeln!(
         out,
-        "Written by `{}` (akushu {}), {} parallel games, in {:.0} s.\n",
+        "Written by `{}` (akushu {}), {} parallel games, in {:.0} s on {}.\n",
         info.command,
         env!("CARGO_PKG_VERSION"),
         info.jobs,
-        info.seconds
+        info.seconds,
+        info.machine
     );
     if info.snapshot {
         let _ = writeln!(
