@@ -35,7 +35,8 @@ GAMES = ROOT / "report" / "runs" / "strong_gnugo" / "strong_2000" / "sgf"
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--akushu", default=str(ROOT / "target" / "release" / "akushu"))
-ap.add_argument("--only", choices=["teacher", "clock", "analysis", "gtp", "import"])
+ap.add_argument("--only", choices=["teacher", "clock", "analysis", "gtp", "import", "match", "train"])
+ap.add_argument("--ids", help="only these case ids, comma-separated (T120,M001)")
 ap.add_argument("--work")
 ap.add_argument("--keep", action="store_true")
 ARGS = ap.parse_args()
@@ -611,6 +612,107 @@ for k, komi in enumerate(["nan", "1e9", "seven"]):
 def _():
     code, text, _, _ = label("nodata", data=WORK / "no-such-ds")
     return refused(code, text, "no-such-ds"), text[-200:]
+
+
+FAKE = f"python3 -B {ROOT / 'tests' / 'fixtures' / 'teacher' / 'fake_teacher.py'}"
+
+
+def fake_label(name, mode, extra=(), data=None):
+    """`dataset label` with the scripted test teacher in FAKE_TEACHER mode `mode`."""
+    return label(name, teacher=FAKE, env={"FAKE_TEACHER": mode}, extra=extra, data=data)
+
+
+def manifest_teacher(out):
+    p = out / "manifest.json"
+    return json.loads(p.read_text()).get("teacher", {}) if p.exists() else {}
+
+
+def train_teacher(name, data, timeout=300):
+    """`train --target teacher` of a one-block, 8-channel CNN for one epoch on `data`."""
+    out = WORK / "train" / name
+    shutil.rmtree(out, ignore_errors=True)
+    code, so, se, _, _ = run(["train", "--data", str(data), "--model", "cnn", "--target", "teacher",
+                              "--epochs", "1", "--blocks", "1", "--channels", "8", "--threads", "1",
+                              "--out", str(out)], timeout=timeout)
+    return code, so + se
+
+
+def losses(text):
+    """Every number after `loss` in a training log."""
+    import re
+    return [float(x) for x in re.findall(r"loss[ =:]+([-+0-9.eE]+|NaN|inf)", text)]
+
+
+@case("T120", "teacher", "an answer whose turnNumber is not the turn asked (the moves sent): refused naming the position",
+      "fixed", "stored as this position's label")
+def _():
+    code, text, _, out = fake_label("wrong-turn", "wrong-turn:20")
+    return refused(code, text, "its turnNumber is", "train record"), text.strip().splitlines()[-1][:200]
+
+
+@case("T121", "teacher", "a fifth of each policy on a stone: those shares left out, the rest renormalised, the positions "
+      "counted in the manifest's policies_renormalised", "fixed", "stored as a share of an occupied point")
+def _():
+    code, text, _, out = fake_label("stone-share", "stone-share:0")
+    good_code, good_text, _, good = fake_label("fake-good", "good")
+    n, base = manifest_teacher(out).get("policies_renormalised"), manifest_teacher(good).get("policies_renormalised")
+    # Every position but the empty board has a stone; the good answers' count (ko points and
+    # suicides) is a subset of those.
+    return (code == 0 and good_code == 0 and isinstance(n, int) and isinstance(base, int)
+            and n > base), f"policies_renormalised {n} (good answers: {base})"
+
+
+@case("T122", "teacher", "policy shares on the ko point or a suicide: left out and counted as T121 (a teacher's ko and "
+      "suicide rules may differ from akushu's)", "fixed", "stored; `train --target teacher` reached a loss of 4e7")
+def _():
+    code, text, _, out = fake_label("fake-good", "good")
+    if code != 0:
+        return False, text[-200:]
+    n = manifest_teacher(out).get("policies_renormalised")
+    code, text = train_teacher("fake-good", out)
+    ls = losses(text)
+    ok = code == 0 and isinstance(n, int) and n > 0 and ls and all(0 <= x < 20 for x in ls)
+    return ok, f"policies_renormalised {n}; losses {ls[:4]}"
+
+
+@case("T123", "teacher", "a policy with every share on stones: refused naming the points", "fixed", "stored")
+def _():
+    code, text, _, out = fake_label("all-on-stones", "all-on-stones:20")
+    return refused(code, text, "its policy puts every share on points akushu's rules forbid here",
+                   "train record"), text.strip().splitlines()[-1][:200]
+
+
+@case("T124", "teacher", "`train --target teacher` on labels with shares on points the softmax masks: those shares left "
+      "out of the target, and the positions that train on the move played counted in a warning", "fixed",
+      "a loss of 4e7 without a word: share times the mask's 1e9")
+def _():
+    code, text, _, out = fake_label("pass-only", "pass-only:0", extra=["--splits", "train,validation"])
+    if code != 0:
+        return False, text[-200:]
+    code, text = train_teacher("pass-only", out)
+    ls = losses(text)
+    ok = (code == 0 and "training positions have no teacher policy" in text and ls
+          and all(0 <= x < 20 for x in ls))
+    line = next((x for x in text.splitlines() if "no teacher policy" in x), text[-200:])
+    return ok, f"{line.strip()[:160]}; losses {ls[:4]}"
+
+
+@case("T125", "teacher", "`dataset label --out` inside the dataset it labels (or the dataset itself): refused naming both "
+      "folders", "fixed", "accepted")
+def _():
+    copy = WORK / "ds-inside"
+    if not copy.exists():
+        shutil.copytree(DATA, copy)
+    before = sorted(p.name for p in copy.iterdir())
+    seen = []
+    for out in (copy / "lab", copy / "sub" / ".." / "lab2", copy):
+        code, so, se, _, _ = run(["dataset", "label", str(copy), "--teacher", FAKE, "--out", str(out),
+                                  "--quiet", "--timeout", "20"])
+        if not refused(code, so + se, f"--out {out} lies inside the dataset it labels, {copy}"):
+            return False, f"{out}: code {code}: {(so + se)[-200:]}"
+        seen.append(code)
+    after = sorted(p.name for p in copy.iterdir())
+    return before == after, f"exit codes {seen}; nothing written into the dataset: {before == after}"
 
 
 # ---------------------------------------------------------------- the clock under load
@@ -1627,12 +1729,172 @@ def _():
     return code == 0 and (out / "model.bpk").exists(), err.strip()[:200]
 
 
+def raw_zip(members):
+    """A zip archive of members (name, method, data as stored, declared size, crc) with what
+    each declares, however false: a size of 4 GiB or more goes in a zip64 extra field, as
+    numpy writes it (tests/hostile_round.rs's `raw_zip`)."""
+    import struct
+    out, central = b"", b""
+    for name, method, data, size, crc in members:
+        offset = len(out)
+        zip64 = size >= 0xFFFFFFFF
+        extra = struct.pack("<HHQ", 1, 8, size) if zip64 else b""
+        fields = struct.pack("<HHH4sIIIHH", 45, 0, method, b"\0" * 4, crc, len(data),
+                             0xFFFFFFFF if zip64 else size, len(name), len(extra))
+        out += struct.pack("<I", 0x04034B50) + fields + name.encode() + extra + data
+        central += (struct.pack("<IH", 0x02014B50, 45) + fields + b"\0" * 10
+                    + struct.pack("<I", offset) + name.encode() + extra)
+    n = len(members)
+    return out + central + struct.pack("<I4sHHIIH", 0x06054B50, b"\0" * 4, n, n, len(central), len(out), 0)
+
+
+def stored(members, replace=None):
+    """`members` (name, bytes) as raw_zip members, stored, with `replace` {name: member}."""
+    import zlib
+    return [(replace or {}).get(n, (n, 0, d, len(d), zlib.crc32(d))) for n, d in members]
+
+
+@mcase("M001", "a zip64 member declaring 2^62 bytes: refused naming the member and its size, nothing written",
+       why="an allocation of 2^62 bytes aborted the process")
+def _():
+    import zlib
+    _, members = base_export()
+    c = zlib.compressobj(1, zlib.DEFLATED, -15)
+    tiny = c.compress(b"x") + c.flush()
+    path = WORK / "import" / "zip64.npz"
+    path.write_bytes(raw_zip(stored(members, {"stem.weight.npy": ("stem.weight.npy", 8, tiny, 1 << 62, 0)})))
+    clean, note = imported(path, "zip64")
+    return clean and "stem.weight.npy: declares 4611686018427387904 bytes once inflated" in note, note
+
+
+@mcase("M004", "a regular file one byte over the bound (every weight an import takes as float64, with room for "
+       "headers): refused unread", why="read whole")
+def _():
+    base_export()
+    bound = (64 << 20) * 8 + (64 << 20)  # net::export::MAX_EXPORT_BYTES
+    long = WORK / "import" / "long.npz"
+    with open(long, "wb") as f:
+        f.truncate(bound + 1)  # sparse: no room taken on disk
+    clean, note = imported(long, "long", timeout=30)
+    return clean and f"holds {bound + 1} bytes, more than the {bound} bytes" in note, note
+
+
+def meta_of(members):
+    import io
+    import numpy as np
+    return json.loads(bytes(np.load(io.BytesIO(dict(members)["meta.npy"]))).decode())
+
+
+def npy(array):
+    import io
+    import numpy as np
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
+def with_meta(members, meta):
+    import numpy as np
+    return [(n, npy(np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)) if n == "meta.npy" else d)
+            for n, d in members]
+
+
+@mcase("M008", "a config describing more weights than an import takes (64 Mi): refused before the network is allocated")
+def _():
+    _, members = base_export()
+    meta = meta_of(members)
+    cnn = meta["config"]["cnn"]
+    cnn["channels"], cnn["blocks"] = 1024, 8  # 8 blocks of two 3x3 1024-channel convolutions: 151 M weights
+    clean, note = imported(write_zip("huge-config.npz", with_meta(members, meta)), "huge-config")
+    return clean and "an import takes" in note, note
+
+
+def scaled(members, value):
+    """Every float tensor of `members` filled with `value`."""
+    import io
+    import numpy as np
+    out = []
+    for n, d in members:
+        a = np.load(io.BytesIO(d))
+        if n != "meta.npy" and a.dtype.kind == "f":
+            d = npy(np.full(a.shape, value, dtype=a.dtype))
+        out.append((n, d))
+    return out
+
+
+@mcase("M009", "finite weights of 1e30: refused naming the tensor and the magnitude", why="imported; every prior 0 in play")
+def _():
+    _, members = base_export()
+    clean, note = imported(write_zip("big-weights.npz", scaled(members, 1e30)), "big-weights")
+    return clean and "holds a weight of magnitude 1e30" in note, note
+
+
+@mcase("M010", "finite weights of 1e5 that overflow through 8 blocks: refused by the empty board's outputs")
+def _():
+    path = WORK / "import" / "eight.npz"
+    if not path.exists():
+        code, _, err, _, _ = run(["model", "export", str(ROOT / "models" / "cnn-human-8x64"), "--out", str(path)])
+        assert code == 0, err
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        members = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    blocks = meta_of(members)["config"]["cnn"]["blocks"]
+    clean, note = imported(write_zip("overflow.npz", scaled(members, 1e5)), "overflow")
+    return clean and blocks == 8 and "NaN or infinite on the empty board" in note, note
+
+
+# ---------------------------------------------------------------- match and train details
+@case("G013", "match", "a GTP opponent that exits while a process it started holds its output open: reported by its "
+      "exit status, that process killed with its process group", "fixed", "\"no answer within 2.0s\", the process left running")
+def _():
+    d = WORK / "orphan"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    pidfile = d / "child.pid"
+    engine = f"gtp:sh -c 'sleep 600 & echo $! > {pidfile}; read -r c; exit 3'"
+    code, so, se, secs, _ = run(["match", "--black", engine, "--white", "random", "--games", "1",
+                                 "--out", str(d / "m"), "--quiet"], timeout=60)
+    pid = int(pidfile.read_text()) if pidfile.exists() else None
+    dead = False
+    for _ in range(100):
+        try:
+            dead = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] in "ZX"
+        except (OSError, TypeError):
+            dead = True
+        if dead:
+            break
+        time.sleep(0.05)
+    if not dead:
+        os.kill(pid, signal.SIGKILL)
+    line = next((x for x in (so + se).splitlines() if "exit status" in x), (so + se)[-200:])
+    return (refused(code, so + se, "exit status: 3") and dead and secs < 30,
+            f"exit {code}, {secs:.1f} s, child gone: {dead}: {line.strip()[:200]}")
+
+
+@case("R001", "train", "a resume after a kill that left `model.bpk.checksum.tmp-PID`: the stale file removed", "fixed",
+      "left for good")
+def _():
+    out = WORK / "train" / "paused"
+    shutil.rmtree(out, ignore_errors=True)
+    base = ["train", "--synthetic-games", "40", "--threads", "1", "--quiet", "--out", str(out)]
+    code, so, se, _, _ = run(base + ["--model", "mlp", "--epochs", "2", "--batch-size", "16",
+                                     "--stop-after-minutes", "0.0001"])
+    if code != 0 or "paused" not in so + se:
+        return False, f"pause: code {code}: {(so + se)[-200:]}"
+    stale = out / "model.bpk.checksum.tmp-99999999"
+    stale.write_text("fnv1a64:0 0\n")
+    code, so, se, _, _ = run(base + ["--resume"])
+    return code == 0 and "resuming after step" in so + se and not stale.exists(), (so + se).strip()[-200:]
+
+
 # ---------------------------------------------------------------- running
 def main():
     counts = {}
     failed = 0
     for cid, area, desc, f, verdict, why in CASES:
         if ARGS.only and area != ARGS.only:
+            continue
+        if ARGS.ids and cid not in ARGS.ids.split(","):
             continue
         if area == "teacher":
             setup_teacher()
