@@ -801,3 +801,28 @@ fn an_output_inside_the_labelled_dataset_is_refused() {
         assert_eq!(before, after, "nothing written into the dataset");
     }
 }
+
+/// A resume whose teacher is the same command, version and settings but names another
+/// network in its `query_models` answer is refused, and the refusal says what differs (the
+/// networks), not two identical descriptions of the teacher.
+#[test]
+fn a_resume_whose_teacher_names_another_network_says_so() {
+    let Some(teacher) = fake("", 0) else { return };
+    let dir = scratch("label", "models");
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label_with(&data, &teacher, &out, &[], &[("FAKE_TEACHER", "die:120")]);
+    assert!(!ok, "{text}");
+    let (ok, text) = label_with(
+        &data,
+        &teacher,
+        &out,
+        &[],
+        &[("FAKE_MODEL", "other-net")],
+    );
+    assert!(!ok && text.contains("another labelling run"), "{text}");
+    assert!(
+        text.contains(r#"its networks (query_models) ["fake-net"] there, ["other-net"] now"#),
+        "{text}"
+    );
+}

@@ -149,11 +149,13 @@ impl RunConfig for LabelConfig {
             differ.push("the splits, --limit or --every".into());
         }
         if old.teacher != self.teacher {
-            differ.push(format!(
-                "the teacher ({} there, {} now)",
-                describe_teacher(&old.teacher),
-                describe_teacher(&self.teacher)
-            ));
+            let (was, now) = (describe_teacher(&old.teacher), describe_teacher(&self.teacher));
+            differ.push(if was == now {
+                // The same command, version and settings: name what does differ.
+                format!("the teacher ({was}; {})", teacher_changes(&old.teacher, &self.teacher))
+            } else {
+                format!("the teacher ({was} there, {now} now)")
+            });
         }
         if old.shard != self.shard {
             differ.push("the shard".into());
@@ -195,6 +197,37 @@ fn describe_teacher(t: &TeacherInfo) -> String {
         t.komi,
         if t.per_move { ", per move" } else { "" }
     )
+}
+
+/// What differs between two teachers [`describe_teacher`] describes alike: the networks
+/// their `query_models` answers name, their git hash, the files their command names.
+fn teacher_changes(old: &TeacherInfo, new: &TeacherInfo) -> String {
+    let mut out = Vec::new();
+    if old.models != new.models {
+        out.push(format!(
+            "its networks (query_models) {:?} there, {:?} now",
+            old.models, new.models
+        ));
+    }
+    if old.git_hash != new.git_hash {
+        out.push(format!(
+            "its git hash {} there, {} now",
+            old.git_hash, new.git_hash
+        ));
+    }
+    let files: std::collections::BTreeSet<&String> =
+        old.files.keys().chain(new.files.keys()).collect();
+    for f in files {
+        let (a, b) = (old.files.get(f), new.files.get(f));
+        if a != b {
+            let show = |c: Option<&String>| c.map_or("none".to_string(), |c| c.clone());
+            out.push(format!("file {f}: {} there, {} now", show(a), show(b)));
+        }
+    }
+    if out.is_empty() {
+        out.push("its recorded identity".into());
+    }
+    out.join(", ")
 }
 
 /// A labelling folder.
