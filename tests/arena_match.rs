@@ -1019,7 +1019,8 @@ fn a_suite_made_with_akushu_as_the_teacher_is_played() {
 
 /// An SGF file holding a collection of game trees gives one opening per tree (each named
 /// by its tree), not only its first; an opening as long as the move cap, whose games would
-/// end at the cap before either engine moved, is refused before any folder is written.
+/// end at the cap before either engine moved, is refused before any folder is written; a
+/// FIFO is refused unread.
 #[test]
 fn every_game_tree_of_a_file_is_an_opening_and_the_move_cap_must_leave_moves() {
     let dir = common::scratch("arena", "suite-trees");
@@ -1073,6 +1074,13 @@ fn every_game_tree_of_a_file_is_an_opening_and_the_move_cap_must_leave_moves() {
     .err()
     .expect("refused");
     assert!(format!("{e:#}").contains("opening 1"), "{e:#}");
+    // A FIFO as the suite is refused unread (it once waited for a writer for good).
+    let fifo = dir.join("suite.fifo");
+    let c = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let e = format!("{:#}", arena::openings::Suite::read(&fifo).unwrap_err());
+    assert!(e.contains("is not a regular file or a folder"), "{e}");
 }
 
 /// The opening-suite maker refuses what would make no suite before asking a teacher: no

@@ -58,6 +58,14 @@ impl Suite {
         if !path.exists() {
             bail!("openings {}: no such file or folder", path.display());
         }
+        // A FIFO or a device would be read without end (or wait for a writer for good).
+        let kind = std::fs::metadata(path)?.file_type();
+        if !kind.is_file() && !kind.is_dir() {
+            bail!(
+                "openings {}: is not a regular file or a folder (a FIFO, socket or device)",
+                path.display()
+            );
+        }
         let mut openings = Vec::new();
         for raw in read_all(&[path.to_path_buf()]) {
             let raw = raw.map_err(|e| anyhow::anyhow!("openings: {e}"))?;
