@@ -1124,3 +1124,28 @@ fn the_opening_maker_refuses_what_would_make_no_suite() {
     let (ok, text) = make(&["--winrate", "0-1", "--count", "3", "--visits", "1"]);
     assert!(ok && out.exists(), "{text}");
 }
+
+/// `rate` on a match folder whose games.csv is gone says so by name instead of rating its
+/// players from no games without a word.
+#[test]
+fn rate_names_a_match_folder_without_its_games() {
+    let dir = common::scratch("arena", "rate-no-games");
+    let out = dir.join("m");
+    let games = |extra: &[&str]| {
+        let o = out.display().to_string();
+        let mut args = vec![
+            "match", "--black", "random", "--white", "uct:sims=8", "--games", "2", "--quiet", "--out",
+            &o,
+        ];
+        args.extend_from_slice(extra);
+        common::akushu(&args)
+    };
+    let (ok, text) = games(&[]);
+    assert!(ok, "{text}");
+    std::fs::remove_file(out.join("games.csv")).unwrap();
+    let (ok, text) = common::akushu(&["rate", &out.display().to_string()]);
+    assert!(
+        ok && text.contains("has a match.toml but no games.csv: no game of it is counted"),
+        "{text}"
+    );
+}
