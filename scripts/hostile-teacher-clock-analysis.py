@@ -1900,7 +1900,10 @@ def ak(args, env=None, timeout=120, input_bytes=None):
 def last(text, n=160):
     lines = [x for x in text.strip().splitlines() if x.strip()]
     err = [x for x in lines if x.startswith(("Error", "error", "warning"))]
-    return ((err or lines or [""])[-1]).strip()[:n]
+    pick = ((err or lines or [""])[-1]).strip()
+    if err and lines[-1].strip() != pick:  # the cause under "Caused by:"
+        pick += " | " + lines[-1].strip()
+    return pick[:n]
 
 
 def refusal(area, cid, desc, args, says, verdict="ok", why="", env=None, absent=None, timeout=120):
@@ -2220,13 +2223,19 @@ def _():
     return code == 0 and rows and all("avx2" in r for r in rows), " | ".join(r[-30:] for r in rows)
 
 
+CNN_SMALL = ROOT / "models" / "cnn-small"
 for k, (spec, says) in enumerate([
-        ("uct:sims=10,prune=nnq7:", "nnq7"), (f"uct:sims=10,prune=nnq7:{WORK / 'no-such-model'}", "no-such-model"),
-        (f"uct:sims=10,prune=nnq7:{ROOT / 'models' / 'mlp-paper'}", "mlp-paper"),
-        ("uct:sims=10,prune=nnq8:models/cnn-small", "nnq7"), (f"strong8:sims=10,value=nnq7:{ROOT / 'models' / 'cnn-small'}", "value"),
-        (f"uct:sims=10,prune=NNQ7:{ROOT / 'models' / 'cnn-small'}", "NNQ7"), ("uct:sims=10,prune=nnq7", "nnq7")]):
-    refusal("kernel", f"K{46 + k:03}", f"gtp --engine {spec!r}: refused naming the network or pruner",
+        ("strong8:sims=10,policy=nnq7:", "nnq7"), (f"strong8:sims=10,policy=nnq7:{WORK / 'no-such-model'}", "no-such-model"),
+        (f"strong8:sims=10,policy=nnq7:{ROOT / 'models' / 'mlp-paper'}", "mlp-paper"),
+        (f"strong8:sims=10,policy=nnq8:{CNN_SMALL}", "nnq7"), (f"strong8:sims=10,value=nnq7:{CNN_SMALL}", "value"),
+        (f"strong8:sims=10,policy=NNQ7:{CNN_SMALL}", "NNQ7"), ("strong8:sims=10,policy=nnq7", "nnq7")]):
+    refusal("kernel", f"K{46 + k:03}", f"gtp --engine {spec!r}: refused naming the network or its kind",
             ["gtp", "--quiet", "--engine", spec], says, timeout=60)
+
+
+def bench_out(args):
+    """`args` with a CSV in the work folder where a bench writes one."""
+    return args + ["--out", str(WORK / "bench-x.csv")] if args[1] in ("search", "train") else args
 
 
 @case("K053", "kernel", "an nnq7: path with a trailing slash: the same network, the same moves")
@@ -2247,7 +2256,8 @@ for k, (args, says) in enumerate([
         (["bench", "selfplay", "--engine", "random", "--games", "1", "--jobs", "1"], "does not report its root visits"),
         (["bench", "train", "--model", "nosuch"], "nosuch"), (["bench", "train", "--threads", "257"], "threads"),
         (["bench", "train", "--peak-seconds", "0"], "seconds")]):
-    refusal("kernel", f"K{54 + k:03}", f"`akushu {' '.join(args)}`: refused naming the flag", args, says, timeout=120)
+    refusal("kernel", f"K{54 + k:03}", f"`akushu {' '.join(args)}`: refused naming the flag", bench_out(args), says,
+            timeout=120)
 
 
 for k, (args, says) in enumerate([
@@ -2255,7 +2265,7 @@ for k, (args, says) in enumerate([
         (["bench", "train", "--steps", "0"], "steps: 0 is not"),
         (["bench", "train", "--batch-size", "64,0"], "batch size: 0 is not"),
         (["bench", "search", "--moves", "0"], "moves: 0 is not")]):
-    refusal("kernel", f"K{68 + k:03}", f"`akushu {' '.join(args)}`: refused, no work is no bench", args, says, "fixed",
+    refusal("kernel", f"K{68 + k:03}", f"`akushu {' '.join(args)}`: refused, no work is no bench", bench_out(args), says, "fixed",
             ["played a game for --games 0", "0 examples/s measured", "a batch of 0 measured", "rates of no move"][k])
 
 
