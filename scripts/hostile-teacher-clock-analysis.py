@@ -2019,7 +2019,8 @@ def _():
     return code == 0 and split_bytes(out) == ref, last(text)
 
 
-@case("L028", "pilot", "a resume whose teacher now answers query_models otherwise (same command): refused naming the models")
+@case("L028", "pilot", "a resume whose teacher now answers query_models otherwise (same command): refused naming the models",
+      "fixed", "refused with the same description of the teacher twice")
 def _():
     label("pmodels", "die", 40)
     code, text, _, out = label("pmodels", "models-error", fresh=False)

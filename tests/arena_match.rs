@@ -1025,7 +1025,11 @@ fn a_suite_made_with_akushu_as_the_teacher_is_played() {
 fn every_game_tree_of_a_file_is_an_opening_and_the_move_cap_must_leave_moves() {
     let dir = common::scratch("arena", "suite-trees");
     let file = dir.join("two.sgf");
-    std::fs::write(&file, "(;GM[1]SZ[9];B[ee];W[cc])(;GM[1]SZ[9];B[dd];W[ff];B[gg])\n").unwrap();
+    std::fs::write(
+        &file,
+        "(;GM[1]SZ[9];B[ee];W[cc])(;GM[1]SZ[9];B[dd];W[ff];B[gg])\n",
+    )
+    .unwrap();
     let suite = arena::openings::Suite::read(&file).unwrap();
     assert_eq!(suite.openings.len(), 2, "{suite:?}");
     assert_eq!(suite.openings[1].moves.len(), 3);
@@ -1037,7 +1041,10 @@ fn every_game_tree_of_a_file_is_an_opening_and_the_move_cap_must_leave_moves() {
     let bad = dir.join("bad.sgf");
     std::fs::write(&bad, "(;GM[1]SZ[9];B[ee])(;GM[1]SZ[9];B[ee];W[ee])\n").unwrap();
     let e = format!("{:#}", arena::openings::Suite::read(&bad).unwrap_err());
-    assert!(e.contains("bad.sgf (game tree 2)") && e.contains("occupied"), "{e}");
+    assert!(
+        e.contains("bad.sgf (game tree 2)") && e.contains("occupied"),
+        "{e}"
+    );
 
     let out = dir.join("capped");
     let (ok, text) = common::akushu(&[
@@ -1058,7 +1065,8 @@ fn every_game_tree_of_a_file_is_an_opening_and_the_move_cap_must_leave_moves() {
     ]);
     assert!(!ok, "{text}");
     assert!(
-        text.contains("opening 2") && text.contains("has 3 moves, and the move cap (--max-moves) is 3"),
+        text.contains("opening 2")
+            && text.contains("has 3 moves, and the move cap (--max-moves) is 3"),
         "{text}"
     );
     assert!(!out.exists(), "nothing written");
@@ -1089,7 +1097,8 @@ fn every_game_tree_of_a_file_is_an_opening_and_the_move_cap_must_leave_moves() {
 #[test]
 fn the_opening_maker_refuses_what_would_make_no_suite() {
     let dir = common::scratch("arena", "suite-none");
-    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("report/runs/strong_gnugo/strong_2000/sgf");
+    let games =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("report/runs/strong_gnugo/strong_2000/sgf");
     let teacher = format!(
         "python3 -B {}/tests/fixtures/teacher/fake_teacher.py",
         env!("CARGO_MANIFEST_DIR")
@@ -1111,11 +1120,23 @@ fn the_opening_maker_refuses_what_would_make_no_suite() {
         common::akushu(&args)
     };
     for (extra, says) in [
-        (&["--count", "0"][..], "count: 0 is not in the allowed range 1"),
-        (&["--visits", "0"][..], "visits: 0 is not in the allowed range 1"),
-        (&["--from", "no-such-records"][..], "--from no-such-records: no such file or folder"),
+        (
+            &["--count", "0"][..],
+            "count: 0 is not in the allowed range 1",
+        ),
+        (
+            &["--visits", "0"][..],
+            "visits: 0 is not in the allowed range 1",
+        ),
+        (
+            &["--from", "no-such-records"][..],
+            "--from no-such-records: no such file or folder",
+        ),
         // The scripted teacher's win rates are 0.05, 0.15, ...: none in this band.
-        (&["--winrate", "0-0.01", "--count", "3"][..], "nothing written to"),
+        (
+            &["--winrate", "0-0.01", "--count", "3"][..],
+            "nothing written to",
+        ),
     ] {
         let (ok, text) = make(extra);
         assert!(!ok && text.contains(says), "{extra:?}: {text}");
@@ -1134,7 +1155,15 @@ fn rate_names_a_match_folder_without_its_games() {
     let games = |extra: &[&str]| {
         let o = out.display().to_string();
         let mut args = vec![
-            "match", "--black", "random", "--white", "uct:sims=8", "--games", "2", "--quiet", "--out",
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "uct:sims=8",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
             &o,
         ];
         args.extend_from_slice(extra);

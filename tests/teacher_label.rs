@@ -813,13 +813,7 @@ fn a_resume_whose_teacher_names_another_network_says_so() {
     let out = dir.join("lab");
     let (ok, text) = label_with(&data, &teacher, &out, &[], &[("FAKE_TEACHER", "die:120")]);
     assert!(!ok, "{text}");
-    let (ok, text) = label_with(
-        &data,
-        &teacher,
-        &out,
-        &[],
-        &[("FAKE_MODEL", "other-net")],
-    );
+    let (ok, text) = label_with(&data, &teacher, &out, &[], &[("FAKE_MODEL", "other-net")]);
     assert!(!ok && text.contains("another labelling run"), "{text}");
     assert!(
         text.contains(r#"its networks (query_models) ["fake-net"] there, ["other-net"] now"#),

@@ -88,8 +88,7 @@ impl Suite {
                 };
                 let mut rec = rec.map_err(|e| anyhow::anyhow!("openings {source}: {e}"))?;
                 rec.source.clone_from(&source);
-                openings
-                    .push(Opening::checked(rec).with_context(|| format!("openings {source}"))?);
+                openings.push(Opening::checked(rec).with_context(|| format!("openings {source}"))?);
             }
         }
         if openings.is_empty() {

@@ -149,10 +149,16 @@ impl RunConfig for LabelConfig {
             differ.push("the splits, --limit or --every".into());
         }
         if old.teacher != self.teacher {
-            let (was, now) = (describe_teacher(&old.teacher), describe_teacher(&self.teacher));
+            let (was, now) = (
+                describe_teacher(&old.teacher),
+                describe_teacher(&self.teacher),
+            );
             differ.push(if was == now {
                 // The same command, version and settings: name what does differ.
-                format!("the teacher ({was}; {})", teacher_changes(&old.teacher, &self.teacher))
+                format!(
+                    "the teacher ({was}; {})",
+                    teacher_changes(&old.teacher, &self.teacher)
+                )
             } else {
                 format!("the teacher ({was} there, {now} now)")
             });
