@@ -2031,23 +2031,25 @@ def nn_teacher(model_dir):
     return f"akushu analysis --engine strong8:sims=2,policy=nn:{model_dir}"
 
 
-@case("L029", "pilot", "a teacher naming a network (akushu analysis, strong8 with policy=nn:DIR): labelled, the network's files checksummed in the manifest")
+@case("L029", "pilot", "a teacher naming a network (akushu analysis, strong8 with policy=nn:DIR): labelled, the network's "
+      "weights checksummed in the manifest", "fixed", "only the program was checksummed, not the network its spec names")
 def _():
     net = WORK / "teacher-net"
     if not net.exists():
         shutil.copytree(ROOT / "models" / "cnn-small", net)
     code, text, _, out = label("pnet", teacher=nn_teacher(net), extra=["--limit", "16"])
     files = manifest_teacher(out).get("files", {})
-    return code == 0 and files, f"files {sorted(files)[:3]}: {last(text)}"
+    return code == 0 and str(net / "model.bpk") in files, f"files {sorted(files)[:3]}: {last(text)}"
 
 
-@case("L030", "pilot", "the same teacher command with its network replaced by another: a resume refused naming the changed file")
+@case("L030", "pilot", "the same teacher command with its network replaced by another: a resume refused naming the changed file",
+      "fixed", "resumed: the labels of two networks mixed in one folder")
 def _():
     net = WORK / "teacher-net"
     shutil.rmtree(net, ignore_errors=True)
     shutil.copytree(ROOT / "models" / "cnn-human-5x32", net)
     code, text, _, out = label("pnet", teacher=nn_teacher(net), extra=["--limit", "16"], fresh=False)
-    ok = refused(code, text, "another labelling run")
+    ok = refused(code, text, "another labelling run", f"file {net / 'model.bpk'}:")
     shutil.rmtree(net)
     shutil.copytree(ROOT / "models" / "cnn-small", net)
     return ok, last(text, 300)

@@ -820,3 +820,35 @@ fn a_resume_whose_teacher_names_another_network_says_so() {
         "{text}"
     );
 }
+
+/// A teacher whose network is named inside its engine spec (`akushu analysis --engine
+/// strong8:policy=nn:DIR`) has that network checksummed: with another network in DIR, a
+/// resume is refused naming the file, so the labels of two networks never mix.
+#[test]
+fn a_network_named_in_the_teachers_engine_spec_is_checksummed() {
+    let dir = scratch("label", "spec-net");
+    let data = dataset(&dir);
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let net = dir.join("net");
+    std::fs::create_dir_all(&net).unwrap();
+    for f in ["model.bpk", "model.bpk.checksum", "config.json"] {
+        std::fs::copy(models.join("cnn-small").join(f), net.join(f)).unwrap();
+    }
+    let teacher = format!(
+        "akushu analysis --engine strong8:sims=2,policy=nn:{}",
+        s(&net)
+    );
+    let out = dir.join("lab");
+    let args = ["--splits", "validation", "--limit", "8"];
+    let (ok, text) = label(&data, &teacher, &out, &args);
+    assert!(ok, "{text}");
+    let m = Manifest::load(&out).unwrap();
+    let weights = s(&net.join("model.bpk"));
+    assert!(m.teacher.unwrap().files.contains_key(&weights));
+    for f in ["model.bpk", "model.bpk.checksum", "config.json"] {
+        std::fs::copy(models.join("cnn-human-5x32").join(f), net.join(f)).unwrap();
+    }
+    let (ok, text) = label(&data, &teacher, &out, &args);
+    assert!(!ok && text.contains("another labelling run"), "{text}");
+    assert!(text.contains(&format!("file {weights}:")), "{text}");
+}

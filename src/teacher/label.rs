@@ -1092,16 +1092,41 @@ fn numbers(v: &Value, key: &str, n: usize) -> Result<Vec<f64>, String> {
 }
 
 /// The checksum of every file `command` names (an argument that is an existing file): the
-/// teacher's network and config.
+/// teacher's network and config. A network named inside an engine spec
+/// (`--engine strong8:policy=nn:DIR`) counts too: each comma-separated part's value, less its
+/// kind (`nn:`, `nnq7:`, ...), that is a file, or a model folder's `model.bpk`.
 pub fn command_files(command: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for arg in command.split_whitespace() {
-        let arg = arg.trim_matches(|c| c == '"' || c == '\'');
-        let path = Path::new(arg);
+    let mut add = |path: &Path| {
         if path.is_file()
             && let Ok(bytes) = std::fs::read(path)
         {
-            out.insert(arg.to_string(), crate::net::model::weights_checksum(&bytes));
+            out.insert(
+                path.display().to_string(),
+                crate::net::model::weights_checksum(&bytes),
+            );
+        }
+    };
+    for arg in command.split_whitespace() {
+        let arg = arg.trim_matches(|c| c == '"' || c == '\'');
+        if Path::new(arg).is_file() {
+            add(Path::new(arg));
+            continue;
+        }
+        for part in arg.split(',') {
+            let mut value = part.rsplit('=').next().unwrap_or(part);
+            // `nn:DIR`, `sym8:nnq:DIR`: the kinds before the path.
+            while !Path::new(value).exists()
+                && let Some((_, rest)) = value.split_once(':')
+            {
+                value = rest;
+            }
+            let path = Path::new(value);
+            if path.is_dir() {
+                add(&path.join("model.bpk"));
+            } else if path.is_file() && value != arg {
+                add(path);
+            }
         }
     }
     out
