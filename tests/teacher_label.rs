@@ -844,7 +844,7 @@ fn a_network_named_in_the_teachers_engine_spec_is_checksummed() {
     assert!(ok, "{text}");
     let m = Manifest::load(&out).unwrap();
     let weights = s(&net.join("model.bpk"));
-    assert!(m.teacher.unwrap().files.contains_key(&weights));
+    assert!(m.teacher.unwrap().teacher.files.contains_key(&weights));
     for f in ["model.bpk", "model.bpk.checksum", "config.json"] {
         std::fs::copy(models.join("cnn-human-5x32").join(f), net.join(f)).unwrap();
     }
