@@ -7,7 +7,14 @@ of queries; and `gtp` with its controller gone, without time settings, at short 
 with GTP's details.
 
     python3 scripts/hostile-teacher-clock-analysis.py [--akushu target/release/akushu]
-        [--only teacher|clock|analysis|gtp] [--work DIR] [--keep]
+        [--only teacher|clock|analysis|gtp|import|match|train|pilot|kernel|openings|pairs]
+        [--ids T120,O027] [--work DIR] [--keep]
+
+The fresh areas use small settings: labelling pilots (L: odd --visits, shards, resumes, a
+teacher naming another network), the network kernels (K: AKUSHU_NO_AVX512=1 and
+AKUSHU_NO_AVX2=1 against the default where the kernels are exact, `nnq7:` specs, benches with
+odd arguments), opening suites (O: `match --openings`, `match openings`) and paired matches
+(P: `--pairs`, `--extend`, `--allow-engine-change`, `rate`, summaries).
 
 One line per case: id, area, description, verdict. The verdicts: `ok` (what a careful user
 expects: a clear error naming the file, line or command; nothing lost; nothing hangs),
