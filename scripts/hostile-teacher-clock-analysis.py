@@ -7,7 +7,14 @@ of queries; and `gtp` with its controller gone, without time settings, at short 
 with GTP's details.
 
     python3 scripts/hostile-teacher-clock-analysis.py [--akushu target/release/akushu]
-        [--only teacher|clock|analysis|gtp] [--work DIR] [--keep]
+        [--only teacher|clock|analysis|gtp|import|match|train|pilot|kernel|openings|pairs]
+        [--ids T120,O027] [--work DIR] [--keep]
+
+The fresh areas use small settings: labelling pilots (L: odd --visits, shards, resumes, a
+teacher naming another network), the network kernels (K: AKUSHU_NO_AVX512=1 and
+AKUSHU_NO_AVX2=1 against the default where the kernels are exact, `nnq7:` specs, benches with
+odd arguments), opening suites (O: `match --openings`, `match openings`) and paired matches
+(P: `--pairs`, `--extend`, `--allow-engine-change`, `rate`, summaries).
 
 One line per case: id, area, description, verdict. The verdicts: `ok` (what a careful user
 expects: a clear error naming the file, line or command; nothing lost; nothing hangs),
@@ -35,7 +42,9 @@ GAMES = ROOT / "report" / "runs" / "strong_gnugo" / "strong_2000" / "sgf"
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--akushu", default=str(ROOT / "target" / "release" / "akushu"))
-ap.add_argument("--only", choices=["teacher", "clock", "analysis", "gtp", "import"])
+ap.add_argument("--only", choices=["teacher", "clock", "analysis", "gtp", "import", "match", "train",
+                                        "pilot", "kernel", "openings", "pairs"])
+ap.add_argument("--ids", help="only these case ids, comma-separated (T120,M001)")
 ap.add_argument("--work")
 ap.add_argument("--keep", action="store_true")
 ARGS = ap.parse_args()
@@ -611,6 +620,107 @@ for k, komi in enumerate(["nan", "1e9", "seven"]):
 def _():
     code, text, _, _ = label("nodata", data=WORK / "no-such-ds")
     return refused(code, text, "no-such-ds"), text[-200:]
+
+
+FAKE = f"python3 -B {ROOT / 'tests' / 'fixtures' / 'teacher' / 'fake_teacher.py'}"
+
+
+def fake_label(name, mode, extra=(), data=None):
+    """`dataset label` with the scripted test teacher in FAKE_TEACHER mode `mode`."""
+    return label(name, teacher=FAKE, env={"FAKE_TEACHER": mode}, extra=extra, data=data)
+
+
+def manifest_teacher(out):
+    p = out / "manifest.json"
+    return json.loads(p.read_text()).get("teacher", {}) if p.exists() else {}
+
+
+def train_teacher(name, data, timeout=300):
+    """`train --target teacher` of a one-block, 8-channel CNN for one epoch on `data`."""
+    out = WORK / "train" / name
+    shutil.rmtree(out, ignore_errors=True)
+    code, so, se, _, _ = run(["train", "--data", str(data), "--model", "cnn", "--target", "teacher",
+                              "--epochs", "1", "--blocks", "1", "--channels", "8", "--threads", "1",
+                              "--out", str(out)], timeout=timeout)
+    return code, so + se
+
+
+def losses(text):
+    """Every number after `loss` in a training log."""
+    import re
+    return [float(x) for x in re.findall(r"loss[ =:]+([-+0-9.eE]+|NaN|inf)", text)]
+
+
+@case("T120", "teacher", "an answer whose turnNumber is not the turn asked (the moves sent): refused naming the position",
+      "fixed", "stored as this position's label")
+def _():
+    code, text, _, out = fake_label("wrong-turn", "wrong-turn:20")
+    return refused(code, text, "its turnNumber is", "train record"), text.strip().splitlines()[-1][:200]
+
+
+@case("T121", "teacher", "a fifth of each policy on a stone: those shares left out, the rest renormalised, the positions "
+      "counted in the manifest's policies_renormalised", "fixed", "stored as a share of an occupied point")
+def _():
+    code, text, _, out = fake_label("stone-share", "stone-share:0")
+    good_code, good_text, _, good = fake_label("fake-good", "good")
+    n, base = manifest_teacher(out).get("policies_renormalised"), manifest_teacher(good).get("policies_renormalised")
+    # Every position but the empty board has a stone; the good answers' count (ko points and
+    # suicides) is a subset of those.
+    return (code == 0 and good_code == 0 and isinstance(n, int) and isinstance(base, int)
+            and n > base), f"policies_renormalised {n} (good answers: {base})"
+
+
+@case("T122", "teacher", "policy shares on the ko point or a suicide: left out and counted as T121 (a teacher's ko and "
+      "suicide rules may differ from akushu's)", "fixed", "stored; `train --target teacher` reached a loss of 4e7")
+def _():
+    code, text, _, out = fake_label("fake-good", "good")
+    if code != 0:
+        return False, text[-200:]
+    n = manifest_teacher(out).get("policies_renormalised")
+    code, text = train_teacher("fake-good", out)
+    ls = losses(text)
+    ok = code == 0 and isinstance(n, int) and n > 0 and ls and all(0 <= x < 20 for x in ls)
+    return ok, f"policies_renormalised {n}; losses {ls[:4]}"
+
+
+@case("T123", "teacher", "a policy with every share on stones: refused naming the points", "fixed", "stored")
+def _():
+    code, text, _, out = fake_label("all-on-stones", "all-on-stones:20")
+    return refused(code, text, "its policy puts every share on points akushu's rules forbid here",
+                   "train record"), text.strip().splitlines()[-1][:200]
+
+
+@case("T124", "teacher", "`train --target teacher` on labels with shares on points the softmax masks: those shares left "
+      "out of the target, and the positions that train on the move played counted in a warning", "fixed",
+      "a loss of 4e7 without a word: share times the mask's 1e9")
+def _():
+    code, text, _, out = fake_label("pass-only", "pass-only:0", extra=["--splits", "train,validation"])
+    if code != 0:
+        return False, text[-200:]
+    code, text = train_teacher("pass-only", out)
+    ls = losses(text)
+    ok = (code == 0 and "training positions have no teacher policy" in text and ls
+          and all(0 <= x < 20 for x in ls))
+    line = next((x for x in text.splitlines() if "no teacher policy" in x), text[-200:])
+    return ok, f"{line.strip()[:160]}; losses {ls[:4]}"
+
+
+@case("T125", "teacher", "`dataset label --out` inside the dataset it labels (or the dataset itself): refused naming both "
+      "folders", "fixed", "accepted")
+def _():
+    copy = WORK / "ds-inside"
+    if not copy.exists():
+        shutil.copytree(DATA, copy)
+    before = sorted(p.name for p in copy.iterdir())
+    seen = []
+    for out in (copy / "lab", copy / "sub" / ".." / "lab2", copy):
+        code, so, se, _, _ = run(["dataset", "label", str(copy), "--teacher", FAKE, "--out", str(out),
+                                  "--quiet", "--timeout", "20"])
+        if not refused(code, so + se, f"--out {out} lies inside the dataset it labels, {copy}"):
+            return False, f"{out}: code {code}: {(so + se)[-200:]}"
+        seen.append(code)
+    after = sorted(p.name for p in copy.iterdir())
+    return before == after, f"exit codes {seen}; nothing written into the dataset: {before == after}"
 
 
 # ---------------------------------------------------------------- the clock under load
@@ -1627,6 +1737,1183 @@ def _():
     return code == 0 and (out / "model.bpk").exists(), err.strip()[:200]
 
 
+def raw_zip(members):
+    """A zip archive of members (name, method, data as stored, declared size, crc) with what
+    each declares, however false: a size of 4 GiB or more goes in a zip64 extra field, as
+    numpy writes it (tests/hostile_round.rs's `raw_zip`)."""
+    import struct
+    out, central = b"", b""
+    for name, method, data, size, crc in members:
+        offset = len(out)
+        zip64 = size >= 0xFFFFFFFF
+        extra = struct.pack("<HHQ", 1, 8, size) if zip64 else b""
+        fields = struct.pack("<HHH4sIIIHH", 45, 0, method, b"\0" * 4, crc, len(data),
+                             0xFFFFFFFF if zip64 else size, len(name), len(extra))
+        out += struct.pack("<I", 0x04034B50) + fields + name.encode() + extra + data
+        central += (struct.pack("<IH", 0x02014B50, 45) + fields + b"\0" * 10
+                    + struct.pack("<I", offset) + name.encode() + extra)
+    n = len(members)
+    return out + central + struct.pack("<I4sHHIIH", 0x06054B50, b"\0" * 4, n, n, len(central), len(out), 0)
+
+
+def stored(members, replace=None):
+    """`members` (name, bytes) as raw_zip members, stored, with `replace` {name: member}."""
+    import zlib
+    return [(replace or {}).get(n, (n, 0, d, len(d), zlib.crc32(d))) for n, d in members]
+
+
+@mcase("M001", "a zip64 member declaring 2^62 bytes: refused naming the member and its size, nothing written",
+       why="an allocation of 2^62 bytes aborted the process")
+def _():
+    import zlib
+    _, members = base_export()
+    c = zlib.compressobj(1, zlib.DEFLATED, -15)
+    tiny = c.compress(b"x") + c.flush()
+    path = WORK / "import" / "zip64.npz"
+    path.write_bytes(raw_zip(stored(members, {"stem.weight.npy": ("stem.weight.npy", 8, tiny, 1 << 62, 0)})))
+    clean, note = imported(path, "zip64")
+    return clean and "stem.weight.npy: declares 4611686018427387904 bytes once inflated" in note, note
+
+
+@mcase("M004", "a regular file one byte over the bound (every weight an import takes as float64, with room for "
+       "headers): refused unread", why="read whole")
+def _():
+    base_export()
+    bound = (64 << 20) * 8 + (64 << 20)  # net::export::MAX_EXPORT_BYTES
+    long = WORK / "import" / "long.npz"
+    with open(long, "wb") as f:
+        f.truncate(bound + 1)  # sparse: no room taken on disk
+    clean, note = imported(long, "long", timeout=30)
+    return clean and f"holds {bound + 1} bytes, more than the {bound} bytes" in note, note
+
+
+def meta_of(members):
+    import io
+    import numpy as np
+    return json.loads(bytes(np.load(io.BytesIO(dict(members)["meta.npy"]))).decode())
+
+
+def npy(array):
+    import io
+    import numpy as np
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
+def with_meta(members, meta):
+    import numpy as np
+    return [(n, npy(np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)) if n == "meta.npy" else d)
+            for n, d in members]
+
+
+@mcase("M008", "a config describing more weights than an import takes (64 Mi): refused before the network is allocated")
+def _():
+    _, members = base_export()
+    meta = meta_of(members)
+    cnn = meta["config"]["cnn"]
+    cnn["channels"], cnn["blocks"] = 1024, 8  # 8 blocks of two 3x3 1024-channel convolutions: 151 M weights
+    clean, note = imported(write_zip("huge-config.npz", with_meta(members, meta)), "huge-config")
+    return clean and "an import takes" in note, note
+
+
+def scaled(members, value):
+    """Every float tensor of `members` filled with `value`."""
+    import io
+    import numpy as np
+    out = []
+    for n, d in members:
+        a = np.load(io.BytesIO(d))
+        if n != "meta.npy" and a.dtype.kind == "f":
+            d = npy(np.full(a.shape, value, dtype=a.dtype))
+        out.append((n, d))
+    return out
+
+
+@mcase("M009", "finite weights of 1e30: refused naming the tensor and the magnitude", why="imported; every prior 0 in play")
+def _():
+    _, members = base_export()
+    clean, note = imported(write_zip("big-weights.npz", scaled(members, 1e30)), "big-weights")
+    return clean and "holds a weight of magnitude 1e30" in note, note
+
+
+@mcase("M010", "finite weights of 1e5 that overflow through 8 blocks: refused by the empty board's outputs")
+def _():
+    path = WORK / "import" / "eight.npz"
+    if not path.exists():
+        code, _, err, _, _ = run(["model", "export", str(ROOT / "models" / "cnn-human-8x64"), "--out", str(path)])
+        assert code == 0, err
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        members = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    blocks = meta_of(members)["config"]["cnn"]["blocks"]
+    clean, note = imported(write_zip("overflow.npz", scaled(members, 1e5)), "overflow")
+    return clean and blocks == 8 and "NaN or infinite on the empty board" in note, note
+
+
+# ---------------------------------------------------------------- match and train details
+@case("G013", "match", "a GTP opponent that exits while a process it started holds its output open: reported by its "
+      "exit status, that process killed with its process group", "fixed", "\"no answer within 2.0s\", the process left running")
+def _():
+    d = WORK / "orphan"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    pidfile = d / "child.pid"
+    engine = f"gtp:sh -c 'sleep 600 & echo $! > {pidfile}; read -r c; exit 3'"
+    code, so, se, secs, _ = run(["match", "--black", engine, "--white", "random", "--games", "1",
+                                 "--out", str(d / "m"), "--quiet"], timeout=60)
+    pid = int(pidfile.read_text()) if pidfile.exists() else None
+    dead = False
+    for _ in range(100):
+        try:
+            dead = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] in "ZX"
+        except (OSError, TypeError):
+            dead = True
+        if dead:
+            break
+        time.sleep(0.05)
+    if not dead:
+        os.kill(pid, signal.SIGKILL)
+    line = next((x for x in (so + se).splitlines() if "exit status" in x), (so + se)[-200:])
+    return (refused(code, so + se, "exit status: 3") and dead and secs < 30,
+            f"exit {code}, {secs:.1f} s, child gone: {dead}: {line.strip()[:200]}")
+
+
+@case("R001", "train", "a resume after a kill that left `model.bpk.checksum.tmp-PID`: the stale file removed", "fixed",
+      "left for good")
+def _():
+    out = WORK / "train" / "paused"
+    shutil.rmtree(out, ignore_errors=True)
+    base = ["train", "--synthetic-games", "40", "--threads", "1", "--quiet", "--out", str(out)]
+    code, so, se, _, _ = run(base + ["--model", "mlp", "--epochs", "2", "--batch-size", "16",
+                                     "--stop-after-minutes", "0.0001"])
+    if code != 0 or "paused" not in so + se:
+        return False, f"pause: code {code}: {(so + se)[-200:]}"
+    stale = out / "model.bpk.checksum.tmp-99999999"
+    stale.write_text("fnv1a64:0 0\n")
+    code, so, se, _, _ = run(base + ["--resume"])
+    return code == 0 and "resuming after step" in so + se and not stale.exists(), (so + se).strip()[-200:]
+
+
+# ---------------------------------------------------------------- fresh cases: pilots, kernels, openings, pairs
+# Labelling pilots (L), the network kernels (K), opening suites (O) and paired matches (P),
+# with small settings: few visits, the scripted teachers, random movers with seeds.
+def ak(args, env=None, timeout=120, input_bytes=None):
+    """akushu `args`: (exit code or 'hang', stdout and stderr together, seconds)."""
+    code, so, se, secs, _ = run(args, env=env, timeout=timeout, input_bytes=input_bytes)
+    return code, so + se, secs
+
+
+def last(text, n=160):
+    lines = [x for x in text.strip().splitlines() if x.strip()]
+    err = [x for x in lines if x.startswith(("Error", "error", "warning"))]
+    pick = ((err or lines or [""])[-1]).strip()
+    if err and lines[-1].strip() != pick:  # the cause under "Caused by:"
+        pick += " | " + lines[-1].strip()
+    return pick[:n]
+
+
+def refusal(area, cid, desc, args, says, verdict="ok", why="", env=None, absent=None, timeout=120):
+    """A case refused with exit status non-zero, naming `says`, no panic, and `absent` (a
+    path) not written."""
+    @case(cid, area, desc, verdict, why)
+    def _():
+        if absent is not None and Path(absent).exists():
+            shutil.rmtree(absent, ignore_errors=True) if Path(absent).is_dir() else Path(absent).unlink()
+        code, text, _ = ak(args() if callable(args) else args, env=env, timeout=timeout)
+        ok = refused(code, text, *([says] if isinstance(says, str) else says))
+        if absent is not None and Path(absent).exists():
+            return False, f"{absent} was written: {last(text)}"
+        return ok, f"exit {code}: {last(text)}"
+
+
+# -- labelling pilots
+def pilot_label(name, extra=(), env=None, teacher=None, fresh=True, data=None):
+    e = {"FAKE_TEACHER": "good"}
+    e.update(env or {})
+    return label(name, teacher=teacher or FAKE, env=e, extra=extra, fresh=fresh, data=data)
+
+
+PILOT_REF = {}
+
+
+def pilot_ref():
+    if "bytes" not in PILOT_REF:
+        code, text, _, out = pilot_label("pilot-ref")
+        assert code == 0, text
+        PILOT_REF["bytes"] = split_bytes(out)
+        PILOT_REF["manifest"] = manifest_teacher(out)
+    return PILOT_REF["bytes"]
+
+
+for k, (visits, taken) in enumerate([("1", 1), ("2", 2), ("007", 7), ("+3", 3), ("63", 63), ("1000", 1000),
+                                     ("1e2", None), ("0x10", None), ("", None), ("99999999999", None),
+                                     ("-0", None), ("2.0", None)]):
+    @case(f"L{1 + k:03}", "pilot", f"dataset label --visits {visits!r}: "
+          + (f"taken as {taken}, recorded in the manifest and asked of the teacher" if taken else "refused naming --visits"))
+    def _(visits=visits, taken=taken, k=k):
+        code, text, _, out = pilot_label(f"pv{k}", extra=[f"--visits={visits}"])
+        if taken is None:
+            return refused(code, text, "--visits"), last(text)
+        m = manifest_teacher(out)
+        return code == 0 and m.get("visits") == taken, f"visits {m.get('visits')}: {last(text)}"
+
+
+@case("L013", "pilot", "two shards (--shard 0/2, 1/2) merged with --from: the bytes of one run")
+def _():
+    ref = pilot_ref()
+    outs = []
+    for i in range(2):
+        code, text, _, out = pilot_label(f"psh{i}", extra=["--shard", f"{i}/2"])
+        if code != 0:
+            return False, last(text)
+        outs.append(str(out))
+    code, text, _, out = pilot_label("psh-merged", extra=["--from"] + outs)
+    return code == 0 and split_bytes(out) == ref, last(text)
+
+
+@case("L014", "pilot", "--from with only one of two shards: the other's chunks labelled by the merging run, bytes of one run")
+def _():
+    ref = pilot_ref()
+    code, text, _, out = pilot_label("psh-one-merged", extra=["--from", str(WORK / "label" / "psh0")])
+    return code == 0 and split_bytes(out) == ref, last(text)
+
+
+@case("L015", "pilot", "--from a shard labelled with other --visits: refused, labels of two runs never mix")
+def _():
+    code, text, _, other = pilot_label("psh-v3", extra=["--shard", "0/2", "--visits", "3"])
+    code, text, _, out = pilot_label("psh-mixed", extra=["--from", str(other)])
+    return refused(code, text, "--from"), last(text)
+
+
+refusal("pilot", "L016", "--from a folder that does not exist: refused naming it",
+        lambda: ["dataset", "label", str(DATA), "--teacher", FAKE, "--out", str(WORK / "label" / "pfrom-none"),
+                 "--quiet", "--from", str(WORK / "no-such-shard")], "no-such-shard")
+
+
+@case("L017", "pilot", "--from the same shard twice: its chunks taken once, bytes of one run")
+def _():
+    ref = pilot_ref()
+    s0 = str(WORK / "label" / "psh0")
+    s1 = str(WORK / "label" / "psh1")
+    code, text, _, out = pilot_label("psh-twice", extra=["--from", s0, s0, s1])
+    return (code == 0 and split_bytes(out) == ref) or refused(code, text, "twice"), last(text)
+
+
+for k, (flag, val) in enumerate([("--visits", "5"), ("--chunk", "32"), ("--limit", "10"), ("--komi", "7.5"),
+                                 ("--splits", "train"), ("--every", "2"), ("--rules", "tromp-taylor")]):
+    @case(f"L{18 + k:03}", "pilot", f"a killed run resumed with {flag} {val} changed: refused, labels never mix")
+    def _(flag=flag, val=val, k=k):
+        code, text, _, out = label(f"pres{k}", "die", 40)
+        extra = [flag, val] if flag != "--chunk" else []
+        chunk = val if flag == "--chunk" else "16"
+        code, text, _, out = label(f"pres{k}", fresh=False, extra=extra, chunk=chunk)
+        return refused(code, text, "another labelling run"), last(text)
+
+
+for k, (flag, val) in enumerate([("--in-flight", "3"), ("--timeout", "40")]):
+    @case(f"L{25 + k:03}", "pilot", f"a killed run resumed with {flag} {val} (how it talks, not what it asks): finished to one run's bytes")
+    def _(flag=flag, val=val, k=k):
+        label(f"pres-ok{k}", "die", 40)
+        code, text, _, out = label(f"pres-ok{k}", fresh=False, extra=[flag, val])
+        return code == 0 and same_as_ref(out), last(text)
+
+
+@case("L027", "pilot", "a finished run run again: nothing asked again, the same bytes")
+def _():
+    ref = pilot_ref()
+    code, text, secs, out = pilot_label("pilot-ref", fresh=False)
+    return code == 0 and split_bytes(out) == ref, last(text)
+
+
+@case("L028", "pilot", "a resume whose teacher now answers query_models otherwise (same command): refused naming the models",
+      "fixed", "refused with the same description of the teacher twice")
+def _():
+    label("pmodels", "die", 40)
+    code, text, _, out = label("pmodels", "models-error", fresh=False)
+    return refused(code, text, "another labelling run") and "hostile-net" in text, last(text, 300)
+
+
+def nn_teacher(model_dir):
+    return f"akushu analysis --engine strong8:sims=2,policy=nn:{model_dir}"
+
+
+@case("L029", "pilot", "a teacher naming a network (akushu analysis, strong8 with policy=nn:DIR): labelled, the network's "
+      "weights checksummed in the manifest", "fixed", "only the program was checksummed, not the network its spec names")
+def _():
+    net = WORK / "teacher-net"
+    if not net.exists():
+        shutil.copytree(ROOT / "models" / "cnn-small", net)
+    code, text, _, out = label("pnet", teacher=nn_teacher(net), extra=["--limit", "16"])
+    files = manifest_teacher(out).get("files", {})
+    return code == 0 and str(net / "model.bpk") in files, f"files {sorted(files)[:3]}: {last(text)}"
+
+
+@case("L030", "pilot", "the same teacher command with its network replaced by another: a resume refused naming the changed file",
+      "fixed", "resumed: the labels of two networks mixed in one folder")
+def _():
+    net = WORK / "teacher-net"
+    shutil.rmtree(net, ignore_errors=True)
+    shutil.copytree(ROOT / "models" / "cnn-human-5x32", net)
+    code, text, _, out = label("pnet", teacher=nn_teacher(net), extra=["--limit", "16"], fresh=False)
+    ok = refused(code, text, "another labelling run", f"file {net / 'model.bpk'}:")
+    shutil.rmtree(net)
+    shutil.copytree(ROOT / "models" / "cnn-small", net)
+    return ok, last(text, 300)
+
+
+refusal("pilot", "L031", "a teacher naming a network that does not exist: refused naming the path, nothing labelled",
+        lambda: ["dataset", "label", str(DATA), "--teacher", nn_teacher(WORK / "no-such-net"), "--out",
+                 str(WORK / "label" / "pnet-none"), "--quiet", "--timeout", "30"], "no-such-net")
+refusal("pilot", "L032", "a teacher naming an MLP where a CNN's value head is needed (strong8:value=nn:models/mlp-paper): refused naming it",
+        lambda: ["dataset", "label", str(DATA), "--teacher",
+                 f"akushu analysis --engine strong8:sims=2,value=nn:{ROOT / 'models' / 'mlp-paper'}", "--out",
+                 str(WORK / "label" / "pnet-mlp"), "--quiet", "--timeout", "30"], "mlp-paper")
+
+
+@case("L033", "pilot", "akushu analysis with strong8:sims=4 as teacher, --visits 3 --limit 8: labelled, visits 3 recorded")
+def _():
+    code, text, _, out = label("pstrong8", teacher="akushu analysis --engine strong8:sims=4",
+                               extra=["--visits", "3", "--limit", "8"], timeout=300)
+    return code == 0 and manifest_teacher(out).get("visits") == 3, last(text)
+
+
+@case("L034", "pilot", "--shard 1/2 alone: a shard folder (labels, no dataset), the merge named")
+def _():
+    code, text, _, out = pilot_label("psh-alone", extra=["--shard", "1/2"])
+    return code == 0 and not (out / "manifest.json").exists() and "--from" in text, last(text)
+
+
+@case("L035", "pilot", "--plan DIR --shards 3: the Slurm and parallel scripts written, nothing labelled")
+def _():
+    plan = WORK / "plan"
+    shutil.rmtree(plan, ignore_errors=True)
+    code, text, _ = ak(["dataset", "label", str(DATA), "--teacher", FAKE, "--out", str(WORK / "label" / "pplan"),
+                        "--plan", str(plan), "--shards", "3"])
+    return code == 0 and (plan / "label.sbatch").exists() and not (WORK / "label" / "pplan" / "chunks").exists(), last(text)
+
+
+refusal("pilot", "L036", "--plan with --shards 0: refused",
+        lambda: ["dataset", "label", str(DATA), "--teacher", FAKE, "--out", str(WORK / "label" / "pplan0"),
+                 "--plan", str(WORK / "plan0"), "--shards", "0"], "shards")
+refusal("pilot", "L037", "--split-limit with an unknown split: refused naming it",
+        lambda: ["dataset", "label", str(DATA), "--teacher", FAKE, "--out", str(WORK / "label" / "psl"),
+                 "--split-limit", "bogus=4"], "bogus")
+refusal("pilot", "L038", "--every 0: refused",
+        lambda: ["dataset", "label", str(DATA), "--teacher", FAKE, "--out", str(WORK / "label" / "pev0"),
+                 "--every", "0"], "--every")
+refusal("pilot", "L039", "--chunk 0: refused",
+        lambda: ["dataset", "label", str(DATA), "--teacher", FAKE, "--out", str(WORK / "label" / "pch0"),
+                 "--chunk", "0"], "chunk")
+
+
+@case("L040", "pilot", "--chunk 1 (one position a chunk): the bytes of one run")
+def _():
+    ref = pilot_ref()
+    out = WORK / "label" / "pch1"
+    shutil.rmtree(out, ignore_errors=True)
+    code, so, se, _, _ = run(["dataset", "label", str(DATA), "--teacher", FAKE, "--out", str(out), "--quiet",
+                              "--chunk", "1", "--timeout", "20"], env={"FAKE_TEACHER": "good"})
+    return code == 0 and split_bytes(out) == ref, last(so + se)
+
+
+@case("L041", "pilot", "--every 1000 (past every split's end): the first record of each split labelled")
+def _():
+    code, text, _, out = pilot_label("pev-big", extra=["--every", "1000"])
+    return code == 0, last(text)
+
+
+@case("L042", "pilot", "--per-move with --visits 2 and --limit 2: every legal move's value asked, labelled")
+def _():
+    code, text, _, out = pilot_label("ppm", extra=["--per-move", "--visits", "2", "--limit", "2", "--splits", "validation"])
+    return code == 0 and manifest_teacher(out).get("per_move") is True, last(text)
+
+
+# -- the network kernels
+KNET = ROOT / "models" / "cnn-distilled-b6c96-6x64-cosine3"
+S8 = "strong8:sims=50"
+S87 = f"strong8:sims=50,policy=nnq7:{KNET},value=nnq7:{KNET}"
+S8F = f"strong8:sims=50,policy=nn:{KNET},value=nn:{KNET}"
+rng_k = random.Random(SEED + 1)
+
+
+def random_line(n, seed):
+    """`n` legal-looking moves (distinct points, alternating colours) from a seeded draw."""
+    r = random.Random(seed)
+    pts = [f"{c}{row}" for c in "ABCDEFGHJ" for row in range(1, 10)]
+    r.shuffle(pts)
+    return [("b" if i % 2 == 0 else "w", pts[i]) for i in range(n)]
+
+
+LINES = [random_line(n, SEED + n) for n in (0, 1, 2, 3, 5, 8, 11, 14, 17, 20)]
+
+
+def genmoves(engine, env):
+    """The moves `engine` answers (seeded) after each of LINES, in one gtp session."""
+    cmds = []
+    for line in LINES:
+        cmds.append("clear_board")
+        cmds += [f"play {c} {p}" for c, p in line]
+        cmds.append(f"genmove {'w' if len(line) % 2 else 'b'}")
+    cmds.append("quit")
+    code, text, _ = ak(["gtp", "--quiet", "--engine", engine], env=env, input_bytes=("\n".join(cmds) + "\n").encode())
+    answers = [x for x in text.split("\n\n") if x.strip()]
+    moves = [a.strip() for a in answers if a.strip().startswith("=") and a.strip() != "="]
+    return code, moves, text
+
+
+KERNEL_RUNS = {}
+
+
+def kernel_moves(engine, envname):
+    key = (engine, envname)
+    if key not in KERNEL_RUNS:
+        env = {"AKUSHU_NO_AVX512": "1"} if envname == "avx2" else {"AKUSHU_NO_AVX2": "1"} if envname == "portable" else {}
+        KERNEL_RUNS[key] = genmoves(engine, env)
+    return KERNEL_RUNS[key]
+
+
+for k, (engine, ename, other) in enumerate([(S8, "strong8 (nnq:)", "avx2"), (S87, "strong8 over nnq7:", "avx2"),
+                                            (S8F, "strong8 over float nn:", "avx2"), (S8, "strong8 (nnq:)", "portable")]):
+    for j in range(len(LINES)):
+        @case(f"K{1 + k * 10 + j:03}", "kernel",
+              f"{ename} at 50 visits after {len(LINES[j])} seeded moves: the default kernel and "
+              f"{'AKUSHU_NO_AVX512=1' if other == 'avx2' else 'AKUSHU_NO_AVX2=1'} ({other}) answer the same move")
+        def _(engine=engine, other=other, j=j):
+            c1, a, t1 = kernel_moves(engine, "default")
+            c2, b, t2 = kernel_moves(engine, other)
+            if c1 != 0 or c2 != 0 or len(a) != len(LINES) or len(b) != len(LINES):
+                return False, f"exit {c1}/{c2}: {last(t1 + t2)}"
+            return a[j] == b[j], f"{a[j]} / {b[j]}"
+
+
+def analysis_root(engine, env):
+    qs = [json.dumps({"id": f"q{i}", "moves": [[c.upper(), p] for c, p in line], "rules": "chinese", "komi": 7,
+                      "boardXSize": 9, "boardYSize": 9, "maxVisits": 30, "includePolicy": True})
+          for i, line in enumerate(LINES[:4])]
+    code, text, _ = ak(["analysis", "--engine", engine], env=env, input_bytes=("\n".join(qs) + "\n").encode())
+    out = {}
+    for x in text.splitlines():
+        try:
+            v = json.loads(x)
+        except ValueError:
+            continue
+        if not v.get("isDuringSearch"):
+            out[v.get("id")] = (v.get("rootInfo", {}).get("winrate"), v.get("policy"))
+    return code, out
+
+
+for k, (engine, ename) in enumerate([(S8, "strong8 (nnq:)"), (S87, "strong8 over nnq7:"), (S8F, "strong8 over float nn:")]):
+    @case(f"K{41 + k:03}", "kernel", f"analysis with {ename}, 30 visits, four positions: root win rate and policy the same to the bit "
+          "with AKUSHU_NO_AVX512=1")
+    def _(engine=engine):
+        c1, a = analysis_root(engine, {})
+        c2, b = analysis_root(engine, {"AKUSHU_NO_AVX512": "1"})
+        return c1 == 0 and c2 == 0 and len(a) == 4 and a == b, f"{len(a)} answers, equal {a == b}"
+
+
+def bench_kernels(env):
+    code, text, _ = ak(["bench", "search", "--sims", "20", "--moves", "1", "--engine", S8, "--engine", S87,
+                        "--out", str(WORK / "bench-k.csv")], env=env)
+    return code, text
+
+
+@case("K044", "kernel", "bench search with AKUSHU_NO_AVX512=1: each row names the avx2 kernels it ran on")
+def _():
+    code, text = bench_kernels({"AKUSHU_NO_AVX512": "1"})
+    rows = [x for x in text.splitlines() if x.startswith("strong8:")]
+    return code == 0 and len(rows) == 2 and all("8-bit avx2, float avx2" in r for r in rows), " | ".join(r[-30:] for r in rows)
+
+
+@case("K045", "kernel", "AKUSHU_NO_AVX512=0 also turns the AVX-512 kernels off", "by-design",
+      "the switch is a presence flag (its value is not read), as documented with `=1`")
+def _():
+    code, text = bench_kernels({"AKUSHU_NO_AVX512": "0"})
+    rows = [x for x in text.splitlines() if x.startswith("strong8:")]
+    return code == 0 and rows and all("avx2" in r for r in rows), " | ".join(r[-30:] for r in rows)
+
+
+CNN_SMALL = ROOT / "models" / "cnn-small"
+for k, (spec, says) in enumerate([
+        ("strong8:sims=10,policy=nnq7:", "nnq7"), (f"strong8:sims=10,policy=nnq7:{WORK / 'no-such-model'}", "no-such-model"),
+        (f"strong8:sims=10,policy=nnq7:{ROOT / 'models' / 'mlp-paper'}", "mlp-paper"),
+        (f"strong8:sims=10,policy=nnq8:{CNN_SMALL}", "nnq7"), (f"strong8:sims=10,value=nnq7:{CNN_SMALL}", "value"),
+        (f"strong8:sims=10,policy=NNQ7:{CNN_SMALL}", "NNQ7"), ("strong8:sims=10,policy=nnq7", "nnq7")]):
+    refusal("kernel", f"K{46 + k:03}", f"gtp --engine {spec!r}: refused naming the network or its kind",
+            ["gtp", "--quiet", "--engine", spec], says, timeout=60)
+
+
+def bench_out(args):
+    """`args` with a CSV in the work folder where a bench writes one."""
+    return args + ["--out", str(WORK / "bench-x.csv")] if args[1] in ("search", "train") else args
+
+
+@case("K053", "kernel", "an nnq7: path with a trailing slash: the same network, the same moves")
+def _():
+    c1, a, _ = kernel_moves(S87, "default")
+    c2, b, t = genmoves(S87.replace(str(KNET), str(KNET) + "/"), {})
+    return c1 == 0 and c2 == 0 and a == b, last(t)
+
+
+for k, (args, says) in enumerate([
+        (["bench", "playouts", "--threads", "257"], "threads"), (["bench", "playouts", "--seconds", "0"], "seconds"),
+        (["bench", "playouts", "--seconds", "nan"], "seconds"), (["bench", "playouts", "--seconds", "-1"], "-1"),
+        (["bench", "search", "--sims", "0", "--moves", "1", "--engine", "uct:sims={sims}"], "sims"),
+        (["bench", "search", "--engine", "nosuch"], "unknown engine `nosuch`"),
+        (["bench", "search", "--engine", "random"], "not a UCT engine"),
+        (["bench", "search", "--pruner", "bogus", "--moves", "1", "--sims", "10"], "bogus"),
+        (["bench", "selfplay", "--jobs", "0"], "jobs"), (["bench", "selfplay", "--jobs", "1,x"], "jobs"),
+        (["bench", "selfplay", "--engine", "random", "--games", "1", "--jobs", "1"], "does not report its root visits"),
+        (["bench", "train", "--model", "nosuch"], "nosuch"), (["bench", "train", "--threads", "257"], "threads"),
+        (["bench", "train", "--peak-seconds", "0"], "seconds")]):
+    refusal("kernel", f"K{54 + k:03}", f"`akushu {' '.join(args)}`: refused naming the flag", bench_out(args), says,
+            timeout=120)
+
+
+for k, (args, says) in enumerate([
+        (["bench", "selfplay", "--engine", "uct:sims=8", "--games", "0"], "games: 0 is not"),
+        (["bench", "train", "--steps", "0"], "steps: 0 is not"),
+        (["bench", "train", "--batch-size", "64,0"], "batch size: 0 is not"),
+        (["bench", "search", "--moves", "0"], "moves: 0 is not")]):
+    refusal("kernel", f"K{68 + k:03}", f"`akushu {' '.join(args)}`: refused, no work is no bench", bench_out(args), says, "fixed",
+            ["played a game for --games 0", "0 examples/s measured", "a batch of 0 measured", "rates of no move"][k])
+
+
+for k, args in enumerate([["bench", "search", "--sims", "10", "--moves", "1", "--engine", "uct:sims={sims}"],
+                          ["bench", "train", "--model", "mlp", "--steps", "1", "--threads", "1"]]):
+    @case(f"K{72 + k:03}", "kernel", f"`akushu {' '.join(args[:2])}` with --out a directory: refused before measuring",
+          "fixed", "refused only after the whole measurement")
+    def _(args=args):
+        d = WORK / "bench-dir"
+        d.mkdir(exist_ok=True)
+        code, text, secs = ak(args + ["--out", str(d)])
+        return refused(code, text, "is a directory") and "sims/s" not in text and "examples/s" not in text, f"{secs:.1f} s: {last(text)}"
+
+
+# -- opening suites
+OPN = WORK / "openings"
+
+
+def suite_file(name, text):
+    OPN.mkdir(parents=True, exist_ok=True)
+    p = OPN / name
+    if isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text)
+    return p
+
+
+def mplay(name, opening_path, extra=(), games="2", black="random", white="random", timeout=120):
+    out = WORK / "m" / name
+    shutil.rmtree(out, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    args = ["match", "--black", black, "--white", white, "--games", games, "--quiet", "--out", str(out)]
+    if opening_path is not None:
+        args += ["--openings", str(opening_path)]
+    code, text, _ = ak(args + list(extra), timeout=timeout)
+    return code, text, out
+
+
+def header(out):
+    p = out / "match.toml"
+    return p.read_text() if p.exists() else ""
+
+
+BAD_OPENINGS = [
+    ("empty.sgf", "", "No game trees found"),
+    ("blank.sgf", "\n\n   \n", "No game trees found"),
+    ("truncated.sgf", "(;GM[1]SZ[9];B[ee]", "Unexpected end of data"),
+    ("19x19.sgf", "(;GM[1]SZ[19];B[pp])", "board size 19"),
+    ("13x13.sgf", "(;GM[1]SZ[13];B[gg])", "board size 13"),
+    ("occupied.sgf", "(;GM[1]SZ[9];B[ee];W[ee])", "move 2 W E5 is illegal: point E5 is occupied"),
+    ("white-first.sgf", "(;GM[1]SZ[9];W[ee])", "an opening starts with black's move"),
+    ("pl-white.sgf", "(;GM[1]SZ[9]PL[W])", "an opening starts with black's move"),
+    ("two-black.sgf", "(;GM[1]SZ[9];B[ee];B[cc])", "moves 1 and 2 are both B's"),
+    ("setup-ab.sgf", "(;GM[1]SZ[9]AB[ee];W[cc])", "has setup stones"),
+    ("setup-ae.sgf", "(;GM[1]SZ[9]AE[ee];B[cc])", "has setup stones"),
+    ("two-passes.sgf", "(;GM[1]SZ[9];B[ee];W[];B[])", "the opening ends the game (two passes)"),
+    ("suicide.sgf", "(;GM[1]SZ[9];B[ba];W[ee];B[ab];W[aa])", "W A9 is illegal"),
+    ("garbage.sgf", bytes(range(256)) * 4, "openings"),
+    ("chess.sgf", "(;GM[3]SZ[9];B[ee])", "openings"),
+    ("lines.sgfs", "(;GM[1]SZ[9];B[ee];W[cc])\n(;GM[1]SZ[9];B[ee];W[ee])\n", "lines.sgfs:2"),
+    ("empty.sgfs", "", "no SGF record found"),
+    ("bad-tree.sgf", "(;GM[1]SZ[9];B[ee])(;GM[1]SZ[9];B[ee];W[ee])", "bad-tree.sgf (game tree 2)"),
+]
+for k, (name, text, says) in enumerate(BAD_OPENINGS):
+    fixed = name == "bad-tree.sgf"
+    @case(f"O{1 + k:03}", "openings", f"match --openings {name} ({says.split(':')[0][:50]}): refused naming the file and why, no folder",
+          "fixed" if fixed else "ok", "the collection's second game tree was never read" if fixed else "")
+    def _(name=name, text=text, says=says):
+        p = suite_file(name, text)
+        code, out_text, out = mplay(f"bad-{name}", p)
+        return refused(code, out_text, name, says) and not out.exists(), last(out_text)
+
+
+refusal("openings", "O019", "match --openings of a file that does not exist: refused naming it, no folder",
+        lambda: ["match", "--black", "random", "--white", "random", "--games", "2", "--quiet", "--openings",
+                 str(OPN / "no-such.sgf"), "--out", str(WORK / "m" / "nofile")], "no-such.sgf: no such file or folder",
+        absent=WORK / "m" / "nofile")
+refusal("openings", "O020", "match --openings /dev/null: refused, no folder",
+        lambda: ["match", "--black", "random", "--white", "random", "--games", "2", "--quiet", "--openings",
+                 "/dev/null", "--out", str(WORK / "m" / "devnull")], "/dev/null", absent=WORK / "m" / "devnull")
+
+
+@case("O021", "openings", "match --openings of an empty folder: refused as holding no record")
+def _():
+    d = OPN / "empty-dir"
+    d.mkdir(parents=True, exist_ok=True)
+    code, text, out = mplay("empty-dir", d)
+    return refused(code, text, "no SGF record found") and not out.exists(), last(text)
+
+
+@case("O022", "openings", "a folder with one bad record among good ones: refused naming the bad file")
+def _():
+    d = OPN / "mixed-dir"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "a.sgf").write_text("(;GM[1]SZ[9];B[ee];W[cc])")
+    (d / "b.sgf").write_text("(;GM[1]SZ[9];B[ee];W[ee])")
+    code, text, out = mplay("mixed-dir", d)
+    return refused(code, text, "b.sgf", "occupied") and not out.exists(), last(text)
+
+
+@case("O023", "openings", "a FIFO as the suite: refused unread naming it, no wait without end", "fixed",
+      "waited for a writer for good")
+def _():
+    fifo = OPN / "suite.fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    code, text, out = mplay("fifo", fifo, timeout=20)
+    return refused(code, text, "suite.fifo", "not a regular file") and not out.exists(), f"exit {code}: {last(text)}"
+
+
+GOOD = "(;GM[1]SZ[9];B[ee];W[cc])"
+
+
+@case("O024", "openings", "one opening, 2 games: both games' records start with its moves")
+def _():
+    code, text, out = mplay("one", suite_file("one.sgf", GOOD))
+    sgfs = sorted((out / "sgf").glob("*.sgf")) if out.exists() else []
+    ok = code == 0 and len(sgfs) == 2 and all(";B[ee];W[cc]" in s.read_text().replace("\n", "") for s in sgfs)
+    return ok, last(text)
+
+
+@case("O025", "openings", "a folder of 3 records: 3 openings recorded in match.toml")
+def _():
+    d = OPN / "three"
+    d.mkdir(parents=True, exist_ok=True)
+    for i, pt in enumerate(["ee", "cc", "gg"]):
+        (d / f"{i}.sgf").write_text(f"(;GM[1]SZ[9];B[{pt}])")
+    code, text, out = mplay("three", d, games="3")
+    return code == 0 and "count = 3" in header(out), last(text)
+
+
+@case("O026", "openings", "an .sgfs with blank lines between records: the records read, the blanks skipped")
+def _():
+    p = suite_file("blanks.sgfs", "(;GM[1]SZ[9];B[ee])\n\n\n(;GM[1]SZ[9];B[cc])\n")
+    code, text, out = mplay("blanks", p)
+    return code == 0 and "count = 2" in header(out), last(text)
+
+
+@case("O027", "openings", "a collection file of two game trees: two openings", "fixed", "read as one opening, the second tree dropped")
+def _():
+    p = suite_file("collection.sgf", "(;GM[1]SZ[9];B[ee];W[cc])(;GM[1]SZ[9];B[dd])")
+    code, text, out = mplay("collection", p)
+    return code == 0 and "count = 2" in header(out), last(text)
+
+
+for k, (cap, ok_expected) in enumerate([("2", False), ("3", False), ("4", True)]):
+    @case(f"O{28 + k:03}", "openings", f"a 3-move opening with --max-moves {cap}: "
+          + ("plays on after it" if ok_expected else "refused: its games would end at the cap before either engine moved"),
+          "ok" if ok_expected else "fixed", "" if ok_expected else "played, every game ended by the cap and counted as a result")
+    def _(cap=cap, ok_expected=ok_expected):
+        p = suite_file("three-moves.sgf", "(;GM[1]SZ[9];B[ee];W[cc];B[gg])")
+        code, text, out = mplay(f"cap{cap}", p, extra=["--max-moves", cap])
+        if ok_expected:
+            return code == 0, last(text)
+        return refused(code, text, "the move cap (--max-moves) is") and not out.exists(), last(text)
+
+
+@case("O031", "openings", "a record without moves as opening: games from the empty board")
+def _():
+    code, text, out = mplay("nomoves", suite_file("nomoves.sgf", "(;GM[1]SZ[9])"))
+    return code == 0, last(text)
+
+
+@case("O032", "openings", "a record with variations: its main line is the opening")
+def _():
+    code, text, out = mplay("vars", suite_file("vars.sgf", "(;GM[1]SZ[9];B[ee](;W[cc])(;W[dd]))"))
+    sgf = (out / "sgf" / "game-00001.sgf").read_text() if code == 0 else ""
+    return code == 0 and "W[cc]" in sgf and "W[dd]" not in sgf.split("end of the set opening")[0], last(text)
+
+
+@case("O033", "openings", "a record with RE[B+R] and KM[100]: its moves taken, the match's komi kept")
+def _():
+    code, text, out = mplay("result", suite_file("result.sgf", "(;GM[1]SZ[9]RE[B+R]KM[100];B[ee];W[cc])"))
+    return code == 0 and "komi = 6.5" in header(out), last(text)
+
+
+@case("O034", "openings", "the suite edited after games were played: the resume refused, the suite named as changed")
+def _():
+    p = suite_file("edit.sgfs", "(;GM[1]SZ[9];B[ee])\n(;GM[1]SZ[9];B[cc])\n")
+    code, text, out = mplay("edit", p)
+    p.write_text("(;GM[1]SZ[9];B[ee])\n(;GM[1]SZ[9];B[gg])\n")
+    code, text, _ = ak(["match", "--black", "random", "--white", "random", "--games", "4", "--quiet", "--extend",
+                        "--openings", str(p), "--out", str(out)])
+    return refused(code, text, "openings"), last(text)
+
+
+@case("O035", "openings", "the suite deleted after games were played: the resume refused naming the file")
+def _():
+    p = suite_file("gone.sgfs", "(;GM[1]SZ[9];B[ee])\n")
+    code, text, out = mplay("gone", p)
+    p.unlink()
+    code, text, _ = ak(["match", "--black", "random", "--white", "random", "--games", "2", "--quiet",
+                        "--openings", str(p), "--out", str(out)])
+    return refused(code, text, "gone.sgfs"), last(text)
+
+
+@case("O036", "openings", "the same openings as a folder and as an .sgfs: one checksum")
+def _():
+    d = OPN / "same-dir"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "1.sgf").write_text("(;GM[1]SZ[9];B[ee];W[cc])")
+    (d / "2.sgf").write_text("(;GM[1]SZ[9];B[dd])")
+    p = suite_file("same.sgfs", "(;GM[1]SZ[9];B[ee];W[cc])\n(;GM[1]SZ[9];B[dd])\n")
+    _, t1, o1 = mplay("same-dir", d)
+    _, t2, o2 = mplay("same-sgfs", p)
+    import re
+    sums = [re.search(r'checksum = "([^"]+)"', header(o)) for o in (o1, o2)]
+    return all(sums) and sums[0].group(1) == sums[1].group(1), f"{[s.group(1) if s else None for s in sums]}"
+
+
+@case("O037", "openings", "duplicate openings with two seeded random movers: played, the summary flags the repeated games")
+def _():
+    p = suite_file("dup.sgfs", (GOOD + "\n") * 2)
+    code, text, out = mplay("dup", p, games="2", black="random:seed=5", white="random:seed=9")
+    summary = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
+    return code == 0 and "1 identical to an earlier game" in summary, next(
+        (x for x in summary.splitlines() if x.startswith("Repeated")), last(text))
+
+
+@case("O038", "openings", "one opening cycled over 4 games (seeded random movers): the summary flags 3 repeats")
+def _():
+    code, text, out = mplay("cycle", suite_file("one.sgf", GOOD), games="4", black="random:seed=5", white="random:seed=9")
+    summary = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
+    return code == 0 and "3 identical to an earlier game" in summary, next(
+        (x for x in summary.splitlines() if x.startswith("Repeated")), last(text))
+
+
+# the suite maker
+def make_openings(name, extra=(), teacher=None, frm=None, env=None):
+    out = OPN / name
+    if out.exists() and out.is_file():
+        out.unlink()
+    args = ["match", "openings", "--from", str(frm or GAMES), "--teacher", teacher if teacher is not None else FAKE,
+            "--out", str(out)] + list(extra)
+    code, text, _ = ak(args, env=dict({"FAKE_TEACHER": "good"}, **(env or {})))
+    return code, text, out
+
+
+@case("O039", "openings", "match openings with the scripted teacher, --count 3 --winrate 0-1: 3 openings, read back as a suite")
+def _():
+    code, text, out = make_openings("made.sgfs", ["--count", "3", "--winrate", "0-1", "--visits", "1"])
+    n = len([x for x in out.read_text().splitlines() if x.startswith("(")]) if out.exists() else 0
+    return code == 0 and n == 3, last(text)
+
+
+@case("O040", "openings", "the same seed twice: the same bytes")
+def _():
+    a = make_openings("seed-a.sgfs", ["--count", "3", "--winrate", "0-1", "--visits", "1"])[2]
+    b = make_openings("seed-b.sgfs", ["--count", "3", "--winrate", "0-1", "--visits", "1"])[2]
+    return a.exists() and a.read_bytes() == b.read_bytes(), "equal"
+
+
+@case("O041", "openings", "another seed: another draw")
+def _():
+    a = make_openings("seed-a.sgfs", ["--count", "3", "--winrate", "0-1", "--visits", "1"])[2]
+    b = make_openings("seed-c.sgfs", ["--count", "3", "--winrate", "0-1", "--visits", "1", "--seed", "2"])[2]
+    return a.exists() and b.exists() and a.read_bytes() != b.read_bytes(), "differ"
+
+
+@case("O042", "openings", "a made suite played in pairs (2 games): each pair starts from its opening")
+def _():
+    code, text, out = make_openings("made.sgfs", ["--count", "3", "--winrate", "0-1", "--visits", "1"])
+    code, text, m = mplay("made-pairs", out, extra=["--pairs"])
+    return code == 0 and "pairs = true" in header(m), last(text)
+
+
+for k, (extra, says, fixed_why) in enumerate([
+        (["--count", "0"], "count: 0 is not in the allowed range", "wrote an empty file, then refused reading it back"),
+        (["--visits", "0"], "visits: 0 is not in the allowed range", "asked the teacher for 0 visits; its refusal quoted"),
+        (["--from", "no-such-records"], "--from no-such-records: no such file or folder", "reported as '1 records' with no position"),
+        (["--winrate", "0-0.01", "--count", "3"], "nothing written to", "wrote an empty file, then refused reading it back")]):
+    @case(f"O{43 + k:03}", "openings", f"match openings {' '.join(extra)}: refused before any suite file is written",
+          "fixed", fixed_why)
+    def _(extra=extra, says=says, k=k):
+        frm = extra[1] if extra[0] == "--from" else None
+        rest = extra[2:] if frm else extra
+        code, text, out = make_openings(f"none{k}.sgfs", rest, frm=frm)
+        return refused(code, text, says) and not out.exists(), last(text)
+
+
+for k, (extra, says) in enumerate([
+        (["--winrate", "0.6-0.4"], "give 0 <= LOW <= HIGH <= 1"), (["--winrate", "0.4-1.5"], "give 0 <= LOW <= HIGH <= 1"),
+        (["--winrate", "half"], "winrate"), (["--moves", "8-2"], "give 1 <= FIRST <= LAST"),
+        (["--moves", "0-0"], "give 1 <= FIRST <= LAST"), (["--moves", "500-600"], "give 1 <= FIRST <= LAST"),
+        (["--komi", "nan"], "komi"), (["--timeout", "0"], "seconds"), (["--count", "-1"], "-1")]):
+    refusal("openings", f"O{47 + k:03}", f"match openings {' '.join(extra)}: refused naming the flag",
+            lambda extra=extra: ["match", "openings", "--from", str(GAMES), "--teacher", FAKE, "--out",
+                                 str(OPN / "flag.sgfs")] + extra, says, absent=OPN / "flag.sgfs")
+
+
+@case("O056", "openings", "match openings from an empty folder: refused, no position")
+def _():
+    d = OPN / "empty-dir"
+    d.mkdir(parents=True, exist_ok=True)
+    code, text, out = make_openings("from-empty.sgfs", ["--count", "3"], frm=d)
+    return refused(code, text, "no position") and not out.exists(), last(text)
+
+
+@case("O057", "openings", "match openings with a teacher that exits at once: named with its status, no file")
+def _():
+    code, text, out = make_openings("t-false.sgfs", ["--count", "3"], teacher="false")
+    return refused(code, text, "exit status: 1") and not out.exists(), last(text)
+
+
+@case("O058", "openings", "match openings with a teacher dying after 5 answers: named, no file")
+def _():
+    code, text, out = make_openings("t-die.sgfs", ["--count", "30", "--winrate", "0-1"], env={"FAKE_TEACHER": "die:5"})
+    return refused(code, text, "exit status: 3") and not out.exists(), last(text)
+
+
+@case("O059", "openings", "match openings --out an existing folder: refused naming it")
+def _():
+    d = OPN / "out-dir"
+    d.mkdir(parents=True, exist_ok=True)
+    code, text, _ = make_openings("out-dir", ["--count", "3", "--winrate", "0-1"])
+    return refused(code, text, "out-dir") and d.is_dir(), last(text)
+
+
+@case("O060", "openings", "match openings --out one of its --from records: refused, the record kept")
+def _():
+    d = OPN / "from-self"
+    d.mkdir(parents=True, exist_ok=True)
+    rec = d / "a.sgf"
+    rec.write_text("(;GM[1]SZ[9];B[ee];W[cc];B[gg];W[gc])")
+    code, text, _ = ak(["match", "openings", "--from", str(rec), "--teacher", FAKE, "--winrate", "0-1",
+                        "--out", str(rec)], env={"FAKE_TEACHER": "good"})
+    return refused(code, text) and rec.read_text().startswith("(;GM[1]"), last(text)
+
+
+# -- paired matches
+def pmatch(name, games, extra=(), black="random:seed=5", white="random:seed=9", fresh=True, suite=True):
+    out = WORK / "pm" / name
+    if fresh:
+        shutil.rmtree(out, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    args = ["match", "--black", black, "--white", white, "--games", str(games), "--pairs", "--quiet", "--out", str(out)]
+    if suite:
+        args += ["--openings", str(pairs_suite())]
+    code, text, _ = ak(args + list(extra))
+    return code, text, out
+
+
+def pairs_suite():
+    p = OPN / "pairs.sgfs"
+    if not p.exists():
+        suite_file("pairs.sgfs", "".join(f"(;GM[1]SZ[9];B[{a}];W[{b}])\n" for a, b in
+                                         [("ee", "cc"), ("cc", "gg"), ("gg", "cg"), ("cg", "gc"), ("gc", "ee")]))
+    return p
+
+
+def games_rows(out):
+    p = out / "games.csv"
+    return p.read_text().splitlines()[1:] if p.exists() else []
+
+
+for k, g in enumerate(["1", "3", "5", "7", "999", "99999"]):
+    refusal("pairs", f"P{1 + k:03}", f"--pairs --games {g}: refused, an even count asked, no folder",
+            lambda g=g: ["match", "--black", "random", "--white", "random", "--games", g, "--pairs", "--quiet",
+                         "--out", str(WORK / "pm" / f"odd{g}")], f"give an even --games, not {g}",
+            absent=WORK / "pm" / f"odd{g}")
+for k, g in enumerate(["0", "-2", "two", "1000002"]):
+    refusal("pairs", f"P{7 + k:03}", f"--pairs --games {g}: refused naming the value",
+            ["match", "--black", "random", "--white", "random", "--games", g, "--pairs", "--quiet", "--out",
+             str(WORK / "pm" / f"bad{k}")], f"'{g}'")
+
+
+@case("P011", "pairs", "--pairs --games 2: one pair, its pentanomial in the summary")
+def _():
+    code, text, out = pmatch("two", 2)
+    s = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
+    return code == 0 and "Pairs (each opening twice, colours swapped): 1 complete" in s, last(text)
+
+
+@case("P012", "pairs", "--pairs --games 10 over five openings: no game repeats another, 5 complete pairs")
+def _():
+    code, text, out = pmatch("ten", 10)
+    s = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
+    return (code == 0 and "5 complete" in s and "0 identical to an earlier game" in s), next(
+        (x for x in s.splitlines() if x.startswith("Repeated")), last(text))
+
+
+@case("P013", "pairs", "--pairs --games 12 over five openings (two cycle again): the repeated pairs flagged")
+def _():
+    code, text, out = pmatch("twelve", 12)
+    s = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
+    return code == 0 and "2 identical to an earlier game" in s, next(
+        (x for x in s.splitlines() if x.startswith("Repeated")), last(text))
+
+
+@case("P014", "pairs", "--pairs without --openings: each pair from the empty board, colours swapped")
+def _():
+    code, text, out = pmatch("no-suite", 4, suite=False)
+    rows = games_rows(out)
+    return code == 0 and len(rows) == 4 and [r.split(",")[3] for r in rows] == ["A", "B", "A", "B"], last(text)
+
+
+@case("P015", "pairs", "a resume 2 -> 6 games without --extend: refused, the plan change named, nothing played")
+def _():
+    pmatch("grow", 2)
+    code, text, out = pmatch("grow", 6, fresh=False)
+    return refused(code, text, "games 2 -> 6", "--extend") and len(games_rows(out)) == 2, last(text)
+
+
+@case("P016", "pairs", "the same resume with --extend: 6 games, the change dated in match.toml's history")
+def _():
+    code, text, out = pmatch("grow", 6, extra=["--extend"], fresh=False)
+    return code == 0 and len(games_rows(out)) == 6 and "extended after 2 games: games 2 -> 6" in header(out), last(text)
+
+
+@case("P017", "pairs", "--extend with no change: nothing played, nothing recorded")
+def _():
+    before = header(WORK / "pm" / "grow")
+    code, text, out = pmatch("grow", 6, extra=["--extend"], fresh=False)
+    return code == 0 and header(out).count("extended") == before.count("extended"), last(text)
+
+
+@case("P018", "pairs", "a resume with fewer games (6 -> 4, --extend): refused, the games kept")
+def _():
+    code, text, out = pmatch("grow", 4, extra=["--extend"], fresh=False)
+    return refused(code, text, "give at least") and len(games_rows(out)) == 6, last(text)
+
+
+@case("P019", "pairs", "a resume with 7 games (--extend): refused as odd")
+def _():
+    code, text, out = pmatch("grow", 7, extra=["--extend"], fresh=False)
+    return refused(code, text, "even --games"), last(text)
+
+
+@case("P020", "pairs", "a resume without --pairs: refused as a different match")
+def _():
+    code, text, _ = ak(["match", "--black", "random:seed=5", "--white", "random:seed=9", "--games", "6", "--quiet",
+                        "--openings", str(pairs_suite()), "--out", str(WORK / "pm" / "grow")])
+    return refused(code, text, "pairs"), last(text)
+
+
+@case("P021", "pairs", "a resume with another suite: refused naming the openings")
+def _():
+    code, text, out = pmatch("grow", 6, fresh=False, suite=False,
+                             extra=["--openings", str(suite_file("one.sgf", GOOD))])
+    return refused(code, text, "openings"), last(text)
+
+
+@case("P022", "pairs", "a resume with another seed: refused as a different match")
+def _():
+    code, text, out = pmatch("grow", 6, fresh=False, extra=["--seed", "2"])
+    return refused(code, text, "different match"), last(text)
+
+
+@case("P023", "pairs", "a resume with --sprt added: a plan change, refused without --extend")
+def _():
+    code, text, out = pmatch("grow", 6, fresh=False, extra=["--sprt", "elo0=0,elo1=35"])
+    return refused(code, text, "--extend"), last(text)
+
+
+@case("P024", "pairs", "--pairs --sprt: the test runs on the pairs and its state is in the summary")
+def _():
+    code, text, out = pmatch("sprt", 4, extra=["--sprt", "elo0=0,elo1=35"])
+    s = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
+    return code == 0 and "LLR" in s, last(text)
+
+
+@case("P025", "pairs", "--pairs with --alternate: refused or one colour rule, never both")
+def _():
+    code, text, out = pmatch("alt", 4, extra=["--alternate"])
+    rows = games_rows(out)
+    ok = refused(code, text) or (code == 0 and [r.split(",")[3] for r in rows] == ["A", "B", "A", "B"])
+    return ok, last(text)
+
+
+@case("P026", "pairs", "two shards of a paired match merged: the games and pairs of one run")
+def _():
+    outs = []
+    for i in range(2):
+        code, text, out = pmatch(f"sh{i}", 8, extra=["--shard", f"{i}/2"])
+        if code != 0:
+            return False, last(text)
+        outs.append(str(out))
+    merged = WORK / "pm" / "merged"
+    shutil.rmtree(merged, ignore_errors=True)
+    code, text, _ = ak(["match", "merge"] + outs + ["--out", str(merged)])
+    code1, text1, one = pmatch("one-run", 8)
+    strip = lambda rows: sorted(",".join(r.split(",")[:9]) for r in rows)
+    s = (merged / "summary.md").read_text() if (merged / "summary.md").exists() else ""
+    return (code == 0 and strip(games_rows(merged)) == strip(games_rows(one)) and "4 complete" in s), last(text)
+
+
+@case("P027", "pairs", "match merge of shards of two different paired matches (other seeds): refused")
+def _():
+    a = pmatch("msa", 4, extra=["--shard", "0/2"])[2]
+    b = pmatch("msb", 4, extra=["--shard", "1/2", "--seed", "3"])[2]
+    code, text, _ = ak(["match", "merge", str(a), str(b), "--out", str(WORK / "pm" / "bad-merge")])
+    return refused(code, text), last(text)
+
+
+@case("P028", "pairs", "rate on paired folders of two engines: both rated from every game")
+def _():
+    code, text, out = pmatch("rate-a", 4, black="random:seed=5", white="uct:sims=8")
+    code, text, _ = ak(["rate", str(out), str(WORK / "pm" / "ten")])
+    return code == 0 and "from 14 games in 2 match folders" in text, next((x for x in text.splitlines() if x.startswith("Ratings")), last(text))
+
+
+@case("P029", "pairs", "rate on the folder holding every paired folder: found at any depth")
+def _():
+    code, text, _ = ak(["rate", str(WORK / "pm")])
+    return code == 0 and "match folders" in text, next((x for x in text.splitlines() if x.startswith("Ratings")), last(text))
+
+
+@case("P030", "pairs", "rate on a paired folder whose games.csv is gone: a warning names the folder, no game counted",
+      "fixed", "rated its players from 0 games without a word")
+def _():
+    code, text, out = pmatch("no-csv", 2, black="random:seed=5", white="uct:sims=8")
+    (out / "games.csv").unlink()
+    code, text, _ = ak(["rate", str(out)])
+    return code == 0 and "no-csv: has a match.toml but no games.csv" in text, last(text)
+
+
+@case("P031", "pairs", "match summarize on a paired folder whose summary.md is gone: rewritten with its pairs")
+def _():
+    out = WORK / "pm" / "ten"
+    (out / "summary.md").unlink()
+    code, text, _ = ak(["match", "summarize", str(out)])
+    s = (out / "summary.md").read_text() if (out / "summary.md").exists() else ""
+    return code == 0 and "5 complete" in s, last(text)
+
+
+@case("P032", "pairs", "a games.csv with a game's row twice (edited by hand): refused naming the game, not counted twice")
+def _():
+    code, text, out = pmatch("dup-row", 4)
+    lines = (out / "games.csv").read_text().splitlines()
+    (out / "games.csv").write_text("\n".join(lines + [lines[1]]) + "\n")
+    code, text, _ = ak(["match", "summarize", str(out)])
+    return refused(code, text, "game 1"), last(text)
+
+
+@case("P033", "pairs", "a games.csv cut inside its last row (a crash mid-write): the resume refused naming the file, row "
+      "and line; the rows before kept")
+def _():
+    code, text, out = pmatch("cut-row", 4)
+    data = (out / "games.csv").read_bytes()
+    (out / "games.csv").write_bytes(data[: len(data) - 20])
+    code, text, out = pmatch("cut-row", 4, fresh=False)
+    return refused(code, text, "games.csv: row 4 (line 5)") and len(games_rows(out)) == 4, last(text)
+
+
+@case("P034", "pairs", "a paired match killed (-9) mid-run and resumed: every game once, the pairs complete")
+def _():
+    out = WORK / "pm" / "killed"
+    shutil.rmtree(out, ignore_errors=True)
+    args = ["match", "--black", "uct:sims=30", "--white", "uct:sims=20", "--games", "6", "--pairs", "--jobs", "1",
+            "--quiet", "--openings", str(pairs_suite()), "--out", str(out)]
+    p = subprocess.Popen([AKUSHU] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    time.sleep(0.6)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    kept = len(games_rows(out))
+    code, text, _ = ak(args)
+    rows = games_rows(out)
+    return code == 0 and len(rows) == 6 and len({r.split(",")[0] for r in rows}) == 6, f"{kept} games before the kill"
+
+
+def gtp_script(name, body):
+    p = WORK / "pm" / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(body)
+    return p
+
+
+FAKE_GTP = ("while read c rest; do case \"$c\" in name) printf '= fake\\n\\n';; version) printf '= %s\\n\\n' \"$V\";;"
+            " genmove) printf '= pass\\n\\n';; quit) printf '=\\n\\n'; exit 0;; *) printf '=\\n\\n';; esac; done\n")
+
+
+@case("P035", "pairs", "an outside engine's script edited between runs: the resume refused, its program's change named")
+def _():
+    eng = gtp_script("engine.sh", "V=1\n" + FAKE_GTP)
+    code, text, out = pmatch("engine", 2, white=f"gtp:sh {eng}")
+    if code != 0:
+        return False, last(text)
+    eng.write_text("V=2\n" + FAKE_GTP)
+    code, text, out = pmatch("engine", 4, white=f"gtp:sh {eng}", extra=["--extend"], fresh=False)
+    return refused(code, text, "--allow-engine-change"), last(text)
+
+
+@case("P036", "pairs", "the same resume with --allow-engine-change: played on, the change dated in match.toml")
+def _():
+    eng = WORK / "pm" / "engine.sh"
+    code, text, out = pmatch("engine", 4, white=f"gtp:sh {eng}", extra=["--extend", "--allow-engine-change"], fresh=False)
+    return code == 0 and len(games_rows(out)) == 4 and "engine" in header(out).split("history")[-1], last(text)
+
+
+@case("P037", "pairs", "--allow-engine-change on a new folder: nothing to allow, the match plays")
+def _():
+    eng = WORK / "pm" / "engine.sh"
+    code, text, out = pmatch("engine-new", 2, white=f"gtp:sh {eng}", extra=["--allow-engine-change"])
+    return code == 0, last(text)
+
+
+@case("P038", "pairs", "--allow-engine-change with in-process engines only: the match plays")
+def _():
+    code, text, out = pmatch("engine-inproc", 2, extra=["--allow-engine-change"])
+    return code == 0, last(text)
+
+
+@case("P039", "pairs", "match.toml deleted from a paired folder with games: refused, the games kept")
+def _():
+    code, text, out = pmatch("no-header", 2)
+    (out / "match.toml").unlink()
+    code, text, out = pmatch("no-header", 2, fresh=False)
+    return refused(code, text) and len(games_rows(out)) == 2, last(text)
+
+
+@case("P040", "pairs", "a second match on the same paired folder while the first runs: refused, the first finishes")
+def _():
+    out = WORK / "pm" / "locked"
+    shutil.rmtree(out, ignore_errors=True)
+    args = ["match", "--black", "uct:sims=200", "--white", "uct:sims=200", "--games", "4", "--pairs", "--jobs", "1",
+            "--quiet", "--openings", str(pairs_suite()), "--out", str(out)]
+    first = subprocess.Popen([AKUSHU] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    time.sleep(0.5)
+    code, text, _ = ak(args)
+    first.wait(timeout=120)
+    return refused(code, text, "lock") and first.returncode == 0 and len(games_rows(out)) == 4, last(text)
+
+
+for k, g in enumerate(["2", "4", "6", "8", "20"]):
+    @case(f"P{41 + k:03}", "pairs", f"--pairs --games {g} over five openings: colours swap within each pair, pair k plays opening k")
+    def _(g=g):
+        code, text, out = pmatch(f"even{g}", int(g))
+        rows = games_rows(out)
+        suite = pairs_suite().read_text().splitlines()
+        ok = code == 0 and len(rows) == int(g)
+        for i in range(1, int(g) + 1):
+            sgf = (out / "sgf" / f"game-{i:05}.sgf").read_text().replace("\n", "") if ok else ""
+            first = suite[((i - 1) // 2) % 5].split(";")[2]
+            ok = ok and rows[i - 1].split(",")[3] == ("A" if i % 2 else "B") and (";" + first) in sgf
+        return ok, last(text)
+
+
 # ---------------------------------------------------------------- running
 def main():
     counts = {}
@@ -1634,7 +2921,9 @@ def main():
     for cid, area, desc, f, verdict, why in CASES:
         if ARGS.only and area != ARGS.only:
             continue
-        if area == "teacher":
+        if ARGS.ids and cid not in ARGS.ids.split(","):
+            continue
+        if area in ("teacher", "pilot"):
             setup_teacher()
         t = time.time()
         over = None

@@ -1016,3 +1016,165 @@ fn a_suite_made_with_akushu_as_the_teacher_is_played() {
     ]);
     assert!(ok, "{text}");
 }
+
+/// An SGF file holding a collection of game trees gives one opening per tree (each named
+/// by its tree), not only its first; an opening as long as the move cap, whose games would
+/// end at the cap before either engine moved, is refused before any folder is written; a
+/// FIFO is refused unread.
+#[test]
+fn every_game_tree_of_a_file_is_an_opening_and_the_move_cap_must_leave_moves() {
+    let dir = common::scratch("arena", "suite-trees");
+    let file = dir.join("two.sgf");
+    std::fs::write(
+        &file,
+        "(;GM[1]SZ[9];B[ee];W[cc])(;GM[1]SZ[9];B[dd];W[ff];B[gg])\n",
+    )
+    .unwrap();
+    let suite = arena::openings::Suite::read(&file).unwrap();
+    assert_eq!(suite.openings.len(), 2, "{suite:?}");
+    assert_eq!(suite.openings[1].moves.len(), 3);
+    assert!(
+        suite.openings[1].source.ends_with("two.sgf (game tree 2)"),
+        "{}",
+        suite.openings[1].source
+    );
+    let bad = dir.join("bad.sgf");
+    std::fs::write(&bad, "(;GM[1]SZ[9];B[ee])(;GM[1]SZ[9];B[ee];W[ee])\n").unwrap();
+    let e = format!("{:#}", arena::openings::Suite::read(&bad).unwrap_err());
+    assert!(
+        e.contains("bad.sgf (game tree 2)") && e.contains("occupied"),
+        "{e}"
+    );
+
+    let out = dir.join("capped");
+    let (ok, text) = common::akushu(&[
+        "match",
+        "--black",
+        "random",
+        "--white",
+        "random",
+        "--openings",
+        &file.display().to_string(),
+        "--max-moves",
+        "3",
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("opening 2")
+            && text.contains("has 3 moves, and the move cap (--max-moves) is 3"),
+        "{text}"
+    );
+    assert!(!out.exists(), "nothing written");
+    let e = run_match(
+        &MatchConfig {
+            openings: Some(suite.spec(&file)),
+            max_moves: 2,
+            ..config(2, 1)
+        },
+        &dir.join("lib"),
+        false,
+    )
+    .err()
+    .expect("refused");
+    assert!(format!("{e:#}").contains("opening 1"), "{e:#}");
+    // A FIFO as the suite is refused unread (it once waited for a writer for good).
+    let fifo = dir.join("suite.fifo");
+    let c = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+    // SAFETY: mkfifo(3) on a NUL-terminated path this test owns.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let e = format!("{:#}", arena::openings::Suite::read(&fifo).unwrap_err());
+    assert!(e.contains("is not a regular file or a folder"), "{e}");
+}
+
+/// The opening-suite maker refuses what would make no suite before asking a teacher: no
+/// openings (`--count 0`), no visits, a `--from` that does not exist (named, not counted as
+/// a record); and a band no position falls in leaves no empty `.sgfs` behind.
+#[test]
+fn the_opening_maker_refuses_what_would_make_no_suite() {
+    let dir = common::scratch("arena", "suite-none");
+    let games =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("report/runs/strong_gnugo/strong_2000/sgf");
+    let teacher = format!(
+        "python3 -B {}/tests/fixtures/teacher/fake_teacher.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = dir.join("suite.sgfs");
+    let make = |extra: &[&str]| {
+        let mut args = vec![
+            "match".to_string(),
+            "openings".into(),
+            "--from".into(),
+            games.display().to_string(),
+            "--teacher".into(),
+            teacher.clone(),
+            "--out".into(),
+            out.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        common::akushu(&args)
+    };
+    for (extra, says) in [
+        (
+            &["--count", "0"][..],
+            "count: 0 is not in the allowed range 1",
+        ),
+        (
+            &["--visits", "0"][..],
+            "visits: 0 is not in the allowed range 1",
+        ),
+        (
+            &["--from", "no-such-records"][..],
+            "--from no-such-records: no such file or folder",
+        ),
+        // The scripted teacher's win rates are 0.05, 0.15, ...: none in this band.
+        (
+            &["--winrate", "0-0.01", "--count", "3"][..],
+            "nothing written to",
+        ),
+    ] {
+        let (ok, text) = make(extra);
+        assert!(!ok && text.contains(says), "{extra:?}: {text}");
+        assert!(!out.exists(), "{extra:?}: no suite file is left");
+    }
+    let (ok, text) = make(&["--winrate", "0-1", "--count", "3", "--visits", "1"]);
+    assert!(ok && out.exists(), "{text}");
+}
+
+/// `rate` on a match folder whose games.csv is gone says so by name instead of rating its
+/// players from no games without a word.
+#[test]
+fn rate_names_a_match_folder_without_its_games() {
+    let dir = common::scratch("arena", "rate-no-games");
+    let out = dir.join("m");
+    let games = |extra: &[&str]| {
+        let o = out.display().to_string();
+        let mut args = vec![
+            "match",
+            "--black",
+            "random",
+            "--white",
+            "uct:sims=8",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            &o,
+        ];
+        args.extend_from_slice(extra);
+        common::akushu(&args)
+    };
+    let (ok, text) = games(&[]);
+    assert!(ok, "{text}");
+    std::fs::remove_file(out.join("games.csv")).unwrap();
+    let (ok, text) = common::akushu(&["rate", &out.display().to_string()]);
+    assert!(
+        ok && text.contains("has a match.toml but no games.csv: no game of it is counted"),
+        "{text}"
+    );
+}

@@ -1559,3 +1559,86 @@ fn kgs_time_settings_without_overtime_budget_no_overtime() {
     let with = TimeControl::from_kgs(&["byoyomi", "0", "5", "1"]).unwrap();
     assert!(Clock::new(with).budget(0, DEFAULT_SAFETY).unwrap() > 3.0);
 }
+
+/// A bench of no work is refused by its flag (`--games 0`, `--steps 0`, `--batch-size 0`,
+/// `--moves 0`: once rates of nothing, or a game played for `--games 0`), and a CSV path that
+/// cannot be written is refused before the measuring, not after it.
+#[test]
+fn benches_refuse_no_work_and_an_unwritable_csv_before_measuring() {
+    let w = work("bench-args");
+    fs::create_dir_all(&w).unwrap();
+    let csv = s(&w.join("b.csv"));
+    for (args, says) in [
+        (
+            vec![
+                "bench",
+                "selfplay",
+                "--engine",
+                "uct:sims=8",
+                "--games",
+                "0",
+            ],
+            "games: 0 is not",
+        ),
+        (
+            vec!["bench", "train", "--steps", "0", "--out", &csv],
+            "steps: 0 is not",
+        ),
+        (
+            vec!["bench", "train", "--batch-size", "64,0", "--out", &csv],
+            "batch size: 0 is not",
+        ),
+        (
+            vec!["bench", "search", "--moves", "0", "--out", &csv],
+            "moves: 0 is not",
+        ),
+    ] {
+        let r = akushu_in(&args, "", 60);
+        assert!(
+            r.refused() && r.stderr.contains(says),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    let dir = s(&w);
+    for args in [
+        vec![
+            "bench",
+            "search",
+            "--sims",
+            "10",
+            "--moves",
+            "1",
+            "--engine",
+            "uct:sims={sims}",
+            "--out",
+            &dir,
+        ],
+        vec![
+            "bench",
+            "train",
+            "--model",
+            "mlp",
+            "--steps",
+            "1",
+            "--threads",
+            "1",
+            "--out",
+            &dir,
+        ],
+    ] {
+        let r = akushu_in(&args, "", 120);
+        assert!(
+            r.refused() && r.stderr.contains("is a directory"),
+            "{args:?}: {}",
+            r.stderr
+        );
+        // Nothing was measured: no result row was printed before the refusal.
+        assert!(
+            !r.stdout.contains("sims/s") && !r.stdout.contains("examples/s"),
+            "{args:?}: {}",
+            r.stdout
+        );
+    }
+    fs::remove_dir_all(w).unwrap();
+}

@@ -801,3 +801,54 @@ fn an_output_inside_the_labelled_dataset_is_refused() {
         assert_eq!(before, after, "nothing written into the dataset");
     }
 }
+
+/// A resume whose teacher is the same command, version and settings but names another
+/// network in its `query_models` answer is refused, and the refusal says what differs (the
+/// networks), not two identical descriptions of the teacher.
+#[test]
+fn a_resume_whose_teacher_names_another_network_says_so() {
+    let Some(teacher) = fake("", 0) else { return };
+    let dir = scratch("label", "models");
+    let data = dataset(&dir);
+    let out = dir.join("lab");
+    let (ok, text) = label_with(&data, &teacher, &out, &[], &[("FAKE_TEACHER", "die:120")]);
+    assert!(!ok, "{text}");
+    let (ok, text) = label_with(&data, &teacher, &out, &[], &[("FAKE_MODEL", "other-net")]);
+    assert!(!ok && text.contains("another labelling run"), "{text}");
+    assert!(
+        text.contains(r#"its networks (query_models) ["fake-net"] there, ["other-net"] now"#),
+        "{text}"
+    );
+}
+
+/// A teacher whose network is named inside its engine spec (`akushu analysis --engine
+/// strong8:policy=nn:DIR`) has that network checksummed: with another network in DIR, a
+/// resume is refused naming the file, so the labels of two networks never mix.
+#[test]
+fn a_network_named_in_the_teachers_engine_spec_is_checksummed() {
+    let dir = scratch("label", "spec-net");
+    let data = dataset(&dir);
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let net = dir.join("net");
+    std::fs::create_dir_all(&net).unwrap();
+    for f in ["model.bpk", "model.bpk.checksum", "config.json"] {
+        std::fs::copy(models.join("cnn-small").join(f), net.join(f)).unwrap();
+    }
+    let teacher = format!(
+        "akushu analysis --engine strong8:sims=2,policy=nn:{}",
+        s(&net)
+    );
+    let out = dir.join("lab");
+    let args = ["--splits", "validation", "--limit", "8"];
+    let (ok, text) = label(&data, &teacher, &out, &args);
+    assert!(ok, "{text}");
+    let m = Manifest::load(&out).unwrap();
+    let weights = s(&net.join("model.bpk"));
+    assert!(m.teacher.unwrap().teacher.files.contains_key(&weights));
+    for f in ["model.bpk", "model.bpk.checksum", "config.json"] {
+        std::fs::copy(models.join("cnn-human-5x32").join(f), net.join(f)).unwrap();
+    }
+    let (ok, text) = label(&data, &teacher, &out, &args);
+    assert!(!ok && text.contains("another labelling run"), "{text}");
+    assert!(text.contains(&format!("file {weights}:")), "{text}");
+}

@@ -58,18 +58,65 @@ impl Suite {
         if !path.exists() {
             bail!("openings {}: no such file or folder", path.display());
         }
+        // A FIFO or a device would be read without end (or wait for a writer for good).
+        let kind = std::fs::metadata(path)?.file_type();
+        if !kind.is_file() && !kind.is_dir() {
+            bail!(
+                "openings {}: is not a regular file or a folder (a FIFO, socket or device)",
+                path.display()
+            );
+        }
         let mut openings = Vec::new();
         for raw in read_all(&[path.to_path_buf()]) {
             let raw = raw.map_err(|e| anyhow::anyhow!("openings: {e}"))?;
-            let rec = crate::sgf::parse_record(&raw.bytes, &raw.id, &raw.source)
-                .map_err(|e| anyhow::anyhow!("openings {}: {e}", raw.source))?;
-            openings
-                .push(Opening::checked(rec).with_context(|| format!("openings {}", raw.source))?);
+            // A file may hold a collection of game trees: each one is an opening.
+            let records = crate::sgf::parse_records(
+                &raw.bytes,
+                &raw.id,
+                &raw.source,
+                crate::sgf::ParseConfig::default(),
+            );
+            if records.is_empty() {
+                bail!("openings {}: {}", raw.source, crate::sgf::SgfError::NoGame);
+            }
+            let many = records.len() > 1;
+            for (k, rec) in records.into_iter().enumerate() {
+                let source = if many {
+                    format!("{} (game tree {})", raw.source, k + 1)
+                } else {
+                    raw.source.clone()
+                };
+                let mut rec = rec.map_err(|e| anyhow::anyhow!("openings {source}: {e}"))?;
+                rec.source.clone_from(&source);
+                openings.push(Opening::checked(rec).with_context(|| format!("openings {source}"))?);
+            }
         }
         if openings.is_empty() {
             bail!("openings {}: no SGF record found", path.display());
         }
         Ok(Suite { openings })
+    }
+
+    /// Refuses a suite with an opening that leaves a match capped at `max_moves` no move to
+    /// play: its games would end at the cap before either engine moved, and count as results.
+    pub fn check_move_cap(&self, max_moves: u32) -> anyhow::Result<()> {
+        if let Some((i, o)) = self
+            .openings
+            .iter()
+            .enumerate()
+            .find(|(_, o)| o.moves.len() >= max_moves as usize)
+        {
+            bail!(
+                "openings: opening {} ({}) has {} moves, and the move cap (--max-moves) is {}: \
+                 its games would end at the cap before either engine moves; give a move cap \
+                 above the longest opening",
+                i + 1,
+                o.source,
+                o.moves.len(),
+                max_moves
+            );
+        }
+        Ok(())
     }
 
     /// The checksum of the openings' moves (see the module doc).

@@ -191,6 +191,12 @@ pub fn read(folders: &[PathBuf]) -> anyhow::Result<Results> {
         let Some(header) = rd.read_header()? else {
             continue;
         };
+        if !rd.csv().exists() {
+            crate::errln!(
+                "warning: {}: has a match.toml but no games.csv: no game of it is counted",
+                dir.display()
+            );
+        }
         let rows = rd.read_rows()?;
         super::runner::check_rows(&header, &rows, &rd.csv())?;
         let (black, white) = (&header.config.black, &header.config.white);

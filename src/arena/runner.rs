@@ -986,6 +986,9 @@ pub fn run_match_with(
         .as_ref()
         .map(Suite::read_recorded)
         .transpose()?;
+    if let Some(s) = &suite {
+        s.check_move_cap(config.max_moves)?;
+    }
     // Each outside engine's program and files, checksummed now; its answers once it starts.
     let files = super::outside::specs_files(config.specs())?;
     let answers = if pending.is_empty() {

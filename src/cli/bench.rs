@@ -25,13 +25,30 @@ pub enum BenchCommand {
     Selfplay(SelfplayBenchArgs),
 }
 
+// A bench of no work would print rates of nothing (0 examples/s, a batch of 0 measured).
+fn bench_games_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("games", text, 1, 100_000)
+}
+
+fn batch_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("batch size", text, 1, 1 << 20)
+}
+
+fn steps_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("steps", text, 1, 1_000_000)
+}
+
+fn bench_moves_arg(text: &str) -> Result<usize, String> {
+    crate::util::num::parse_in("moves", text, 1, 100_000)
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct SelfplayBenchArgs {
     /// The self-play engine spec (one thread per game).
     #[arg(long, default_value = "strong3:sims=400")]
     pub engine: String,
     /// Games per job count.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = bench_games_arg)]
     pub games: u32,
     /// Job counts (games at once) to measure.
     #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = crate::util::num::jobs_arg)]
@@ -59,10 +76,10 @@ pub struct TrainBenchArgs {
     #[arg(long, value_enum, default_value = "paper")]
     pub encoding: crate::net::options::EncodingArg,
     /// Examples per step; several (comma-separated) are measured one after another.
-    #[arg(long, value_delimiter = ',', default_value = "256")]
+    #[arg(long, value_delimiter = ',', default_value = "256", value_parser = batch_arg)]
     pub batch_size: Vec<usize>,
     /// Timed steps per thread count (after one warm-up step).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = steps_arg)]
     pub steps: usize,
     /// Thread counts to measure (0 = one per core; at most 256).
     #[arg(long, value_delimiter = ',', default_value = "1,0", value_parser = crate::util::num::threads_arg)]
@@ -85,7 +102,7 @@ pub struct SearchBenchArgs {
     #[arg(long, default_value_t = 10_000)]
     pub sims: u32,
     /// Moves of self-play per engine, from the empty board.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = bench_moves_arg)]
     pub moves: usize,
     /// Pruner used by the pruned variants: `rule`, `random`, or `nn` (the network in
     /// `models/default`).
@@ -261,6 +278,13 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
     use crate::search::uct::UctEngine;
     use crate::search::{Engine, EngineMove};
     crate::outln!("# {}", super::command_line());
+    let kind = crate::util::output::FileKind {
+        name: "search bench CSV",
+        signature: b"engine,moves,",
+        mark: None,
+    };
+    // The CSV is checked before minutes of measuring, not after.
+    crate::util::output::file_target(&args.out, kind, false, &[])?;
     let specs: Vec<String> = if args.engine.is_empty() {
         DEFAULT_SEARCH_ENGINES
             .iter()
@@ -376,11 +400,6 @@ pub fn search_bench(args: &SearchBenchArgs) -> anyhow::Result<()> {
             r.kernels
         );
     }
-    let kind = crate::util::output::FileKind {
-        name: "search bench CSV",
-        signature: b"engine,moves,",
-        mark: None,
-    };
     crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);
         for r in &rows {
@@ -649,6 +668,13 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
     use crate::net::mlp::MlpConfig;
     use crate::net::speed::{fma_peak_gflops, time_training, training_flops};
     crate::outln!("# {}", super::command_line());
+    let kind = crate::util::output::FileKind {
+        name: "training bench CSV",
+        signature: b"network,batch_size,",
+        mark: None,
+    };
+    // The CSV is checked before minutes of measuring, not after.
+    crate::util::output::file_target(&args.out, kind, false, &[])?;
     let device = args.device.device()?;
     let base = crate::net::TrainConfig::new(args.model)
         .with_augment(false)
@@ -708,11 +734,6 @@ pub fn train_bench(args: &TrainBenchArgs) -> anyhow::Result<()> {
             rows.push(row);
         }
     }
-    let kind = crate::util::output::FileKind {
-        name: "training bench CSV",
-        signature: b"network,batch_size,",
-        mark: None,
-    };
     crate::util::output::write_file(&args.out, kind, false, &[], |w| {
         let mut csv = csv::Writer::from_writer(w);
         for r in &rows {

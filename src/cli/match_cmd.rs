@@ -64,13 +64,13 @@ pub struct OpeningsArgs {
     #[arg(long, default_value = "0.40-0.60", value_parser = band_arg)]
     pub winrate: (f64, f64),
     /// Openings in the suite (fewer when the records run out).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = count_arg)]
     pub count: usize,
     /// Seed of the draw.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The teacher's visits a position (`maxVisits`).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = visits_arg)]
     pub visits: u32,
     /// Komi the teacher judges with (a match's default, 6.5).
     #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
@@ -208,6 +208,15 @@ fn max_moves_arg(text: &str) -> Result<u32, String> {
     crate::util::num::parse_in("max-moves", text, 1, 100_000)
 }
 
+fn count_arg(text: &str) -> Result<usize, String> {
+    // A suite of no openings is no suite: `match --openings` refuses one.
+    crate::util::num::parse_in("count", text, 1, 1_000_000)
+}
+
+fn visits_arg(text: &str) -> Result<u32, String> {
+    crate::util::num::parse_in("visits", text, 1, u32::MAX)
+}
+
 fn games_arg(text: &str) -> Result<u32, String> {
     // A match of no games would write a folder and a summary of nothing.
     crate::util::num::parse_in("games", text, 1, crate::arena::runner::MAX_GAMES)
@@ -217,7 +226,11 @@ impl MatchArgs {
     /// The resolved match configuration, with the suite read and checked.
     pub fn config(&self) -> anyhow::Result<MatchConfig> {
         let openings = match &self.openings {
-            Some(path) => Some(crate::arena::openings::Suite::read(path)?.spec(path)),
+            Some(path) => {
+                let suite = crate::arena::openings::Suite::read(path)?;
+                suite.check_move_cap(self.max_moves)?;
+                Some(suite.spec(path))
+            }
             None => None,
         };
         Ok(MatchConfig {
@@ -272,6 +285,16 @@ pub fn run(cmd: MatchCommand) -> anyhow::Result<()> {
                 timeout: std::time::Duration::from_secs_f64(args.timeout),
             };
             let report = crate::teacher::suite::make_suite(&request)?;
+            if report.kept.is_empty() {
+                anyhow::bail!(
+                    "no opening of the {} asked had a win rate for the side to move in the \
+                     band {}-{}: nothing written to {}; widen --winrate or draw from more records",
+                    report.asked,
+                    args.winrate.0,
+                    args.winrate.1,
+                    args.out.display()
+                );
+            }
             let text = crate::teacher::suite::sgfs_text(&report.kept, args.komi);
             crate::util::fsio::write_atomic(&args.out, text.as_bytes())?;
             // Read back as a match reads it: the file is a suite, and its checksum is named.

@@ -149,11 +149,19 @@ impl RunConfig for LabelConfig {
             differ.push("the splits, --limit or --every".into());
         }
         if old.teacher != self.teacher {
-            differ.push(format!(
-                "the teacher ({} there, {} now)",
+            let (was, now) = (
                 describe_teacher(&old.teacher),
-                describe_teacher(&self.teacher)
-            ));
+                describe_teacher(&self.teacher),
+            );
+            differ.push(if was == now {
+                // The same command, version and settings: name what does differ.
+                format!(
+                    "the teacher ({was}; {})",
+                    teacher_changes(&old.teacher, &self.teacher)
+                )
+            } else {
+                format!("the teacher ({was} there, {now} now)")
+            });
         }
         if old.shard != self.shard {
             differ.push("the shard".into());
@@ -195,6 +203,37 @@ fn describe_teacher(t: &TeacherInfo) -> String {
         t.komi,
         if t.per_move { ", per move" } else { "" }
     )
+}
+
+/// What differs between two teachers [`describe_teacher`] describes alike: the networks
+/// their `query_models` answers name, their git hash, the files their command names.
+fn teacher_changes(old: &TeacherInfo, new: &TeacherInfo) -> String {
+    let mut out = Vec::new();
+    if old.models != new.models {
+        out.push(format!(
+            "its networks (query_models) {:?} there, {:?} now",
+            old.models, new.models
+        ));
+    }
+    if old.git_hash != new.git_hash {
+        out.push(format!(
+            "its git hash {} there, {} now",
+            old.git_hash, new.git_hash
+        ));
+    }
+    let files: std::collections::BTreeSet<&String> =
+        old.files.keys().chain(new.files.keys()).collect();
+    for f in files {
+        let (a, b) = (old.files.get(f), new.files.get(f));
+        if a != b {
+            let show = |c: Option<&String>| c.map_or("none".to_string(), |c| c.clone());
+            out.push(format!("file {f}: {} there, {} now", show(a), show(b)));
+        }
+    }
+    if out.is_empty() {
+        out.push("its recorded identity".into());
+    }
+    out.join(", ")
 }
 
 /// A labelling folder.
@@ -1053,16 +1092,41 @@ fn numbers(v: &Value, key: &str, n: usize) -> Result<Vec<f64>, String> {
 }
 
 /// The checksum of every file `command` names (an argument that is an existing file): the
-/// teacher's network and config.
+/// teacher's network and config. A network named inside an engine spec
+/// (`--engine strong8:policy=nn:DIR`) counts too: each comma-separated part's value, less its
+/// kind (`nn:`, `nnq7:`, ...), that is a file, or a model folder's `model.bpk`.
 pub fn command_files(command: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for arg in command.split_whitespace() {
-        let arg = arg.trim_matches(|c| c == '"' || c == '\'');
-        let path = Path::new(arg);
+    let mut add = |path: &Path| {
         if path.is_file()
             && let Ok(bytes) = std::fs::read(path)
         {
-            out.insert(arg.to_string(), crate::net::model::weights_checksum(&bytes));
+            out.insert(
+                path.display().to_string(),
+                crate::net::model::weights_checksum(&bytes),
+            );
+        }
+    };
+    for arg in command.split_whitespace() {
+        let arg = arg.trim_matches(|c| c == '"' || c == '\'');
+        if Path::new(arg).is_file() {
+            add(Path::new(arg));
+            continue;
+        }
+        for part in arg.split(',') {
+            let mut value = part.rsplit('=').next().unwrap_or(part);
+            // `nn:DIR`, `sym8:nnq:DIR`: the kinds before the path.
+            while !Path::new(value).exists()
+                && let Some((_, rest)) = value.split_once(':')
+            {
+                value = rest;
+            }
+            let path = Path::new(value);
+            if path.is_dir() {
+                add(&path.join("model.bpk"));
+            } else if path.is_file() && value != arg {
+                add(path);
+            }
         }
     }
     out

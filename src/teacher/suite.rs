@@ -130,6 +130,9 @@ pub fn make_suite(req: &SuiteRequest) -> anyhow::Result<SuiteReport> {
             req.moves.1
         );
     }
+    if let Some(p) = req.from.iter().find(|p| !p.exists()) {
+        bail!("--from {}: no such file or folder", p.display());
+    }
     let (lo, hi) = req.band;
     if !(0.0..=1.0).contains(&lo) || !(0.0..=1.0).contains(&hi) || lo > hi {
         bail!("--winrate {lo}-{hi}: give 0 <= LOW <= HIGH <= 1");
