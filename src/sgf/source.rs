@@ -1,6 +1,7 @@
 //! Where SGF records come from: single files, folders (recursive, sorted), `.tar`,
 //! `.tar.gz`/`.tgz` and `.tar.xz`/`.txz` archives read as a stream (never unpacked), and
-//! `.sgfs` files (one game per line).
+//! `.sgfs` files (one game per line). The `sgf/` of a packed games folder, and any file in
+//! it, is read from the folder's `sgf.tar.xz` (`util::pack`) by the path it had loose.
 //!
 //! [`for_each`] walks the inputs in a deterministic order and hands every raw record to a
 //! callback; [`stream`] runs it on a reader thread behind a bounded channel, so
@@ -222,6 +223,23 @@ impl Walker<'_> {
         }
     }
 
+    /// The absent `path` of a packed games folder (`util::pack`): its folder `RUN/sgf` is
+    /// the whole archive, a file `RUN/sgf/NAME` its one member, read as SGF as a named file
+    /// is. The source says where the record was read: `RUN/sgf.tar.xz!sgf/NAME`.
+    fn packed(&mut self, path: &Path, archive: &Path, member: Option<String>) -> ControlFlow<()> {
+        let Some(member) = member else {
+            return self.file(archive, InputKind::TarXz);
+        };
+        let source = format!("{}!{member}", crate::util::fsio::path_text(archive));
+        match crate::util::pack::read_game_file(path) {
+            Ok(bytes) if bytes.len() as u64 > MAX_RECORD_BYTES => {
+                self.error(&source, "member larger than 16 MiB")
+            }
+            Ok(bytes) => self.record(id_from_name(&member), source, bytes),
+            Err(e) => self.error(&crate::util::fsio::path_text(path), e),
+        }
+    }
+
     fn tar<R: Read>(&mut self, input: R, name: &str) -> ControlFlow<()> {
         let mut archive = tar::Archive::new(input);
         let entries = match archive.entries() {
@@ -281,6 +299,12 @@ where
         emit: &mut emit,
     };
     for p in inputs {
+        if let Some((archive, member)) = crate::util::pack::packed_location(p) {
+            if w.packed(p, &archive, member).is_break() {
+                return;
+            }
+            continue;
+        }
         if !p.exists() {
             if w.error(&crate::util::fsio::path_text(p), "no such file or folder")
                 .is_break()
