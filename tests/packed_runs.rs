@@ -27,9 +27,10 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// A short match of two cheap engines in `out`.
-fn play(out: &Path, games: &str) -> (bool, String) {
-    akushu(&[
+/// A short match of two cheap engines in `out`, with `more` arguments.
+fn play(out: &Path, games: &str, more: &[&str]) -> (bool, String) {
+    let out = s(out);
+    let mut args = vec![
         "match",
         "--black",
         "random",
@@ -40,8 +41,10 @@ fn play(out: &Path, games: &str) -> (bool, String) {
         "--seed",
         "7",
         "--out",
-        &s(out),
-    ])
+        &out,
+    ];
+    args.extend_from_slice(more);
+    akushu(&args)
 }
 
 /// A folder made here, with bytes an archive could get wrong (no final newline, CRLF, an
@@ -133,7 +136,7 @@ fn a_packed_folder_unpacks_to_the_very_files_and_packs_to_the_same_bytes() {
 fn rate_merge_and_analyze_read_packed_folders_as_loose_ones() {
     let dir = scratch("packed", "readers");
     let run = dir.join("run");
-    let (ok, text) = play(&run, "3");
+    let (ok, text) = play(&run, "3", &[]);
     assert!(ok, "{text}");
     // Game 3 made a copy of game 1: only the SGFs say so.
     std::fs::copy(
@@ -176,19 +179,19 @@ fn rate_merge_and_analyze_read_packed_folders_as_loose_ones() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A match resumed on a packed folder is refused with the command that unpacks it, the
+/// A match extended on a packed folder is refused with the command that unpacks it, the
 /// folder left as it was; unpacked, the same command resumes it.
 #[test]
 fn a_packed_match_is_not_resumed_until_unpacked() {
     let dir = scratch("packed", "resume");
     let run = dir.join("run");
-    let (ok, text) = play(&run, "2");
+    let (ok, text) = play(&run, "2", &[]);
     assert!(ok, "{text}");
     let (ok, text) = akushu(&["runs", "pack", &s(&run)]);
     assert!(ok, "{text}");
     let packed = files(&run);
 
-    let (ok, text) = play(&run, "4");
+    let (ok, text) = play(&run, "4", &["--extend"]);
     assert!(
         !ok && text.contains("packed") && text.contains(&format!("akushu runs unpack {}", s(&run))),
         "{text}"
@@ -197,7 +200,7 @@ fn a_packed_match_is_not_resumed_until_unpacked() {
 
     let (ok, text) = akushu(&["runs", "unpack", &s(&run)]);
     assert!(ok, "{text}");
-    let (ok, text) = play(&run, "4");
+    let (ok, text) = play(&run, "4", &["--extend"]);
     assert!(ok && text.contains("2 games already finished"), "{text}");
     let rows = std::fs::read_to_string(run.join("games.csv")).unwrap();
     assert_eq!(rows.lines().count(), 5, "{rows}");
