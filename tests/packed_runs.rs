@@ -130,10 +130,11 @@ fn a_packed_folder_unpacks_to_the_very_files_and_packs_to_the_same_bytes() {
 }
 
 /// `rate` reads a packed folder's games from its archive: the same table as loose, the
-/// repeated game (found only by reading the SGFs) included. `analyze` reads a game by its
-/// loose path and `match merge` takes a packed folder as a shard.
+/// repeated game (found only by reading the SGFs) included. `dataset build` names its games
+/// as loose, `analyze` reads a game by its loose path and `match merge` takes a packed
+/// folder as a shard.
 #[test]
-fn rate_merge_and_analyze_read_packed_folders_as_loose_ones() {
+fn rate_dataset_merge_and_analyze_read_packed_folders_as_loose_ones() {
     let dir = scratch("packed", "readers");
     let run = dir.join("run");
     let (ok, text) = play(&run, "3", &[]);
@@ -152,8 +153,26 @@ fn rate_merge_and_analyze_read_packed_folders_as_loose_ones() {
     let (ok, analyzed_loose) = akushu(&["analyze", "--sgf", &s(&run.join("sgf/game-00001.sgf"))]);
     assert!(ok, "{analyzed_loose}");
 
+    let dataset = |out: &str| {
+        let out = dir.join(out);
+        let (ok, text) = akushu(&[
+            "dataset",
+            "build",
+            "--sgf",
+            &s(&run),
+            "--out",
+            &s(&out),
+            "--quiet",
+        ]);
+        assert!(ok, "{text}");
+        std::fs::read_to_string(out.join("games.csv")).unwrap()
+    };
+    let built_loose = dataset("ds-loose");
+
     let (ok, text) = akushu(&["runs", "pack", &s(&run)]);
     assert!(ok, "{text}");
+    // The archive's games go by their loose paths: the dataset's `source` column included.
+    assert_eq!(dataset("ds-packed"), built_loose);
     let (ok, packed) = akushu(&["rate", &s(&run)]);
     assert!(ok, "{packed}");
     assert_eq!(packed, loose, "rate reads a packed folder otherwise");

@@ -1,7 +1,8 @@
 //! Where SGF records come from: single files, folders (recursive, sorted), `.tar`,
 //! `.tar.gz`/`.tgz` and `.tar.xz`/`.txz` archives read as a stream (never unpacked), and
 //! `.sgfs` files (one game per line). The `sgf/` of a packed games folder, and any file in
-//! it, is read from the folder's `sgf.tar.xz` (`util::pack`) by the path it had loose.
+//! it, is read from the folder's `sgf.tar.xz` (`util::pack`) by the path it had loose, and
+//! that archive's records are named by those paths.
 //!
 //! [`for_each`] walks the inputs in a deterministic order and hands every raw record to a
 //! callback; [`stream`] runs it on a reader thread behind a bounded channel, so
@@ -22,7 +23,8 @@ pub struct RawRecord {
     pub seq: u64,
     /// Game id: the file stem, with `#line` for `.sgfs` lines.
     pub id: String,
-    /// A path, or `archive!member`, or `file.sgfs:line`.
+    /// A path, or `archive!member`, or `file.sgfs:line` (a packed games folder's game: its
+    /// loose path, `RUN/sgf/NAME`).
     pub source: String,
     pub bytes: Vec<u8>,
 }
@@ -225,12 +227,12 @@ impl Walker<'_> {
 
     /// The absent `path` of a packed games folder (`util::pack`): its folder `RUN/sgf` is
     /// the whole archive, a file `RUN/sgf/NAME` its one member, read as SGF as a named file
-    /// is. The source says where the record was read: `RUN/sgf.tar.xz!sgf/NAME`.
+    /// is, and named by that path as it would be loose.
     fn packed(&mut self, path: &Path, archive: &Path, member: Option<String>) -> ControlFlow<()> {
         let Some(member) = member else {
             return self.file(archive, InputKind::TarXz);
         };
-        let source = format!("{}!{member}", crate::util::fsio::path_text(archive));
+        let source = crate::util::fsio::path_text(path);
         match crate::util::pack::read_game_file(path) {
             Ok(bytes) if bytes.len() as u64 > MAX_RECORD_BYTES => {
                 self.error(&source, "member larger than 16 MiB")
@@ -265,7 +267,10 @@ impl Walker<'_> {
             let Some(kind) = InputKind::of(&member) else {
                 continue;
             };
-            let source = format!("{name}!{member}");
+            // A packed games folder's game goes by its loose path (`util::pack::loose_name`):
+            // a suite or dataset made from the folder names its games the same either way.
+            let source = crate::util::pack::loose_name(name, &member)
+                .unwrap_or_else(|| format!("{name}!{member}"));
             if entry.size() > MAX_RECORD_BYTES {
                 self.error(&source, "member larger than 16 MiB")?;
                 continue;

@@ -12,7 +12,9 @@
 //!
 //! Readers take the paths a loose folder has (`RUN/sgf/game-00001.sgf`, `RUN/sgf`):
 //! [`read_game_file`] and [`list_sgf_dir`] read them from the archive when the folder is
-//! packed, so one reader serves both forms. Writers refuse a packed folder (see
+//! packed, so one reader serves both forms, and a record read from the archive is named by
+//! its loose path ([`loose_name`]), so what is derived from a folder's games is the same
+//! packed or not. Writers refuse a packed folder (see
 //! [`refuse_packed`]): a run resumed into one would leave games half in the archive, half
 //! loose.
 //!
@@ -93,6 +95,27 @@ pub fn packed_location(path: &Path) -> Option<(PathBuf, Option<String>)> {
     }
     let name = path.file_name()?.to_str()?;
     Some((in_run(dir)?, Some(format!("{SGF_DIR}/{name}"))))
+}
+
+/// The name a record read from member `member` of the archive named `archive` goes by: the
+/// path it has loose (`RUN/sgf/NAME`) when the archive is a packed games folder's
+/// (`RUN/sgf.tar.xz`, member `sgf/NAME`), so what names its records (a dataset's `source`
+/// column, an opening suite's comments) reads the same whether the folder is packed or not;
+/// `None` for any other archive.
+pub fn loose_name(archive: &str, member: &str) -> Option<String> {
+    let run = match archive.strip_suffix(ARCHIVE)? {
+        "" => "",
+        run => run.strip_suffix('/')?,
+    };
+    let name = member.strip_prefix(&format!("{SGF_DIR}/"))?;
+    if !valid_name(name) {
+        return None;
+    }
+    Some(if run.is_empty() {
+        member.to_string()
+    } else {
+        format!("{run}/{member}")
+    })
 }
 
 /// The bytes of `path`, read from its folder's archive when the folder is packed (see
@@ -496,6 +519,21 @@ mod tests {
                 .contains("runs unpack")
         );
         fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn an_archive_member_of_a_packed_folder_goes_by_its_loose_path() {
+        assert_eq!(
+            loose_name("a/b/sgf.tar.xz", "sgf/game-00001.sgf").as_deref(),
+            Some("a/b/sgf/game-00001.sgf")
+        );
+        assert_eq!(
+            loose_name("sgf.tar.xz", "sgf/g.sgf").as_deref(),
+            Some("sgf/g.sgf")
+        );
+        assert_eq!(loose_name("a/bsgf.tar.xz", "sgf/g.sgf"), None);
+        assert_eq!(loose_name("a/games.tar.xz", "sgf/g.sgf"), None);
+        assert_eq!(loose_name("a/sgf.tar.xz", "other/g.sgf"), None);
     }
 
     #[test]
