@@ -11,7 +11,9 @@ The rule, in full:
   * Every body row of a results table must name, in its `record` cell, at least one
     committed path: a path in backticks (relative to ROOT) or a markdown link target
     (relative to the document). Committed means `git ls-files` lists it (a directory counts
-    when it holds a listed file); where ROOT is not in a git work tree, that it exists.
+    when it holds a listed file); where ROOT is not in a git work tree, that it exists. A
+    packed games folder's SGFs (`RUN/sgf/NAME`, `RUN/sgf`) count when its committed
+    `RUN/sgf.tar.xz` holds them (`akushu runs pack`).
     A `#anchor` or trailing `/` is ignored; a backticked command counts when one of its
     words is such a path (`akushu eval --csv models/x.csv` names `models/x.csv`).
   * A row breaking the rule is printed as FILE:LINE with its first cell and its figures
@@ -29,6 +31,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 
 DOC_PATTERNS = [
     "README.md",
@@ -74,6 +77,8 @@ class Committed:
     def __init__(self, root):
         self.root = os.path.abspath(root)
         self.files = None
+        # Member names of the packed archives read so far, by ROOT-relative archive path.
+        self.members = {}
         try:
             out = subprocess.run(
                 ["git", "-C", self.root, "ls-files", "-z"],
@@ -97,8 +102,29 @@ class Committed:
         if rel.startswith("..") or os.path.isabs(rel) or rel == ".":
             return False
         if self.files is None:
-            return os.path.exists(os.path.join(self.root, rel))
-        return rel in self.files or rel in self.dirs
+            found = os.path.exists(os.path.join(self.root, rel))
+        else:
+            found = rel in self.files or rel in self.dirs
+        return found or self.packed(rel)
+
+    def packed(self, rel):
+        """Whether `rel` is `RUN/sgf` or `RUN/sgf/NAME` of a committed `RUN/sgf.tar.xz`
+        holding it (the archive's members are `sgf/NAME`)."""
+        if os.path.basename(rel) == "sgf":
+            run, member = os.path.dirname(rel), None
+        elif os.path.basename(os.path.dirname(rel)) == "sgf":
+            run, member = os.path.dirname(os.path.dirname(rel)), "sgf/" + os.path.basename(rel)
+        else:
+            return False
+        archive = os.path.join(run, "sgf.tar.xz")
+        if not self.has(archive):
+            return False
+        if member is None:
+            return True
+        if archive not in self.members:
+            with tarfile.open(os.path.join(self.root, archive), "r:xz") as tar:
+                self.members[archive] = set(tar.getnames())
+        return member in self.members[archive]
 
 
 def named_paths(cell, doc_dir):

@@ -38,7 +38,7 @@ from pathlib import Path
 SEED = 20261129
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "scripts" / "hostile_teacher.py"
-GAMES = ROOT / "report" / "runs" / "strong_gnugo" / "strong_2000" / "sgf"
+GAMES = ROOT / "report" / "runs" / "strong_gnugo" / "strong_2000" / "sgf.tar.xz"
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("--akushu", default=str(ROOT / "target" / "release" / "akushu"))

@@ -974,8 +974,8 @@ fn changing_the_plan_of_a_folder_with_games_needs_extend_and_is_recorded() {
 fn a_suite_made_with_akushu_as_the_teacher_is_played() {
     let dir = common::scratch("arena", "suite");
     let suite = dir.join("suite.sgfs");
-    let games =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("report/runs/strong_gnugo/strong_2000/sgf");
+    let games = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("report/runs/strong_gnugo/strong_2000/sgf.tar.xz");
     let (ok, text) = common::akushu(&[
         "match",
         "openings",

@@ -105,3 +105,35 @@ fn a_missing_root_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2), "expected exit 2:\n{text}");
     assert!(text.contains("not a directory"), "{text}");
 }
+
+/// A packed games folder's games count as committed where its `sgf.tar.xz` holds them
+/// (`akushu runs pack`): a row naming a game of the archive or its `sgf/` folder passes, a
+/// row naming a game the archive lacks fails.
+#[test]
+fn games_of_a_packed_folder_count_where_its_archive_holds_them() {
+    if !common::python3("the claims check") {
+        return;
+    }
+    let dir = common::scratch("claims", "packed");
+    let run = dir.join("report/runs/x");
+    std::fs::create_dir_all(run.join("sgf")).unwrap();
+    std::fs::write(run.join("sgf/game-00001.sgf"), "(;SZ[9];B[ee])").unwrap();
+    let (ok, text) = common::akushu(&["runs", "pack", &common::s(&run)]);
+    assert!(ok, "{text}");
+    std::fs::write(
+        dir.join("README.md"),
+        "| match | score | record |\n|---|---|---|\n\
+         | A against B | 1 | `report/runs/x/sgf/game-00001.sgf` |\n\
+         | A's games | 1 | `report/runs/x/sgf/` |\n\
+         | C against D | 2 | `report/runs/x/sgf/game-00009.sgf` |\n",
+    )
+    .unwrap();
+    let (out, text) = check(&dir);
+    assert_eq!(out.status.code(), Some(1), "expected exit 1:\n{text}");
+    assert!(
+        text.contains("README.md:5: row 'C against D'")
+            && text.contains("1 of 3 results-table rows"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

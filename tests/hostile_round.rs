@@ -452,7 +452,7 @@ fn label_data(dir: &Path) -> PathBuf {
     let out = dir.join("ds");
     let games = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/report/runs/strong_gnugo/strong_2000/sgf"
+        "/report/runs/strong_gnugo/strong_2000/sgf.tar.xz"
     );
     let r = akushu(&[
         "dataset",

@@ -377,9 +377,11 @@ fn a_loop_candidate_recovers_its_provenance_from_the_loop_folder() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("report/loops/gpu2-sims1600");
     let lp = dir.join("loop");
     let model = lp.join("gen-001/model");
+    // The committed folder is packed: its games are read from the copied archive by the
+    // paths they have loose.
     let sgf = lp.join("gen-001/selfplay/sgf");
     std::fs::create_dir_all(&model).unwrap();
-    std::fs::create_dir_all(&sgf).unwrap();
+    std::fs::create_dir_all(lp.join("gen-001/selfplay")).unwrap();
     for f in ["loop.toml", "state.json"] {
         std::fs::copy(root.join(f), lp.join(f)).unwrap();
     }
@@ -399,10 +401,11 @@ fn a_loop_candidate_recovers_its_provenance_from_the_loop_folder() {
         )
         .unwrap();
     }
-    for e in std::fs::read_dir(root.join("gen-001/selfplay/sgf")).unwrap() {
-        let from = e.unwrap().path();
-        std::fs::copy(&from, sgf.join(from.file_name().unwrap())).unwrap();
-    }
+    std::fs::copy(
+        root.join("gen-001/selfplay/sgf.tar.xz"),
+        lp.join("gen-001/selfplay/sgf.tar.xz"),
+    )
+    .unwrap();
     let (m, l) = (model.to_str().unwrap(), lp.to_str().unwrap());
     let recover = ["provenance", m, "--recover-loop", l, "--generation", "1"];
     let (ok, text) = akushu(&recover);

@@ -12,7 +12,7 @@ use akushu::dataset::record::{POLICY_SCALE, share_to_u16};
 use akushu::dataset::{Split, build::Manifest};
 use common::{akushu, akushu_with, s, scratch};
 
-const GAMES: &str = "report/runs/strong_gnugo/strong_2000/sgf";
+const GAMES: &str = "report/runs/strong_gnugo/strong_2000/sgf.tar.xz";
 
 /// A dataset of 6 committed games (377 positions: train 314, validation 63).
 fn dataset(dir: &Path) -> PathBuf {

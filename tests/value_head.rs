@@ -243,7 +243,7 @@ fn eval_value_reports_the_heads_log_loss_against_the_results() {
     let dir = std::env::temp_dir().join(format!("akushu-eval-value-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let games = repo.join("report/runs/strong_gnugo/strong_2000/sgf");
+    let games = repo.join("report/runs/strong_gnugo/strong_2000/sgf.tar.xz");
     let data = dir.join("ds");
     let run = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_akushu"))

@@ -9,10 +9,15 @@
 //! records). A game's files are written before its row, so a row always has its files and a
 //! run killed at any point (`kill -9` included) resumes with no game lost or counted twice.
 //!
-//! [`GamesDir::open`] is the one resume protocol: a folder that is not ours is refused, a
-//! different run is refused (the kind says what "the same run" is), changed networks and
-//! engines recorded before the `history` key are refused, a killed run's `NAME.tmp-PID`
-//! files are removed, and every finished row must belong to this run's games and shard.
+//! A finished folder may be packed (`akushu runs pack`: `sgf/` as one `sgf.tar.xz`,
+//! [`crate::util::pack`]); its readers read the archive, and a resume is refused until it
+//! is unpacked.
+//!
+//! [`GamesDir::open`] is the one resume protocol: a packed folder is refused, a folder that
+//! is not ours is refused, a different run is refused (the kind says what "the same run"
+//! is), changed networks and engines recorded before the `history` key are refused, a
+//! killed run's `NAME.tmp-PID` files are removed, and every finished row must belong to
+//! this run's games and shard.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -422,6 +427,9 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
         if out.exists() && !out.is_dir() {
             bail!("{} exists and is not a folder", out.display());
         }
+        // A packed folder's games are in its archive: new ones written beside it would
+        // leave the run in two forms.
+        crate::util::pack::refuse_packed(out)?;
         let old = self.read_header()?;
         // A killed run's half-written files (`games.csv.tmp-PID`, `sgf/game-N.sgf.tmp-PID`,
         // the header's own `label.toml.tmp-PID` when the kill came before its first header):

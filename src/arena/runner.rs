@@ -537,8 +537,9 @@ impl ResultsDir {
 }
 
 impl ResultsDir {
-    /// The repeated games among `rows` (their SGFs read back; a game whose SGF is missing
-    /// or does not parse is left out), the two games of a pair not compared.
+    /// The repeated games among `rows` (their SGFs read back, from the archive when the
+    /// folder is packed; a game whose SGF is missing or does not parse is left out), the two
+    /// games of a pair not compared.
     pub fn repeats(&self, config: &MatchConfig, rows: &[GameRecord]) -> Repeats {
         find_repeats(&self.game_moves(config, rows, 0))
     }
@@ -554,7 +555,7 @@ impl ResultsDir {
         rows.iter()
             .filter_map(|r| {
                 let path = self.sgf(r.game);
-                let bytes = std::fs::read(&path).ok()?;
+                let bytes = crate::util::pack::read_game_file(&path).ok()?;
                 let text = path.display().to_string();
                 let rec = crate::sgf::parse_record(&bytes, &text, &text).ok()?;
                 Some(GameMoves {
@@ -1492,8 +1493,10 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     let outdir = ResultsDir::new(out);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     crate::util::output::mark_dir(out, "match")?;
+    // Shards may be packed; the merged folder is written loose (`runs pack` packs it).
+    crate::util::pack::refuse_packed(out)?;
     for (game, path) in &sgfs {
-        let text = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = crate::util::pack::read_game_file(path)?;
         let copy = outdir.sgf(*game);
         write_atomic(&copy, &text)?;
     }

@@ -18,6 +18,7 @@ pub mod model;
 pub mod provenance;
 pub mod rate;
 pub mod reproduce;
+pub mod runs;
 pub mod selfplay;
 pub mod train;
 pub mod yose;
@@ -132,6 +133,16 @@ Examples:
   akushu rate report/runs                       # every committed match folder
   akushu rate report/runs/strong_gnugo runs/my-match")]
     Rate(rate::RateArgs),
+    /// A finished run's SGFs as one archive: `pack` turns each games folder's `sgf/` into
+    /// `sgf.tar.xz` (deterministic, read by every reader of run folders), `unpack` back.
+    #[command(
+        subcommand,
+        after_help = "\
+Examples:
+  akushu runs pack report/runs/strong7_lcb report/loops/gpu2   # every games folder in them
+  akushu runs unpack report/runs/strong7_lcb                    # before resuming it"
+    )]
+    Runs(runs::RunsCommand),
     /// Networks in and out of Python: `export` a model directory as a numpy `.npz`,
     /// `import` one (trained elsewhere, e.g. PyTorch) into a new model directory.
     #[command(subcommand)]
@@ -170,6 +181,7 @@ pub fn main() -> anyhow::Result<()> {
         Command::Eval(args) => eval::run(args),
         Command::Match(cmd) => match_cmd::run(cmd),
         Command::Rate(args) => rate::run(args),
+        Command::Runs(cmd) => runs::run(cmd),
         Command::Model(cmd) => model::run(cmd),
         Command::Provenance(args) => provenance::run(args),
         Command::Selfplay(args) => selfplay::run(args),

@@ -45,8 +45,16 @@ pub fn selfplay_moves_hash(moves: impl IntoIterator<Item = Option<usize>>) -> u6
 }
 
 /// The `.sgf` files directly in `dir`, sorted by path (so a folder reads in the same order
-/// everywhere); an unreadable folder is an error naming it.
+/// everywhere); an unreadable folder is an error naming it. The `sgf/` of a packed games
+/// folder lists its archive's files by the paths they have loose, which [`read_sgf_game`]
+/// reads.
 pub fn sgf_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    if let Some(packed) = crate::util::pack::list_sgf_dir(dir)? {
+        return Ok(packed
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "sgf"))
+            .collect());
+    }
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -57,9 +65,10 @@ pub fn sgf_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// The game of the SGF file at `path` (the first of a collection), errors naming the file:
-/// what a recorded game's identity ([`game_hash`] of its content key) is read from.
+/// what a recorded game's identity ([`game_hash`] of its content key) is read from. A
+/// packed games folder's file is read from its archive.
 pub fn read_sgf_game(path: &Path) -> Result<crate::sgf::GameRecord> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::util::pack::read_game_file(path)?;
     let text = path.display().to_string();
     crate::sgf::parse_record(&bytes, &text, &text).map_err(|e| anyhow::anyhow!("{text}: {e}"))
 }

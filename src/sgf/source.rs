@@ -1,6 +1,8 @@
 //! Where SGF records come from: single files, folders (recursive, sorted), `.tar`,
 //! `.tar.gz`/`.tgz` and `.tar.xz`/`.txz` archives read as a stream (never unpacked), and
-//! `.sgfs` files (one game per line).
+//! `.sgfs` files (one game per line). The `sgf/` of a packed games folder, and any file in
+//! it, is read from the folder's `sgf.tar.xz` (`util::pack`) by the path it had loose, and
+//! that archive's records are named by those paths.
 //!
 //! [`for_each`] walks the inputs in a deterministic order and hands every raw record to a
 //! callback; [`stream`] runs it on a reader thread behind a bounded channel, so
@@ -21,7 +23,8 @@ pub struct RawRecord {
     pub seq: u64,
     /// Game id: the file stem, with `#line` for `.sgfs` lines.
     pub id: String,
-    /// A path, or `archive!member`, or `file.sgfs:line`.
+    /// A path, or `archive!member`, or `file.sgfs:line` (a packed games folder's game: its
+    /// loose path, `RUN/sgf/NAME`).
     pub source: String,
     pub bytes: Vec<u8>,
 }
@@ -222,6 +225,23 @@ impl Walker<'_> {
         }
     }
 
+    /// The absent `path` of a packed games folder (`util::pack`): its folder `RUN/sgf` is
+    /// the whole archive, a file `RUN/sgf/NAME` its one member, read as SGF as a named file
+    /// is, and named by that path as it would be loose.
+    fn packed(&mut self, path: &Path, archive: &Path, member: Option<String>) -> ControlFlow<()> {
+        let Some(member) = member else {
+            return self.file(archive, InputKind::TarXz);
+        };
+        let source = crate::util::fsio::path_text(path);
+        match crate::util::pack::read_game_file(path) {
+            Ok(bytes) if bytes.len() as u64 > MAX_RECORD_BYTES => {
+                self.error(&source, "member larger than 16 MiB")
+            }
+            Ok(bytes) => self.record(id_from_name(&member), source, bytes),
+            Err(e) => self.error(&crate::util::fsio::path_text(path), e),
+        }
+    }
+
     fn tar<R: Read>(&mut self, input: R, name: &str) -> ControlFlow<()> {
         let mut archive = tar::Archive::new(input);
         let entries = match archive.entries() {
@@ -247,7 +267,10 @@ impl Walker<'_> {
             let Some(kind) = InputKind::of(&member) else {
                 continue;
             };
-            let source = format!("{name}!{member}");
+            // A packed games folder's game goes by its loose path (`util::pack::loose_name`):
+            // a suite or dataset made from the folder names its games the same either way.
+            let source = crate::util::pack::loose_name(name, &member)
+                .unwrap_or_else(|| format!("{name}!{member}"));
             if entry.size() > MAX_RECORD_BYTES {
                 self.error(&source, "member larger than 16 MiB")?;
                 continue;
@@ -281,6 +304,12 @@ where
         emit: &mut emit,
     };
     for p in inputs {
+        if let Some((archive, member)) = crate::util::pack::packed_location(p) {
+            if w.packed(p, &archive, member).is_break() {
+                return;
+            }
+            continue;
+        }
         if !p.exists() {
             if w.error(&crate::util::fsio::path_text(p), "no such file or folder")
                 .is_break()

@@ -1,5 +1,5 @@
-//! Small shared helpers: the fast seeded RNG, atomic file writes, the Wilson interval and
-//! process CPU time. The lowest layer: it uses no other module of the crate.
+//! Small shared helpers: the fast seeded RNG, atomic file writes, packed game folders, the
+//! Wilson interval and process CPU time. The lowest layer: it uses no other module of the crate.
 
 pub mod commit;
 pub mod elo;
@@ -8,6 +8,7 @@ pub mod lines;
 pub mod npz;
 pub mod num;
 pub mod output;
+pub mod pack;
 pub mod progress;
 pub mod rng;
 pub mod stats;

@@ -67,7 +67,7 @@ impl Problem {
         })
     }
 
-    /// Reads a problem file.
+    /// Reads a problem file (a game of a packed games folder from its archive).
     pub fn load(path: &Path) -> Result<Problem, ProblemError> {
         use std::io::Read;
         let io = |source| ProblemError::Io {
@@ -77,9 +77,13 @@ impl Problem {
         // At most the record size limit: `/dev/zero` or a huge file is refused, not loaded.
         let limit = crate::sgf::source::MAX_RECORD_BYTES;
         let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
-            .map_err(io)?;
+        if crate::util::pack::packed_location(path).is_some() {
+            bytes = crate::util::pack::read_game_file(path).map_err(io)?;
+        } else {
+            std::fs::File::open(path)
+                .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+                .map_err(io)?;
+        }
         if bytes.len() as u64 > limit {
             return Err(ProblemError::Bad {
                 path: path.display().to_string(),
