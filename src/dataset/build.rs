@@ -458,7 +458,10 @@ fn read_paths(cfg: &BuildConfig) -> Vec<PathBuf> {
 /// write as a dataset (see [`crate::util::output`]), and inputs that do not exist.
 pub fn check_output(cfg: &BuildConfig, out: &Path, force: bool) -> Result<()> {
     for input in &cfg.inputs {
-        if std::fs::symlink_metadata(input).is_err() {
+        // A packed games folder's `sgf/` is read from its archive (`util::pack`).
+        if std::fs::symlink_metadata(input).is_err()
+            && crate::util::pack::packed_location(input).is_none()
+        {
             bail!("{}", crate::util::fsio::missing_input("input", input));
         }
     }

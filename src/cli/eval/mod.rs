@@ -388,7 +388,10 @@ fn passes_text(passes: u64) -> String {
 fn positions(args: &EvalArgs) -> anyhow::Result<Vec<Position>> {
     if !args.sgf.is_empty() {
         for p in &args.sgf {
-            if std::fs::symlink_metadata(p).is_err() {
+            // A packed games folder's `sgf/` is read from its archive (`util::pack`).
+            if std::fs::symlink_metadata(p).is_err()
+                && crate::util::pack::packed_location(p).is_none()
+            {
                 anyhow::bail!("{}", crate::util::fsio::missing_input("--sgf", p));
             }
         }
