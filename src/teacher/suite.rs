@@ -130,7 +130,12 @@ pub fn make_suite(req: &SuiteRequest) -> anyhow::Result<SuiteReport> {
             req.moves.1
         );
     }
-    if let Some(p) = req.from.iter().find(|p| !p.exists()) {
+    // A packed games folder's `sgf/` is read from its archive (`util::pack`).
+    if let Some(p) = req
+        .from
+        .iter()
+        .find(|p| !p.exists() && crate::util::pack::packed_location(p).is_none())
+    {
         bail!("--from {}: no such file or folder", p.display());
     }
     let (lo, hi) = req.band;
