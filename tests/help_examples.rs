@@ -267,34 +267,22 @@ fn readme_commands() -> Vec<String> {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let mut out = Vec::new();
     let mut in_sh = false;
-    let mut line = String::new();
+    let mut shell = Vec::new();
     for raw in text.lines() {
         if raw.trim_start().starts_with("```") {
             in_sh = !in_sh && raw.trim() == "```sh";
-            continue;
-        }
-        if !in_sh {
+        } else if in_sh {
+            shell.push(raw);
+        } else {
             // Commands in running text: a code span of `akushu` with options.
             for (k, span) in raw.split('`').enumerate() {
                 if k % 2 == 1 && span.starts_with("akushu ") && span.contains(" --") {
                     out.push(span.to_string());
                 }
             }
-            continue;
-        }
-        let t = raw.trim();
-        let t = t.split(" # ").next().unwrap_or(t).trim();
-        if line.is_empty() && !t.starts_with("akushu ") && t != "akushu" {
-            continue;
-        }
-        match t.strip_suffix('\\') {
-            Some(head) => line += head,
-            None => {
-                line += t;
-                out.push(std::mem::take(&mut line));
-            }
         }
     }
+    out.extend(akushu::cli::command_lines(shell));
     out
 }
 

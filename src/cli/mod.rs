@@ -238,25 +238,34 @@ pub fn help_examples() -> Vec<String> {
     out
 }
 
+/// The `akushu ...` commands among `lines`, as a reader would type them: continuation lines
+/// (ending in `\\`) joined, `#` comments dropped, other lines skipped. Help texts and
+/// README.md's shell blocks are read the same way.
+pub fn command_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for raw in lines {
+        let text = raw.trim();
+        let text = text.split(" # ").next().unwrap_or(text).trim();
+        if line.is_empty() && !text.starts_with("akushu ") {
+            continue;
+        }
+        match text.strip_suffix('\\') {
+            Some(head) => line += head,
+            None => {
+                line += text;
+                out.push(std::mem::take(&mut line));
+            }
+        }
+    }
+    out
+}
+
 /// Every `akushu ...` example line of every help text (continuation lines joined, `#`
 /// comments dropped).
 fn examples(cmd: &clap::Command, out: &mut Vec<String>) {
     if let Some(help) = cmd.get_after_help() {
-        let mut line = String::new();
-        for raw in help.to_string().lines() {
-            let text = raw.trim();
-            let text = text.split(" # ").next().unwrap_or(text).trim();
-            if line.is_empty() && !text.starts_with("akushu ") {
-                continue;
-            }
-            match text.strip_suffix('\\') {
-                Some(head) => line += head,
-                None => {
-                    line += text;
-                    out.push(std::mem::take(&mut line));
-                }
-            }
-        }
+        out.extend(command_lines(help.to_string().lines()));
     }
     for sub in cmd.get_subcommands() {
         examples(sub, out);
