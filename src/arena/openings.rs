@@ -56,7 +56,7 @@ impl Suite {
     /// Reads and checks the suite at `path` (see the module doc).
     pub fn read(path: &Path) -> anyhow::Result<Suite> {
         // A packed games folder's `sgf/` is read from its archive (`util::pack`).
-        if !path.exists() && crate::util::pack::packed_location(path).is_none() {
+        if !crate::util::pack::found(path) {
             bail!("openings {}: no such file or folder", path.display());
         }
         // A FIFO or a device would be read without end (or wait for a writer for good).

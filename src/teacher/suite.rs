@@ -131,11 +131,7 @@ pub fn make_suite(req: &SuiteRequest) -> anyhow::Result<SuiteReport> {
         );
     }
     // A packed games folder's `sgf/` is read from its archive (`util::pack`).
-    if let Some(p) = req
-        .from
-        .iter()
-        .find(|p| !p.exists() && crate::util::pack::packed_location(p).is_none())
-    {
+    if let Some(p) = req.from.iter().find(|p| !crate::util::pack::found(p)) {
         bail!("--from {}: no such file or folder", p.display());
     }
     let (lo, hi) = req.band;

@@ -68,6 +68,12 @@ pub fn refuse_packed(folder: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether a reader of games finds `path`: it exists, or it is a packed games folder's
+/// `sgf/` or one of its games ([`packed_location`]).
+pub fn found(path: &Path) -> bool {
+    path.exists() || packed_location(path).is_some()
+}
+
 /// Where the absent `path` is kept when its games folder is packed: `RUN/sgf/NAME` is the
 /// member `sgf/NAME` of `RUN/sgf.tar.xz`, and `RUN/sgf` the whole archive (member `None`).
 /// `None` when `path` exists or is no such path of a packed folder.

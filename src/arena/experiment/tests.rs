@@ -35,7 +35,7 @@ fn quick_curves_read_only_what_the_checkout_holds() {
             );
             // A packed games folder's `sgf/` is read from its `sgf.tar.xz`.
             assert!(
-                input.exists() || crate::util::pack::packed_location(input).is_some(),
+                crate::util::pack::found(input),
                 "{}: {} is missing",
                 path.display(),
                 pair[1]
