@@ -1,7 +1,7 @@
 //! Every example of every `--help` runs, as written but on tiny inputs: in a scratch folder
-//! laid out like the repository (copies of `models/`, `experiments/`, `report/runs/` and
-//! `report/loops/`, a small `data/paper` built from the shared engine games, `../shared/data`
-//! beside it), with
+//! laid out like the repository (copies of `models/`, `experiments/`, `report/runs/`,
+//! `report/loops/` and `report/teacher/`, a small `data/paper` built from the shared engine
+//! games, `../shared/data` beside it), with
 //! game and simulation counts cut down (`--games 1`, `sims=50`, `--limit 200`). The few
 //! examples that only differ from one that runs by their size (a full experiment, the full
 //! reproduction, the long loop) are listed with the reason they are not run, and the test
@@ -134,7 +134,13 @@ fn every_help_example_runs_on_tiny_inputs() {
     // `../shared/data/...` from the work folder.
     std::fs::create_dir_all(root.join("shared")).unwrap();
     std::os::unix::fs::symlink(engine_games.parent().unwrap(), root.join("shared/data")).unwrap();
-    for dir in ["models", "experiments", "report/runs", "report/loops"] {
+    for dir in [
+        "models",
+        "experiments",
+        "report/runs",
+        "report/loops",
+        "report/teacher",
+    ] {
         copy_dir(&repo.join(dir), &work.join(dir));
     }
     let run = |words: &[String], stdin: &str| -> (bool, String) {

@@ -8,7 +8,7 @@
 //! code and are skipped. Macros exported at the crate root (`crate::outln!`) count as part of
 //! the module that defines them.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -502,4 +502,295 @@ use crate::sgf::GameRecord;
         "use crate::nowhere;\n",
     );
     assert!(unknown[0].why.contains("no layer"), "{unknown:#?}");
+}
+
+/// Files of one room that may use each other in a circle: the network's kernels, whose
+/// float and 8-bit passes share one layout and its helpers.
+const KERNEL_CIRCLE: &[&str] = &["boardconv", "plain", "quant"];
+
+/// Each room's files (a folder inside a room counts as one), with the room's files each
+/// uses: `super::name` from a file of the room, `super::super::name` from a file of a
+/// folder inside it, and `crate::room::name` anywhere in it. `mod.rs` only declares.
+fn room_graphs(sources: &[(String, String, String, String)]) -> BTreeMap<String, Graph> {
+    let mut rooms: BTreeMap<String, Graph> = BTreeMap::new();
+    for (room, unit, file, text) in sources {
+        if unit == "mod" {
+            continue;
+        }
+        let code = without_test_modules(&code_only(text));
+        let nested = file.matches('/').count() > 2;
+        let prefix = if nested { "super::super" } else { "super" };
+        let uses = references(&code, prefix)
+            .into_iter()
+            .chain(references(&code, &format!("crate::{room}")));
+        let graph = rooms.entry(room.clone()).or_default();
+        let edges = graph.entry(unit.clone()).or_default();
+        for (line, name) in uses {
+            if name != *unit {
+                edges
+                    .entry(name)
+                    .or_insert_with(|| format!("{file}:{line}"));
+            }
+        }
+    }
+    for graph in rooms.values_mut() {
+        let units: BTreeSet<String> = graph.keys().cloned().collect();
+        for edges in graph.values_mut() {
+            edges.retain(|name, _| units.contains(name));
+        }
+    }
+    rooms
+}
+
+/// `code` (comments and strings blanked) with every `#[cfg(test)] mod NAME { ... }` blanked
+/// too, newlines kept: a test module may reach any file of its room (a kernel's test loads a
+/// shipped model), and the order is about the code the program runs.
+fn without_test_modules(code: &str) -> String {
+    let b: Vec<char> = code.chars().collect();
+    let mut out: Vec<char> = b.clone();
+    let text: String = b.iter().collect();
+    let mut from = 0;
+    while let Some(k) = text[from..].find("#[cfg(test)]") {
+        let start = from + k;
+        let rest = &text[start + "#[cfg(test)]".len()..];
+        let after = rest.trim_start();
+        let after = after
+            .strip_prefix("pub(crate)")
+            .or_else(|| after.strip_prefix("pub"))
+            .unwrap_or(after);
+        let Some(body) = after.trim_start().strip_prefix("mod") else {
+            from = start + 1;
+            continue;
+        };
+        let Some(open) = body
+            .find('{')
+            .filter(|&i| body[..i].trim().chars().all(is_ident))
+        else {
+            from = start + 1;
+            continue;
+        };
+        // Byte offsets in `text` equal char offsets only for ASCII; count chars instead.
+        let open_at = text.len() - body.len() + open;
+        let open_char = text[..open_at].chars().count();
+        let mut depth = 0;
+        let mut j = open_char;
+        while j < b.len() {
+            match b[j] {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        let start_char = text[..start].chars().count();
+        for c in &mut out[start_char..=j.min(b.len() - 1)] {
+            if *c != '\n' {
+                *c = ' ';
+            }
+        }
+        from = text
+            .char_indices()
+            .nth(j.min(b.len() - 1))
+            .map_or(text.len(), |(i, _)| i + 1);
+    }
+    out.into_iter().collect()
+}
+
+/// A room's files and, for each, the files it uses with where it first does.
+type Graph = BTreeMap<String, BTreeMap<String, String>>;
+
+/// The circles of a graph: each strongly connected set of two or more files (Tarjan).
+fn circles(graph: &Graph) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        graph: &'a Graph,
+        index: HashMap<&'a str, usize>,
+        low: HashMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'a> Walk<'a> {
+        fn visit(&mut self, v: &'a str) {
+            let n = self.index.len();
+            self.index.insert(v, n);
+            self.low.insert(v, n);
+            self.stack.push(v);
+            for w in self.graph[v].keys() {
+                let w = w.as_str();
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let lw = self.low[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(lw);
+                } else if self.stack.contains(&w) {
+                    let iw = self.index[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(iw);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut set = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    set.push(w.to_string());
+                    if w == v {
+                        break;
+                    }
+                }
+                if set.len() > 1 {
+                    set.sort();
+                    self.found.push(set);
+                }
+            }
+        }
+    }
+    let mut walk = Walk {
+        graph,
+        index: HashMap::new(),
+        low: HashMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !walk.index.contains_key(v.as_str()) {
+            walk.visit(v);
+        }
+    }
+    walk.found
+}
+
+/// Sources as `modules_use_only_lower_layers` reads them: (room, file or folder inside it,
+/// path, text), files at the crate root left out.
+fn room_sources() -> Vec<(String, String, String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut sources = Vec::new();
+    for path in &files {
+        let rel = path.strip_prefix(&src).unwrap();
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect();
+        if parts.len() < 2 {
+            continue;
+        }
+        let unit = match parts.len() {
+            2 => path.file_stem().unwrap().to_string_lossy().to_string(),
+            _ => parts[1].clone(),
+        };
+        let text = std::fs::read_to_string(path).unwrap();
+        sources.push((
+            parts[0].clone(),
+            unit,
+            format!("src/{}", rel.display()),
+            text,
+        ));
+    }
+    sources
+}
+
+/// Inside a room the files use each other one way too (as the rooms do), but for the
+/// network kernels' circle: so a file can be read knowing only the files below it.
+#[test]
+fn no_room_has_a_circle_between_its_files() {
+    let rooms = room_graphs(&room_sources());
+    assert!(rooms["arena"].contains_key("folder") && rooms["net"].contains_key("quant"));
+    let mut bad = Vec::new();
+    for (room, graph) in &rooms {
+        for set in circles(graph) {
+            if room == "net" && set.iter().all(|f| KERNEL_CIRCLE.contains(&f.as_str())) {
+                continue;
+            }
+            let edges: Vec<String> = set
+                .iter()
+                .flat_map(|f| {
+                    graph[f]
+                        .iter()
+                        .filter(|(to, _)| set.contains(to))
+                        .map(move |(to, at)| format!("    {f} -> {to} ({at})"))
+                })
+                .collect();
+            bad.push(format!(
+                "src/{room}/: {}\n{}",
+                set.join(", "),
+                edges.join("\n")
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "circles between files of a room:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The games folder knows no engine: it sits below them, told what to record through
+/// `EngineRecords`, so any kind of run (matches, self-play, labelling) can keep its rows
+/// there.
+#[test]
+fn the_games_folder_uses_no_engine() {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/arena/folder.rs"))
+            .unwrap();
+    let code = code_only(&text);
+    let engines = ["search", "net", "prune", "playout", "gtp"];
+    let uses: Vec<(usize, String)> = references(&code, "crate")
+        .into_iter()
+        .filter(|(_, m)| engines.contains(&m.as_str()))
+        .collect();
+    assert!(
+        uses.is_empty(),
+        "src/arena/folder.rs uses engines: {uses:?}"
+    );
+    let siblings: Vec<(usize, String)> = references(&code, "super")
+        .into_iter()
+        .filter(|(_, m)| {
+            ["runner", "identity", "player", "game", "selfplay_run"].contains(&m.as_str())
+        })
+        .collect();
+    assert!(
+        siblings.is_empty(),
+        "src/arena/folder.rs uses the runners: {siblings:?}"
+    );
+}
+
+/// A test module's uses are left out of the order; the code around it is kept.
+#[test]
+fn test_modules_are_left_out_of_the_file_order() {
+    let text = "use super::a::X;\n#[cfg(test)]\nmod tests {\n    use super::super::b::Y;\n    fn f() { if true { super::c::z() } }\n}\nfn g() { super::d::w() }\n";
+    let code = without_test_modules(&code_only(text));
+    let names: Vec<String> = references(&code, "super")
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
+    assert_eq!(names, ["a", "d"], "{code}");
+    assert_eq!(code.lines().count(), text.lines().count());
+}
+
+/// The circle finder: a two-file circle and a three-file one are found, a chain is not.
+#[test]
+fn circles_are_found_and_chains_are_not() {
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g: Graph = BTreeMap::new();
+        for (a, b) in edges {
+            g.entry(a.to_string())
+                .or_default()
+                .insert(b.to_string(), String::new());
+            g.entry(b.to_string()).or_default();
+        }
+        g
+    };
+    assert!(circles(&graph(&[("a", "b"), ("b", "c")])).is_empty());
+    assert_eq!(
+        circles(&graph(&[("a", "b"), ("b", "a"), ("c", "a")])),
+        [["a", "b"]]
+    );
+    assert_eq!(
+        circles(&graph(&[("a", "b"), ("b", "c"), ("c", "a"), ("d", "d")])),
+        [["a", "b", "c"]]
+    );
 }

@@ -147,7 +147,7 @@ pub trait RunConfig: Serialize + DeserializeOwned {
 /// A games folder's header: the program, the run's config, each in-process engine's spec
 /// with every default filled in (JSON), so the folder records the engine settings even if a
 /// default changes later, and the checksum of every model directory the engines load (see
-/// [`crate::net::model::model_checksum`]), so a resume with changed weights is refused.
+/// [`EngineRecords`]), so a resume with changed weights is refused.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunHeader<C> {
     pub program: ProgramInfo,
@@ -187,21 +187,12 @@ impl PlanRecord {
     pub fn note(&mut self, what: &str) {
         self.history.push(format!("{}: {what}", utc_timestamp()));
     }
-    /// Records, dated now, that a run plays its games on this machine with these kernels.
-    pub fn note_machine(&mut self) {
+    /// Records, dated now, that a run plays its games on `machine` (the machine and its
+    /// network kernels: [`super::identity::machine_and_kernels`]).
+    pub fn note_machine(&mut self, machine: &str) {
         self.machines
-            .push(format!("{}: {}", utc_timestamp(), machine_and_kernels()));
+            .push(format!("{}: {machine}", utc_timestamp()));
     }
-}
-
-/// This machine (CPU model, logical CPUs, SIMD, any `AKUSHU_NO_*` switch) and the network
-/// kernels it runs: what a speed or strength figure measured here depends on.
-pub fn machine_and_kernels() -> String {
-    format!(
-        "{}; network kernels {}",
-        crate::util::machine_description(),
-        crate::net::plain::kernels_in_use()
-    )
 }
 
 /// Now as `YYYY-MM-DDTHH:MM:SSZ` (UTC), from the system clock (a clock before 1970 reads as
@@ -229,42 +220,34 @@ pub fn utc_timestamp() -> String {
     )
 }
 
-/// The `history` key of an engine's resolved config as a header's `engines` records it:
-/// `None` where the key is absent (headers written before the search gave networks the last
-/// moves, whose engines gave them none) or the text is not a config.
-pub fn recorded_history(resolved: &str) -> Option<bool> {
-    #[derive(Deserialize)]
-    struct Recorded {
-        history: Option<bool>,
-    }
-    serde_json::from_str::<Recorded>(resolved).ok()?.history
+/// What a games folder records of the engines a run plays, told by the room that knows
+/// engines ([`super::identity::SpecEngines`]): the folder itself knows none, so it sits below
+/// them.
+pub trait EngineRecords {
+    /// Each in-process spec of `specs` with every default filled in (JSON; `gtp:` players
+    /// and specs that do not parse left out).
+    fn resolved(&self, specs: &[&String]) -> BTreeMap<String, String>;
+    /// The checksum of every model directory `specs` load, keyed as the spec names it.
+    fn model_checksums(&self, specs: &[&String]) -> BTreeMap<String, String>;
+    /// Refuses to resume games whose engines were recorded as `engines` where today's
+    /// engines would play them differently; `header` names the folder in the message.
+    fn check_resume(&self, engines: &BTreeMap<String, String>, header: &Path)
+    -> anyhow::Result<()>;
 }
 
 impl<C: RunConfig + Clone> RunHeader<C> {
-    /// The header for `config` written by this program.
-    pub fn new(config: &C) -> Self {
+    /// The header for `config` written by this program, its engines told by `engines`.
+    pub fn new(config: &C, engines: &impl EngineRecords) -> Self {
+        let specs = config.specs();
         RunHeader {
             program: ProgramInfo::current(),
             config: config.clone(),
-            engines: resolved_specs(config.specs()),
-            models: super::runner::spec_model_checksums(config.specs()),
+            engines: engines.resolved(&specs),
+            models: engines.model_checksums(&specs),
             outside: BTreeMap::new(),
             plan: None,
         }
     }
-}
-
-/// Each in-process spec of `specs` with every default filled in (JSON); `gtp:` players and
-/// specs that do not parse are left out.
-pub fn resolved_specs<'a>(specs: impl IntoIterator<Item = &'a String>) -> BTreeMap<String, String> {
-    specs
-        .into_iter()
-        .filter_map(|spec| {
-            crate::search::spec::resolved_config(spec)
-                .ok()
-                .map(|r| (spec.clone(), r))
-        })
-        .collect()
 }
 
 // The header's TOML: `program`, the config under its kind's key, `engines`, `models`, then
@@ -419,7 +402,7 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
     /// doc). The new header keeps the first run's checksums of networks no longer readable.
     /// Creates the folder, marks it and removes a killed run's temporary files; the header
     /// itself is written by [`GamesDir::start`], once the run knows it will play.
-    pub fn open(&self, config: &C) -> anyhow::Result<Opened<C, R>>
+    pub fn open(&self, config: &C, engines: &impl EngineRecords) -> anyhow::Result<Opened<C, R>>
     where
         C: Clone,
     {
@@ -448,11 +431,11 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
                 C::FILE
             );
         }
-        let mut header = RunHeader::new(config);
+        let mut header = RunHeader::new(config, engines);
         if let Some(old) = &old {
             config.check_same_run(&old.config, &self.header())?;
             check_models(&old.models, &header.models, &self.header())?;
-            super::runner::check_history(&old.engines, &self.header())?;
+            engines.check_resume(&old.engines, &self.header())?;
             for (k, v) in &old.models {
                 header.models.entry(k.clone()).or_insert_with(|| v.clone());
             }

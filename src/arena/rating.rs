@@ -156,7 +156,7 @@ fn identity_suffix(spec: &str, header: &MatchHeader) -> String {
     let dirs = crate::search::spec::model_dirs(spec);
     if let (Some(config), Some(recorded)) = (&uct, recorded)
         && config.history
-        && super::folder::recorded_history(recorded).is_none()
+        && super::identity::recorded_history(recorded).is_none()
         && !dirs.is_empty()
     {
         id.push_str(" [history=false]");

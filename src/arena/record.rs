@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::game::{Side, Winner};
+use super::outcome::{Side, Winner};
 use crate::rules::{Color, Move};
 use crate::sgf::write;
 

@@ -14,9 +14,10 @@ use std::sync::mpsc;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
+pub use super::folder::ProgramInfo;
 use super::folder::{GamesDir, Opened, RunConfig, RunHeader, Schedule};
-pub use super::folder::{ProgramInfo, resolved_specs};
 use super::game::{Side, Winner};
+pub use super::identity::{resolved_specs, spec_model_checksums};
 use super::openings::{Suite, SuiteSpec};
 use super::outside::{CommandFiles, GtpAnswers, OutsideEngine};
 use super::pairs::{EloEstimate, Pentanomial, trinomial_elo};
@@ -398,60 +399,6 @@ pub fn a_score(r: &GameRecord) -> f64 {
 /// read is left out (building the player reports it).
 pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
     spec_model_checksums([&config.black, &config.white])
-}
-
-/// The checksum of every model directory the engine `specs` load (unreadable ones left out),
-/// keyed by the directory as the spec names it. Each is read where the engine loads it
-/// ([`crate::search::pruners::resolve_model_dir`]): a network found beside the program, not
-/// under the working folder, plays, so it is recorded too.
-pub fn spec_model_checksums<'a>(
-    specs: impl IntoIterator<Item = &'a String>,
-) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for spec in specs {
-        for dir in crate::search::spec::model_dirs(spec) {
-            let found = crate::search::pruners::resolve_model_dir(&dir);
-            if let Ok(sum) = crate::net::model::model_checksum(&found) {
-                out.insert(dir.display().to_string(), sum);
-            }
-        }
-    }
-    out
-}
-
-/// Refuses to resume games recorded before engines gave their networks the last moves (the
-/// `history` key absent from the recorded engine, `engines` as a folder's header keeps
-/// them) with an engine that now gives them to a network that reads them: the new games
-/// would come from another engine than the old.
-pub(super) fn check_history(engines: &BTreeMap<String, String>, path: &Path) -> anyhow::Result<()> {
-    for (spec, recorded) in engines {
-        if super::folder::recorded_history(recorded).is_some() {
-            continue;
-        }
-        let Ok(config) = crate::search::spec::parse_uct_kind(spec) else {
-            continue;
-        };
-        if !config.history {
-            continue;
-        }
-        for dir in crate::search::spec::model_dirs(spec) {
-            let found = crate::search::pruners::resolve_model_dir(&dir);
-            let Ok(net) = crate::net::NetPruner::load(&found) else {
-                continue;
-            };
-            if crate::prune::Pruner::reads_history(&net) {
-                bail!(
-                    "{}: `{spec}` played these games giving its network {} no last moves (the \
-                     build that recorded them had no `history` key); today the spec gives them, \
-                     so resuming would mix two engines. Replay it as recorded with \
-                     `history=false` added to the spec, in a new --out folder",
-                    path.display(),
-                    dir.display()
-                );
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The files of a match folder (`match.toml`, `games.csv`, `sgf/`, `summary.md`).
@@ -921,7 +868,7 @@ pub fn run_match_with(
         mut header,
         old,
         mut rows,
-    } = dir.open(config)?;
+    } = dir.open(config, &super::identity::SpecEngines)?;
     match &old {
         // A folder with games keeps its plan; a change is made only when asked for, and
         // dated.
@@ -1026,7 +973,7 @@ pub fn run_match_with(
         header
             .plan
             .get_or_insert_with(Default::default)
-            .note_machine();
+            .note_machine(&super::identity::machine_and_kernels());
     }
     dir.start(&header, old.as_ref(), &pending)?;
 
@@ -1500,7 +1447,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
         let copy = outdir.sgf(*game);
         write_atomic(&copy, &text)?;
     }
-    let mut header = MatchHeader::new(&config);
+    let mut header = MatchHeader::new(&config, &super::identity::SpecEngines);
     // The weights and engines the shards recorded, not whatever is on disk now.
     header.models = models.unwrap_or_default();
     header.outside = outside.records();
@@ -1606,11 +1553,14 @@ mod tests {
 
     #[test]
     fn header_round_trips_through_toml() {
-        let h = MatchHeader::new(&MatchConfig {
-            black: "uct:sims=50".into(),
-            shard: Some(Shard { index: 0, count: 2 }),
-            ..MatchConfig::default()
-        });
+        let h = MatchHeader::new(
+            &MatchConfig {
+                black: "uct:sims=50".into(),
+                shard: Some(Shard { index: 0, count: 2 }),
+                ..MatchConfig::default()
+            },
+            &super::super::identity::SpecEngines,
+        );
         assert!(
             h.engines["uct:sims=50"].contains("\"sims\": 50"),
             "{:?}",

@@ -203,7 +203,7 @@ pub fn run_selfplay(
         header,
         old,
         mut rows,
-    } = dir.open(config)?;
+    } = dir.open(config, &super::identity::SpecEngines)?;
     let pending = dir.pending(config.planned_games(), &rows);
     if !pending.is_empty() && !new_run {
         // A spec that does not build fails now, not in every game.

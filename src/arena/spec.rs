@@ -48,18 +48,8 @@ impl std::fmt::Display for PlayerSpec {
     }
 }
 
-impl serde::Serialize for PlayerSpec {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PlayerSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        Ok(text.parse().unwrap_or_else(|never| match never {}))
-    }
-}
+// Recorded as its text (`match.toml`, experiment files).
+crate::serde_as_text!(PlayerSpec);
 
 /// A player's spec parsed (infallibly).
 pub fn player_spec(text: &str) -> PlayerSpec {

@@ -50,6 +50,41 @@ pub enum Decision {
     Undecided,
 }
 
+/// A test as a file spells it (`sprt = "elo0=0,elo1=35"` in an experiment's `[match]` or a
+/// loop's `[gate]`): parsed when the file is read (a bad one is refused with the file's line),
+/// and written back as the same text, so a config written again is byte-identical.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SprtText {
+    text: String,
+    test: Sprt,
+}
+
+impl SprtText {
+    /// The parsed test.
+    pub fn test(&self) -> Sprt {
+        self.test
+    }
+}
+
+impl std::str::FromStr for SprtText {
+    type Err = String;
+    fn from_str(text: &str) -> Result<SprtText, String> {
+        let test = Sprt::parse(text).map_err(|e| format!("{e:#}"))?;
+        Ok(SprtText {
+            text: text.to_string(),
+            test,
+        })
+    }
+}
+
+impl std::fmt::Display for SprtText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+crate::serde_as_text!(SprtText);
+
 /// The test after a run of games.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SprtState {

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::game::{Side, Winner};
+use super::outcome::{Side, Winner};
 use super::record::{EndReason, GameRecord};
 use crate::rules::Color;
 use crate::util::stats::{Z95, wilson};

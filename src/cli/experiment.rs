@@ -316,7 +316,7 @@ pub fn run(cmd: ExperimentCommand) -> anyhow::Result<()> {
                 seconds: result.seconds,
                 jobs: args.jobs,
                 snapshot: args.no_play,
-                machine: crate::arena::folder::machine_and_kernels(),
+                machine: crate::arena::identity::machine_and_kernels(),
             };
             let dir = out.join(&file.name);
             let charts = crate::report::writer::ChartOptions {

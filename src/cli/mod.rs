@@ -8,10 +8,8 @@ pub mod analyze;
 pub mod bench;
 pub mod dataset;
 pub mod eval;
-pub mod eval_truth;
 pub mod experiment;
 pub mod gtp;
-pub mod label;
 pub mod loop_cmd;
 pub mod match_cmd;
 pub mod model;
@@ -92,7 +90,8 @@ Examples:
   akushu eval --model models/cnn-human-5x32-gpu2 --data data/paper --exclude-seen --by phase,rank \\
     --breakdown-csv breakdown.csv --positions-csv positions.csv   # where it errs
   akushu eval --model models/cnn-human-5x32-gpu2 --model models/cnn-human-5x32-dan2 --data data/paper \
-    --exclude-seen --png zoom.png --x-range 55..80 --y-max 0.3   # where close curves part")]
+    --exclude-seen --png zoom.png --x-range 55..80 --y-max 0.3   # where close curves part
+  akushu eval --truth-redraw report/teacher/truth.csv --png truth.png   # the engine-judged chart from its CSV")]
     Eval(eval::EvalArgs),
     /// Play a match between two engines (in-process specs or `gtp:` commands); `match merge`
     /// combines shard folders.
@@ -162,6 +161,7 @@ Examples:
     #[command(after_help = "\
 Examples:
   akushu reproduce --quick                                  # minutes; report/REPORT.md
+  akushu reproduce --quick --only error_rate --out runs/quick-curve   # its one curve experiment, seconds
   akushu reproduce --only tree_pruning,soft_pruning --jobs 2
   akushu reproduce --no-play --runs report/runs --out report/full   # report the committed games")]
     Reproduce(reproduce::ReproduceArgs),

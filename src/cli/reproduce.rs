@@ -209,7 +209,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         seconds: start.elapsed().as_secs_f64(),
         jobs: args.jobs,
         snapshot: args.no_play,
-        machine: crate::arena::folder::machine_and_kernels(),
+        machine: crate::arena::identity::machine_and_kernels(),
         played_only: if args.no_play {
             Vec::new()
         } else {

@@ -7,54 +7,10 @@ use burn::prelude::*;
 use super::cnn::{SCORE_KOMI, SCORE_SCALE};
 use super::model::Target;
 use super::plain::float_values;
-use super::train::{CnnTask, Task, validate};
+pub use super::tasks::ValueStats;
+use super::tasks::{CnnTask, Task, validate};
 use crate::dataset::Position;
 use crate::rules::NN;
-
-/// How well a value head calls the winners of the positions whose result is known.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ValueStats {
-    /// Positions with a known result.
-    pub known: usize,
-    /// Their summed binary cross-entropy.
-    pub loss_sum: f64,
-    /// Those whose winner the head called (probability above one half for the winner).
-    pub called: usize,
-}
-
-impl ValueStats {
-    /// Adds the value logits of a batch (`value` targets as [`Encoded::value`](super::train::Encoded::value)).
-    pub(super) fn add(&mut self, logits: &[f32], targets: &[f32]) {
-        for (&x, &t) in logits.iter().zip(targets) {
-            if t.is_nan() {
-                continue;
-            }
-            let (x, t) = (f64::from(x), f64::from(t));
-            self.known += 1;
-            self.loss_sum += x.max(0.0) - x * t + (-x.abs()).exp().ln_1p();
-            if (x > 0.0) == (t > 0.5) {
-                self.called += 1;
-            }
-        }
-    }
-
-    /// Adds another batch's counts.
-    pub fn merge(&mut self, o: &ValueStats) {
-        self.known += o.known;
-        self.loss_sum += o.loss_sum;
-        self.called += o.called;
-    }
-
-    /// Mean cross-entropy; `None` without known positions.
-    pub fn loss(&self) -> Option<f64> {
-        (self.known > 0).then(|| self.loss_sum / self.known as f64)
-    }
-
-    /// Share of winners called; `None` without known positions.
-    pub fn accuracy(&self) -> Option<f64> {
-        (self.known > 0).then(|| self.called as f64 / self.known as f64)
-    }
-}
 
 /// The value head's calls on `positions` against their games' results (log-loss and share
 /// of winners called over the positions whose result is known); `None` for a network

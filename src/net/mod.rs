@@ -35,6 +35,7 @@ pub mod job;
 pub mod mlp;
 pub mod model;
 pub mod options;
+pub mod origin;
 pub mod plain;
 pub mod provenance;
 pub mod pruner;

@@ -123,7 +123,7 @@ pub struct TrainConfig {
     /// What the weights were trained on (datasets by fingerprint, the `init_from` chain),
     /// filled in by the run; none in models trained before it was recorded.
     #[config(default = "None")]
-    pub provenance: Option<super::provenance::Provenance>,
+    pub provenance: Option<super::origin::Provenance>,
 }
 
 /// The training target.

@@ -1230,8 +1230,32 @@ mod tests {
         PlainCnn::from_burn(&m)
     }
 
+    /// The 6x64 network `strong8` runs (`models/cnn-distilled-b6c96-6x64-cosine3`).
+    fn strong_network() -> PlainCnn {
+        use crate::net::model::SavedModel;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models/cnn-distilled-b6c96-6x64-cosine3");
+        let (SavedModel::Cnn(m, _), _) = SavedModel::load(&dir).unwrap() else {
+            panic!("{} is a CNN", dir.display());
+        };
+        PlainCnn::from_burn(&m)
+    }
+
+    /// Every convolution of a network's tower, the stem first.
+    fn tower(plain: &PlainCnn) -> Vec<Conv> {
+        let mut layers = vec![plain.stem.clone()];
+        layers.extend(
+            plain
+                .blocks
+                .iter()
+                .flat_map(|(a, b)| [a.clone(), b.clone()]),
+        );
+        layers
+    }
+
     /// The integer sums are exact, so every kernel must give the same outputs to the bit:
-    /// on the shipped network's own layers and on one whose weights all quantize to +-127 in
+    /// on the layers of both shipped networks (5x32 and 6x64) and on one whose weights all
+    /// quantize to +-127 in
     /// pairs of one sign (where a 16-bit sum of two byte products overflows), fed steps over
     /// the whole 0..=255 range, many of them 128 or more (so a kernel that saturated would
     /// show), and one board at the largest step everywhere.
@@ -1239,13 +1263,8 @@ mod tests {
     fn every_kernel_sums_real_and_extreme_layers_exactly() {
         use crate::util::rng::FastRng;
         let plain = shipped_network();
-        let mut layers: Vec<Conv> = vec![plain.stem.clone()];
-        layers.extend(
-            plain
-                .blocks
-                .iter()
-                .flat_map(|(a, b)| [a.clone(), b.clone()]),
-        );
+        let mut layers = tower(&plain);
+        layers.extend(tower(&strong_network()));
         let mut extreme = plain.blocks[0].0.clone();
         let (cin, cout) = (extreme.cin, extreme.cout);
         for (k, w) in extreme.weight.iter_mut().enumerate() {
@@ -1318,14 +1337,15 @@ mod tests {
     }
 
     /// The exactness test above runs the 7-bit AVX2 kernel's both paths on real weights:
-    /// the shipped network has taps whose every pair of groups fits in 16 bits (added
+    /// the shipped networks (5x32 and 6x64) have taps whose every pair of groups fits in 16 bits (added
     /// before widening) and taps with a pair that does not (taken group by group), and the
     /// extreme layer's pairs never fit.
     #[test]
     fn real_layers_take_both_the_paired_and_the_single_path() {
         let plain = shipped_network();
+        let strong = strong_network();
         let (mut full, mut partial) = (0, 0);
-        for (a, b) in &plain.blocks {
+        for (a, b) in plain.blocks.iter().chain(&strong.blocks) {
             for conv in [a, b] {
                 let q = QConv::from_conv(conv);
                 let all = (1u64 << (q.cpad / 8)) - 1;

@@ -7,7 +7,6 @@
 use super::cnn::{Cnn, masked_softmax_loss};
 use super::curve::Curve;
 use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
-use super::heads::ValueStats;
 use super::mlp::{Mlp, MlpLoss, bce_with_logits};
 use super::model::{Target, TrainConfig};
 use super::targets::{
@@ -18,6 +17,51 @@ use crate::dataset::Position;
 use crate::rules::NN;
 use burn::module::Module;
 use burn::prelude::*;
+
+/// How well a value head calls the winners of the positions whose result is known.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ValueStats {
+    /// Positions with a known result.
+    pub known: usize,
+    /// Their summed binary cross-entropy.
+    pub loss_sum: f64,
+    /// Those whose winner the head called (probability above one half for the winner).
+    pub called: usize,
+}
+
+impl ValueStats {
+    /// Adds the value logits of a batch (`value` targets as [`Encoded::value`](Encoded::value)).
+    pub(super) fn add(&mut self, logits: &[f32], targets: &[f32]) {
+        for (&x, &t) in logits.iter().zip(targets) {
+            if t.is_nan() {
+                continue;
+            }
+            let (x, t) = (f64::from(x), f64::from(t));
+            self.known += 1;
+            self.loss_sum += x.max(0.0) - x * t + (-x.abs()).exp().ln_1p();
+            if (x > 0.0) == (t > 0.5) {
+                self.called += 1;
+            }
+        }
+    }
+
+    /// Adds another batch's counts.
+    pub fn merge(&mut self, o: &ValueStats) {
+        self.known += o.known;
+        self.loss_sum += o.loss_sum;
+        self.called += o.called;
+    }
+
+    /// Mean cross-entropy; `None` without known positions.
+    pub fn loss(&self) -> Option<f64> {
+        (self.known > 0).then(|| self.loss_sum / self.known as f64)
+    }
+
+    /// Share of winners called; `None` without known positions.
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.known > 0).then(|| self.called as f64 / self.known as f64)
+    }
+}
 
 /// A batch turned into plain arrays, ready to become tensors on any device. Built by the
 /// loader thread, so it holds no tensors.

@@ -264,18 +264,7 @@ impl fmt::Display for PrunerName {
 // A name is stored and recorded as the text it was spelled with (engine configs, match
 // headers), so its serde form is that text: configs written before names were parsed read
 // back unchanged.
-impl serde::Serialize for PrunerName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PrunerName {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::serde_as_text!(PrunerName);
 
 impl fmt::Display for NetworkName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

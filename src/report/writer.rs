@@ -28,7 +28,7 @@ pub struct ReportInfo {
     /// games already in the results folder.
     pub played_only: Vec<String>,
     /// The machine it ran on and its network kernels
-    /// ([`crate::arena::folder::machine_and_kernels`]): the time and the figures depend on it.
+    /// ([`crate::arena::identity::machine_and_kernels`]): the time and the figures depend on it.
     pub machine: String,
 }
 

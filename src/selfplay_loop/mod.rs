@@ -31,7 +31,7 @@ use crate::arena::selfplay::GameRules;
 use crate::arena::selfplay_run::{
     SelfplayConfig, SelfplayDatasetConfig, build_dataset, run_selfplay,
 };
-use crate::arena::sprt::{Decision, Sprt};
+use crate::arena::sprt::Decision;
 use crate::dataset::{Split, read_split};
 use crate::net::job::TrainJob;
 use crate::net::model::{
@@ -335,7 +335,7 @@ pub struct GateSection {
     pub time_per_move: f64,
     /// A sequential test on the candidate's results (`elo0=0,elo1=35`), cut at `games`: H1
     /// promotes, H0 or no decision keeps the best.
-    pub sprt: Option<String>,
+    pub sprt: Option<crate::arena::sprt::SprtText>,
     /// Without `sprt`: the level of the one-sided test over all games (default 0.05), the
     /// most often an equal network may be promoted.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -388,7 +388,7 @@ impl GateSection {
                          alpha and elo1 in its spec"
                     );
                 }
-                GateTest::sequential(self.games, Sprt::parse(s).context("gate.sprt")?)
+                GateTest::sequential(self.games, s.test())
             }
             None => GateTest::fixed(
                 self.games,
@@ -600,7 +600,11 @@ impl LoopConfig {
             jobs: self.gate.jobs,
             time: (self.gate.time_per_move > 0.0)
                 .then(|| TimeSpec::per_move(self.gate.time_per_move)),
-            sprt: self.gate.sprt.as_deref().map(Sprt::parse).transpose()?,
+            sprt: self
+                .gate
+                .sprt
+                .as_ref()
+                .map(crate::arena::sprt::SprtText::test),
             ..MatchConfig::default()
         })
     }
@@ -1114,7 +1118,7 @@ mod tests {
         let fixed = GateSection::default().test().unwrap();
         assert_eq!(fixed.rule, gate::GateRule::Fixed { critical: 59 });
         let section = GateSection {
-            sprt: Some("elo0=0,elo1=35".into()),
+            sprt: Some("elo0=0,elo1=35".parse().unwrap()),
             ..GateSection::default()
         };
         assert!(matches!(
@@ -1129,6 +1133,20 @@ mod tests {
             ..section
         };
         assert!(both.test().unwrap_err().to_string().contains("gate.alpha"));
+    }
+
+    /// `gate.sprt` is parsed when `loop.toml` is read (a bad test refused there, at its
+    /// line) and written back as the text it was spelled with.
+    #[test]
+    fn the_gate_test_is_parsed_on_reading_and_written_as_spelled() {
+        let section: GateSection = toml::from_str("sprt = \"elo1=35, elo0=0\"\n").unwrap();
+        assert_eq!(section.sprt.as_ref().unwrap().test().elo1, 35.0);
+        let text = toml::to_string(&section).unwrap();
+        assert!(text.contains("sprt = \"elo1=35, elo0=0\"\n"), "{text}");
+        let e = toml::from_str::<GateSection>("games = 10\nsprt = \"elo0=0\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("elo1"), "{e}");
     }
 
     /// Every training option, set by its `akushu train` flag, is a `[train]` key of the loop

@@ -376,7 +376,7 @@ pub fn run_label(
         header,
         old,
         mut rows,
-    } = dir.open(config)?;
+    } = dir.open(config, &crate::arena::identity::SpecEngines)?;
     let all = spans(&sizes(source, config), config.chunk);
     for f in from {
         adopt(&dir, config, &all, f, &mut rows)?;

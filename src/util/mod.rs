@@ -13,6 +13,7 @@ pub mod progress;
 pub mod rng;
 pub mod stats;
 pub mod stdout;
+pub mod text;
 
 /// CPU seconds (user + system, all threads) this process has used, or `None` where the
 /// platform does not say. CPU seconds over wall seconds tells how many cores a job kept busy.

@@ -71,7 +71,8 @@ pub(super) const CURVE_INPUT_FLAGS: [&str; 2] = ["--sgf", "--data"];
 pub(super) fn check_curve_inputs(args: &[String]) -> anyhow::Result<()> {
     for pair in args.windows(2) {
         let path = Path::new(&pair[1]);
-        if CURVE_INPUT_FLAGS.contains(&pair[0].as_str()) && std::fs::metadata(path).is_err() {
+        // A packed games folder's `sgf/` is read from its `sgf.tar.xz` (`util::pack`).
+        if CURVE_INPUT_FLAGS.contains(&pair[0].as_str()) && !crate::util::pack::found(path) {
             bail!("{}", crate::util::fsio::missing_input(&pair[0], path));
         }
     }

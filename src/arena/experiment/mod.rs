@@ -63,7 +63,7 @@ pub struct Settings {
     /// Stop each arm once a sequential test on A's results decides (as `match --sprt`:
     /// `"elo0=0,elo1=35"`); `games` is then the most an arm plays.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<String>,
+    pub sprt: Option<super::sprt::SprtText>,
 }
 
 impl Settings {
@@ -473,12 +473,7 @@ impl ExperimentFile {
         } else {
             s.games
         };
-        let sprt = s
-            .sprt
-            .as_deref()
-            .map(super::sprt::Sprt::parse)
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("experiment {}: [match] sprt: {e:#}", self.name))?;
+        let sprt = s.sprt.as_ref().map(super::sprt::SprtText::test);
         let mut arms = Vec::new();
         for spec in specs {
             let mut v = vars.clone();

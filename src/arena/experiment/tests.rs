@@ -33,13 +33,11 @@ fn quick_curves_read_only_what_the_checkout_holds() {
                 pair[0],
                 pair[1]
             );
-            // A packed games folder's `sgf/` is read from its `sgf.tar.xz`.
-            assert!(
-                crate::util::pack::found(input),
-                "{}: {} is missing",
-                path.display(),
-                pair[1]
-            );
+            // What the run checks before it runs the curve: a packed games folder's `sgf/`
+            // is read from its `sgf.tar.xz`.
+            if let Err(e) = check_curve_inputs(&[pair[0].clone(), pair[1].clone()]) {
+                panic!("{}: {e:#}", path.display());
+            }
         }
     }
     assert!(curves > 0, "no curve experiment found");
@@ -84,6 +82,11 @@ fn a_missing_curve_input_is_named_with_how_to_get_it() {
     assert!(err.contains("akushu dataset build"), "{err}");
     let present = ["eval", "--sgf", "tests/fixtures/sgf"].map(String::from);
     check_curve_inputs(&present).unwrap();
+    // A packed games folder's `sgf/` is there, in its `sgf.tar.xz`.
+    let packed = Path::new("report/runs/strong_gnugo/strong_2000");
+    assert!(packed.join("sgf.tar.xz").is_file() && !packed.join("sgf").exists());
+    let packed = ["eval", "--sgf", "report/runs/strong_gnugo/strong_2000/sgf"].map(String::from);
+    check_curve_inputs(&packed).unwrap();
 }
 
 #[test]
@@ -176,7 +179,7 @@ fn unknown_variables_and_fields_are_errors() {
     assert!(toml::from_str::<ExperimentFile>("name='a'\ntitle='b'\ngamez=3").is_err());
 }
 
-/// `sprt` under `[match]` reaches every arm's match; a bad one names the experiment.
+/// `sprt` under `[match]` reaches every arm's match; a bad one names the file and its line.
 #[test]
 fn a_sequential_test_in_the_file_reaches_every_arm() {
     let text = "name = 'gate'\ntitle = 'g'\n[match]\ngames = 400\nsprt = 'elo0=0,elo1=35'\n\
@@ -185,10 +188,13 @@ fn a_sequential_test_in_the_file_reaches_every_arm() {
     let arms = f.arms(false).unwrap();
     let sprt = arms[0].config.sprt.expect("the arm carries the test");
     assert_eq!((sprt.elo0, sprt.elo1, sprt.alpha), (0.0, 35.0, 0.05));
-    let bad = parse(&text.replace("elo1=35", "elo1=-5"), "gate.toml").unwrap();
-    let e = format!("{:#}", bad.arms(false).unwrap_err());
+    // A bad test is refused as the file is read, at its line.
+    let e = format!(
+        "{:#}",
+        parse(&text.replace("elo1=35", "elo1=-5"), "gate.toml").unwrap_err()
+    );
     assert!(
-        e.contains("experiment gate") && e.contains("must be below"),
+        e.contains("gate.toml") && e.contains("line 5") && e.contains("must be below"),
         "{e}"
     );
 }
@@ -263,7 +269,7 @@ fn an_arm_whose_sequential_test_has_decided_has_nothing_left_to_play() {
     let root = std::env::temp_dir().join(format!("akushu-experiment-sprt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let mut f: ExperimentFile = toml::from_str(FILE).unwrap();
-    f.settings.sprt = Some("elo0=-35,elo1=35".into());
+    f.settings.sprt = Some("elo0=-35,elo1=35".parse().unwrap());
     f.vars
         .insert("prune".into(), toml::Value::String("nn:{x}@0".into()));
     let out = root.join("out");

@@ -6,7 +6,8 @@
 //!
 //! Files: this one the flags and the run; `models.rs` what `--model` names and its scorer;
 //! `breakdown.rs` `--by` and `--positions-csv`; `overlap.rs` the training-games check;
-//! `plot.rs` the chart; `tests.rs` the tests.
+//! `plot.rs` the chart; `truth.rs` the engine-judged curve (`--truth`); `tests.rs` the
+//! tests.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,6 +34,7 @@ mod breakdown;
 mod models;
 mod overlap;
 mod plot;
+mod truth;
 pub use breakdown::*;
 pub use models::*;
 use overlap::*;
@@ -47,10 +49,10 @@ pub struct EvalArgs {
     /// `kakeme`, `none`), `random` / `random:SEED` / `rules` for the baselines, or `oracle`
     /// (rates the recorded move best: the best curve any ranking can draw).
     /// Repeat to compare several on one plot; the first is the main one.
-    #[arg(long, required_unless_present = "redraw")]
+    #[arg(long, required_unless_present_any = ["redraw", "truth_redraw"])]
     pub model: Vec<EvalModel>,
     /// Dataset directory written by `akushu dataset build`.
-    #[arg(long, required_unless_present_any = ["synthetic_games", "sgf", "redraw"])]
+    #[arg(long, required_unless_present_any = ["synthetic_games", "sgf", "redraw", "truth_redraw"])]
     pub data: Option<PathBuf>,
     /// Redraw `--png` from curve CSVs an earlier `eval --csv` wrote, evaluating nothing:
     /// `LABEL=FILE`, repeatable, the first is the main curve (its legal-moves form is drawn
@@ -161,6 +163,11 @@ pub struct EvalArgs {
     /// (`model,truth,x,positions,good_lost,good_pruned,bad_left,paper`).
     #[arg(long, requires = "truth")]
     pub truth_csv: Option<PathBuf>,
+    /// Redraw `--png` from a CSV an earlier `--truth-csv` wrote, evaluating nothing (the
+    /// labels it came from need not be here): every model in it, the title from its truth
+    /// and position count.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["model", "data", "sgf", "synthetic_games", "truth", "redraw", "csv", "summary", "by", "positions_csv"], requires = "png")]
+    pub truth_redraw: Option<PathBuf>,
 }
 
 /// The curve CSV: its header is how an earlier curve file is recognised.
@@ -215,6 +222,7 @@ impl EvalArgs {
     pub(crate) fn inputs(&self) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = self.sgf.clone();
         v.extend(self.data.iter().cloned());
+        v.extend(self.truth_redraw.iter().cloned());
         // A model directory's own files are inputs; results may go beside them (the shipped
         // models keep their eval CSVs and plots there).
         for dir in self.model.iter().filter_map(EvalModel::model_dir) {
@@ -272,7 +280,7 @@ impl EvalArgs {
         if let Some(p) = &self.positions_csv {
             file_target(p, POSITIONS_CSV, self.force, &inputs)?;
         }
-        super::eval_truth::check_output(self, &inputs)?;
+        truth::check_output(self, &inputs)?;
         if self.device.is_gpu() && (!self.by.is_empty() || self.positions_csv.is_some()) {
             anyhow::bail!(
                 "--by and --positions-csv rank every position with the CPU evaluator: leave \
@@ -430,6 +438,9 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             .collect::<anyhow::Result<Vec<_>>>()?;
         return write_png(&args, &curves, "from curve CSVs");
     }
+    if let Some(file) = &args.truth_redraw {
+        return truth::redraw(&args, file);
+    }
     let (overlaps, excluded) = training_overlaps(&args)?;
     let mut positions = positions(&args)?;
     if let Some((seen, by_game)) = &excluded {
@@ -452,7 +463,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         );
     }
     if let Some(truth) = args.truth {
-        return super::eval_truth::run(
+        return truth::run(
             &args,
             truth,
             &positions,

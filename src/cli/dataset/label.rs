@@ -29,7 +29,7 @@ pub struct LabelArgs {
     pub out: PathBuf,
     /// Splits to label, in order (the others are written empty).
     #[arg(long, value_delimiter = ',', default_value = "train,validation,test")]
-    pub splits: Vec<crate::cli::dataset::SplitArg>,
+    pub splits: Vec<super::SplitArg>,
     /// Label at most this many positions of each split, from its start (0 = all).
     #[arg(long, default_value_t = 0)]
     pub limit: u64,
@@ -81,7 +81,7 @@ pub struct LabelArgs {
     #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "from"])]
     pub plan: Option<PathBuf>,
     #[command(flatten)]
-    pub cluster: super::selfplay::PlanArgs,
+    pub cluster: super::super::selfplay::PlanArgs,
 }
 
 impl LabelArgs {
@@ -193,7 +193,7 @@ pub fn run(a: &LabelArgs) -> Result<()> {
     let _lock = crate::dataset::build::lock_output(&a.out)?;
     let source = Source::open(&a.data, &splits)?;
     let timeout = Duration::from_secs_f64(a.timeout);
-    let run_as = super::own_program(&a.teacher)?;
+    let run_as = super::super::own_program(&a.teacher)?;
     let mut teacher = Teacher::start(&run_as)?;
     let identity = teacher.identity(timeout)?;
     let info = TeacherInfo {
@@ -274,7 +274,7 @@ fn split_limit_arg(text: &str) -> Result<(String, u64), String> {
 
 /// `--plan DIR`: the cluster scripts of a run of `chunks` chunks, and how to merge.
 fn write_plan(a: &LabelArgs, dir: &std::path::Path, chunks: u32) -> Result<()> {
-    use super::selfplay::{absolute, current_exe};
+    use super::super::selfplay::{absolute, current_exe};
     use crate::arena::cluster::{ShardPlan, shell_quote};
     let (out, shards) = (absolute(&a.out)?, a.cluster.shards.min(chunks));
     let args = a.run_args();

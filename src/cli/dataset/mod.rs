@@ -1,5 +1,5 @@
 //! `akushu dataset build|label|stats|show`: game records to training data, labels from a
-//! teacher engine, and a look inside.
+//! teacher engine (`label.rs`), and a look inside.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +13,8 @@ use crate::dataset::record::{SearchTarget, TeacherLabel};
 use crate::dataset::{MappedSplit, NO_POINT, Position, Split};
 use crate::rules::{Move, N, NN};
 use crate::sgf::{Superko, rank_text};
+
+pub mod label;
 
 #[derive(Debug, Subcommand)]
 pub enum DatasetCommand {
@@ -33,7 +35,7 @@ Examples:
       --teacher \"katago analysis -model b6c96.bin.gz -config analysis.cfg\" --out data/paper-kata-test
   akushu dataset label data/paper --teacher \"akushu analysis --engine strong3\" --limit 100 --out data/paper-labels
   akushu eval --data data/paper-kata-test --truth teacher --model teacher --model models/default --png truth.png")]
-    Label(Box<super::label::LabelArgs>),
+    Label(Box<label::LabelArgs>),
     /// Counts and histograms of a dataset: games, positions, move numbers, ranks, skips.
     Stats(StatsArgs),
     /// Print one position and its target as diagrams.
@@ -186,7 +188,7 @@ impl From<SplitArg> for Split {
 pub fn run(cmd: DatasetCommand) -> Result<()> {
     match cmd {
         DatasetCommand::Build(a) => run_build(&a),
-        DatasetCommand::Label(a) => super::label::run(&a),
+        DatasetCommand::Label(a) => label::run(&a),
         DatasetCommand::Stats(a) => run_stats(&a.dir),
         DatasetCommand::Show(a) => run_show(&a.dir, a.split.into(), a.index),
     }
