@@ -843,7 +843,7 @@ fn repeated_games_are_flagged_and_pairs_from_a_suite_do_not_repeat() {
     }
     let header = std::fs::read_to_string(out.join("match.toml")).unwrap();
     assert!(
-        header.contains(&suite.checksum()) && header.contains("pairs = true"),
+        header.contains(&suite.checksum().to_string()) && header.contains("pairs = true"),
         "{header}"
     );
 

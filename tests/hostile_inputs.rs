@@ -684,6 +684,17 @@ fn corrupt_weights_are_refused_on_load() {
         "{}",
         r.stderr
     );
+    // A checksum file that holds no checksum is refused too, naming it, not compared as text.
+    fs::copy(shipped.join("model.bpk"), model.join("model.bpk")).unwrap();
+    fs::write(model.join("model.bpk.checksum"), "fnv1a64:zz bytes:1\n").unwrap();
+    let r = akushu(&["eval", "--model", &s(&model), "--synthetic-games", "20"]);
+    assert!(
+        r.refused()
+            && r.stderr.contains("model.bpk.checksum")
+            && r.stderr.contains("is not a checksum"),
+        "{}",
+        r.stderr
+    );
     fs::remove_dir_all(w).unwrap();
 }
 

@@ -243,6 +243,8 @@ fn references(code: &str, prefix: &str) -> Vec<(usize, String)> {
 /// The rank of each module (its layer) and of each crate-root macro (its defining module's).
 struct Order {
     rank: HashMap<String, usize>,
+    /// Each crate-root macro's defining module: a module may use its own macros.
+    home: HashMap<String, String>,
 }
 
 impl Order {
@@ -253,12 +255,14 @@ impl Order {
                 rank.insert(m.to_string(), layer);
             }
         }
+        let mut home = HashMap::new();
         for (name, module) in macros {
             if let Some(&r) = rank.get(module) {
                 rank.insert(name.clone(), r);
+                home.insert(name.clone(), module.clone());
             }
         }
-        Order { rank }
+        Order { rank, home }
     }
 }
 
@@ -285,7 +289,7 @@ fn check_source(
         return bad;
     };
     for (line, name) in references(&code, "crate") {
-        if name == module || name == "self" {
+        if name == module || name == "self" || order.home.get(&name).is_some_and(|m| m == module) {
             continue;
         }
         let why = match order.rank.get(&name) {
@@ -502,6 +506,15 @@ use crate::sgf::GameRecord;
         "use crate::nowhere;\n",
     );
     assert!(unknown[0].why.contains("no layer"), "{unknown:#?}");
+    // A module may use the macros it exports itself.
+    let own = check_source(
+        &order,
+        "util",
+        "src/util/x.rs",
+        "x",
+        "crate::outln!(\"y\");\n",
+    );
+    assert!(own.is_empty(), "{own:#?}");
 }
 
 /// Files of one room that may use each other in a circle: the network's kernels, whose

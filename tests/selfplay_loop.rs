@@ -523,10 +523,13 @@ fn a_forged_generation_in_state_json_is_refused() {
     for f in ["config.json", "model.bpk"] {
         std::fs::copy(root().join("models/cnn-small").join(f), model.join(f)).unwrap();
     }
-    let weights = akushu::net::model::model_checksum(&model).unwrap();
+    let weights = akushu::net::model::model_checksum(&model)
+        .unwrap()
+        .to_string();
+    let best = akushu::net::model::model_checksum(&root().join("models/cnn-small")).unwrap();
     let generation = |index: u32, checksum: &str| {
         serde_json::json!({
-            "index": index, "best": "models/cnn-small", "best_checksum": "",
+            "index": index, "best": "models/cnn-small", "best_checksum": best.to_string(),
             "selfplay_games": 1, "selfplay_positions": 1, "selfplay_cpu_seconds": 0.0,
             "train_positions": 1, "candidate": model.display().to_string(),
             "candidate_checksum": checksum, "gate_games": 1, "gate_points": 0.0,

@@ -29,6 +29,7 @@ use anyhow::{Context, bail};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::util::checksum::Checksum;
 use crate::util::fsio::{write_atomic, write_atomic_with};
 
 /// `i/n`: this run plays the games `g` with `(g - 1) % n == i` (0-based `i`).
@@ -153,7 +154,7 @@ pub struct RunHeader<C> {
     pub program: ProgramInfo,
     pub config: C,
     pub engines: BTreeMap<String, String>,
-    pub models: BTreeMap<String, String>,
+    pub models: BTreeMap<String, Checksum>,
     /// What each outside (`gtp:`) engine is, by spec ([`super::outside`]): written by the
     /// match runner at the first game; empty in headers written before it was kept, in
     /// matches without outside engines, and in other kinds' headers.
@@ -228,7 +229,7 @@ pub trait EngineRecords {
     /// and specs that do not parse left out).
     fn resolved(&self, specs: &[&String]) -> BTreeMap<String, String>;
     /// The checksum of every model directory `specs` load, keyed as the spec names it.
-    fn model_checksums(&self, specs: &[&String]) -> BTreeMap<String, String>;
+    fn model_checksums(&self, specs: &[&String]) -> BTreeMap<String, Checksum>;
     /// Refuses to resume games whose engines were recorded as `engines` where today's
     /// engines would play them differently; `header` names the folder in the message.
     fn check_resume(&self, engines: &BTreeMap<String, String>, header: &Path)
@@ -437,7 +438,7 @@ impl<C: RunConfig, R: GameRow> GamesDir<C, R> {
             check_models(&old.models, &header.models, &self.header())?;
             engines.check_resume(&old.engines, &self.header())?;
             for (k, v) in &old.models {
-                header.models.entry(k.clone()).or_insert_with(|| v.clone());
+                header.models.entry(k.clone()).or_insert(*v);
             }
             header.plan = old.plan.clone();
         }
@@ -560,15 +561,15 @@ pub fn write_rows<'a, R: GameRow + 'a>(
 /// Refuses to resume a folder whose recorded models have other weights now: the new games
 /// would come from another engine than the old.
 fn check_models(
-    old: &BTreeMap<String, String>,
-    new: &BTreeMap<String, String>,
+    old: &BTreeMap<String, Checksum>,
+    new: &BTreeMap<String, Checksum>,
     path: &Path,
 ) -> anyhow::Result<()> {
     // By what each folder is: a resume may spell a folder another way.
     let real = |d: &str| {
         std::fs::canonicalize(d).map_or_else(|_| d.to_string(), |p| p.display().to_string())
     };
-    let new: BTreeMap<String, &String> = new.iter().map(|(d, c)| (real(d), c)).collect();
+    let new: BTreeMap<String, &Checksum> = new.iter().map(|(d, c)| (real(d), c)).collect();
     for (dir, was) in old {
         match new.get(&real(dir)).copied() {
             Some(now) if now != was => bail!(

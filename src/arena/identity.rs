@@ -11,6 +11,7 @@ use anyhow::bail;
 use serde::Deserialize;
 
 use super::folder::EngineRecords;
+use crate::util::checksum::Checksum;
 
 /// The engines of akushu's specs, as every kind of run (match, self-play, labelling)
 /// records them.
@@ -21,7 +22,7 @@ impl EngineRecords for SpecEngines {
     fn resolved(&self, specs: &[&String]) -> BTreeMap<String, String> {
         resolved_specs(specs.iter().copied())
     }
-    fn model_checksums(&self, specs: &[&String]) -> BTreeMap<String, String> {
+    fn model_checksums(&self, specs: &[&String]) -> BTreeMap<String, Checksum> {
         spec_model_checksums(specs.iter().copied())
     }
     fn check_resume(
@@ -73,7 +74,7 @@ pub fn resolved_specs<'a>(specs: impl IntoIterator<Item = &'a String>) -> BTreeM
 /// under the working folder, plays, so it is recorded too.
 pub fn spec_model_checksums<'a>(
     specs: impl IntoIterator<Item = &'a String>,
-) -> BTreeMap<String, String> {
+) -> BTreeMap<String, Checksum> {
     let mut out = BTreeMap::new();
     for spec in specs {
         for dir in crate::search::spec::model_dirs(spec) {

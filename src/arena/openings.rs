@@ -40,7 +40,7 @@ pub struct Suite {
 pub struct SuiteSpec {
     pub file: String,
     pub count: u32,
-    pub checksum: String,
+    pub checksum: crate::util::checksum::Checksum,
 }
 
 /// The canonical text of a move list: `B[cc];W[dd]` (a pass is `B[]`).
@@ -121,7 +121,7 @@ impl Suite {
     }
 
     /// The checksum of the openings' moves (see the module doc).
-    pub fn checksum(&self) -> String {
+    pub fn checksum(&self) -> crate::util::checksum::Checksum {
         let text: String = self
             .openings
             .iter()

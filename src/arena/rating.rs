@@ -163,13 +163,9 @@ fn identity_suffix(spec: &str, header: &MatchHeader) -> String {
     }
     for dir in dirs {
         if let Some(sum) = header.models.get(&dir.display().to_string()) {
-            // `fnv1a64:HEX bytes:N`: the whole hash tells weights apart (two networks of
-            // one size differ only there).
-            let hash = sum
-                .split_whitespace()
-                .find_map(|t| t.strip_prefix("fnv1a64:"))
-                .unwrap_or(sum);
-            id.push_str(&format!(" [{} {hash}]", dir.display()));
+            // The whole hash tells weights apart (two networks of one size differ only
+            // there).
+            id.push_str(&format!(" [{} {}]", dir.display(), sum.hash_hex()));
         }
     }
     let clock = match &header.config.time {
@@ -613,7 +609,7 @@ mod tests {
             engines: BTreeMap::new(),
             models: BTreeMap::from([(
                 "models/x".to_string(),
-                "fnv1a64:0123456789abcdef bytes:4096".to_string(),
+                "fnv1a64:0123456789abcdef bytes:4096".parse().unwrap(),
             )]),
             outside: BTreeMap::new(),
             plan: None,
@@ -622,14 +618,14 @@ mod tests {
         assert!(one.contains("0123456789abcdef"), "{one}");
         header.models.insert(
             "models/x".to_string(),
-            "fnv1a64:0123456789abcd00 bytes:4096".to_string(),
+            "fnv1a64:0123456789abcd00 bytes:4096".parse().unwrap(),
         );
         assert_ne!(one, player_id(spec, &header));
         assert_ne!(player_key(spec, &header), {
             let mut h = header.clone();
             h.models.insert(
                 "models/x".to_string(),
-                "fnv1a64:0123456789abcdef bytes:4096".to_string(),
+                "fnv1a64:0123456789abcdef bytes:4096".parse().unwrap(),
             );
             player_key(spec, &h)
         });

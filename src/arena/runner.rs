@@ -397,7 +397,7 @@ pub fn a_score(r: &GameRecord) -> f64 {
 
 /// The checksum of every model directory `config`'s players load; a model that cannot be
 /// read is left out (building the player reports it).
-pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, String> {
+pub fn model_checksums(config: &MatchConfig) -> BTreeMap<String, crate::util::checksum::Checksum> {
     spec_model_checksums([&config.black, &config.white])
 }
 
@@ -1380,7 +1380,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> anyhow::Result<MergeOutcome> {
     }
     let mut config: Option<MatchConfig> = None;
     let mut shard_counts: Vec<Option<u32>> = Vec::new();
-    let mut models: Option<BTreeMap<String, String>> = None;
+    let mut models: Option<BTreeMap<String, crate::util::checksum::Checksum>> = None;
     let mut plan = None;
     let mut outside = OutsideMerge::default();
     let mut rows: BTreeMap<u32, GameRecord> = BTreeMap::new();

@@ -140,7 +140,7 @@ pub struct TeacherInfo {
     /// The checksum of every file the command names (its network and config), keyed by the
     /// path as written.
     #[serde(default)]
-    pub files: std::collections::BTreeMap<String, String>,
+    pub files: std::collections::BTreeMap<String, crate::util::checksum::Checksum>,
     /// Visits asked per position.
     pub visits: u32,
     /// Whether every legal move was judged too.

@@ -4,6 +4,7 @@
 use super::NetError;
 use super::cnn::{Cnn, CnnConfig};
 use super::mlp::{Mlp, MlpConfig};
+pub use crate::util::checksum::Checksum;
 use crate::util::fsio::write_atomic;
 use burn::module::Module;
 use burn::prelude::*;
@@ -349,20 +350,15 @@ pub fn checksum_path(weights: &Path) -> PathBuf {
     weights.with_file_name(name)
 }
 
-/// The checksum of weights bytes: FNV-1a (64-bit) and the length, as one line of text.
-/// It catches flipped bytes and tells two sets of weights apart (match folders record it);
-/// it is not meant to resist deliberate forgery.
-pub fn weights_checksum(bytes: &[u8]) -> String {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for &b in bytes {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("fnv1a64:{h:016x} bytes:{}", bytes.len())
+/// The checksum of weights bytes ([`Checksum`]: FNV-1a and the length). It catches flipped
+/// bytes and tells two sets of weights apart (match folders record it).
+pub fn weights_checksum(bytes: &[u8]) -> Checksum {
+    Checksum::of(bytes)
 }
 
 /// The checksum of the weights of model directory `dir` (computed from `model.bpk`; a
 /// directory without a checksum file is read the same way).
-pub fn model_checksum(dir: &Path) -> Result<String, NetError> {
+pub fn model_checksum(dir: &Path) -> Result<Checksum, NetError> {
     let path = weights_path(dir);
     let bytes = std::fs::read(&path).map_err(|source| NetError::Io {
         path: path.clone(),
@@ -387,15 +383,18 @@ fn verify_checksum(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
             });
         }
     };
+    let recorded: Checksum = recorded.parse().map_err(|e| NetError::Weights {
+        path: sidecar.clone(),
+        message: e,
+    })?;
     let actual = weights_checksum(bytes);
-    if recorded.trim() != actual {
+    if recorded != actual {
         return Err(NetError::Weights {
             path: path.into(),
             message: format!(
-                "checksum mismatch: {} records `{}`, the file has `{actual}` (corrupt or \
-                 replaced weights; if the weights are known good, delete the checksum file)",
+                "checksum mismatch: {} records `{recorded}`, the file has `{actual}` (corrupt \
+                 or replaced weights; if the weights are known good, delete the checksum file)",
                 sidecar.display(),
-                recorded.trim()
             ),
         });
     }

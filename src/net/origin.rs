@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::util::checksum::Checksum;
+
 /// `config.json`'s `provenance`: where the weights' training data came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,14 +45,14 @@ pub struct Provenance {
 pub struct Imported {
     /// The export file as given.
     pub file: String,
-    /// Its checksum ([`weights_checksum`](super::model::weights_checksum) of the file).
-    pub checksum: String,
+    /// Its checksum.
+    pub checksum: Checksum,
 }
 
 impl Provenance {
     /// The provenance of weights imported from `file` (with checksum `checksum`): no
     /// dataset, no games known.
-    pub fn imported(file: &Path, checksum: String) -> Provenance {
+    pub fn imported(file: &Path, checksum: Checksum) -> Provenance {
         Provenance {
             datasets: Vec::new(),
             init_from: None,
@@ -90,7 +92,7 @@ pub struct DataRef {
 pub struct Parent {
     pub path: String,
     /// Its weights' checksum.
-    pub checksum: String,
+    pub checksum: Checksum,
     /// Its provenance (none when it recorded none).
     pub provenance: Option<Provenance>,
 }

@@ -343,7 +343,7 @@ mod tests {
             }],
             init_from: Some(Box::new(Parent {
                 path: "models/a".into(),
-                checksum: "c".into(),
+                checksum: crate::util::checksum::Checksum::of(b"c"),
                 provenance: None,
             })),
             games: 3,

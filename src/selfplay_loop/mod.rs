@@ -616,7 +616,7 @@ pub struct Generation {
     pub index: u32,
     /// The best network self-play and the gate used, and its checksum.
     pub best: String,
-    pub best_checksum: String,
+    pub best_checksum: crate::util::checksum::Checksum,
     pub selfplay_games: u32,
     pub selfplay_positions: u64,
     /// Self-play CPU seconds (all games' game threads).
@@ -624,7 +624,7 @@ pub struct Generation {
     /// Training positions (self-play window plus mixes) and the dataset's test positions.
     pub train_positions: u64,
     pub candidate: String,
-    pub candidate_checksum: String,
+    pub candidate_checksum: crate::util::checksum::Checksum,
     /// Gate games counted and the candidate's points in them.
     pub gate_games: u32,
     pub gate_points: f64,

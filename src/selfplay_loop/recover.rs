@@ -145,7 +145,7 @@ pub fn recover_candidate(loop_dir: &Path, generation: u32) -> anyhow::Result<Rec
         }],
         init_from: Some(Box::new(Parent {
             path: parent_path.display().to_string(),
-            checksum: g.best_checksum.clone(),
+            checksum: g.best_checksum,
             provenance: parent_games.provenance,
         })),
         games: set.len() as u64,

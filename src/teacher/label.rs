@@ -226,7 +226,9 @@ fn teacher_changes(old: &TeacherInfo, new: &TeacherInfo) -> String {
     for f in files {
         let (a, b) = (old.files.get(f), new.files.get(f));
         if a != b {
-            let show = |c: Option<&String>| c.map_or("none".to_string(), |c| c.clone());
+            let show = |c: Option<&crate::util::checksum::Checksum>| {
+                c.map_or("none".to_string(), |c| c.to_string())
+            };
             out.push(format!("file {f}: {} there, {} now", show(a), show(b)));
         }
     }
@@ -1095,7 +1097,7 @@ fn numbers(v: &Value, key: &str, n: usize) -> Result<Vec<f64>, String> {
 /// teacher's network and config. A network named inside an engine spec
 /// (`--engine strong8:policy=nn:DIR`) counts too: each comma-separated part's value, less its
 /// kind (`nn:`, `nnq7:`, ...), that is a file, or a model folder's `model.bpk`.
-pub fn command_files(command: &str) -> BTreeMap<String, String> {
+pub fn command_files(command: &str) -> BTreeMap<String, crate::util::checksum::Checksum> {
     let mut out = BTreeMap::new();
     let mut add = |path: &Path| {
         if path.is_file()

@@ -1,6 +1,7 @@
 //! Small shared helpers: the fast seeded RNG, atomic file writes, packed game folders, the
 //! Wilson interval and process CPU time. The lowest layer: it uses no other module of the crate.
 
+pub mod checksum;
 pub mod commit;
 pub mod elo;
 pub mod fsio;
