@@ -379,35 +379,9 @@ fn exported_macros(code: &str) -> Vec<String> {
 
 #[test]
 fn modules_use_only_lower_layers() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     // (module, file name inside it, path for messages, text); files at the crate root
     // (`lib.rs`, `main.rs`) only declare or call the modules.
-    let mut sources = Vec::new();
-    for path in &files {
-        let rel = path.strip_prefix(&src).unwrap();
-        let mut parts = rel.components();
-        let first = parts
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .to_string();
-        if parts.next().is_none() {
-            continue;
-        }
-        // A file of a folder inside a module (`search/tree/node.rs`) counts as that folder
-        // (`tree`) for the order of `src/search/`.
-        let stem = match parts.next() {
-            Some(_) => rel.components().nth(1).unwrap().as_os_str(),
-            None => path.file_stem().unwrap(),
-        }
-        .to_string_lossy()
-        .to_string();
-        let text = std::fs::read_to_string(path).unwrap();
-        sources.push((first, stem, format!("src/{}", rel.display()), text));
-    }
+    let sources = room_sources();
     let macros: Vec<(String, String)> = sources
         .iter()
         .flat_map(|(m, _, _, text)| {
@@ -675,8 +649,9 @@ fn circles(graph: &Graph) -> Vec<Vec<String>> {
     walk.found
 }
 
-/// Sources as `modules_use_only_lower_layers` reads them: (room, file or folder inside it,
-/// path, text), files at the crate root left out.
+/// Every source file of a room: (room, file or folder inside it, path, text). A file of a
+/// folder inside a room (`search/tree/node.rs`) counts as that folder (`tree`), for the order
+/// of `src/search/` and the circles; files at the crate root are left out.
 fn room_sources() -> Vec<(String, String, String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
