@@ -127,7 +127,7 @@ impl Suite {
             .iter()
             .map(|o| moves_text(&o.moves) + "\n")
             .collect();
-        crate::net::model::weights_checksum(text.as_bytes())
+        crate::util::checksum::Checksum::of(text.as_bytes())
     }
 
     /// What `match.toml` records of the suite read from `file`.

@@ -7,7 +7,8 @@ use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 
 use crate::net::export::{MAX_EXPORT_BYTES, export_bytes, is_export, read_export, save_model};
-use crate::net::model::{MODEL_KIND, weights_checksum, weights_path};
+use crate::net::model::{MODEL_KIND, weights_path};
+use crate::util::checksum::Checksum;
 use crate::util::output::FileKind;
 
 #[derive(Debug, Subcommand)]
@@ -72,11 +73,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
         std::slice::from_ref(&args.model),
         |w| w.write_all(&bytes),
     )?;
-    crate::outln!(
-        "wrote {} ({})",
-        args.out.display(),
-        weights_checksum(&bytes)
-    );
+    crate::outln!("wrote {} ({})", args.out.display(), Checksum::of(&bytes));
     Ok(())
 }
 

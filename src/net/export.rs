@@ -41,7 +41,7 @@ use burn::tensor::TensorData;
 use serde_json::json;
 
 use super::model::{
-    TrainConfig, config_path, model_checksum, save_weights, weights_checksum, weights_path,
+    Checksum, TrainConfig, config_path, model_checksum, save_weights, weights_path,
 };
 use super::plain::float_values;
 use super::provenance::Provenance;
@@ -305,7 +305,7 @@ pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel
             config.network_name()
         )));
     }
-    config.provenance = Some(Provenance::imported(file, weights_checksum(bytes)));
+    config.provenance = Some(Provenance::imported(file, Checksum::of(bytes)));
     config.init_from = None;
     let device = super::cpu_device();
     let mut model = match config.model {

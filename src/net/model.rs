@@ -350,12 +350,6 @@ pub fn checksum_path(weights: &Path) -> PathBuf {
     weights.with_file_name(name)
 }
 
-/// The checksum of weights bytes ([`Checksum`]: FNV-1a and the length). It catches flipped
-/// bytes and tells two sets of weights apart (match folders record it).
-pub fn weights_checksum(bytes: &[u8]) -> Checksum {
-    Checksum::of(bytes)
-}
-
 /// The checksum of the weights of model directory `dir` (computed from `model.bpk`; a
 /// directory without a checksum file is read the same way).
 pub fn model_checksum(dir: &Path) -> Result<Checksum, NetError> {
@@ -364,7 +358,7 @@ pub fn model_checksum(dir: &Path) -> Result<Checksum, NetError> {
         path: path.clone(),
         source,
     })?;
-    Ok(weights_checksum(&bytes))
+    Ok(Checksum::of(&bytes))
 }
 
 /// Checks `bytes` (read from `path`) against the checksum file beside it, when there is
@@ -387,7 +381,7 @@ fn verify_checksum(path: &Path, bytes: &[u8]) -> Result<(), NetError> {
         path: sidecar.clone(),
         message: e,
     })?;
-    let actual = weights_checksum(bytes);
+    let actual = Checksum::of(bytes);
     if recorded != actual {
         return Err(NetError::Weights {
             path: path.into(),
@@ -414,11 +408,8 @@ pub fn save_weights<M: Module>(module: &M, path: &Path) -> Result<(), NetError> 
     // The checksum goes first: a crash between the two writes leaves a mismatch that is
     // reported, never new weights that pass for the old ones.
     let sidecar = checksum_path(path);
-    write_atomic(
-        &sidecar,
-        format!("{}\n", weights_checksum(&bytes)).as_bytes(),
-    )
-    .map_err(NetError::Write)?;
+    write_atomic(&sidecar, format!("{}\n", Checksum::of(&bytes)).as_bytes())
+        .map_err(NetError::Write)?;
     write_atomic(path, &bytes).map_err(NetError::Write)
 }
 

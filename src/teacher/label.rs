@@ -1105,7 +1105,7 @@ pub fn command_files(command: &str) -> BTreeMap<String, crate::util::checksum::C
         {
             out.insert(
                 path.display().to_string(),
-                crate::net::model::weights_checksum(&bytes),
+                crate::util::checksum::Checksum::of(&bytes),
             );
         }
     };

@@ -45,14 +45,6 @@ pub(super) fn read_curve_csv(spec: &str) -> anyhow::Result<PlotCurve> {
 /// default title.
 pub(super) fn write_png(args: &EvalArgs, curves: &[PlotCurve], what: &str) -> anyhow::Result<()> {
     if let Some(path) = &args.png {
-        // Drawn to a private temporary file first, then written by the output rule (which
-        // may stream it into a pipe). The extension picks the format.
-        let ext = if crate::report::plot::is_svg(path) {
-            "svg"
-        } else {
-            "png"
-        };
-        let tmp = std::env::temp_dir().join(format!("akushu-eval-{}.{ext}", std::process::id()));
         let title = args
             .title
             .clone()
@@ -61,15 +53,35 @@ pub(super) fn write_png(args: &EvalArgs, curves: &[PlotCurve], what: &str) -> an
             x: args.x_range.unwrap_or((0, 80)),
             y_max: args.y_max.unwrap_or(1.0),
         };
-        let drawn = plot_curves(&tmp, curves, &title, args.chart_size, view)
-            .and_then(|_| Ok(std::fs::read(&tmp)?));
-        let _ = std::fs::remove_file(&tmp);
-        let bytes = drawn?;
-        write_file(path, chart_kind(path), args.force, &args.inputs(), |w| {
-            w.write_all(&bytes)
+        write_chart(args, path, &args.inputs(), |tmp| {
+            plot_curves(tmp, curves, &title, args.chart_size, view)
         })?;
         crate::outln!("wrote {} ({} curves)", path.display(), curves.len());
     }
+    Ok(())
+}
+
+/// Writes the chart `draw` draws to `path` under the output rule (which may stream it into
+/// a pipe): drawn first to a private temporary file whose extension, `path`'s, picks the
+/// format (PNG or SVG).
+pub(super) fn write_chart(
+    args: &EvalArgs,
+    path: &Path,
+    inputs: &[PathBuf],
+    draw: impl FnOnce(&Path) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let ext = if crate::report::plot::is_svg(path) {
+        "svg"
+    } else {
+        "png"
+    };
+    let tmp = std::env::temp_dir().join(format!("akushu-chart-{}.{ext}", std::process::id()));
+    let drawn = draw(&tmp).and_then(|_| Ok(std::fs::read(&tmp)?));
+    let _ = std::fs::remove_file(&tmp);
+    let bytes = drawn?;
+    write_file(path, chart_kind(path), args.force, inputs, |w| {
+        w.write_all(&bytes)
+    })?;
     Ok(())
 }
 

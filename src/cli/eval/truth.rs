@@ -269,20 +269,7 @@ fn draw(
                 Series::new(String::new(), SeriesStyle::Dashed, points(&l.paper)).colour(colour),
             );
     }
-    let ext = if crate::report::plot::is_svg(path) {
-        "svg"
-    } else {
-        "png"
-    };
-    let tmp = std::env::temp_dir().join(format!("akushu-truth-{}.{ext}", std::process::id()));
-    let drawn = render_chart(&chart, &tmp)
-        .map_err(anyhow::Error::from)
-        .and_then(|_| Ok(std::fs::read(&tmp)?));
-    let _ = std::fs::remove_file(&tmp);
-    let bytes = drawn?;
-    write_file(path, super::chart_kind(path), args.force, inputs, |w| {
-        w.write_all(&bytes)
-    })?;
+    super::write_chart(args, path, inputs, |tmp| Ok(render_chart(&chart, tmp)?))?;
     crate::outln!("wrote {}", path.display());
     Ok(())
 }
