@@ -38,24 +38,35 @@ pub const SELFPLAY_MAX_MOVES: u32 = 243;
 /// of 9x9 Go rarely reach either cap; one that does is counted as it stands.
 pub const MATCH_MAX_MOVES: u32 = 300;
 
-/// How every game of a run is played. Serialised as self-play's `[rules]` table (the clock is
-/// a match's, written in `match.toml` as its [`super::runner::TimeSpec`], never here).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// How every game of a run is played: self-play's job config, read by `akushu selfplay`'s
+/// flags (flattened into them) and by a loop's `[selfplay]` keys (beside its `games` and
+/// `jobs`). Serialised as self-play's `[rules]` table (the clock is a match's, written in
+/// `match.toml` as its [`super::runner::TimeSpec`], never here). The doc lines are the
+/// flags' help.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(deny_unknown_fields, default)]
 pub struct GameRules {
-    /// Komi given to white (area scoring).
+    /// Komi for white (-10000 to 10000; area scoring).
+    #[arg(long, default_value_t = GameRules::default().komi, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
     pub komi: f32,
-    /// The game stops after this many moves (passes included) and is counted as it stands.
+    /// Move cap (1 to 10,000; passes included); a capped game is counted as it stands,
+    /// without ownership.
+    #[arg(long, default_value_t = SELFPLAY_MAX_MOVES)]
     pub max_moves: u32,
-    /// Opening moves drawn uniformly from the candidate moves (no search, no record).
+    /// Opening moves drawn uniformly from the candidate moves, not recorded (0 to 81).
+    #[arg(long, default_value_t = GameRules::default().random_moves)]
     pub random_moves: u32,
-    /// Temperature of the visit-proportional draw (0 = always the player's own choice).
+    /// Temperature of the visit-proportional draw for the first --temperature-moves searched
+    /// moves (0 = always the most visited move; at most 100).
+    #[arg(long, default_value_t = GameRules::default().temperature)]
     pub temperature: f64,
-    /// Moves after the random opening that are drawn with `temperature`.
+    /// Searched moves drawn with --temperature (after the random opening).
+    #[arg(long, default_value_t = GameRules::default().temperature_moves)]
     pub temperature_moves: u32,
     /// The clock both sides play under, if any: the runner keeps both clocks, tells each
     /// player its time before every move, and a player whose flag falls loses.
     #[serde(skip)]
+    #[arg(skip)]
     pub clock: Option<MatchClock>,
 }
 

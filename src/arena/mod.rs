@@ -30,6 +30,7 @@ pub mod folder;
 pub mod game;
 pub mod gtp;
 pub mod identity;
+pub mod match_rules;
 pub mod openings;
 pub mod outcome;
 pub mod outside;

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::arena::sprt::Sprt;
-use crate::arena::{self, GtpTimeouts, MatchConfig, Shard, TimeSpec};
+use crate::arena::match_rules::MatchRules;
+use crate::arena::{self, MatchConfig, Shard, TimeSpec};
 
 /// `akushu match --black SPEC --white SPEC --games N --out DIR` or `akushu match merge`.
 #[derive(Debug, Args)]
@@ -133,27 +133,9 @@ pub struct MatchArgs {
     /// Results folder; rerunning with the same folder resumes.
     #[arg(long, required = true)]
     pub out: Option<PathBuf>,
-    /// Komi for white (-10000 to 10000).
-    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
-    pub komi: f32,
-    /// Alternate colours between games (default: fixed colours, the paper's setup).
-    #[arg(long)]
-    pub alternate: bool,
-    /// Move cap, 1 to 100,000; a game reaching it is counted as it stands.
-    #[arg(long, default_value_t = crate::arena::game::MATCH_MAX_MOVES, value_parser = max_moves_arg)]
-    pub max_moves: u32,
-    /// Seconds a GTP engine may take for one genmove before it loses the game (above 0, at
-    /// most 1e6).
-    #[arg(long, default_value_t = 60.0, value_parser = crate::util::num::seconds_arg)]
-    pub genmove_timeout: f64,
-    /// Seconds for every other GTP command (above 0, at most 1e6).
-    #[arg(long, default_value_t = 10.0, value_parser = crate::util::num::seconds_arg)]
-    pub command_timeout: f64,
-    /// Both players get S seconds a move (Canadian overtime, one stone per S seconds, no
-    /// main time): the way to compare engines at equal time. The referee keeps the clocks;
-    /// a player that overruns loses on time.
-    #[arg(long, value_name = "S", value_parser = crate::util::num::seconds_arg, conflicts_with = "time")]
-    pub time_per_move: Option<f64>,
+    /// How each game is played.
+    #[command(flatten)]
+    pub rules: MatchRules,
     /// A clock in kgs-time_settings words: `absolute 300`, `byoyomi 60 5 3`,
     /// `canadian 120 30 10`.
     #[arg(long, value_name = "SYSTEM")]
@@ -166,12 +148,6 @@ pub struct MatchArgs {
     /// Play only share i of n (0-based): games g with (g-1) % n == i.
     #[arg(long)]
     pub shard: Option<Shard>,
-    /// Stop as soon as a sequential probability ratio test on A's results decides
-    /// (`elo0=0,elo1=35,alpha=0.05,beta=0.05`; alpha and beta default to 0.05): H1 "A is
-    /// better than elo0" against H0 "A is not elo1 better". `--games` is then the most played;
-    /// the summary records the LLR, the bounds and the decision.
-    #[arg(long, value_name = "elo0=E0,elo1=E1[,alpha=A,beta=B]", value_parser = sprt_arg)]
-    pub sprt: Option<Sprt>,
     /// Start the games from an opening suite: an SGF file, a folder of SGF files or an
     /// `.sgfs` file, each record's main line one opening (moves only, checked legal). Game g
     /// plays opening g (with --pairs: pair k plays opening k), cycling through the suite.
@@ -197,17 +173,6 @@ pub struct MatchArgs {
     pub quiet: bool,
 }
 
-/// clap parser for `--sprt`.
-fn sprt_arg(text: &str) -> Result<Sprt, String> {
-    Sprt::parse(text).map_err(|e| format!("{e:#}"))
-}
-
-/// clap parser for `--games`.
-/// The range `MatchConfig::validate` accepts, said when the flag is parsed.
-fn max_moves_arg(text: &str) -> Result<u32, String> {
-    crate::util::num::parse_in("max-moves", text, 1, 100_000)
-}
-
 fn count_arg(text: &str) -> Result<usize, String> {
     // A suite of no openings is no suite: `match --openings` refuses one.
     crate::util::num::parse_in("count", text, 1, 1_000_000)
@@ -217,6 +182,7 @@ fn visits_arg(text: &str) -> Result<u32, String> {
     crate::util::num::parse_in("visits", text, 1, u32::MAX)
 }
 
+/// clap parser for `--games`.
 fn games_arg(text: &str) -> Result<u32, String> {
     // A match of no games would write a folder and a summary of nothing.
     crate::util::num::parse_in("games", text, 1, crate::arena::runner::MAX_GAMES)
@@ -228,37 +194,29 @@ impl MatchArgs {
         let openings = match &self.openings {
             Some(path) => {
                 let suite = crate::arena::openings::Suite::read(path)?;
-                suite.check_move_cap(self.max_moves)?;
+                suite.check_move_cap(self.rules.max_moves)?;
                 Some(suite.spec(path))
             }
             None => None,
         };
-        Ok(MatchConfig {
-            black: self.black.clone().unwrap_or_default(),
-            white: self.white.clone().unwrap_or_default(),
-            games: self.games,
-            seed: self.seed,
-            komi: self.komi,
-            alternate: self.alternate,
-            max_moves: self.max_moves,
-            timeouts: GtpTimeouts {
-                genmove_s: self.genmove_timeout,
-                command_s: self.command_timeout,
-            },
-            jobs: self.jobs,
-            shard: self.shard,
-            time: self
-                .time_per_move
-                .map(TimeSpec::per_move)
-                .or(self.time.clone().map(TimeSpec::with_default_grace))
-                .map(|t| TimeSpec {
-                    grace: self.time_grace.unwrap_or(t.grace),
-                    ..t
-                }),
-            sprt: self.sprt,
-            openings,
-            pairs: self.pairs,
-        })
+        let mut config = self.rules.config(
+            self.black.clone().unwrap_or_default(),
+            self.white.clone().unwrap_or_default(),
+            self.games,
+            self.seed,
+            self.jobs,
+        );
+        config.time = config
+            .time
+            .or(self.time.clone().map(TimeSpec::with_default_grace))
+            .map(|t| TimeSpec {
+                grace: self.time_grace.unwrap_or(t.grace),
+                ..t
+            });
+        config.shard = self.shard;
+        config.openings = openings;
+        config.pairs = self.pairs;
+        Ok(config)
     }
 }
 

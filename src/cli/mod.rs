@@ -334,10 +334,10 @@ mod tests {
                 "self-play rules",
                 crate::arena::selfplay::GameRules::default().max_moves,
             ),
-            ("selfplay --max-moves", selfplay.max_moves),
+            ("selfplay --max-moves", selfplay.rules.max_moves),
             (
                 "loop [selfplay]",
-                crate::selfplay_loop::SelfplaySection::default().max_moves,
+                crate::selfplay_loop::SelfplaySection::default().rules.max_moves,
             ),
             (
                 "loop [gate]",
@@ -350,10 +350,10 @@ mod tests {
                 "match config",
                 crate::arena::runner::MatchConfig::default().max_moves,
             ),
-            ("match --max-moves", matched.run.max_moves),
+            ("match --max-moves", matched.run.rules.max_moves),
             (
                 "experiment [match]",
-                crate::arena::experiment::Settings::default().max_moves,
+                crate::arena::experiment::Settings::default().rules.max_moves,
             ),
         ];
         for (what, cap) in selfplay_caps {
@@ -406,7 +406,7 @@ mod tests {
                 "experiments/loops/quick.toml",
             ))
             .unwrap();
-            looped.selfplay.komi = komi;
+            looped.selfplay.rules.komi = komi;
             fn text<T>(r: anyhow::Result<T>) -> Result<(), String> {
                 r.map(|_| ()).map_err(|e| format!("{e:#}"))
             }

@@ -23,22 +23,9 @@ pub struct SelfplayArgs {
     /// Output folder; rerunning with the same folder resumes.
     #[arg(long)]
     pub out: PathBuf,
-    /// Komi for white (-10000 to 10000).
-    #[arg(long, default_value_t = 6.5, allow_hyphen_values = true, value_parser = crate::rules::komi_arg)]
-    pub komi: f32,
-    /// Move cap (1 to 10,000); a capped game is counted as it stands, without ownership.
-    #[arg(long, default_value_t = crate::arena::game::SELFPLAY_MAX_MOVES)]
-    pub max_moves: u32,
-    /// Opening moves drawn uniformly from the candidate moves, not recorded (0 to 81).
-    #[arg(long, default_value_t = 0)]
-    pub random_moves: u32,
-    /// Temperature of the visit-proportional draw for the first --temperature-moves searched
-    /// moves (0 = always the most visited move; at most 100).
-    #[arg(long, default_value_t = 1.0)]
-    pub temperature: f64,
-    /// Searched moves drawn with --temperature (after the random opening).
-    #[arg(long, default_value_t = 8)]
-    pub temperature_moves: u32,
+    /// How each game is played.
+    #[command(flatten)]
+    pub rules: GameRules,
     /// Games played at once (default: all cores). Results do not depend on it.
     #[arg(long, default_value_t = super::experiment::default_jobs(), value_parser = crate::util::num::jobs_arg)]
     pub jobs: usize,
@@ -70,14 +57,7 @@ impl SelfplayArgs {
             engines: self.engines.clone(),
             games: self.games,
             seed: self.seed,
-            rules: GameRules {
-                komi: self.komi,
-                max_moves: self.max_moves,
-                random_moves: self.random_moves,
-                temperature: self.temperature,
-                temperature_moves: self.temperature_moves,
-                clock: None,
-            },
+            rules: self.rules,
             jobs: self.jobs,
             shard: self.shard,
         }

@@ -450,10 +450,10 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
                 let _ = writeln!(
                     out,
                     "komi {}, {} colours, seed {}, move cap {}.\n",
-                    s.komi,
-                    if s.alternate { "alternating" } else { "fixed" },
+                    s.rules.komi,
+                    if s.rules.alternate { "alternating" } else { "fixed" },
                     s.seed,
-                    s.max_moves
+                    s.rules.max_moves
                 );
                 if arms.is_empty() {
                     let _ = writeln!(

@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::arena::runner::{MatchConfig, TimeSpec, a_score, run_match};
+use crate::arena::match_rules::MatchRules;
+use crate::arena::runner::{MatchConfig, a_score, run_match};
 use crate::arena::selfplay::GameRules;
 use crate::arena::selfplay_run::{
     SelfplayConfig, SelfplayDatasetConfig, build_dataset, run_selfplay,
@@ -83,45 +84,50 @@ fn default_seed() -> u64 {
     1
 }
 
-/// `[selfplay]`: games per generation and how they are played.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+/// `[selfplay]`: games per generation and how they are played: `games` and `jobs` beside
+/// the keys of self-play's own config, [`GameRules`], with its defaults.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SelfplaySection {
     pub games: u32,
     pub jobs: usize,
-    /// The keys of [`GameRules`], with its defaults.
-    pub komi: f32,
-    pub max_moves: u32,
-    pub random_moves: u32,
-    pub temperature: f64,
-    pub temperature_moves: u32,
+    #[serde(flatten)]
+    pub rules: GameRules,
+}
+
+/// The keys `[selfplay]` adds to self-play's rules, with the section's defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct SelfplayPlan {
+    games: u32,
+    jobs: usize,
+}
+
+impl Default for SelfplayPlan {
+    fn default() -> Self {
+        SelfplayPlan { games: 200, jobs: 2 }
+    }
 }
 
 impl Default for SelfplaySection {
     fn default() -> Self {
-        let r = GameRules::default();
+        let plan = SelfplayPlan::default();
         SelfplaySection {
-            games: 200,
-            jobs: 2,
-            komi: r.komi,
-            max_moves: r.max_moves,
-            random_moves: r.random_moves,
-            temperature: r.temperature,
-            temperature_moves: r.temperature_moves,
+            games: plan.games,
+            jobs: plan.jobs,
+            rules: GameRules::default(),
         }
     }
 }
 
-impl SelfplaySection {
-    fn rules(&self) -> GameRules {
-        GameRules {
-            komi: self.komi,
-            max_moves: self.max_moves,
-            random_moves: self.random_moves,
-            temperature: self.temperature,
-            temperature_moves: self.temperature_moves,
-            clock: None,
-        }
+impl<'de> Deserialize<'de> for SelfplaySection {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (plan, rules): (SelfplayPlan, GameRules) =
+            crate::util::section::deserialize_split(deserializer, "the [selfplay] table")?;
+        Ok(SelfplaySection {
+            games: plan.games,
+            jobs: plan.jobs,
+            rules,
+        })
     }
 }
 
@@ -202,125 +208,35 @@ impl Default for TrainSection {
     }
 }
 
-// `[train]` is read by hand rather than through `#[serde(flatten)]`, which would buffer the
-// table and report a bad value at the `[train]` line without naming its key: here `device`
-// and `threads` are taken out as they come and every other key goes, one at a time, to
-// `TrainOverrides`'s derived reader (which refuses unknown keys), so an error points at its
-// key's line as everywhere else in the file.
+// `[train]` is read by `util::section` rather than `#[serde(flatten)]` (which would let a
+// misspelt key pass and report a bad value without its key): `device` and `threads` are set
+// aside and every other key goes to `TrainOverrides`'s strict reader at its line.
 impl<'de> Deserialize<'de> for TrainSection {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(SectionVisitor)
-    }
-}
-
-struct SectionVisitor;
-
-impl<'de> serde::de::Visitor<'de> for SectionVisitor {
-    type Value = TrainSection;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("the [train] table")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<TrainSection, A::Error> {
-        let mut keys = RunKeys {
-            map,
-            device: None,
-            threads: None,
-        };
-        let options =
-            TrainOverrides::deserialize(serde::de::value::MapAccessDeserializer::new(&mut keys))?;
-        let defaults = TrainSection::default();
+        let (run, options): (TrainPlace, TrainOverrides) =
+            crate::util::section::deserialize_split(deserializer, "the [train] table")?;
         Ok(TrainSection {
             options,
-            device: keys.device.unwrap_or(defaults.device),
-            threads: keys.threads.unwrap_or(defaults.threads),
+            device: run.device,
+            threads: run.threads,
         })
     }
 }
 
-/// The `[train]` table as `TrainOverrides` sees it: its keys less `device` and `threads`,
-/// which are read into the fields here on the way.
-struct RunKeys<A> {
-    map: A,
-    device: Option<String>,
-    threads: Option<usize>,
+/// The two keys of `[train]` that say where the training runs, with the section's defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct TrainPlace {
+    device: String,
+    threads: usize,
 }
 
-/// A key of `[train]`: a training option's (deserialized by its reader's seed), or one of
-/// the two that say where the training runs.
-enum Key<T> {
-    Option(T),
-    Device,
-    Threads,
-}
-
-impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for RunKeys<A> {
-    type Error = A::Error;
-
-    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
-        // The seed is used by the first option key only; `device` and `threads` leave it.
-        let mut seed = Some(seed);
-        loop {
-            match self.map.next_key_seed(KeySeed(&mut seed))? {
-                None => return Ok(None),
-                Some(Key::Option(key)) => return Ok(Some(key)),
-                Some(Key::Device) => self.device = Some(self.map.next_value()?),
-                Some(Key::Threads) => self.threads = Some(self.map.next_value()?),
-            }
-        }
-    }
-
-    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: V,
-    ) -> Result<V::Value, A::Error> {
-        self.map.next_value_seed(seed)
-    }
-}
-
-/// Every key of `[train]`: the options' and the two of where it runs.
-fn section_keys() -> &'static [&'static str] {
-    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    KEYS.get_or_init(|| {
-        let options = TrainOverrides::fields().into_iter().map(|f| &*f.leak());
-        options.chain(["device", "threads"]).collect()
-    })
-}
-
-/// Reads one key: `device`, `threads`, or an option key handed to the option reader's seed
-/// inside the TOML key's own deserializer (so an unknown key is reported at its line).
-struct KeySeed<'a, K>(&'a mut Option<K>);
-
-impl<'de, K: serde::de::DeserializeSeed<'de>> serde::de::DeserializeSeed<'de> for KeySeed<'_, K> {
-    type Value = Key<K::Value>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_identifier(self)
-    }
-}
-
-impl<'de, K: serde::de::DeserializeSeed<'de>> serde::de::Visitor<'de> for KeySeed<'_, K> {
-    type Value = Key<K::Value>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a key of [train]")
-    }
-
-    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        use serde::de::IntoDeserializer;
-        match key {
-            "device" => Ok(Key::Device),
-            "threads" => Ok(Key::Threads),
-            // Refused here, not by the option reader, so the error lists every key.
-            _ if !section_keys().contains(&key) => Err(E::unknown_field(key, section_keys())),
-            _ => {
-                let seed = self.0.take().expect("one option key per seed");
-                seed.deserialize(key.into_deserializer()).map(Key::Option)
-            }
+impl Default for TrainPlace {
+    fn default() -> Self {
+        let d = TrainSection::default();
+        TrainPlace {
+            device: d.device,
+            threads: d.threads,
         }
     }
 }
@@ -582,31 +498,30 @@ impl LoopConfig {
             engines: vec![LoopConfig::spec(&self.engine, best)],
             games: self.selfplay.games,
             seed: self.seed_for(g, 1),
-            rules: self.selfplay.rules(),
+            rules: self.selfplay.rules,
             jobs: self.selfplay.jobs,
             shard: None,
         }
     }
 
     fn gate_config(&self, g: u32, candidate: &Path, best: &Path) -> anyhow::Result<MatchConfig> {
-        Ok(MatchConfig {
-            black: LoopConfig::spec(&self.gate_engine, candidate),
-            white: LoopConfig::spec(&self.gate_engine, best),
-            games: self.gate.games,
-            seed: self.seed_for(g, 4),
-            komi: self.selfplay.komi,
+        // A match's rules, filled from `[gate]` and self-play's komi; colours alternate, so
+        // neither network keeps the first move.
+        let rules = MatchRules {
+            komi: self.selfplay.rules.komi,
             alternate: true,
             max_moves: self.gate.max_moves,
-            jobs: self.gate.jobs,
-            time: (self.gate.time_per_move > 0.0)
-                .then(|| TimeSpec::per_move(self.gate.time_per_move)),
-            sprt: self
-                .gate
-                .sprt
-                .as_ref()
-                .map(crate::arena::sprt::SprtText::test),
-            ..MatchConfig::default()
-        })
+            time_per_move: (self.gate.time_per_move > 0.0).then_some(self.gate.time_per_move),
+            sprt: self.gate.sprt.clone(),
+            ..MatchRules::default()
+        };
+        Ok(rules.config(
+            LoopConfig::spec(&self.gate_engine, candidate),
+            LoopConfig::spec(&self.gate_engine, best),
+            self.gate.games,
+            self.seed_for(g, 4),
+            self.gate.jobs,
+        ))
     }
 }
 

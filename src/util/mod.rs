@@ -12,6 +12,7 @@ pub mod output;
 pub mod pack;
 pub mod progress;
 pub mod rng;
+pub mod section;
 pub mod stats;
 pub mod stdout;
 pub mod text;

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::player::GtpTimeouts;
-use super::runner::{MatchConfig, TimeSpec, run_match};
+use super::match_rules::MatchRules;
+use super::runner::{MatchConfig, run_match};
 use super::summary::MatchSummary;
 
 mod curve;
@@ -38,55 +38,58 @@ pub enum Kind {
     Curve,
 }
 
-/// Match settings shared by all arms.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+/// Match settings shared by all arms (`[match]`): how many games each arm plays and its
+/// seed, beside the keys of a match's own rules ([`MatchRules`], with its defaults).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Settings {
     /// Games per arm.
     pub games: u32,
-    /// Komi for white.
-    pub komi: f32,
     /// Match seed (each arm uses the same seed: arms differ only in the players).
     pub seed: u64,
-    /// Alternate colours (the paper's self-play setup keeps them fixed).
-    pub alternate: bool,
-    /// Move cap per game.
-    pub max_moves: u32,
-    /// Seconds a GTP engine may think per move.
-    pub genmove_timeout_s: f64,
-    /// Seconds for other GTP commands.
-    pub command_timeout_s: f64,
-    /// Seconds a move for both players under a referee's clock (as `match
-    /// --time-per-move`): arms compared at equal time. None: each spec's own budget.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time_per_move_s: Option<f64>,
-    /// Stop each arm once a sequential test on A's results decides (as `match --sprt`:
-    /// `"elo0=0,elo1=35"`); `games` is then the most an arm plays.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sprt: Option<super::sprt::SprtText>,
+    /// Komi, colours, move cap, timeouts, the clock both sides play under (as `match
+    /// --time-per-move`: arms compared at equal time) and the sequential test that stops
+    /// each arm (`games` is then the most an arm plays).
+    #[serde(flatten)]
+    pub rules: MatchRules,
 }
 
-impl Settings {
-    /// The match clock these settings ask for.
-    fn time(&self) -> Option<TimeSpec> {
-        self.time_per_move_s.map(TimeSpec::per_move)
+/// The keys `[match]` adds to a match's rules, with their defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct MatchPlan {
+    games: u32,
+    seed: u64,
+}
+
+impl Default for MatchPlan {
+    fn default() -> Self {
+        MatchPlan {
+            games: 200,
+            seed: 1,
+        }
     }
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        let m = MatchConfig::default();
+        let plan = MatchPlan::default();
         Settings {
-            games: 200,
-            komi: m.komi,
-            seed: 1,
-            alternate: false,
-            max_moves: m.max_moves,
-            genmove_timeout_s: m.timeouts.genmove_s,
-            command_timeout_s: m.timeouts.command_s,
-            time_per_move_s: None,
-            sprt: None,
+            games: plan.games,
+            seed: plan.seed,
+            rules: MatchRules::default(),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Settings {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (plan, rules): (MatchPlan, MatchRules) =
+            crate::util::section::deserialize_split(deserializer, "the [match] table")?;
+        Ok(Settings {
+            games: plan.games,
+            seed: plan.seed,
+            rules,
+        })
     }
 }
 
@@ -330,17 +333,10 @@ pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
             }
         }
     }
+    // The rules checked on a one-game match (each arm's game count is checked with the arms).
     let s = &file.settings;
-    MatchConfig {
-        komi: s.komi,
-        max_moves: s.max_moves,
-        timeouts: GtpTimeouts {
-            genmove_s: s.genmove_timeout_s,
-            command_s: s.command_timeout_s,
-        },
-        time: s.time(),
-        ..MatchConfig::default()
-    }
+    s.rules
+        .config("random".into(), "random".into(), 1, s.seed, 1)
     .validate()
     .with_context(|| format!("{name}: [match]"))?;
     Ok(file)
@@ -473,7 +469,12 @@ impl ExperimentFile {
         } else {
             s.games
         };
-        let sprt = s.sprt.as_ref().map(super::sprt::SprtText::test);
+        let sprt = s.rules.sprt.as_ref().map(super::sprt::SprtText::test);
+        let seed = if quick {
+            self.quick.seed.unwrap_or(s.seed)
+        } else {
+            s.seed
+        };
         let mut arms = Vec::new();
         for spec in specs {
             let mut v = vars.clone();
@@ -496,26 +497,7 @@ impl ExperimentFile {
                 same_games_as: spec.same_games_as.clone().filter(|_| !quick),
                 config: MatchConfig {
                     sprt,
-                    black,
-                    white,
-                    games,
-                    seed: if quick {
-                        self.quick.seed.unwrap_or(s.seed)
-                    } else {
-                        s.seed
-                    },
-                    komi: s.komi,
-                    alternate: s.alternate,
-                    max_moves: s.max_moves,
-                    timeouts: GtpTimeouts {
-                        genmove_s: s.genmove_timeout_s,
-                        command_s: s.command_timeout_s,
-                    },
-                    jobs: 1,
-                    shard: None,
-                    time: s.time(),
-                    openings: None,
-                    pairs: false,
+                    ..s.rules.config(black, white, games, seed, 1)
                 },
             });
         }

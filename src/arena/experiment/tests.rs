@@ -269,7 +269,7 @@ fn an_arm_whose_sequential_test_has_decided_has_nothing_left_to_play() {
     let root = std::env::temp_dir().join(format!("akushu-experiment-sprt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let mut f: ExperimentFile = toml::from_str(FILE).unwrap();
-    f.settings.sprt = Some("elo0=-35,elo1=35".parse().unwrap());
+    f.settings.rules.sprt = Some("elo0=-35,elo1=35".parse().unwrap());
     f.vars
         .insert("prune".into(), toml::Value::String("nn:{x}@0".into()));
     let out = root.join("out");
