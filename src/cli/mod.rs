@@ -337,7 +337,9 @@ mod tests {
             ("selfplay --max-moves", selfplay.rules.max_moves),
             (
                 "loop [selfplay]",
-                crate::selfplay_loop::SelfplaySection::default().rules.max_moves,
+                crate::selfplay_loop::SelfplaySection::default()
+                    .rules
+                    .max_moves,
             ),
             (
                 "loop [gate]",
@@ -353,7 +355,9 @@ mod tests {
             ("match --max-moves", matched.run.rules.max_moves),
             (
                 "experiment [match]",
-                crate::arena::experiment::Settings::default().rules.max_moves,
+                crate::arena::experiment::Settings::default()
+                    .rules
+                    .max_moves,
             ),
         ];
         for (what, cap) in selfplay_caps {

@@ -451,7 +451,11 @@ pub fn render(info: &ReportInfo, results: &[ExperimentResult], plots: &[PlotFile
                     out,
                     "komi {}, {} colours, seed {}, move cap {}.\n",
                     s.rules.komi,
-                    if s.rules.alternate { "alternating" } else { "fixed" },
+                    if s.rules.alternate {
+                        "alternating"
+                    } else {
+                        "fixed"
+                    },
                     s.seed,
                     s.rules.max_moves
                 );

@@ -104,7 +104,10 @@ struct SelfplayPlan {
 
 impl Default for SelfplayPlan {
     fn default() -> Self {
-        SelfplayPlan { games: 200, jobs: 2 }
+        SelfplayPlan {
+            games: 200,
+            jobs: 2,
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! records are written in order). Where that run breaks (a pass left out, a game cut) the
 //! history starts again at the record itself; [`Histories::restarts`] counts them.
 
-use serde_json::{Value, json};
+use crate::gtp::json_analysis::protocol::{PlacedMove, Query};
 
 use crate::dataset::{MappedSplit, Position};
 use crate::rules::{Board, Color, Move, NN};
@@ -71,37 +71,36 @@ impl Histories {
     }
 
     /// The `initialStones`, `initialPlayer` and `moves` of record `i`'s position, plus
-    /// `extra` played after it (a child position), as fields of a query.
-    pub fn query_fields(&self, i: usize, extra: Option<Move>) -> serde_json::Map<String, Value> {
+    /// `extra` played after it (a child position), as the fields of `base` (a query) they
+    /// replace.
+    pub fn query(&self, i: usize, extra: Option<Move>, base: &Query) -> Query {
         let s = self.start[i] as usize;
         let cells = &self.stones[&(s as u32)];
-        let initial: Vec<Value> = cells
+        let initial: Vec<PlacedMove> = cells
             .iter()
             .enumerate()
             .filter(|(_, c)| **c != 0)
-            .map(|(p, &c)| json!([color_letter(c), gtp_of(p as u8)]))
+            .map(|(p, &c)| placed(c, gtp_of(p as u8)))
             .collect();
-        let mut moves: Vec<Value> = Vec::new();
+        let mut moves: Vec<PlacedMove> = Vec::new();
         for j in s..i {
             let st = self.steps[j];
-            moves.push(json!([color_letter(st.to_move), gtp_of(st.played)]));
+            moves.push(placed(st.to_move, gtp_of(st.played)));
             let mut c = 3 - st.to_move;
             for _ in 0..self.steps[j + 1].passes_before {
-                moves.push(json!([color_letter(c), "pass"]));
+                moves.push(placed(c, "pass".into()));
                 c = 3 - c;
             }
         }
         if let Some(m) = extra {
-            moves.push(json!([color_letter(self.steps[i].to_move), m.to_gtp()]));
+            moves.push(placed(self.steps[i].to_move, m.to_gtp()));
         }
-        let mut f = serde_json::Map::new();
-        f.insert("initialStones".into(), Value::Array(initial));
-        f.insert(
-            "initialPlayer".into(),
-            json!(color_letter(self.steps[s].to_move)),
-        );
-        f.insert("moves".into(), Value::Array(moves));
-        f
+        Query {
+            initial_stones: initial.into(),
+            initial_player: color_letter(self.steps[s].to_move).to_string().into(),
+            moves: moves.into(),
+            ..base.clone()
+        }
     }
 
     /// The side to move at record `i` (1 black, 2 white).
@@ -132,6 +131,11 @@ fn leads_to(prev: &Position, next: &Position) -> Option<u8> {
     let m = Move::from_index(prev.played as usize).ok()?;
     (board.play_move(prev.color(), m).is_ok() && board.cells() == &next.cells)
         .then_some(passes as u8)
+}
+
+/// A stone or move of a query: the colour's letter and the point.
+fn placed(c: u8, point: String) -> PlacedMove {
+    [color_letter(c).to_string(), point]
 }
 
 fn color_letter(c: u8) -> &'static str {

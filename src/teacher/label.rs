@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::client::{Teacher, shorten};
 use super::history::Histories;
@@ -38,7 +38,8 @@ use crate::dataset::record::{
     MoveValues, NO_SCORE, NO_SHARE, OWNERSHIP_SCALE, score_to_i16, share_to_u16,
 };
 use crate::dataset::{Split, TeacherInfo, TeacherLabel};
-use crate::rules::{Move, NN};
+use crate::gtp::json_analysis::protocol::{Answer, Field, OverrideSettings, Query, RootInfo};
+use crate::rules::{Move, N, NN};
 
 /// Positions per chunk: the unit of the checkpoint and of sharding.
 pub const CHUNK: u32 = 512;
@@ -608,7 +609,7 @@ struct Labeller<'a> {
     teacher: &'a mut Teacher,
     options: &'a LabelOptions,
     /// The fixed fields of every query.
-    base: serde_json::Map<String, Value>,
+    base: Query,
     in_flight: HashMap<String, Asked>,
     backlog: VecDeque<Asked>,
     open: BTreeMap<u32, Open>,
@@ -622,17 +623,19 @@ impl<'a> Labeller<'a> {
         options: &'a LabelOptions,
     ) -> Self {
         let t = &config.teacher;
-        let mut base = serde_json::Map::new();
-        base.insert("rules".into(), json!(t.rules));
-        base.insert("boardXSize".into(), json!(9));
-        base.insert("boardYSize".into(), json!(9));
-        base.insert("maxVisits".into(), json!(t.visits));
-        base.insert("includePolicy".into(), json!(true));
-        base.insert("includeOwnership".into(), json!(true));
-        base.insert(
-            "overrideSettings".into(),
-            json!({"reportAnalysisWinratesAs": "SIDETOMOVE"}),
-        );
+        let base = Query {
+            rules: t.rules.clone().into(),
+            board_x_size: (N as u32).into(),
+            board_y_size: (N as u32).into(),
+            max_visits: u64::from(t.visits).into(),
+            include_policy: true.into(),
+            include_ownership: true.into(),
+            override_settings: OverrideSettings {
+                report_winrates_as: "SIDETOMOVE".to_string().into(),
+            }
+            .into(),
+            ..Query::default()
+        };
         Labeller {
             config,
             source,
@@ -732,8 +735,6 @@ impl<'a> Labeller<'a> {
         let extra = a
             .slot
             .map(|s| Move::from_index(s as usize).expect("a slot"));
-        let mut q = self.base.clone();
-        q.extend(hist.query_fields(record, extra));
         let komi = match self.config.teacher.komi.as_str() {
             "game" => {
                 let game = split.get(record)?.game as usize;
@@ -746,13 +747,16 @@ impl<'a> Labeller<'a> {
             }
             k => k.parse::<f32>().expect("checked komi"),
         };
-        q.insert("komi".into(), json!(komi));
         let id = match a.slot {
             None => format!("{}:{}", a.chunk, a.offset),
             Some(s) => format!("{}:{}:{s}", a.chunk, a.offset),
         };
-        q.insert("id".into(), json!(id));
-        self.teacher.send(&Value::Object(q))?;
+        let q = Query {
+            id: id.clone().into(),
+            komi: komi.into(),
+            ..hist.query(record, extra, &self.base)
+        };
+        self.teacher.send(&serde_json::to_value(&q)?)?;
         self.in_flight.insert(id, a);
         self.open.get_mut(&a.chunk).expect("open").queries += 1;
         Ok(())
@@ -760,10 +764,12 @@ impl<'a> Labeller<'a> {
 
     /// Takes one answer; returns the chunk it completed, if it did.
     fn take(&mut self, v: Value) -> anyhow::Result<Option<u32>> {
-        let id = v.get("id").and_then(Value::as_str).map(str::to_string);
+        let answer = Answer::read(&v)
+            .map_err(|e| anyhow::anyhow!("teacher `{}` answered {e}", self.teacher.command()))?;
+        let id = answer.id.typed().cloned();
         let asked = id.as_ref().and_then(|i| self.in_flight.get(i).copied());
         let Some(a) = asked else {
-            if v.get("isDuringSearch").and_then(Value::as_bool) == Some(true) {
+            if answer.during_search() {
                 return Ok(None);
             }
             bail!(
@@ -775,9 +781,9 @@ impl<'a> Labeller<'a> {
             );
         };
         let what = self.describe(a);
-        for key in ["error", "warning"] {
-            if let Some(msg) = v.get(key) {
-                let field = v.get("field").and_then(Value::as_str).unwrap_or("");
+        for (key, msg) in [("error", &answer.error), ("warning", &answer.warning)] {
+            if !msg.is_absent() {
+                let field = answer.field.typed().map_or("", String::as_str);
                 bail!(
                     "teacher `{}` answered {what} with the {key} {msg}{}",
                     self.teacher.command(),
@@ -789,7 +795,7 @@ impl<'a> Labeller<'a> {
                 );
             }
         }
-        if v.get("isDuringSearch").and_then(Value::as_bool) == Some(true) {
+        if answer.during_search() {
             return Ok(None);
         }
         self.in_flight.remove(id.as_deref().expect("known id"));
@@ -804,12 +810,13 @@ impl<'a> Labeller<'a> {
         let extra = a
             .slot
             .map(|s| Move::from_index(s as usize).expect("a slot"));
-        let asked_turn = hist.query_fields(record, extra)["moves"]
-            .as_array()
+        let asked_turn = hist
+            .query(record, extra, &Query::default())
+            .moves
+            .typed()
             .map_or(0, Vec::len) as u64;
-        if let Some(turn) = v.get("turnNumber")
-            && turn.as_u64() != Some(asked_turn)
-        {
+        let turn = &answer.turn_number;
+        if !turn.is_absent() && turn.typed() != Some(&asked_turn) {
             return Err(refused(format!(
                 "its turnNumber is {turn}, the position asked is turn {asked_turn} (after \
                  {asked_turn} moves): an answer for another position"
@@ -819,7 +826,8 @@ impl<'a> Labeller<'a> {
             None => Some(split.get(record)?.legal_points()),
             Some(_) => None,
         };
-        let (parsed, renormalised) = parse_answer(&v, to_move, legal.as_ref()).map_err(refused)?;
+        let (parsed, renormalised) =
+            parse_answer(&answer, to_move, legal.as_ref()).map_err(refused)?;
         let per_move = self.config.teacher.per_move;
         let o = self.open.get_mut(&a.chunk).expect("open");
         o.renormalised += u32::from(renormalised);
@@ -955,22 +963,28 @@ impl<'a> Labeller<'a> {
 /// (a stone, the ko point, a suicide) are left out and the rest scaled to sum to 1, as the
 /// networks' softmax masks those points (a teacher's ko and suicide rules may differ).
 fn parse_answer(
-    v: &Value,
+    v: &Answer,
     to_move: u8,
     legal: Option<&[bool; NN]>,
 ) -> Result<(TeacherLabel, bool), String> {
-    let info = v.get("rootInfo").ok_or("no rootInfo")?;
-    let num = |o: &Value, k: &str| -> Result<f64, String> {
-        o.get(k)
-            .and_then(Value::as_f64)
+    // A rootInfo that is no object has none of its numbers.
+    let no_info = RootInfo::default();
+    let info = match &v.root_info {
+        Field::Absent => return Err("no rootInfo".into()),
+        Field::Typed(info) => info,
+        Field::Other(_) => &no_info,
+    };
+    let num = |x: &Field<f64>, k: &str| -> Result<f64, String> {
+        x.typed()
+            .copied()
             .filter(|x| x.is_finite())
             .ok_or_else(|| format!("rootInfo has no finite {k}"))
     };
-    let winrate = num(info, "winrate")?;
+    let winrate = num(&info.winrate, "winrate")?;
     if !(0.0..=1.0).contains(&winrate) {
         return Err(format!("win rate {winrate} is not in 0..1"));
     }
-    let score_lead = num(info, "scoreLead")?;
+    let score_lead = num(&info.score.score_lead, "scoreLead")?;
     // Stored, a larger lead would be clamped into a plausible-looking label.
     if score_lead.abs() > MAX_SCORE_LEAD {
         return Err(format!(
@@ -978,12 +992,10 @@ fn parse_answer(
         ));
     }
     let score_lead = score_lead as f32;
-    let visits = match info.get("visits") {
-        None => 0,
-        Some(v) => v
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| format!("rootInfo's visits {v} is not a count"))?,
+    let visits = match &info.visits {
+        Field::Absent => 0,
+        Field::Typed(n) => *n,
+        other => return Err(format!("rootInfo's visits {other} is not a count")),
     };
     let mut label = TeacherLabel {
         policy: [NO_SHARE; SLOTS],
@@ -996,7 +1008,7 @@ fn parse_answer(
     let Some(legal) = legal else {
         return Ok((label, false));
     };
-    let player = info.get("currentPlayer").and_then(Value::as_str);
+    let player = info.current_player.typed().map(String::as_str);
     let expected = if to_move == 2 { "W" } else { "B" };
     if player.is_some_and(|p| p != expected) {
         return Err(format!(
@@ -1004,7 +1016,7 @@ fn parse_answer(
             player.unwrap_or("?")
         ));
     }
-    let mut policy = numbers(v, "policy", SLOTS)?;
+    let mut policy = numbers(&v.policy, "policy", SLOTS)?;
     if let Some((slot, p)) = policy
         .iter()
         .enumerate()
@@ -1061,7 +1073,7 @@ fn parse_answer(
             NO_SHARE
         };
     }
-    let own = numbers(v, "ownership", NN)?;
+    let own = numbers(&v.ownership, "ownership", NN)?;
     let sign = if to_move == 2 { -1.0 } else { 1.0 };
     for (o, &x) in label.ownership.iter_mut().zip(&own) {
         if !(-1.0..=1.0).contains(&x) {
@@ -1072,25 +1084,31 @@ fn parse_answer(
     Ok((label, renormalised))
 }
 
-/// An array field of `n` finite numbers.
-fn numbers(v: &Value, key: &str, n: usize) -> Result<Vec<f64>, String> {
-    let a = v
-        .get(key)
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("no {key} array"))?;
+/// An array field of `n` finite numbers (`key`: its name); one that holds something
+/// else is named with the first value that is no number.
+fn numbers(field: &Field<Vec<f64>>, key: &str, n: usize) -> Result<Vec<f64>, String> {
+    let a: Vec<f64> = match field {
+        Field::Typed(a) => a.clone(),
+        Field::Other(Value::Array(a)) => {
+            let bad = a.iter().find(|x| !x.is_number()).unwrap_or(&Value::Null);
+            if a.len() == n {
+                return Err(format!("{key} holds {bad}"));
+            }
+            // The length is the first thing wrong, as with an array of numbers.
+            vec![0.0; a.len()]
+        }
+        _ => return Err(format!("no {key} array")),
+    };
     if a.len() != n {
         return Err(format!(
             "a {key} of {} values, where a 9x9 board has {n}: is the teacher on another board size?",
             a.len()
         ));
     }
-    a.iter()
-        .map(|x| {
-            x.as_f64()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| format!("{key} holds {x}"))
-        })
-        .collect()
+    match a.iter().find(|x| !x.is_finite()) {
+        Some(x) => Err(format!("{key} holds {x}")),
+        None => Ok(a),
+    }
 }
 
 /// The checksum of every file `command` names (an argument that is an existing file): the

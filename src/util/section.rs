@@ -10,8 +10,8 @@
 //! the file's own keys are set aside as values and read into their struct after; a key of
 //! neither is refused with the list of both.
 
-use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 use serde::Deserializer;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 
 /// The field names of a struct as its derived `Deserialize` reads them (after `rename`), in
 /// declaration order. Taken from the derive itself, so the list cannot drift from the struct.

@@ -337,8 +337,8 @@ pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentFile> {
     let s = &file.settings;
     s.rules
         .config("random".into(), "random".into(), 1, s.seed, 1)
-    .validate()
-    .with_context(|| format!("{name}: [match]"))?;
+        .validate()
+        .with_context(|| format!("{name}: [match]"))?;
     Ok(file)
 }
 

@@ -31,10 +31,14 @@
 
 use serde_json::{Value, json};
 
+use self::protocol::{Answer, Field, MoveInfo, RootInfo, Score};
+
 use crate::rules::{Board, Color, Game, Move, N};
 use crate::rules::{MAX_KOMI, komi_in_range};
 use crate::search::spec::build_engine;
 use crate::search::{Engine, ScoreEstimate};
+
+pub mod protocol;
 
 /// Simulations per analysed turn when a query gives no `maxVisits`.
 pub const DEFAULT_VISITS: u64 = 2_000;
@@ -420,23 +424,27 @@ impl AnalysisServer {
         }
         let v: Value = match serde_json::from_str(line) {
             Ok(v @ Value::Object(_)) => v,
-            Ok(_) => return vec![json!({"error": "expected a JSON object"}).to_string()],
+            Ok(_) => return vec![refusal(Field::Absent, None, "expected a JSON object")],
             Err(e) => {
-                return vec![json!({"error": format!("could not parse json: {e}")}).to_string()];
+                return vec![refusal(
+                    Field::Absent,
+                    None,
+                    format!("could not parse json: {e}"),
+                )];
             }
         };
-        let id = v.get("id").cloned().unwrap_or(Value::Null);
+        let id = echoed_id(&v);
         // Only a string spelled as KataGo spells it is an action; any other value given as
         // `action` (a number, null, another case) is an unknown action, not a query.
         let action = match v.get("action") {
             None => None,
             Some(Value::String(a)) => Some(a.as_str()),
             Some(other) => {
-                return vec![
-                    json!({"id": id, "field": "action",
-                           "error": format!("unknown action {other}")})
-                    .to_string(),
-                ];
+                return vec![refusal(
+                    id,
+                    Some("action"),
+                    format!("unknown action {other}"),
+                )];
             }
         };
         match action {
@@ -457,10 +465,11 @@ impl AnalysisServer {
                 return vec![json!({"id": id, "action": "clear_cache"}).to_string()];
             }
             Some(other) => {
-                return vec![
-                    json!({"id": id, "field": "action", "error": format!("unknown action {other}")})
-                        .to_string(),
-                ];
+                return vec![refusal(
+                    id,
+                    Some("action"),
+                    format!("unknown action {other}"),
+                )];
             }
             None => {}
         }
@@ -470,9 +479,15 @@ impl AnalysisServer {
                 // client waits for an answer that never comes: say so in KataGo's warning
                 // shape instead.
                 vec![
-                    json!({"id": id, "field": "analyzeTurns",
-                           "warning": "no turn to analyze: the query gets no other response"})
-                    .to_string(),
+                    Answer {
+                        id,
+                        field: "analyzeTurns".to_string().into(),
+                        warning: "no turn to analyze: the query gets no other response"
+                            .to_string()
+                            .into(),
+                        ..Answer::default()
+                    }
+                    .line(),
                 ]
             }
             Ok(q) => {
@@ -488,13 +503,7 @@ impl AnalysisServer {
                 }
                 Vec::new()
             }
-            Err(e) => {
-                let mut out = json!({"id": id, "error": e.message});
-                if let Some(f) = e.field {
-                    out["field"] = json!(f);
-                }
-                vec![out.to_string()]
-            }
+            Err(e) => vec![refusal(id, e.field, e.message)],
         }
     }
 
@@ -508,12 +517,11 @@ impl AnalysisServer {
             match v.get("terminateId").and_then(Value::as_str) {
                 Some(t) => Some(t.to_string()),
                 None => {
-                    return vec![
-                        json!({"id": v.get("id").cloned().unwrap_or(Value::Null),
-                               "field": "terminateId",
-                               "error": "required field terminateId must be a string"})
-                        .to_string(),
-                    ];
+                    return vec![refusal(
+                        echoed_id(v),
+                        Some("terminateId"),
+                        "required field terminateId must be a string",
+                    )];
                 }
             }
         };
@@ -527,12 +535,11 @@ impl AnalysisServer {
             {
                 Some(set) => Some(set),
                 None => {
-                    return vec![
-                        json!({"id": v.get("id").cloned().unwrap_or(Value::Null),
-                               "field": "turnNumbers",
-                               "error": "turnNumbers must be an array of turn numbers"})
-                        .to_string(),
-                    ];
+                    return vec![refusal(
+                        echoed_id(v),
+                        Some("turnNumbers"),
+                        "turnNumbers must be an array of turn numbers",
+                    )];
                 }
             },
         };
@@ -549,11 +556,7 @@ impl AnalysisServer {
         // Answered in the order they arrived, as they were queued.
         dropped.sort_unstable_by_key(|w| w.seq);
         for w in dropped {
-            out.push(
-                json!({"id": w.query.id, "isDuringSearch": false, "noResults": true,
-                       "turnNumber": w.turn})
-                .to_string(),
-            );
+            out.push(no_results(&w.query.id, w.turn));
         }
         if let Some((id, turn)) = &self.current
             && hit(id, *turn)
@@ -578,10 +581,14 @@ impl AnalysisServer {
         self.current = Some((work.query.id.clone(), work.turn));
         self.stop_current = false;
         let line = match self.analyse_turn(&work.query, work.turn, io) {
-            Ok(v) => v.to_string(),
-            Err(message) => {
-                json!({"id": work.query.id, "turnNumber": work.turn, "error": message}).to_string()
+            Ok(answer) => answer.line(),
+            Err(message) => Answer {
+                id: work.query.id.clone().into(),
+                turn_number: (work.turn as u64).into(),
+                error: message.into(),
+                ..Answer::default()
             }
+            .line(),
         };
         self.current = None;
         io.emit(line);
@@ -613,7 +620,7 @@ impl AnalysisServer {
         q: &Query,
         turn: usize,
         io: &mut dyn ServerIo,
-    ) -> Result<Value, String> {
+    ) -> Result<Answer, String> {
         let mut engine = self.engine_for_turn()?;
         let result = self.search_turn(engine.as_mut(), q, turn, io);
         self.engine = Some(engine);
@@ -629,7 +636,7 @@ impl AnalysisServer {
         q: &Query,
         turn: usize,
         io: &mut dyn ServerIo,
-    ) -> Result<Value, String> {
+    ) -> Result<Answer, String> {
         engine.new_game(q.initial.komi());
         if q.initial.board() != &Board::new() || q.initial.to_move() != Color::Black {
             engine.set_game(q.initial.clone())?;
@@ -667,15 +674,12 @@ impl AnalysisServer {
                 && last_report.elapsed().as_secs_f64() >= every
             {
                 last_report = std::time::Instant::now();
-                io.emit(respond(engine, q, turn, to_move, sims, true)?.to_string());
+                io.emit(respond(engine, q, turn, to_move, sims, true)?.line());
             }
         }
         if sims == 0 {
             // Stopped before any simulation: KataGo's shape for a turn with no results.
-            return Ok(
-                json!({"id": q.id, "isDuringSearch": false, "noResults": true,
-                             "turnNumber": turn}),
-            );
+            return Ok(no_results_answer(&q.id, turn));
         }
         respond(engine, q, turn, to_move, sims, false)
     }
@@ -693,16 +697,50 @@ impl ServerIo for Collect {
     }
 }
 
-/// KataGo's score fields from a score for the side to move (`flip`: for the other side).
-/// scoreLead repeats the mean: akushu has no separate lead model.
-fn put_score(v: &mut Value, s: ScoreEstimate, flip: bool) {
-    let mean = f64::from(if flip { -s.mean } else { s.mean });
-    v["scoreMean"] = json!(r(mean));
-    v["scoreLead"] = json!(r(mean));
-    v["scoreStdev"] = json!(r(f64::from(s.stdev)));
+/// A turn answered without results (terminated before any simulation), in KataGo's shape.
+fn no_results_answer(id: &str, turn: usize) -> Answer {
+    Answer {
+        id: id.to_string().into(),
+        is_during_search: false.into(),
+        no_results: true.into(),
+        turn_number: (turn as u64).into(),
+        ..Answer::default()
+    }
 }
 
-/// Runs the search and writes one response.
+/// [`no_results_answer`] as its line.
+fn no_results(id: &str, turn: usize) -> String {
+    no_results_answer(id, turn).line()
+}
+
+/// A query's `id` as an error echoes it: whatever the query held, `null` where none.
+fn echoed_id(v: &Value) -> Field<String> {
+    Field::from_json(v.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// An error line in KataGo's shape: the query's id, the message, and the field at fault
+/// where one is.
+fn refusal(id: Field<String>, field: Option<&str>, message: impl Into<String>) -> String {
+    Answer {
+        id,
+        field: field.map_or(Field::Absent, |f| f.to_string().into()),
+        error: message.into().into(),
+        ..Answer::default()
+    }
+    .line()
+}
+
+/// KataGo's score fields from a score for the side to move (`flip`: for the other side).
+/// scoreLead repeats the mean: akushu has no separate lead model.
+fn score_fields(s: ScoreEstimate, flip: bool) -> Score {
+    let mean = r(f64::from(if flip { -s.mean } else { s.mean }));
+    Score {
+        score_lead: mean.into(),
+        score_mean: mean.into(),
+        score_stdev: r(f64::from(s.stdev)).into(),
+    }
+}
+
 /// The response for the search so far (`during`: a partial report, more to come), after
 /// `sims` simulations.
 fn respond(
@@ -712,7 +750,7 @@ fn respond(
     to_move: Color,
     sims: u64,
     during: bool,
-) -> Result<Value, String> {
+) -> Result<Answer, String> {
     let analyzer = engine.analyzer().ok_or("this engine has no analysis")?;
     // Win rates and scores come for the side to move; flip them to the asked perspective.
     let flip = match q.perspective {
@@ -723,27 +761,29 @@ fn respond(
     let wr = |w: f32| f64::from(if flip { 1.0 - w } else { w });
     let sc = |s: f32| f64::from(if flip { -s } else { s });
     let candidates = analyzer.candidates(to_move, 12);
-    let mut infos = Vec::new();
-    for (order, c) in candidates.iter().enumerate() {
-        let mut info = json!({
-            "move": c.mv.to_gtp(),
-            "visits": c.visits,
-            "winrate": r(wr(c.winrate)),
-            "prior": r(f64::from(c.prior)),
-            "lcb": r(wr(c.lcb)),
-            "utility": r(2.0 * wr(c.winrate) - 1.0),
-            "order": order,
-            "pv": c.pv.iter().map(|m| m.to_gtp()).collect::<Vec<_>>(),
-        });
-        if let Some(s) = c.score {
-            put_score(&mut info, s, flip);
-        }
-        if q.pv_visits {
+    let infos: Vec<MoveInfo> = candidates
+        .iter()
+        .enumerate()
+        .map(|(order, c)| MoveInfo {
+            mv: c.mv.to_gtp().into(),
+            visits: c.visits.into(),
+            winrate: r(wr(c.winrate)).into(),
+            prior: r(f64::from(c.prior)).into(),
+            lcb: r(wr(c.lcb)).into(),
+            utility: r(2.0 * wr(c.winrate) - 1.0).into(),
+            order: order.into(),
+            pv: c.pv.iter().map(|m| m.to_gtp()).collect::<Vec<_>>().into(),
+            score: c
+                .score
+                .map_or_else(Score::default, |s| score_fields(s, flip)),
             // The variation's own visits are not kept beyond its first move.
-            info["pvVisits"] = json!([c.visits]);
-        }
-        infos.push(info);
-    }
+            pv_visits: if q.pv_visits {
+                vec![c.visits].into()
+            } else {
+                Field::Absent
+            },
+        })
+        .collect();
     // The root's own statistics, its evaluation included, as KataGo's rootInfo: at
     // `maxVisits 1` the value network's win rate of the position, not a constant. An engine
     // without them gives the candidates' visit-weighted mean.
@@ -761,34 +801,41 @@ fn respond(
         None => (0, 0.5),
     };
     let root_wr = if flip { 1.0 - root_wr } else { root_wr };
-    let mut root = json!({
-        "visits": visits,
-        "winrate": r(root_wr),
-        "utility": r(2.0 * root_wr - 1.0),
-        "currentPlayer": if to_move == Color::Black { "B" } else { "W" },
-        "simulations": sims,
-    });
-    if let Some(s) = analyzer.root_score(to_move) {
-        put_score(&mut root, s, flip);
-    }
-    let mut out = json!({
-        "id": q.id,
-        "isDuringSearch": during,
-        "turnNumber": turn,
-        "moveInfos": infos,
-        "rootInfo": root,
-    });
-    if q.ownership
-        && let Some(own) = analyzer.ownership(to_move)
-    {
-        out["ownership"] = json!(own.iter().map(|&v| r(sc(v))).collect::<Vec<_>>());
-    }
-    if q.policy
-        && let Some(p) = analyzer.root_policy(to_move)
-    {
-        out["policy"] = json!(p.iter().map(|&v| r(f64::from(v))).collect::<Vec<_>>());
-    }
-    Ok(out)
+    let root = RootInfo {
+        visits: visits.into(),
+        winrate: r(root_wr).into(),
+        utility: r(2.0 * root_wr - 1.0).into(),
+        current_player: if to_move == Color::Black { "B" } else { "W" }
+            .to_string()
+            .into(),
+        simulations: sims.into(),
+        score: analyzer
+            .root_score(to_move)
+            .map_or_else(Score::default, |s| score_fields(s, flip)),
+    };
+    // Asked of the engine only when the query wants them.
+    let ownership = match q.ownership.then(|| analyzer.ownership(to_move)).flatten() {
+        Some(own) => own.iter().map(|&v| r(sc(v))).collect::<Vec<_>>().into(),
+        None => Field::Absent,
+    };
+    let policy = match q.policy.then(|| analyzer.root_policy(to_move)).flatten() {
+        Some(p) => p
+            .iter()
+            .map(|&v| r(f64::from(v)))
+            .collect::<Vec<_>>()
+            .into(),
+        None => Field::Absent,
+    };
+    Ok(Answer {
+        id: q.id.clone().into(),
+        is_during_search: during.into(),
+        turn_number: (turn as u64).into(),
+        move_infos: infos.into(),
+        root_info: root.into(),
+        ownership,
+        policy,
+        ..Answer::default()
+    })
 }
 
 #[cfg(test)]
