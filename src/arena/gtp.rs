@@ -1,18 +1,22 @@
 //! A GTP client for external engines (GNU Go, Pachi, KataGo, ...).
 //!
-//! The engine runs as a child process; a reader thread forwards its stdout line by line over a
-//! channel so that every command can wait with a timeout (a hung engine never hangs the
-//! arena). A second thread keeps the last lines of stderr for error messages.
+//! The engine runs as a child process ([`crate::util::child`], the skeleton it shares with
+//! the teacher client): a reader thread forwards its stdout line by line over a channel so
+//! that every command can wait with a timeout (a hung engine never hangs the arena), and a
+//! second thread keeps the last lines of stderr for error messages. The engine is found on
+//! the PATH (and in `/usr/games`) from its split command line, in a process group of its own
+//! so that killing it stops what it started; the teacher instead runs through `sh -c`, as its
+//! documented commands are shell lines.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::process::{Child, ChildStdin, Command};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
+
+use crate::util::child::{Limits, LineChild, Piece, StderrTail};
 
 /// Why a GTP exchange failed.
 #[derive(Debug, Clone, Error, PartialEq)]
@@ -112,8 +116,9 @@ pub struct GtpClient {
     command_line: String,
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// The engine's stdout, line by line ([`LineChild`]).
+    lines: Receiver<std::io::Result<Piece>>,
+    stderr: StderrTail,
     /// Set once the engine has failed: later commands fail at once.
     dead: Option<GtpError>,
 }
@@ -124,6 +129,8 @@ const MAX_ANSWER: usize = 1 << 20;
 
 /// How many stderr lines are kept for error messages.
 const STDERR_TAIL: usize = 5;
+/// Bytes of one stderr line kept.
+const STDERR_LINE_MAX: usize = 4096;
 
 /// How often a wait for an answer looks whether the engine has exited: a process it
 /// started may hold its output open, so its end of file never comes.
@@ -159,75 +166,36 @@ impl GtpClient {
         // Its own process group: a wrapper script's children are stopped with it.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                if is_resource_error(&e) {
-                    GtpError::Resources {
-                        command: command_line.to_string(),
-                        reason: e.to_string(),
-                    }
-                } else {
-                    spawn_err(e.to_string())
+        command.args(args);
+        let limits = Limits {
+            // A line without end arrives in pieces of at most MAX_ANSWER bytes, which the
+            // answer's own cap counts.
+            max_line: MAX_ANSWER,
+            stop_at_cut: false,
+            stderr_lines: STDERR_TAIL,
+            stderr_line_max: STDERR_LINE_MAX,
+        };
+        let LineChild {
+            child,
+            stdin,
+            lines,
+            stderr,
+        } = LineChild::spawn(&mut command, limits).map_err(|e| {
+            if is_resource_error(&e) {
+                GtpError::Resources {
+                    command: command_line.to_string(),
+                    reason: e.to_string(),
                 }
-            })?;
-        let stdin = child.stdin.take().expect("stdin was piped");
-        let stdout = child.stdout.take().expect("stdout was piped");
-        let stderr = child.stderr.take().expect("stderr was piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            // Bytes, not `lines()`: invalid UTF-8 would end the stream and read as a crash;
-            // decoded lossily it reaches the protocol check and is reported as garbage.
-            let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                // A line without end arrives in pieces of at most MAX_ANSWER bytes.
-                match std::io::Read::take(&mut reader, MAX_ANSWER as u64)
-                    .read_until(b'\n', &mut buf)
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                let text = String::from_utf8_lossy(&buf);
-                let line = text.trim_end_matches(['\n', '\r']).to_string();
-                if tx.send(line).is_err() {
-                    break;
-                }
+            } else {
+                spawn_err(e.to_string())
             }
-        });
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let tail = Arc::clone(&stderr_tail);
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stderr);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                // Bounded pieces, as on stdout; only the last few are kept anyway.
-                match std::io::Read::take(&mut reader, 4096).read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                let line = String::from_utf8_lossy(&buf)
-                    .trim_end_matches(['\n', '\r'])
-                    .to_string();
-                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
-                if t.len() == STDERR_TAIL {
-                    t.pop_front();
-                }
-                t.push_back(line);
-            }
-        });
+        })?;
         Ok(GtpClient {
             command_line: command_line.to_string(),
             child,
             stdin,
             lines,
-            stderr_tail,
+            stderr,
             dead: None,
         })
     }
@@ -271,7 +239,12 @@ impl GtpClient {
                     d.saturating_duration_since(Instant::now())
                 });
                 match self.lines.recv_timeout(left.min(EXIT_POLL)) {
-                    Ok(line) => break line,
+                    // Decoded lossily: bytes that are not UTF-8 reach the protocol check
+                    // and are reported as garbage, not as a crash.
+                    Ok(Ok(Piece::Line(bytes) | Piece::Cut(bytes))) => {
+                        break String::from_utf8_lossy(&bytes).into_owned();
+                    }
+                    Ok(Err(_)) => return Err(self.crashed(command)),
                     Err(RecvTimeoutError::Timeout) => {
                         // An engine gone is reported by its exit, even when something it
                         // started keeps its output open.
@@ -342,13 +315,7 @@ impl GtpClient {
             .flatten()
             .map(|s| format!(" ({s})"))
             .unwrap_or_default();
-        let tail: Vec<String> = self
-            .stderr_tail
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .cloned()
-            .collect();
+        let tail = self.stderr.lines();
         let stderr = if tail.is_empty() {
             status
         } else {

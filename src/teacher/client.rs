@@ -7,16 +7,15 @@
 //! its exit status and the last lines it wrote to stderr (KataGo explains a bad config
 //! there and nowhere else).
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::{BufWriter, Write};
+use std::process::{Child, Command};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde_json::Value;
+
+use crate::util::child::{Limits, LineChild, Piece, StderrTail};
 
 /// Lines of the teacher's stderr kept for error messages.
 const STDERR_LINES: usize = 12;
@@ -26,25 +25,15 @@ const STDERR_LINE_MAX: usize = 1000;
 /// under 1 MiB, and a teacher that never ends a line must not fill the memory.
 pub const MAX_ANSWER: usize = 16 << 20;
 
-/// One line the teacher wrote on stdout, as its reader thread hands it over.
-enum Answer {
-    Line(String),
-    /// Not UTF-8: the line lossily decoded, for the message.
-    NotUtf8(String),
-    /// Over [`MAX_ANSWER`] bytes without a line end: reading stops there.
-    TooLong,
-}
-
 /// A running teacher.
 pub struct Teacher {
     command: String,
     child: Child,
     /// Query lines for the writer thread; dropped to close the teacher's stdin.
     queries: Option<Sender<String>>,
-    answers: Receiver<std::io::Result<Answer>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
-    /// The stderr reader, finished once the teacher's stderr is closed.
-    stderr_reader: JoinHandle<()>,
+    answers: Receiver<std::io::Result<Piece>>,
+    /// The last lines of the teacher's stderr.
+    stderr: StderrTail,
 }
 
 /// What the teacher says it is (`query_version`, `query_models` where it answers one).
@@ -68,17 +57,23 @@ impl Teacher {
                  protocol (`katago analysis -model NET -config CFG`, `akushu analysis`)"
             );
         }
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(format!("exec {command}"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("starting teacher `{command}`"))?;
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
-        let stderr = child.stderr.take().expect("piped");
+        let started = LineChild::spawn(
+            Command::new("sh").arg("-c").arg(format!("exec {command}")),
+            Limits {
+                // The line end fits within the cap; a line longer than MAX_ANSWER is cut.
+                max_line: MAX_ANSWER + 1,
+                stop_at_cut: true,
+                stderr_lines: STDERR_LINES,
+                stderr_line_max: STDERR_LINE_MAX,
+            },
+        )
+        .with_context(|| format!("starting teacher `{command}`"))?;
+        let LineChild {
+            child,
+            stdin,
+            lines,
+            stderr,
+        } = started;
         let (qtx, qrx) = channel::<String>();
         std::thread::spawn(move || {
             let mut w = BufWriter::new(stdin);
@@ -92,70 +87,12 @@ impl Teacher {
                 }
             }
         });
-        let (atx, arx) = channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            loop {
-                let mut bytes = Vec::new();
-                let line = match (&mut r)
-                    .take(MAX_ANSWER as u64 + 1)
-                    .read_until(b'\n', &mut bytes)
-                {
-                    Ok(0) => return,
-                    Err(e) => Err(e),
-                    Ok(_) if bytes.len() > MAX_ANSWER => Ok(Answer::TooLong),
-                    Ok(_) => {
-                        let end = bytes.len() - usize::from(bytes.ends_with(b"\n"));
-                        bytes.truncate(end);
-                        Ok(match String::from_utf8(bytes) {
-                            Ok(l) => Answer::Line(l),
-                            Err(e) => {
-                                Answer::NotUtf8(String::from_utf8_lossy(e.as_bytes()).into_owned())
-                            }
-                        })
-                    }
-                };
-                let stop = matches!(line, Err(_) | Ok(Answer::TooLong));
-                if atx.send(line).is_err() || stop {
-                    return;
-                }
-            }
-        });
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let keep = tail.clone();
-        // stderr is drained to its end whatever it holds: a reader that stopped (at bytes
-        // that are not UTF-8, say) would leave the teacher blocked on a full pipe, or killed
-        // by SIGPIPE at its next log line.
-        let stderr_reader = std::thread::spawn(move || {
-            let mut r = BufReader::new(stderr);
-            let mut line = Vec::new();
-            loop {
-                let mut chunk = Vec::new();
-                match (&mut r)
-                    .take(STDERR_LINE_MAX as u64)
-                    .read_until(b'\n', &mut chunk)
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                let ended = chunk.ends_with(b"\n");
-                let room = STDERR_LINE_MAX.saturating_sub(line.len());
-                line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                if ended {
-                    push_line(&keep, &mut line);
-                }
-            }
-            if !line.is_empty() {
-                push_line(&keep, &mut line);
-            }
-        });
         Ok(Teacher {
             command: command.to_string(),
             child,
             queries: Some(qtx),
-            answers: arx,
-            stderr: tail,
-            stderr_reader,
+            answers: lines,
+            stderr,
         })
     }
 
@@ -178,13 +115,15 @@ impl Teacher {
     /// is not a JSON object, or is silent for `timeout`.
     pub fn recv(&mut self, timeout: Duration) -> anyhow::Result<Value> {
         let line = match self.answers.recv_timeout(timeout) {
-            Ok(Ok(Answer::Line(line))) => line,
-            Ok(Ok(Answer::NotUtf8(line))) => bail!(
-                "teacher `{}` answered a line that is not UTF-8: {:?}",
-                self.command,
-                shorten(&line)
-            ),
-            Ok(Ok(Answer::TooLong)) => bail!(
+            Ok(Ok(Piece::Line(bytes))) => match String::from_utf8(bytes) {
+                Ok(line) => line,
+                Err(e) => bail!(
+                    "teacher `{}` answered a line that is not UTF-8: {:?}",
+                    self.command,
+                    shorten(&String::from_utf8_lossy(e.as_bytes()))
+                ),
+            },
+            Ok(Ok(Piece::Cut(_))) => bail!(
                 "teacher `{}` answered a line longer than {} MiB without its end: no answer \
                  is that long",
                 self.command,
@@ -279,7 +218,7 @@ impl Teacher {
         if status.is_some() {
             // Its last words may still be in the pipe: read them before quoting them.
             for _ in 0..50 {
-                if self.stderr_reader.is_finished() {
+                if self.stderr.finished() {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(20));
@@ -294,11 +233,10 @@ impl Teacher {
     }
 
     fn stderr_text(&self) -> String {
-        let t = self.stderr.lock().expect("stderr tail");
-        if t.is_empty() {
+        let lines = self.stderr.lines();
+        if lines.is_empty() {
             String::new()
         } else {
-            let lines: Vec<&str> = t.iter().map(String::as_str).collect();
             format!("; its stderr ended with:\n  {}", lines.join("\n  "))
         }
     }
@@ -312,19 +250,6 @@ impl Drop for Teacher {
         }
         let _ = self.child.wait();
     }
-}
-
-/// Keeps `line` (its line end dropped, bytes that are not UTF-8 replaced) as the newest of
-/// the last [`STDERR_LINES`] lines, and empties it.
-fn push_line(tail: &Mutex<VecDeque<String>>, line: &mut Vec<u8>) {
-    let text = String::from_utf8_lossy(line);
-    let text = text.trim_end_matches(['\n', '\r']).to_string();
-    line.clear();
-    let mut t = tail.lock().expect("stderr tail");
-    if t.len() == STDERR_LINES {
-        t.pop_front();
-    }
-    t.push_back(text);
 }
 
 /// A line cut for an error message.

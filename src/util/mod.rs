@@ -2,6 +2,7 @@
 //! Wilson interval and process CPU time. The lowest layer: it uses no other module of the crate.
 
 pub mod checksum;
+pub mod child;
 pub mod commit;
 pub mod elo;
 pub mod fsio;
