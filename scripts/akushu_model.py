@@ -12,7 +12,7 @@
     python3 scripts/akushu_model.py forward cnn.npz data/paper --split test --limit 5   # JSON
     python3 scripts/akushu_model.py rewrite cnn.npz --out copy.npz   # load and write back
 
-The file (`src/net/export.rs` is the reference) is an ordinary `.npz`: `np.load` reads it.
+The file (`src/net/inference/export.rs` is the reference) is an ordinary `.npz`: `np.load` reads it.
 It holds `meta`, the UTF-8 bytes of a JSON object (`format` "akushu-net", `version` 1,
 `config`: the model's full config.json, `source`), and one float32 array per weight tensor:
 
@@ -27,7 +27,7 @@ It holds `meta`, the UTF-8 bytes of a JSON object (`format` "akushu-net", `versi
           score.weight [64, 1]          score.bias [1]       (only with cnn.score)
 
 Dense weights are stored [inputs, outputs] (y = x W + b, as burn stores them); convolutions
-[out, in, ky, kx] as PyTorch stores them. The networks (src/net/mlp.rs, src/net/cnn.rs):
+[out, in, ky, kx] as PyTorch stores them. The networks (src/net/inference/mlp.rs, src/net/inference/cnn.rs):
 
     MLP: x -> relu(x W + b) per hidden layer -> logits = x W + b (81). Badness: sigmoid(logits)
          (config mlp.loss "bce", the paper's), or 1 - softmax over the legal points ("softmax").
@@ -40,7 +40,7 @@ Dense weights are stored [inputs, outputs] (y = x W + b, as burn stores them); c
          layer (after its relu) . W + b, times 20 = the side to move's score lead in points
          at komi 6.5. Convolutions are zero-padded ("same").
 
-Inputs, as src/net/encode.rs builds them. The CNN reads 14 planes of 9x9 (row-major points,
+Inputs, as src/net/inference/encode.rs builds them. The CNN reads 14 planes of 9x9 (row-major points,
 A9 = 0 .. J1 = 80, the order of dataset cells), each 0 or 1:
 
      0 own stones (the side to move's)   1 opponent stones   2 empty points

@@ -2,7 +2,7 @@
 """Training throughput of akushu's CNN in PyTorch, to set beside burn's figure.
 
 What it measures: examples per second of the full training step (forward, masked softmax
-loss, backward, Adam update) of exactly the network in src/net/cnn.rs, on one device.
+loss, backward, Adam update) of exactly the network in src/net/inference/cnn.rs, on one device.
 
     python3 scripts/torch_train_bench.py                       # 5x32, batch 1024, cuda if any
     python3 scripts/torch_train_bench.py --blocks 3 --batch-size 256 --amp --compile
@@ -14,7 +14,7 @@ step. Here random 0/1 input planes, random legal masks and random played points 
 legal) are made once on the device, so only the step is timed. `--from-host` copies each
 batch from CPU memory instead, as burn's `Tensor::from_data` does every step.
 
-Matched to akushu (src/net/cnn.rs, encode.rs, train.rs, model.rs):
+Matched to akushu (src/net/inference/cnn.rs, encode.rs, train.rs, model.rs):
   * input [batch, 14, 9, 9] (CNN_PLANES = 14), stem 3x3 conv 14->C (padding 1, bias), ReLU;
   * each block: x = relu(x + conv2(relu(conv1(x)))), both 3x3 C->C with bias, no norm layer;
   * head 1x1 conv C->1 with bias, reshaped to [batch, 81] logits;
@@ -36,7 +36,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-PLANES, NN = 14, 81  # CNN_PLANES (src/net/encode.rs), points of the 9x9 board
+PLANES, NN = 14, 81  # CNN_PLANES (src/net/inference/encode.rs), points of the 9x9 board
 
 
 class ResBlock(nn.Module):

@@ -3,7 +3,7 @@
 # `models/cnn-human-6x64` and `models/cnn-human-8x64` were trained (one NVIDIA H100, burn's
 # Vulkan backend, both runs side by side), then evaluates them on the paper-like test split.
 # `--init-from` a smaller CNN grows it into the run's shape with the same logits
-# (src/net/grow.rs), so the runs start from the 5x32 network's accuracy, not from noise.
+# (src/net/training/grow.rs), so the runs start from the 5x32 network's accuracy, not from noise.
 # Needs a GPU build (`cargo build --release --features gpu`), a Vulkan loader (Debian:
 # libvulkan1) and the GPU's Vulkan driver. Output directories must not exist yet: shipped
 # weights are never replaced.

@@ -1,5 +1,5 @@
 //! `akushu model export` / `akushu model import`: networks in and out of Python
-//! (`net/export.rs` has the file format; `scripts/akushu_model.py` reads and writes it).
+//! (`net/inference/export.rs` has the file format; `scripts/akushu_model.py` reads and writes it).
 
 use std::path::PathBuf;
 

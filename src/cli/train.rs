@@ -51,7 +51,7 @@ pub struct TrainArgs {
     /// Start from this model directory's weights instead of a random initialisation: trains
     /// a shipped model further into a new `--out`, leaving it as it was. Same network shape,
     /// or (CNNs) a smaller one, grown into this run's blocks and channels with the same
-    /// logits: new channels and blocks start cut off from the output (`src/net/grow.rs`).
+    /// logits: new channels and blocks start cut off from the output (`src/net/training/grow.rs`).
     #[arg(long, conflicts_with = "resume")]
     pub init_from: Option<PathBuf>,
     /// Pause after this many minutes, at the step running then (mid-epoch too): checkpoint

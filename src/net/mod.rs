@@ -1,51 +1,27 @@
 //! Bad-move networks (paper A in `docs/papers.md`): read a 9x9 position, rate every point's badness.
 //!
-//! - [`encode`]: what the networks see (paper cells, one-hot planes, CNN feature planes) and
-//!   the 8 symmetries.
-//! - [`mlp`] (the paper's network) and [`cnn`] (ours): burn modules with their configs.
-//! - [`grow`]: a trained CNN grown into a wider, deeper one with the same logits.
-//! - [`model`]: a trained model on disk (`config.json`, `model.bpk`, `train_log.csv`).
-//! - [`export`]: a model's weights and config as a numpy `.npz`, and a model from one.
-//! - [`options`]: the training options a run may change, one struct for the flags and the
-//!   loop's keys.
-//! - [`provenance`]: the datasets and games a model was trained on.
-//! - [`targets`]: what each head learns from a position (move, value, ownership, score).
-//! - [`heads`]: what the value and score heads call on held-out positions (`eval --value`).
-//! - [`tasks`]: each network's batch encoding, forward pass and losses, and validation.
-//! - [`train`]: the seeded, checkpointed, early-stopping training loop.
-//! - [`job`]: one training job (its sets cut from the config, then [`train`]), as `akushu
-//!   train` and the self-play loop both run it.
-//! - [`plain`]: the burn-free batch-1 evaluators the search calls.
-//! - [`quant`]: the CNN evaluator with 8-bit integer convolutions (faster, same on every CPU).
-//! - [`speed`]: training throughput, FLOPs per example and the machine's FMA peak.
-//! - [`curve`]: the pruning error-rate curve and top-k accuracy.
-//! - [`baselines`]: uniform-random and rule rankings for the same curve.
-//! - [`pruner`]: [`NetPruner`], the [`Pruner`](crate::prune::Pruner) backed by a saved model.
+//! Three folders, used one way: [`training`] and [`curves`] use [`inference`], training
+//! uses the curves (its validation error), and inference uses neither.
+//! - [`inference`]: the networks and what runs them: encoding, the burn modules, a model
+//!   on disk with its provenance, the burn-free and 8-bit evaluators the search calls,
+//!   export, and the network as a pruner.
+//! - [`training`]: targets, tasks and losses, the checkpointed training loop, one training
+//!   job, growing a network, the run's options, and throughput.
+//! - [`curves`]: the pruning error-rate curve, its baselines, and the engine-judged curve.
+//!
+//! Every file is also re-exported here by its own name (`net::model`, `net::train`), so a
+//! path outside the network names what a file is, not which folder holds it.
 
-pub mod baselines;
-pub mod boardconv;
-pub mod cnn;
-pub mod curve;
-pub mod data;
-pub mod encode;
-pub mod export;
-pub mod grow;
-pub mod heads;
-pub mod job;
-pub mod mlp;
-pub mod model;
-pub mod options;
-pub mod origin;
-pub mod plain;
-pub mod provenance;
-pub mod pruner;
-pub mod quant;
-pub mod speed;
-pub mod synthetic;
-pub mod targets;
-pub mod tasks;
-pub mod train;
-pub mod truth;
+pub mod curves;
+pub mod inference;
+pub mod training;
+
+// Each file by its own name too, wherever it lives: `crate::net::model`, `crate::net::train`.
+pub use curves::{baselines, curve, truth};
+pub use inference::{
+    boardconv, cnn, encode, export, mlp, model, origin, plain, provenance, pruner, quant, scorer,
+};
+pub use training::{data, grow, heads, job, options, speed, synthetic, targets, tasks, train};
 
 pub use model::{NetKind, SavedModel, TrainConfig};
 pub use pruner::NetPruner;

@@ -1,6 +1,6 @@
 //! numpy's `.npz` files without numpy: a zip archive of `.npy` arrays, the container
 //! `np.load` and `np.savez` read and write with no extra dependency (model exports:
-//! `net/export.rs`).
+//! `net/inference/export.rs`).
 //!
 //! Written: every member stored (zip method 0), one `.npy` of version 1.0 each, C order,
 //! little-endian `float32` or `uint8`. Read: what numpy writes, stored (`np.savez`) or

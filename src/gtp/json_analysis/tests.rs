@@ -434,7 +434,7 @@ fn max_time_ends_a_search_early() {
 #[test]
 fn the_policy_is_the_networks_move_probabilities_as_eval_gives_them() {
     use crate::net::NetPruner;
-    use crate::net::curve::PositionScorer;
+    use crate::net::scorer::PositionScorer;
     let files = ["tests/fixtures/sgf/ogs_style.sgf".into()];
     let (positions, skipped) = crate::net::data::sgf_positions(&files);
     assert_eq!(skipped, []);

@@ -1,9 +1,9 @@
 use super::*;
 use crate::dataset::{NO_POINT, Position};
 use crate::net::NetPruner;
-use crate::net::curve::PositionScorer;
 use crate::net::data::sgf_positions;
 use crate::net::encode::NetInput;
+use crate::net::scorer::PositionScorer;
 use crate::prune::PruneContext;
 
 /// `uct` with `sims` simulations, expansion at the first visit, a cache of `cache`

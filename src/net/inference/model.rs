@@ -1,9 +1,9 @@
 //! A model directory: `config.json` (the full [`TrainConfig`]), `model.bpk` (burnpack
 //! weights of the best epoch), `train_log.csv`, and `checkpoint/` while training.
 
-use super::NetError;
 use super::cnn::{Cnn, CnnConfig};
 use super::mlp::{Mlp, MlpConfig};
+use crate::net::NetError;
 pub use crate::util::checksum::Checksum;
 use crate::util::fsio::write_atomic;
 use burn::module::Module;
@@ -460,7 +460,7 @@ impl burn::module::ModuleVisitor for NonFinite {
 impl SavedModel {
     /// Loads `dir/config.json` and `dir/model.bpk` onto the CPU.
     pub fn load(dir: &Path) -> Result<(SavedModel, TrainConfig), NetError> {
-        Self::load_on(dir, &super::cpu_device())
+        Self::load_on(dir, &crate::net::cpu_device())
     }
 
     /// Loads `dir/config.json` and `dir/model.bpk` onto `device`.
@@ -509,7 +509,7 @@ mod tests {
         }
         let dir = std::env::temp_dir().join(format!("akushu-nan-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let device = super::super::cpu_device();
+        let device = crate::net::cpu_device();
         let config = MlpConfig::new();
         let path = dir.join("model.bpk");
         save_weights(&config.init(&device), &path).unwrap();
@@ -539,7 +539,7 @@ mod tests {
             (c.mlp.hidden.clone(), c.epochs, c.batch_size),
             (vec![64], 3, 256)
         );
-        assert_eq!(c.mlp.loss, crate::net::mlp::MlpLoss::Bce);
+        assert_eq!(c.mlp.loss, crate::net::inference::mlp::MlpLoss::Bce);
         let toml = dir.join("c.toml");
         std::fs::write(&toml, "model = \"cnn\"\n[cnn]\nblocks = 2\n").unwrap();
         let c = TrainConfig::from_file(&toml).unwrap();

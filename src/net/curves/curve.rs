@@ -7,9 +7,10 @@
 //! (occupied points are trivially bad, so ranking them inflates the curve).
 
 use crate::dataset::Position;
-use crate::net::encode::{NetInput, recent_moves};
-use crate::prune::{PruneContext, Pruner, cmp_worst_first};
-use crate::rules::{Board, NN};
+use crate::net::inference::encode::NetInput;
+use crate::net::inference::scorer::PositionScorer;
+use crate::prune::cmp_worst_first;
+use crate::rules::NN;
 use rayon::prelude::*;
 
 /// Rank histograms from which every point of the curve and every top-k follows.
@@ -162,32 +163,6 @@ impl Curve {
             })
             .last()
             .unwrap_or(0)
-    }
-}
-
-/// Anything that rates the points of a dataset position.
-pub trait PositionScorer: Sync {
-    /// For logs and CSV labels.
-    fn name(&self) -> String;
-    /// Badness per point (higher = worse); `board` is `pos.board()`.
-    fn score(&self, pos: &Position, board: &Board, out: &mut [f32; NN]);
-}
-
-/// Any [`Pruner`] scores positions through the context a search would give it.
-pub struct PrunerScorer<'a>(pub &'a dyn Pruner);
-
-impl PositionScorer for PrunerScorer<'_> {
-    fn name(&self) -> String {
-        self.0.name()
-    }
-    fn score(&self, pos: &Position, board: &Board, out: &mut [f32; NN]) {
-        let recent = recent_moves(pos);
-        let ctx = PruneContext {
-            board,
-            to_move: pos.color(),
-            recent: &recent,
-        };
-        self.0.badness(&ctx, out);
     }
 }
 

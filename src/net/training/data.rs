@@ -1,9 +1,9 @@
 //! Where training and evaluation positions come from: a built dataset directory (the
 //! dataset builder's splits) or synthetic random games for smoke runs.
 
-use super::NetError;
 use super::synthetic::random_game_positions;
 use crate::dataset::{Position, Split};
+use crate::net::NetError;
 use std::path::Path;
 
 /// Which positions of a dataset.
@@ -158,7 +158,7 @@ pub fn sgf_games(inputs: &[std::path::PathBuf]) -> (Vec<Position>, Vec<SgfSkip>,
 
 /// Refuses a `--mix` dataset (a loop's `train.mix`) whose training split holds no position:
 /// it would add nothing to the mix, silently, while the run reports it mixed in.
-pub fn check_mix(mix: &super::model::MixSource) -> anyhow::Result<()> {
+pub fn check_mix(mix: &crate::net::inference::model::MixSource) -> anyhow::Result<()> {
     let dir = Path::new(&mix.data);
     let header = crate::dataset::read_header(dir, Split::Train)
         .map_err(|e| anyhow::anyhow!("mix {}: {e}", mix.data))?;

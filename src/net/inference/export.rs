@@ -45,7 +45,7 @@ use super::model::{
 };
 use super::plain::float_values;
 use super::provenance::Provenance;
-use super::{NetError, SavedModel};
+use crate::net::{NetError, SavedModel};
 use crate::util::fsio::write_atomic;
 use crate::util::npz::{Array, Member, Values, members, write_npz};
 
@@ -234,10 +234,10 @@ impl Fill<'_> {
 }
 
 /// The key of `config` that holds the shape of a network of `kind`.
-fn shape_key(kind: super::NetKind) -> &'static str {
+fn shape_key(kind: crate::net::NetKind) -> &'static str {
     match kind {
-        super::NetKind::Mlp => "mlp",
-        super::NetKind::Cnn => "cnn",
+        crate::net::NetKind::Mlp => "mlp",
+        crate::net::NetKind::Cnn => "cnn",
     }
 }
 
@@ -295,8 +295,8 @@ pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel
         )));
     }
     let weights = match config.model {
-        super::NetKind::Mlp => config.mlp.weight_count(),
-        super::NetKind::Cnn => config.cnn.weight_count(),
+        crate::net::NetKind::Mlp => config.mlp.weight_count(),
+        crate::net::NetKind::Cnn => config.cnn.weight_count(),
     };
     if weights > MAX_IMPORT_WEIGHTS {
         return Err(bad(format!(
@@ -307,12 +307,12 @@ pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel
     }
     config.provenance = Some(Provenance::imported(file, Checksum::of(bytes)));
     config.init_from = None;
-    let device = super::cpu_device();
+    let device = crate::net::cpu_device();
     let mut model = match config.model {
-        super::NetKind::Mlp => {
+        crate::net::NetKind::Mlp => {
             SavedModel::Mlp(Box::new(config.mlp.init(&device)), config.mlp.clone())
         }
-        super::NetKind::Cnn => {
+        crate::net::NetKind::Cnn => {
             SavedModel::Cnn(Box::new(config.cnn.init(&device)), config.cnn.clone())
         }
     };
@@ -343,7 +343,7 @@ pub fn read_export(file: &Path, bytes: &[u8]) -> Result<(TrainConfig, SavedModel
 /// finite and in range: weights that multiply up overflow float32 in the tower, and a
 /// search would see every move's prior as 0.
 fn check_empty_board(model: &SavedModel) -> Result<(), String> {
-    let net = super::NetPruner::from_model(model, "import".into());
+    let net = crate::net::NetPruner::from_model(model, "import".into());
     let board = crate::rules::Board::new();
     let inp = super::encode::NetInput {
         board: &board,

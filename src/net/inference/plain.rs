@@ -1083,9 +1083,9 @@ mod tests {
 
     #[test]
     fn a_batch_gives_each_position_its_own_logits() {
-        use crate::net::cnn::CnnConfig;
-        use crate::net::encode::{NetInput, cnn_planes};
-        let positions = crate::net::synthetic::random_game_positions(2, 5);
+        use crate::net::inference::cnn::CnnConfig;
+        use crate::net::inference::encode::{NetInput, cnn_planes};
+        let positions = crate::net::training::synthetic::random_game_positions(2, 5);
         for channels in [12, 32, 48] {
             let m = CnnConfig::new()
                 .with_blocks(2)
@@ -1123,11 +1123,11 @@ mod tests {
     /// position, and the 8-bit network's answer is the float one.
     #[test]
     fn the_plain_score_head_matches_burns() {
-        use crate::net::cnn::{CnnConfig, SCORE_SCALE};
-        use crate::net::encode::{NetInput, cnn_planes};
+        use crate::net::inference::cnn::{CnnConfig, SCORE_SCALE};
+        use crate::net::inference::encode::{NetInput, cnn_planes};
         use burn::tensor::{Tensor, TensorData};
         let device = crate::net::cpu_device();
-        let m = crate::net::train::seeded_init(3, &device, |d| {
+        let m = crate::net::training::train::seeded_init(3, &device, |d| {
             CnnConfig::new()
                 .with_blocks(1)
                 .with_channels(16)
@@ -1138,7 +1138,7 @@ mod tests {
         let plain = PlainCnn::from_burn(&m);
         assert!(plain.has_score());
         let quant = super::super::quant::QuantCnn::from_plain(&plain);
-        let positions = crate::net::synthetic::random_game_positions(1, 11);
+        let positions = crate::net::training::synthetic::random_game_positions(1, 11);
         let mut scratch = Scratch::default();
         for pos in positions.iter().step_by(7) {
             let board = pos.board();

@@ -3,10 +3,10 @@
 //! loop, so that a throughput can be read as a share of what the cores can do
 //! (`akushu bench train`).
 
-use super::NetError;
-use super::model::{NetKind, TrainConfig};
 use super::train::{CnnTask, MlpTask, TrainOptions, seeded_init, thread_pool, time_steps};
 use crate::dataset::Position;
+use crate::net::NetError;
+use crate::net::inference::model::{NetKind, TrainConfig};
 use crate::rules::NN;
 use std::time::Instant;
 
@@ -17,7 +17,7 @@ pub fn forward_flops(config: &TrainConfig) -> f64 {
     match config.model {
         NetKind::Cnn => {
             let c = config.cnn.channels as f64;
-            let planes = super::encode::CNN_PLANES as f64;
+            let planes = crate::net::inference::encode::CNN_PLANES as f64;
             let per_point = planes * c * 9.0 + config.cnn.blocks as f64 * 2.0 * c * c * 9.0 + c;
             2.0 * NN as f64 * per_point
         }
@@ -215,7 +215,7 @@ unsafe fn burst_avx2(rounds: usize) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::cnn::CnnConfig;
+    use crate::net::inference::cnn::CnnConfig;
 
     #[test]
     fn flop_counts_follow_the_shapes() {

@@ -1086,9 +1086,9 @@ impl QuantCnn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::cnn::CnnConfig;
-    use crate::net::encode::CNN_PLANES;
-    use crate::net::encode::{NetInput, cnn_planes};
+    use crate::net::inference::cnn::CnnConfig;
+    use crate::net::inference::encode::CNN_PLANES;
+    use crate::net::inference::encode::{NetInput, cnn_planes};
 
     /// Every kernel this CPU has, the portable one first.
     fn kernels() -> Vec<Kernel> {
@@ -1124,8 +1124,10 @@ mod tests {
         let found = kernels();
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let ok = match name {
-                "avx2" => found.contains(&Kernel::Avx2) && crate::net::plain::has_avx2_fma(),
-                "avx512" => crate::net::plain::has_avx512(),
+                "avx2" => {
+                    found.contains(&Kernel::Avx2) && crate::net::inference::plain::has_avx2_fma()
+                }
+                "avx512" => crate::net::inference::plain::has_avx512(),
                 "avxvnni" => found.contains(&Kernel::AvxVnni),
                 "vnni" => found.contains(&Kernel::Vnni),
                 other => panic!(
@@ -1160,13 +1162,16 @@ mod tests {
         let float = crate::net::NetPruner::load(&dir).unwrap();
         assert_eq!(
             float.kernel(),
-            format!("float {}", crate::net::plain::float_kernel_name())
+            format!(
+                "float {}",
+                crate::net::inference::plain::float_kernel_name()
+            )
         );
     }
 
     /// Planes of `n` positions of a seeded random game.
     fn planes(n: usize, seed: u64) -> Vec<f32> {
-        let positions = crate::net::synthetic::random_game_positions(2, seed);
+        let positions = crate::net::training::synthetic::random_game_positions(2, seed);
         let mut planes = vec![0f32; n * CNN_PLANES * NN];
         for (pos, row) in positions
             .iter()
@@ -1221,7 +1226,7 @@ mod tests {
 
     /// The float network the engines ship with (`models/cnn-human-5x32-gpu2`).
     fn shipped_network() -> PlainCnn {
-        use crate::net::model::SavedModel;
+        use crate::net::inference::model::SavedModel;
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/cnn-human-5x32-gpu2");
         let (SavedModel::Cnn(m, _), _) = SavedModel::load(&dir).unwrap() else {
@@ -1232,7 +1237,7 @@ mod tests {
 
     /// The 6x64 network `strong8` runs (`models/cnn-distilled-b6c96-6x64-cosine3`).
     fn strong_network() -> PlainCnn {
-        use crate::net::model::SavedModel;
+        use crate::net::inference::model::SavedModel;
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("models/cnn-distilled-b6c96-6x64-cosine3");
         let (SavedModel::Cnn(m, _), _) = SavedModel::load(&dir).unwrap() else {

@@ -1,14 +1,14 @@
 //! [`NetPruner`]: a saved model as a [`Pruner`] for the search, evaluated by the plain-Rust
 //! forward pass (no burn on the hot path, no allocation per call after a thread's first).
 
-use super::NetError;
-use super::curve::PositionScorer;
 use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input, sym_point};
 use super::mlp::MlpLoss;
 use super::model::SavedModel;
 use super::plain::{PlainCnn, PlainMlp, Scratch, masked_softmax_badness};
 use super::quant::{ActSteps, QuantCnn};
 use crate::dataset::Position;
+use crate::net::NetError;
+use crate::net::inference::scorer::PositionScorer;
 use crate::prune::name::{NetworkName, PrunerName, SYMMETRY_VIEWS};
 use crate::prune::{PruneContext, Pruner};
 use crate::rules::{Board, NN};

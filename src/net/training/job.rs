@@ -9,9 +9,9 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::data::read_split;
-use super::model::TrainConfig;
 use super::train::{TrainOptions, TrainSummary, mix_in, sample, train};
 use crate::dataset::{Position, Split};
+use crate::net::inference::model::TrainConfig;
 
 /// What a run trains, where it writes the model, and how it runs.
 #[derive(Debug, Clone)]

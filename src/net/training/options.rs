@@ -11,9 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::encode::MlpEncoding;
-use super::mlp::MlpLoss;
-use super::model::{LrSchedule, MAX_EPOCHS, MixSource, Target, TrainConfig};
+use crate::net::inference::encode::MlpEncoding;
+use crate::net::inference::mlp::MlpLoss;
+use crate::net::inference::model::{LrSchedule, MAX_EPOCHS, MixSource, Target, TrainConfig};
 use crate::util::num::{parse_in, share_arg};
 
 /// Every training option, `None` where not given: what a run changes from the config it
@@ -372,7 +372,7 @@ pub(crate) mod tests {
         assert_eq!(keys.len(), names.len(), "{toml_text}");
         // And `apply` writes them all: a config built from nothing but the flags differs
         // from the defaults in every option's field.
-        let defaults = TrainConfig::new(super::super::NetKind::Cnn);
+        let defaults = TrainConfig::new(crate::net::NetKind::Cnn);
         let mut c = defaults.clone();
         given.apply(&mut c);
         assert_eq!(c.learning_rate, 0.25);

@@ -14,17 +14,17 @@
 //! tasks that encode batches with them, their losses and validation are
 //! [`tasks`](super::tasks) (re-exported here).
 
-use super::NetError;
-use super::cnn::Cnn;
-use super::curve::Curve;
-use super::encode::sym_position;
-use super::model::{
-    LrSchedule, NetKind, Target, TrainConfig, config_path, load_weights, log_path, save_weights,
-    weights_path,
-};
 use super::tasks::split_rows;
 pub use super::tasks::{CnnTask, Encoded, MlpTask, Task, badness_scores, validate};
 use crate::dataset::Position;
+use crate::net::NetError;
+use crate::net::curves::curve::Curve;
+use crate::net::inference::cnn::Cnn;
+use crate::net::inference::encode::sym_position;
+use crate::net::inference::model::{
+    LrSchedule, NetKind, Target, TrainConfig, config_path, load_weights, log_path, save_weights,
+    weights_path,
+};
 use crate::util::fsio::{write_atomic, write_atomic_with};
 use crate::util::rng::FastRng;
 use burn::module::Module;
@@ -155,7 +155,7 @@ impl Default for TrainOptions {
             resume: false,
             progress: false,
             threads: 1,
-            device: super::cpu_device(),
+            device: crate::net::cpu_device(),
             stop_after: None,
         }
     }
@@ -228,7 +228,7 @@ pub fn train(
     options: &TrainOptions,
 ) -> Result<TrainSummary, NetError> {
     crate::util::keep_freed_memory();
-    if config.target == super::model::Target::Teacher {
+    if config.target == crate::net::inference::model::Target::Teacher {
         let n = super::targets::teacher_fallbacks(train);
         if n > 0 {
             crate::errln!(
@@ -885,7 +885,7 @@ pub fn time_steps<M: Module, T: Task<M>>(
 /// forward and backward pass on its own core, which keeps both cores busy far better than
 /// splitting every kernel), one on a GPU.
 fn data_parallel_shards(device: &Device) -> usize {
-    if *device != super::cpu_device() {
+    if *device != crate::net::cpu_device() {
         return 1;
     }
     rayon::current_num_threads().max(1)
@@ -896,7 +896,7 @@ fn data_parallel_shards(device: &Device) -> usize {
 /// recorded in `state` for the next checkpoint.
 fn resumed_shards(state: &mut TrainState, device: &Device) -> usize {
     let here = data_parallel_shards(device);
-    let shards = if state.shards > 0 && *device == super::cpu_device() {
+    let shards = if state.shards > 0 && *device == crate::net::cpu_device() {
         if state.shards != here {
             crate::errln!(
                 "resuming with the checkpoint's {} data-parallel shards (one per thread of the \
@@ -1019,7 +1019,7 @@ fn save_checkpoint<M: Module>(
 /// batches of 1024 (the path `akushu eval --device` takes; on the CPU the plain evaluator
 /// gives the same curve).
 pub fn network_curve(
-    model: &super::SavedModel,
+    model: &crate::net::SavedModel,
     positions: &[Position],
     device: &Device,
     on_chunk: &dyn Fn(u64),
@@ -1027,7 +1027,7 @@ pub fn network_curve(
     let mut curve = Curve::default();
     for chunk in positions.chunks(1024) {
         let (_, c, _) = match model {
-            super::SavedModel::Mlp(m, cfg) => validate(
+            crate::net::SavedModel::Mlp(m, cfg) => validate(
                 m.as_ref(),
                 &MlpTask {
                     encoding: cfg.encoding,
@@ -1038,7 +1038,7 @@ pub fn network_curve(
                 chunk,
                 device,
             ),
-            super::SavedModel::Cnn(m, cfg) => validate(
+            crate::net::SavedModel::Cnn(m, cfg) => validate(
                 m.as_ref(),
                 &CnnTask {
                     history: cfg.history,
@@ -1087,7 +1087,7 @@ fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::targets::tests::{position, target};
+    use crate::net::training::targets::tests::{position, target};
 
     #[test]
     fn the_bar_counts_each_epochs_short_last_batch() {

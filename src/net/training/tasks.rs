@@ -4,16 +4,16 @@
 //! move curve and value calls in one pass). The targets the losses compare with are
 //! [`targets`](super::targets); the loop that runs the tasks is [`train`](super::train).
 
-use super::cnn::{Cnn, masked_softmax_loss};
-use super::curve::Curve;
-use super::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
-use super::mlp::{Mlp, MlpLoss, bce_with_logits};
-use super::model::{Target, TrainConfig};
 use super::targets::{
     bad_move_target, distilled_value_target, ownership_target, played_point, score_target,
     teacher_target, value_target, visit_target,
 };
 use crate::dataset::Position;
+use crate::net::curves::curve::Curve;
+use crate::net::inference::cnn::{Cnn, masked_softmax_loss};
+use crate::net::inference::encode::{CNN_PLANES, MlpEncoding, NetInput, cnn_planes, mlp_input};
+use crate::net::inference::mlp::{Mlp, MlpLoss, bce_with_logits};
+use crate::net::inference::model::{Target, TrainConfig};
 use crate::rules::NN;
 use burn::module::Module;
 use burn::prelude::*;
@@ -90,7 +90,7 @@ pub struct Encoded {
     /// ownership (human games, resigned self-play games); empty otherwise.
     pub ownership: Vec<f32>,
     /// For a network with a score head: each row's teacher score lead for the side to move
-    /// over [`SCORE_SCALE`](super::cnn::SCORE_SCALE) (NaN without a label); empty otherwise.
+    /// over [`SCORE_SCALE`](crate::net::inference::cnn::SCORE_SCALE) (NaN without a label); empty otherwise.
     pub score: Vec<f32>,
 }
 
@@ -249,7 +249,7 @@ pub struct CnnTask {
     /// The teacher's share of it ([`TrainConfig::value_teacher_share`]).
     pub value_teacher_share: f64,
     /// Whether the inputs carry the last two moves
-    /// ([`CnnConfig::history`](super::cnn::CnnConfig::history)).
+    /// ([`CnnConfig::history`](crate::net::inference::cnn::CnnConfig::history)).
     pub history: bool,
 }
 
@@ -413,7 +413,7 @@ pub fn validate<M: Module, T: Task<M>>(
                 // so runs with different targets compare.
                 let results: Vec<f32> = chunk.iter().map(value_target).collect();
                 let v = out.clone().slice([0..rows, NN..NN + 1]);
-                value.add(&super::plain::float_values(v), &results);
+                value.add(&crate::net::inference::plain::float_values(v), &results);
             }
             out.slice([0..rows, 0..NN])
         } else {
@@ -437,12 +437,12 @@ pub fn validate<M: Module, T: Task<M>>(
 /// curve): `1 - softmax` over the legal points with illegal points at 1 for softmax-trained
 /// networks, `sigmoid` of the logit for the paper's BCE network. Row-major, 81 per position.
 pub fn badness_scores(higher_is_better: bool, logits: Tensor<2>, illegal: &[bool]) -> Vec<f32> {
-    let mut v = super::plain::float_values(logits);
+    let mut v = crate::net::inference::plain::float_values(logits);
     for (row, ill) in v.chunks_mut(NN).zip(illegal.chunks(NN)) {
         let row: &mut [f32; NN] = row.try_into().expect("81 logits per position");
         if higher_is_better {
             let legal: [bool; NN] = std::array::from_fn(|i| !ill[i]);
-            super::plain::masked_softmax_badness(&legal, row);
+            crate::net::inference::plain::masked_softmax_badness(&legal, row);
         } else {
             for x in row.iter_mut() {
                 *x = 1.0 / (1.0 + (-*x).exp());
@@ -456,7 +456,7 @@ pub fn badness_scores(higher_is_better: bool, logits: Tensor<2>, illegal: &[bool
 mod tests {
     use super::*;
     use crate::dataset::record::VISIT_SLOTS;
-    use crate::net::targets::tests::{position, target};
+    use crate::net::training::targets::tests::{position, target};
 
     /// A teacher's share on a point the softmax masks (here the stone at point 0) is left
     /// out of the target: the loss stays that of the legal shares, not share times 1e9; a
@@ -505,7 +505,7 @@ mod tests {
         assert!((a - b).abs() < 1e-4, "{a} vs {b}");
         assert!((loss(&stone_only) - b).abs() < 1e-4, "the played point 5");
         assert_eq!(
-            crate::net::targets::teacher_fallbacks(&[on_stone, clean, stone_only]),
+            crate::net::training::targets::teacher_fallbacks(&[on_stone, clean, stone_only]),
             1
         );
     }

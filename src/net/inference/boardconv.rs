@@ -381,10 +381,10 @@ fn matmul(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::cnn::CnnConfig;
     use crate::net::cpu_device;
-    use crate::net::encode::CNN_PLANES;
-    use crate::net::plain::float_values;
+    use crate::net::inference::cnn::CnnConfig;
+    use crate::net::inference::encode::CNN_PLANES;
+    use crate::net::inference::plain::float_values;
     use burn::optim::GradientsParams;
 
     /// Largest absolute difference between two equally long value lists.

@@ -4,23 +4,23 @@
 
 use burn::prelude::*;
 
-use super::cnn::{SCORE_KOMI, SCORE_SCALE};
-use super::model::Target;
-use super::plain::float_values;
 pub use super::tasks::ValueStats;
 use super::tasks::{CnnTask, Task, validate};
 use crate::dataset::Position;
+use crate::net::inference::cnn::{SCORE_KOMI, SCORE_SCALE};
+use crate::net::inference::model::Target;
+use crate::net::inference::plain::float_values;
 use crate::rules::NN;
 
 /// The value head's calls on `positions` against their games' results (log-loss and share
 /// of winners called over the positions whose result is known); `None` for a network
 /// without a value head (the MLP, a CNN without one).
 pub fn network_value(
-    model: &super::SavedModel,
+    model: &crate::net::SavedModel,
     positions: &[Position],
     device: &Device,
 ) -> Option<ValueStats> {
-    let super::SavedModel::Cnn(m, cfg) = model else {
+    let crate::net::SavedModel::Cnn(m, cfg) = model else {
         return None;
     };
     if cfg.value_channels == 0 {
@@ -80,11 +80,11 @@ impl ScoreStats {
 /// score lead (positions without a label are skipped); `None` for a network with neither
 /// head (the MLP, a CNN without them).
 pub fn network_score(
-    model: &super::SavedModel,
+    model: &crate::net::SavedModel,
     positions: &[Position],
     device: &Device,
 ) -> Option<ScoreStats> {
-    let super::SavedModel::Cnn(m, cfg) = model else {
+    let crate::net::SavedModel::Cnn(m, cfg) = model else {
         return None;
     };
     if !cfg.score && !cfg.ownership {
@@ -138,9 +138,9 @@ mod tests {
     use super::*;
     use crate::dataset::record::{TeacherLabel, VISIT_SLOTS};
     use crate::net::SavedModel;
-    use crate::net::cnn::CnnConfig;
-    use crate::net::encode::{CNN_PLANES, NetInput, cnn_planes};
-    use crate::net::plain::{PlainCnn, Scratch};
+    use crate::net::inference::cnn::CnnConfig;
+    use crate::net::inference::encode::{CNN_PLANES, NetInput, cnn_planes};
+    use crate::net::inference::plain::{PlainCnn, Scratch};
 
     /// Each labelled position counts once, against its own teacher lead, with the score
     /// head's lead as the plain evaluator gives it and the ownership head's area less komi
@@ -154,9 +154,9 @@ mod tests {
             .with_value_channels(8)
             .with_ownership(true)
             .with_score(true);
-        let m = crate::net::train::seeded_init(5, &device, |d| cfg.init(d));
+        let m = crate::net::training::train::seeded_init(5, &device, |d| cfg.init(d));
         let plain = PlainCnn::from_burn(&m);
-        let mut positions = crate::net::synthetic::random_game_positions(1, 3);
+        let mut positions = crate::net::training::synthetic::random_game_positions(1, 3);
         positions.truncate(6);
         let leads = [4.0, -12.5, 0.0];
         for (p, lead) in positions.iter_mut().step_by(2).zip(leads) {

@@ -134,7 +134,7 @@ mod tests {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OracleBaseline;
 
-impl crate::net::curve::PositionScorer for OracleBaseline {
+impl crate::net::inference::scorer::PositionScorer for OracleBaseline {
     fn name(&self) -> String {
         "oracle".into()
     }
@@ -154,11 +154,11 @@ impl crate::net::curve::PositionScorer for OracleBaseline {
 #[cfg(test)]
 mod oracle_tests {
     use super::*;
-    use crate::net::curve::evaluate;
+    use crate::net::curves::curve::evaluate;
 
     #[test]
     fn the_oracle_errs_only_where_every_legal_move_is_pruned() {
-        let positions = crate::net::synthetic::random_game_positions(3, 11);
+        let positions = crate::net::training::synthetic::random_game_positions(3, 11);
         let c = evaluate(&OracleBaseline, &positions, &|_| {});
         assert_eq!(c.top_k(1), 1.0);
         // Legal form: error at x = share of positions with at most x legal moves.
@@ -168,7 +168,7 @@ mod oracle_tests {
                 .filter(|p| (p.played as usize) < NN)
                 .filter(|p| {
                     let board = p.board();
-                    let legal = crate::net::encode::NetInput::from_position(p, &board)
+                    let legal = crate::net::inference::encode::NetInput::from_position(p, &board)
                         .legal_mask()
                         .iter()
                         .filter(|&&l| l)

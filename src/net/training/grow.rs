@@ -15,8 +15,8 @@
 //! The first step's gradient reaches every zeroed weight (their inputs are non-zero), so
 //! training opens the new capacity at once; the logits only start to move when it does.
 
-use super::cnn::{Cnn, CnnConfig};
-use super::plain::float_values;
+use crate::net::inference::cnn::{Cnn, CnnConfig};
+use crate::net::inference::plain::float_values;
 use burn::module::Param;
 use burn::nn::conv::Conv2d;
 use burn::prelude::*;
@@ -120,8 +120,8 @@ fn rewrite<const D: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::encode::CNN_PLANES;
-    use crate::net::train::seeded_init;
+    use crate::net::inference::encode::CNN_PLANES;
+    use crate::net::training::train::seeded_init;
 
     fn random_input(device: &Device) -> Tensor<4> {
         // Deterministic non-negative planes, varied enough that every channel matters.

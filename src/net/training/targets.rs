@@ -1,5 +1,5 @@
 //! What each head of a network learns from a position: the training targets, beside
-//! [`encode`](super::encode) for what the network sees. The training loop
+//! [`encode`](crate::net::inference::encode) for what the network sees. The training loop
 //! ([`train`](super::train)) turns a batch into these numbers and each head's loss compares
 //! its output with them; the tasks there decide which targets a network gets.
 //!
@@ -17,8 +17,8 @@
 //! the loss can leave it out). A new target goes here, with the record field it reads in
 //! `dataset/record.rs` and its loss in the task that trains it.
 
-use super::cnn::SCORE_SCALE;
 use crate::dataset::Position;
+use crate::net::inference::cnn::SCORE_SCALE;
 use crate::rules::NN;
 
 /// The move head's target under `target = played`: the played point (a pass counts as
@@ -77,7 +77,7 @@ pub fn distilled_value_target(p: &Position, search_share: f64, teacher_share: f6
 }
 
 /// The value head's training target: the result blended with the search's root win rate
-/// for the side to move, `(1 - share) * result + share * root` ([`TrainConfig::value_search_share`](super::model::TrainConfig::value_search_share));
+/// for the side to move, `(1 - share) * result + share * root` ([`TrainConfig::value_search_share`](crate::net::inference::model::TrainConfig::value_search_share));
 /// the result alone where the record has no root value, NaN where the result is unknown.
 pub fn blended_value_target(p: &Position, share: f64) -> f32 {
     let result = value_target(p);

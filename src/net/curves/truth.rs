@@ -19,7 +19,7 @@ use crate::dataset::record::TeacherLabel;
 use crate::prune::cmp_worst_first;
 use crate::rules::NN;
 
-use super::curve::PositionScorer;
+use crate::net::inference::scorer::PositionScorer;
 
 /// What counts as a good move: within this loss of the teacher's best.
 #[derive(Debug, Clone, Copy, PartialEq)]
