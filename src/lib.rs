@@ -18,9 +18,9 @@
 //!    [`playout::PlayoutPolicy`] decides each move, which is where pruning plugs in.
 //!
 //! Higher layers build on these and never the other way round. The layers, lowest first
-//! (modules on one line do not use each other): [`util`]; [`rules`]; [`playout`], [`sgf`];
-//! [`dataset`], [`board_analysis`], [`prune`]; [`net`], [`yose`]; [`search`]; [`gtp`],
-//! [`arena`]; [`report`]; [`selfplay_loop`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
+//! (modules on one line do not use each other): [`util`]; [`rules`], [`runs`]; [`playout`],
+//! [`sgf`]; [`dataset`], [`board_analysis`], [`prune`]; [`net`], [`yose`]; [`search`];
+//! [`gtp`], [`arena`]; [`report`], [`teacher`]; [`selfplay_loop`]; [`cli`]. The test `tests/layers.rs` holds the code to this order.
 //!
 //! ```
 //! use akushu::rules::{Game, Move};
@@ -39,6 +39,7 @@ pub mod playout;
 pub mod prune;
 pub mod report;
 pub mod rules;
+pub mod runs;
 pub mod search;
 pub mod selfplay_loop;
 pub mod sgf;

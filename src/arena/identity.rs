@@ -1,7 +1,7 @@
 //! What an engine is, as a games folder records it: each in-process spec resolved with
 //! every default filled in, the checksum of every network it loads, whether its recorded
 //! config predates the `history` key, and the machine and network kernels a run played on.
-//! The games folder ([`super::folder`]) knows no engine; it is told these through
+//! The games folder ([`crate::runs::folder`]) knows no engine; it is told these through
 //! [`EngineRecords`], which [`SpecEngines`] implements for every kind of run.
 
 use std::collections::BTreeMap;
@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::bail;
 use serde::Deserialize;
 
-use super::folder::EngineRecords;
+use crate::runs::folder::EngineRecords;
 use crate::util::checksum::Checksum;
 
 /// The engines of akushu's specs, as every kind of run (match, self-play, labelling)

@@ -2,7 +2,8 @@
 //! and self-play, with reproducible seeds, resumable folders, sharding and merging.
 //!
 //! - [`game`]: the one game runner ([`game::play_game`]), its rules, winner and observer;
-//! - [`folder`]: the one resumable, shardable folder of games (header, `games.csv`, `sgf/`);
+//! - the games folder every run keeps its rows in is [`crate::runs::folder`], below the
+//!   engines;
 //! - [`player`]: the fallible [`Player`](player::Player) interface, spec parsing, in-process
 //!   and GTP players;
 //! - [`gtp`]: the GTP client (child process, per-command timeouts);
@@ -26,7 +27,6 @@
 
 pub mod cluster;
 pub mod experiment;
-pub mod folder;
 pub mod game;
 pub mod gtp;
 pub mod identity;

@@ -17,38 +17,10 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use serde::{Deserialize, Serialize};
 
 use super::gtp::{find_program, split_command_line};
 
-/// An outside engine's identity in `match.toml` (`[outside_engines."gtp:..."]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OutsideEngine {
-    /// Its answer to GTP `name` (absent where it refused the command).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Its answer to GTP `version` (absent where it refused the command).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
-    /// Whether the games record the engine's visits a move (see the module's doc: never,
-    /// today).
-    pub reports_visits: bool,
-    /// The program started: the command's first word as found on PATH (or as given, when
-    /// it names a path).
-    pub program: String,
-    /// The SHA-256 of the program's bytes (hex, as `sha256sum` prints it).
-    pub program_sha256: String,
-    /// Games the folder held when this identity was first recorded (absent: recorded at
-    /// the folder's first game). A folder played before identities were kept, or resumed
-    /// with `--allow-engine-change`, says here that its earlier games may have had another
-    /// engine.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recorded_after_games: Option<u32>,
-    /// The SHA-256 of every regular file the command line names, keyed by the file as the
-    /// command line names it.
-    #[serde(default)]
-    pub files: BTreeMap<String, String>,
-}
+pub use crate::runs::folder::OutsideEngine;
 
 /// An outside engine's answers to `name` and `version` (`None`: refused).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -601,7 +601,7 @@ mod tests {
     fn networks_are_told_apart_by_their_whole_checksum() {
         let spec = "uct:sims=10,prune=nn:models/x:65@1";
         let mut header = MatchHeader {
-            program: super::super::folder::ProgramInfo::current(),
+            program: crate::runs::folder::ProgramInfo::current(),
             config: super::super::runner::MatchConfig {
                 black: spec.into(),
                 ..Default::default()

@@ -187,20 +187,20 @@ pub fn round_seconds(s: f64) -> f64 {
     (s * 1e6).round() / 1e6
 }
 
-impl super::folder::GameRow for GameRecord {
+impl crate::runs::folder::GameRow for GameRecord {
     fn game(&self) -> u32 {
         self.game
     }
 }
 
-/// Reads a match's `games.csv` (see [`super::folder::read_rows`]).
+/// Reads a match's `games.csv` (see [`crate::runs::folder::read_rows`]).
 pub fn read_csv(path: &Path) -> anyhow::Result<Vec<GameRecord>> {
-    super::folder::read_rows(path)
+    crate::runs::folder::read_rows(path)
 }
 
 /// Writes `rows` (sorted by game) to `path` atomically.
 pub fn write_csv(path: &Path, rows: &[GameRecord]) -> anyhow::Result<()> {
-    super::folder::write_rows(path, rows)
+    crate::runs::folder::write_rows(path, rows)
 }
 
 /// The SGF of a game: engine specs, komi, rules, result, seed and end reason in the root.

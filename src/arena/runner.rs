@@ -14,8 +14,6 @@ use std::sync::mpsc;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-pub use super::folder::ProgramInfo;
-use super::folder::{GamesDir, Opened, RunConfig, RunHeader, Schedule};
 use super::game::{Side, Winner};
 pub use super::identity::{resolved_specs, spec_model_checksums};
 use super::openings::{Suite, SuiteSpec};
@@ -27,11 +25,13 @@ use super::referee::{GameRules, GameSetup, MatchClock, RefereedGame, referee_gam
 use super::repeats::{GameMoves, Repeats, find_repeats};
 use super::sprt::{Decision, Sprt, SprtState};
 use super::summary::{MatchSummary, summarize};
+pub use crate::runs::folder::ProgramInfo;
+use crate::runs::folder::{GamesDir, Opened, RunConfig, RunHeader, Schedule};
 use crate::search::TimeControl;
 use crate::util::fsio::write_atomic;
 use crate::util::rng::FastRng;
 
-pub use super::folder::Shard;
+pub use crate::runs::folder::Shard;
 
 /// Most games one match may plan.
 pub const MAX_GAMES: u32 = 1_000_000;
@@ -898,7 +898,7 @@ pub fn run_match_with(
         }
         // A new folder, or one whose earlier run played nothing: the plan is this run's.
         _ => {
-            let mut plan = super::folder::PlanRecord {
+            let mut plan = crate::runs::folder::PlanRecord {
                 planned_games: Some(config.games),
                 history: Vec::new(),
                 machines: Vec::new(),
@@ -977,7 +977,7 @@ pub fn run_match_with(
     }
     dir.start(&header, old.as_ref(), &pending)?;
 
-    let bar = progress_bar(pending.len() as u64, show_progress, "games");
+    let bar = crate::util::progress::progress_bar(pending.len() as u64, show_progress, "games");
     let next = AtomicUsize::new(0);
     // Set once the sequential test decides: no further game starts.
     let stop = AtomicBool::new(false);
@@ -1183,22 +1183,6 @@ fn describe_difference(old: &MatchConfig, new: &MatchConfig) -> String {
         }
     }
     "configuration differs".into()
-}
-
-/// The bar of a run of `len` games (`what` names them: `games`, `self-play games`).
-pub fn progress_bar(len: u64, show: bool, what: &str) -> indicatif::ProgressBar {
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(&format!(
-            "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {what}, eta {{eta}} {{msg}}"
-        ))
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar
 }
 
 /// What a merge found: the games, their summary, and the games no shard folder had.

@@ -20,8 +20,6 @@ use std::sync::mpsc;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::folder::{GameRow, GamesDir, Opened, RunConfig, RunHeader, Schedule, Shard};
-use super::runner::progress_bar;
 use super::selfplay::{
     GamePlan, GameRules, SelfplayGame, SelfplayRow, build_selfplay_engine, play,
 };
@@ -32,7 +30,9 @@ use crate::dataset::build::{
 use crate::dataset::format::{self, SEARCH_RECORD_SIZE, SplitWriter, VERSION_SEARCH};
 use crate::dataset::gameset::{game_hash, hash_text};
 use crate::dataset::{Split, format::decode};
+use crate::runs::folder::{GameRow, GamesDir, Opened, RunConfig, RunHeader, Schedule, Shard};
 use crate::util::fsio::{write_atomic, write_atomic_with};
+use crate::util::progress::progress_bar;
 use crate::util::rng::FastRng;
 
 /// The output kind of a self-play folder (its marker file).
@@ -168,7 +168,7 @@ impl SelfplayDir {
 
     /// A finished game's records, checked against the CRC-32 in its row.
     pub fn read_records(&self, row: &SelfplayRow) -> anyhow::Result<Vec<u8>> {
-        super::folder::read_checked(
+        crate::runs::folder::read_checked(
             &self.records(row.game),
             row.crc32,
             row.positions,

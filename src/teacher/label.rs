@@ -31,7 +31,6 @@ use serde_json::Value;
 
 use super::client::{Teacher, shorten};
 use super::history::Histories;
-use crate::arena::folder::{GameRow, GamesDir, Opened, RunConfig, Schedule, Shard};
 use crate::dataset::build::{LabelledFrom, Manifest};
 use crate::dataset::format::{self, MappedSplit, SplitWriter, TEACHER_RECORD_SIZE};
 use crate::dataset::record::{
@@ -40,6 +39,7 @@ use crate::dataset::record::{
 use crate::dataset::{Split, TeacherInfo, TeacherLabel};
 use crate::gtp::json_analysis::protocol::{Answer, Field, OverrideSettings, Query, RootInfo};
 use crate::rules::{Move, N, NN};
+use crate::runs::folder::{GameRow, GamesDir, NoEngines, Opened, RunConfig, Schedule, Shard};
 
 /// Positions per chunk: the unit of the checkpoint and of sharding.
 pub const CHUNK: u32 = 512;
@@ -379,7 +379,7 @@ pub fn run_label(
         header,
         old,
         mut rows,
-    } = dir.open(config, &crate::arena::identity::SpecEngines)?;
+    } = dir.open(config, &NoEngines)?;
     let all = spans(&sizes(source, config), config.chunk);
     for f in from {
         adopt(&dir, config, &all, f, &mut rows)?;
@@ -476,7 +476,7 @@ fn adopt(
 
 /// A finished chunk's file, checked against its row.
 fn read_chunk(dir: &Path, row: &LabelRow) -> anyhow::Result<Vec<u8>> {
-    crate::arena::folder::read_checked(
+    crate::runs::folder::read_checked(
         &chunk_path(dir, row.chunk),
         row.crc32,
         row.positions,
@@ -660,7 +660,7 @@ impl<'a> Labeller<'a> {
             .iter()
             .map(|&c| all[c as usize - 1].count as u64)
             .sum();
-        let bar = crate::arena::runner::progress_bar(total, self.options.progress, "positions");
+        let bar = crate::util::progress::progress_bar(total, self.options.progress, "positions");
         let started = Instant::now();
         let mut next = pending.iter().peekable();
         let mut next_offset = 0u32;

@@ -27,6 +27,23 @@ pub fn style(template: &str) -> ProgressStyle {
         )
 }
 
+/// The bar of a run of `len` units (`what` names them: `games`, `self-play games`,
+/// `positions`), hidden unless `show`.
+pub fn progress_bar(len: u64, show: bool, what: &str) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {what}, eta {{eta}} {{msg}}"
+        ))
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,8 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::arena::folder::Shard;
 use crate::dataset::{Split, TeacherInfo};
+use crate::runs::folder::Shard;
 use crate::teacher::client::Teacher;
 use crate::teacher::label::{
     CHUNK, LabelConfig, LabelOptions, Source, command_files, labelled_count, run_label, spans,

@@ -155,10 +155,10 @@ pub struct RunHeader<C> {
     pub config: C,
     pub engines: BTreeMap<String, String>,
     pub models: BTreeMap<String, Checksum>,
-    /// What each outside (`gtp:`) engine is, by spec ([`super::outside`]): written by the
+    /// What each outside (`gtp:`) engine is, by spec (`arena::outside`): written by the
     /// match runner at the first game; empty in headers written before it was kept, in
     /// matches without outside engines, and in other kinds' headers.
-    pub outside: BTreeMap<String, super::outside::OutsideEngine>,
+    pub outside: BTreeMap<String, OutsideEngine>,
     /// The plan as fixed at the first game and every later change to it (matches write it;
     /// `None` in headers written before it was kept, and in other kinds' headers).
     pub plan: Option<PlanRecord>,
@@ -189,7 +189,7 @@ impl PlanRecord {
         self.history.push(format!("{}: {what}", utc_timestamp()));
     }
     /// Records, dated now, that a run plays its games on `machine` (the machine and its
-    /// network kernels: [`super::identity::machine_and_kernels`]).
+    /// network kernels: `arena::identity::machine_and_kernels`).
     pub fn note_machine(&mut self, machine: &str) {
         self.machines
             .push(format!("{}: {machine}", utc_timestamp()));
@@ -222,7 +222,7 @@ pub fn utc_timestamp() -> String {
 }
 
 /// What a games folder records of the engines a run plays, told by the room that knows
-/// engines ([`super::identity::SpecEngines`]): the folder itself knows none, so it sits below
+/// engines (`arena::identity::SpecEngines`): the folder itself knows none, so it sits below
 /// them.
 pub trait EngineRecords {
     /// Each in-process spec of `specs` with every default filled in (JSON; `gtp:` players
@@ -234,6 +234,52 @@ pub trait EngineRecords {
     /// engines would play them differently; `header` names the folder in the message.
     fn check_resume(&self, engines: &BTreeMap<String, String>, header: &Path)
     -> anyhow::Result<()>;
+}
+
+/// The records of a run whose players are no engine specs (a labelling run: its teacher is
+/// a command, recorded by the run's own config): no engine settings, no networks, nothing
+/// to check on resume.
+pub struct NoEngines;
+
+impl EngineRecords for NoEngines {
+    fn resolved(&self, _: &[&String]) -> BTreeMap<String, String> {
+        BTreeMap::new()
+    }
+    fn model_checksums(&self, _: &[&String]) -> BTreeMap<String, Checksum> {
+        BTreeMap::new()
+    }
+    fn check_resume(&self, _: &BTreeMap<String, String>, _: &Path) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// An outside engine's identity in `match.toml` (`[outside_engines."gtp:..."]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutsideEngine {
+    /// Its answer to GTP `name` (absent where it refused the command).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its answer to GTP `version` (absent where it refused the command).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether the games record the engine's visits a move (see the module's doc: never,
+    /// today).
+    pub reports_visits: bool,
+    /// The program started: the command's first word as found on PATH (or as given, when
+    /// it names a path).
+    pub program: String,
+    /// The SHA-256 of the program's bytes (hex, as `sha256sum` prints it).
+    pub program_sha256: String,
+    /// Games the folder held when this identity was first recorded (absent: recorded at
+    /// the folder's first game). A folder played before identities were kept, or resumed
+    /// with `--allow-engine-change`, says here that its earlier games may have had another
+    /// engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_after_games: Option<u32>,
+    /// The SHA-256 of every regular file the command line names, keyed by the file as the
+    /// command line names it.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 impl<C: RunConfig + Clone> RunHeader<C> {
