@@ -1,5 +1,6 @@
 //! Small shared helpers: the fast seeded RNG, atomic file writes, packed game folders, the
-//! Wilson interval and process CPU time. The lowest layer: it uses no other module of the crate.
+//! Wilson interval, process CPU time, child programs spoken to by lines ([`child`]) and TOML
+//! tables read by two types ([`section`]). The lowest layer: it uses no other module of the crate.
 
 pub mod checksum;
 pub mod child;
