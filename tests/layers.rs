@@ -745,6 +745,63 @@ fn no_folder_has_a_circle_between_its_files() {
     );
 }
 
+/// Inside a folder that re-exports its subfolders' files under its own name (`net::model`
+/// for `net::inference::model`), its own files name the real path: a short path would hide
+/// the use from the circle check above, which sees only the folder's children.
+#[test]
+fn files_inside_a_folder_use_its_real_paths() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let module_of = |path: &Path| -> Vec<String> {
+        let mut m: Vec<String> = path
+            .strip_prefix(&src)
+            .unwrap()
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect();
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        m.pop();
+        if stem != "mod" {
+            m.push(stem);
+        }
+        m
+    };
+    let modules: Vec<Vec<String>> = files.iter().map(|p| module_of(p)).collect();
+    let mut bad = Vec::new();
+    for (path, module) in files.iter().zip(&modules) {
+        let code = without_test_modules(&code_only(&std::fs::read_to_string(path).unwrap()));
+        for depth in 1..module.len() {
+            let folder = &module[..depth];
+            // Files that sit deeper than the folder's own children: what a short path names.
+            let deep: BTreeSet<&str> = modules
+                .iter()
+                .filter(|m| m.len() > depth + 1 && m[..depth] == *folder)
+                .map(|m| m[m.len() - 1].as_str())
+                .collect();
+            let children: BTreeSet<&str> = modules
+                .iter()
+                .filter(|m| m.len() > depth && m[..depth] == *folder)
+                .map(|m| m[depth].as_str())
+                .collect();
+            for (line, name) in references(&code, &format!("crate::{}", folder.join("::"))) {
+                if deep.contains(name.as_str()) && !children.contains(name.as_str()) {
+                    bad.push(format!(
+                        "{}:{line}: crate::{}::{name} (name the folder that holds `{name}`)",
+                        path.strip_prefix(&src).unwrap().display(),
+                        folder.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "short paths inside a folder:\n{}",
+        bad.join("\n")
+    );
+}
+
 /// The games folder knows no engine: it sits in a room below every engine and every room
 /// that runs one (`runs/`), told what to record through `EngineRecords`, so any kind of run
 /// (matches, self-play, labelling) can keep its rows there; the layer rule keeps it there.
