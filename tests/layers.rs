@@ -647,31 +647,42 @@ fn room_sources() -> Vec<(String, String, String, String)> {
     sources
 }
 
+/// Every file of `src/` with its module path (`["net", "inference", "quant"]`; a `mod.rs`
+/// is its folder's module) and its code, comments, strings and test modules blanked.
+fn module_sources() -> Vec<(PathBuf, Vec<String>, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files
+        .into_iter()
+        .map(|path| {
+            let rel = path.strip_prefix(&src).unwrap().to_path_buf();
+            let mut module: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().to_string())
+                .collect();
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            module.pop();
+            if stem != "mod" {
+                module.push(stem);
+            }
+            let code = without_test_modules(&code_only(&std::fs::read_to_string(&path).unwrap()));
+            (rel, module, code)
+        })
+        .collect()
+}
+
 /// Every folder of `src/` at any depth (`net`, `net/inference`) with the graph of its
 /// direct children (files, and folders as one): which child uses which, through
 /// `crate::<folder path>::name` anywhere under it, or `super::name` (one `super` per level
 /// below the folder) from a file under it. `mod.rs` only declares; a `tests.rs` is test
 /// code, left out as test modules are.
 fn folder_graphs() -> BTreeMap<String, Graph> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut folders: BTreeMap<String, Graph> = BTreeMap::new();
-    for path in &files {
-        let rel = path.strip_prefix(&src).unwrap();
-        let mut module: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().to_string())
-            .collect();
-        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        module.pop();
-        if stem != "mod" {
-            module.push(stem.clone());
-        }
-        if stem == "tests" || module.len() < 2 {
+    for (rel, module, code) in module_sources() {
+        if module.last().is_some_and(|m| m == "tests") || module.len() < 2 {
             continue;
         }
-        let code = without_test_modules(&code_only(&std::fs::read_to_string(path).unwrap()));
         // Every folder above the file, but the crate root: its child that holds the file.
         for depth in 1..module.len() {
             let folder = &module[..depth];
@@ -750,27 +761,10 @@ fn no_folder_has_a_circle_between_its_files() {
 /// the use from the circle check above, which sees only the folder's children.
 #[test]
 fn files_inside_a_folder_use_its_real_paths() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let module_of = |path: &Path| -> Vec<String> {
-        let mut m: Vec<String> = path
-            .strip_prefix(&src)
-            .unwrap()
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().to_string())
-            .collect();
-        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        m.pop();
-        if stem != "mod" {
-            m.push(stem);
-        }
-        m
-    };
-    let modules: Vec<Vec<String>> = files.iter().map(|p| module_of(p)).collect();
+    let sources = module_sources();
+    let modules: Vec<&Vec<String>> = sources.iter().map(|(_, m, _)| m).collect();
     let mut bad = Vec::new();
-    for (path, module) in files.iter().zip(&modules) {
-        let code = without_test_modules(&code_only(&std::fs::read_to_string(path).unwrap()));
+    for (rel, module, code) in &sources {
         for depth in 1..module.len() {
             let folder = &module[..depth];
             // Files that sit deeper than the folder's own children: what a short path names.
@@ -784,11 +778,11 @@ fn files_inside_a_folder_use_its_real_paths() {
                 .filter(|m| m.len() > depth && m[..depth] == *folder)
                 .map(|m| m[depth].as_str())
                 .collect();
-            for (line, name) in references(&code, &format!("crate::{}", folder.join("::"))) {
+            for (line, name) in references(code, &format!("crate::{}", folder.join("::"))) {
                 if deep.contains(name.as_str()) && !children.contains(name.as_str()) {
                     bad.push(format!(
                         "{}:{line}: crate::{}::{name} (name the folder that holds `{name}`)",
-                        path.strip_prefix(&src).unwrap().display(),
+                        rel.display(),
                         folder.join("::")
                     ));
                 }

@@ -57,7 +57,12 @@ impl Teacher {
                  protocol (`katago analysis -model NET -config CFG`, `akushu analysis`)"
             );
         }
-        let started = LineChild::spawn(
+        let LineChild {
+            child,
+            stdin,
+            lines,
+            stderr,
+        } = LineChild::spawn(
             Command::new("sh").arg("-c").arg(format!("exec {command}")),
             Limits {
                 // The line end fits within the cap; a line longer than MAX_ANSWER is cut.
@@ -68,12 +73,6 @@ impl Teacher {
             },
         )
         .with_context(|| format!("starting teacher `{command}`"))?;
-        let LineChild {
-            child,
-            stdin,
-            lines,
-            stderr,
-        } = started;
         let (qtx, qrx) = channel::<String>();
         std::thread::spawn(move || {
             let mut w = BufWriter::new(stdin);

@@ -610,7 +610,9 @@ struct Labeller<'a> {
     options: &'a LabelOptions,
     /// The fixed fields of every query.
     base: Query,
-    in_flight: HashMap<String, Asked>,
+    /// The queries in flight by id, each with the turn it asks (the moves it sent), which
+    /// its answer must name.
+    in_flight: HashMap<String, (Asked, u64)>,
     backlog: VecDeque<Asked>,
     open: BTreeMap<u32, Open>,
 }
@@ -757,7 +759,8 @@ impl<'a> Labeller<'a> {
             ..hist.query(record, extra, &self.base)
         };
         self.teacher.send(&serde_json::to_value(&q)?)?;
-        self.in_flight.insert(id, a);
+        let turn = q.moves.typed().map_or(0, Vec::len) as u64;
+        self.in_flight.insert(id, (a, turn));
         self.open.get_mut(&a.chunk).expect("open").queries += 1;
         Ok(())
     }
@@ -768,7 +771,7 @@ impl<'a> Labeller<'a> {
             .map_err(|e| anyhow::anyhow!("teacher `{}` answered {e}", self.teacher.command()))?;
         let id = answer.id.typed().cloned();
         let asked = id.as_ref().and_then(|i| self.in_flight.get(i).copied());
-        let Some(a) = asked else {
+        let Some((a, asked_turn)) = asked else {
             if answer.during_search() {
                 return Ok(None);
             }
@@ -807,14 +810,6 @@ impl<'a> Labeller<'a> {
         };
         // The position asked is the one after every move sent: an answer for another turn
         // (a teacher analysing other turns, or mixing queries up) is another position's.
-        let extra = a
-            .slot
-            .map(|s| Move::from_index(s as usize).expect("a slot"));
-        let asked_turn = hist
-            .query(record, extra, &Query::default())
-            .moves
-            .typed()
-            .map_or(0, Vec::len) as u64;
         let turn = &answer.turn_number;
         if !turn.is_absent() && turn.typed() != Some(&asked_turn) {
             return Err(refused(format!(
@@ -911,7 +906,7 @@ impl<'a> Labeller<'a> {
 
     /// The first few queries in flight, in words.
     fn waiting_for(&self) -> String {
-        let mut asked: Vec<Asked> = self.in_flight.values().copied().collect();
+        let mut asked: Vec<Asked> = self.in_flight.values().map(|&(a, _)| a).collect();
         asked.sort_by_key(|a| (a.chunk, a.offset, a.slot));
         let shown: Vec<String> = asked.iter().take(3).map(|&a| self.describe(a)).collect();
         let more = asked.len().saturating_sub(shown.len());

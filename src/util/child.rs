@@ -62,14 +62,15 @@ impl LineChild {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             loop {
-                let piece = read_piece(&mut reader, limits.max_line);
+                let Some(piece) = read_piece(&mut reader, limits.max_line).transpose() else {
+                    return;
+                };
                 let stop = match &piece {
-                    Ok(None) => return,
-                    Ok(Some(Piece::Cut(_))) => limits.stop_at_cut,
-                    Ok(Some(Piece::Line(_))) => false,
+                    Ok(Piece::Cut(_)) => limits.stop_at_cut,
+                    Ok(Piece::Line(_)) => false,
                     Err(_) => true,
                 };
-                if tx.send(piece.map(|p| p.expect("a piece"))).is_err() || stop {
+                if tx.send(piece).is_err() || stop {
                     return;
                 }
             }

@@ -556,7 +556,7 @@ impl AnalysisServer {
         // Answered in the order they arrived, as they were queued.
         dropped.sort_unstable_by_key(|w| w.seq);
         for w in dropped {
-            out.push(no_results(&w.query.id, w.turn));
+            out.push(no_results_answer(&w.query.id, w.turn).line());
         }
         if let Some((id, turn)) = &self.current
             && hit(id, *turn)
@@ -706,11 +706,6 @@ fn no_results_answer(id: &str, turn: usize) -> Answer {
         turn_number: (turn as u64).into(),
         ..Answer::default()
     }
-}
-
-/// [`no_results_answer`] as its line.
-fn no_results(id: &str, turn: usize) -> String {
-    no_results_answer(id, turn).line()
 }
 
 /// A query's `id` as an error echoes it: whatever the query held, `null` where none.
