@@ -469,7 +469,6 @@ impl ExperimentFile {
         } else {
             s.games
         };
-        let sprt = s.rules.sprt.as_ref().map(super::sprt::SprtText::test);
         let seed = if quick {
             self.quick.seed.unwrap_or(s.seed)
         } else {
@@ -495,10 +494,7 @@ impl ExperimentFile {
                 x: spec.x,
                 series: spec.series.clone(),
                 same_games_as: spec.same_games_as.clone().filter(|_| !quick),
-                config: MatchConfig {
-                    sprt,
-                    ..s.rules.config(black, white, games, seed, 1)
-                },
+                config: s.rules.config(black, white, games, seed, 1),
             });
         }
         if arms.is_empty() {
